@@ -1,0 +1,253 @@
+import { posix } from "node:path";
+import { isReadOnlyCommand } from "./shell.js";
+
+/**
+ * What a tool call does to the world the guards track:
+ * - `read`: only reads; `paths` are the files or folders it depends on (empty = it may depend on anything).
+ * - `write`: changes exactly `paths`.
+ * - `mutate`: may change anything (a command, an unknown tool).
+ * - `none`: changes nothing the other tools read (e.g. `create_subtask`, `send_message`).
+ */
+export type CallEffect =
+  | { kind: "read"; paths: string[] }
+  | { kind: "write"; paths: string[] }
+  | { kind: "mutate" }
+  | { kind: "none" };
+
+/** Per-tool facts that override what the guards infer from the tool's name and arguments. */
+export interface ToolTraits {
+  /** `true`: the tool only reads (level 3 may block an identical successful call). `false`: it changes something. */
+  readOnly?: boolean | undefined;
+  /**
+   * For a tool that is not read-only, what its call makes stale: `"paths"` the paths in its arguments, `"all"`
+   * every recorded read, `"none"` nothing. Default: `"paths"` when path arguments are present, else `"all"`.
+   */
+  invalidates?: "all" | "paths" | "none" | undefined;
+  /** The argument names that hold file or folder paths. Default: {@link DEFAULT_PATH_ARGS}. */
+  pathArgs?: readonly string[] | undefined;
+}
+
+/** Options for {@link classifyCall}. */
+export interface ClassifyOptions {
+  /** Per-tool traits, by tool name (first in precedence). */
+  tools?: Readonly<Record<string, ToolTraits | undefined>>;
+  /** `readOnlyHint` from tool metadata (MCP tool annotations), by tool name (second in precedence). */
+  readOnlyHints?: Readonly<Record<string, boolean | undefined>>;
+  /** Project root: relative paths are resolved against it, so `x` and `<root>/x` are one path. */
+  root?: string | undefined;
+}
+
+/**
+ * Argument names that hold paths when a tool does not say otherwise.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_PATH_ARGS.includes("file_path"); // true
+ * ```
+ */
+export const DEFAULT_PATH_ARGS: readonly string[] = [
+  "path",
+  "paths",
+  "file",
+  "files",
+  "file_path",
+  "filePath",
+  "filepath",
+  "filename",
+  "file_name",
+  "fileName",
+  "target_file",
+  "targetFile",
+  "dir",
+  "dir_path",
+  "dirPath",
+  "directory",
+  "folder",
+];
+
+const READ_PREFIX = /^(read|list|search|get|find|view)([_\-A-Z]|$)/;
+const READ_NAMES = new Set(["ls", "cat", "grep", "glob", "rg"]);
+const SHELL_TOOLS = new Set([
+  "bash",
+  "sh",
+  "shell",
+  "zsh",
+  "terminal",
+  "exec",
+  "cmd",
+  "execute_command",
+  "execute_bash",
+  "run_command",
+  "run_shell_command",
+  "run_terminal_cmd",
+  "run_terminal_command",
+  "shell_exec",
+]);
+const COMMAND_ARGS = ["command", "cmd", "script", "commandLine", "command_line"] as const;
+
+/** The last segment of a namespaced tool name: `filesystem.read_file`, `mcp__fs__read_file`, `fs/read_file`. */
+function baseName(name: string): string {
+  const parts = name.split(/\.|\/|__|:/);
+  return parts[parts.length - 1] ?? name;
+}
+
+/**
+ * Whether a tool name says "I only read" (`read_`, `list_`, `search_`, `get_`, `find_`, `view_`, also camelCase
+ * and namespaced forms).
+ *
+ * @example
+ * ```ts
+ * hasReadOnlyName("filesystem.read_file"); // true
+ * hasReadOnlyName("write_to_file");        // false
+ * ```
+ */
+export function hasReadOnlyName(name: string): boolean {
+  const base = baseName(name);
+  return READ_PREFIX.test(base) || READ_NAMES.has(base.toLowerCase());
+}
+
+/**
+ * The shell command of a bash-like tool call, or `undefined` if the tool is not one.
+ *
+ * @example
+ * ```ts
+ * shellCommandOf("bash", { command: "ls -la" }); // "ls -la"
+ * shellCommandOf("read_file", { path: "x" });    // undefined
+ * ```
+ */
+export function shellCommandOf(name: string, args: unknown): string | undefined {
+  if (!SHELL_TOOLS.has(baseName(name).toLowerCase())) return undefined;
+  if (typeof args === "string") return args;
+  if (args === null || typeof args !== "object") return undefined;
+  for (const key of COMMAND_ARGS) {
+    const value = (args as Record<string, unknown>)[key];
+    if (typeof value === "string") return value;
+    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(" ");
+  }
+  return undefined;
+}
+
+/**
+ * Resolves a path the way the guards compare paths: against `root` when given, else normalized as written.
+ *
+ * @example
+ * ```ts
+ * normalizePath("./src/../a.py", "/repo"); // "/repo/a.py"
+ * normalizePath("./src/", undefined);      // "src"
+ * ```
+ */
+export function normalizePath(path: string, root: string | undefined): string {
+  const resolved = root !== undefined ? posix.resolve(root, path) : posix.normalize(path);
+  return resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
+}
+
+/**
+ * The paths in a call's arguments (top-level path arguments; strings or arrays of strings), normalized.
+ *
+ * @example
+ * ```ts
+ * pathsOf({ path: "a.py", content: "x" }, undefined, "/repo"); // ["/repo/a.py"]
+ * ```
+ */
+export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
+  const out: string[] = [];
+  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+    const value = (args as Record<string, unknown>)[key];
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (typeof v === "string" && v !== "" && !v.includes("\0")) out.push(normalizePath(v, root));
+    }
+  }
+  return out;
+}
+
+/**
+ * Replaces path arguments by their normalized form, so `read_file({path: "x"})` and
+ * `read_file({path: "<root>/x"})` have one signature. Other arguments are untouched.
+ *
+ * @example
+ * ```ts
+ * normalizePathArgs({ path: "./a.py", limit: 5 }, undefined, "/repo"); // { path: "/repo/a.py", limit: 5 }
+ * ```
+ */
+export function normalizePathArgs(
+  args: unknown,
+  pathArgs: readonly string[] | undefined,
+  root: string | undefined,
+): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+    if (!Object.hasOwn(args, key)) continue;
+    const value = (args as Record<string, unknown>)[key];
+    let normalized: unknown = value;
+    if (typeof value === "string" && value !== "" && !value.includes("\0")) normalized = normalizePath(value, root);
+    else if (Array.isArray(value) && value.every((v) => typeof v === "string" && v !== "" && !v.includes("\0"))) {
+      normalized = value.map((v: string) => normalizePath(v, root));
+    }
+    if (normalized !== value) {
+      copy ??= { ...(args as Record<string, unknown>) };
+      copy[key] = normalized;
+    }
+  }
+  return copy ?? args;
+}
+
+/**
+ * Whether a tool only reads. Precedence: the per-tool option, then tool metadata (`readOnlyHint`), then the name
+ * (`read_`, `list_`, `search_`, `get_`, `find_`, `view_`), then, for bash-like tools, the parsed command.
+ * Anything unknown is treated as mutating.
+ *
+ * @example
+ * ```ts
+ * isReadOnlyCall("search_in_file", { pattern: "TODO" });     // true
+ * isReadOnlyCall("bash", { command: "git status" });          // true
+ * isReadOnlyCall("deploy", {}, { tools: { deploy: { readOnly: false } } }); // false
+ * ```
+ */
+export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOptions = {}): boolean {
+  const traits = opts.tools?.[name];
+  if (traits?.readOnly !== undefined) return traits.readOnly;
+  const hint = opts.readOnlyHints?.[name];
+  if (hint !== undefined) return hint;
+  if (hasReadOnlyName(name)) return true;
+  const command = shellCommandOf(name, args);
+  if (command !== undefined) return isReadOnlyCommand(command);
+  return false;
+}
+
+/**
+ * What a call does to tracked state (see {@link CallEffect}).
+ *
+ * @example
+ * ```ts
+ * classifyCall("write_to_file", { path: "a.py", content: "" }, { root: "/repo" });
+ * // { kind: "write", paths: ["/repo/a.py"] }
+ * classifyCall("bash", { command: "make" }); // { kind: "mutate" }
+ * ```
+ */
+export function classifyCall(name: string, args: unknown, opts: ClassifyOptions = {}): CallEffect {
+  const traits = opts.tools?.[name];
+  const paths = shellCommandOf(name, args) !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
+  if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
+  const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
+  if (invalidates === "none") return { kind: "none" };
+  if (invalidates === "paths" && paths.length > 0) return { kind: "write", paths };
+  return { kind: "mutate" };
+}
+
+/**
+ * Whether `dir` is `path` or one of its ancestor folders (separator-aware: `/a/b` is not an ancestor of `/a/bc`).
+ *
+ * @example
+ * ```ts
+ * isSameOrAncestor("/repo/src", "/repo/src/a.py"); // true
+ * isSameOrAncestor("/repo/sr", "/repo/src/a.py");  // false
+ * ```
+ */
+export function isSameOrAncestor(dir: string, path: string): boolean {
+  if (dir === path || dir === "/") return true;
+  if (dir === ".") return !path.startsWith("/") && !path.startsWith("../") && path !== "..";
+  return path.startsWith(`${dir}/`);
+}

@@ -1,0 +1,351 @@
+import { type CallEffect, classifyCall, normalizePathArgs } from "./classify.js";
+import { type BlockLevel, blockFeedback, blockMessage } from "./messages.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import {
+  DEFAULT_OPERATION_LIMITS,
+  emptyOperationsState,
+  findOperation,
+  invalidateOperations,
+  type OperationLimits,
+  type OperationsState,
+  recordOperationResult,
+} from "./redundancy.js";
+import {
+  emptyRepetitionState,
+  evaluateRepetition,
+  type RecordedResult,
+  type RepetitionState,
+  recordCall,
+  recordResult,
+} from "./repetition.js";
+import { digest, toolCallSignature, truncate, withoutIgnoredArgs } from "./signature.js";
+
+/** A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection. */
+export interface ObservedBlock {
+  tool: string;
+  level: BlockLevel;
+  count: number;
+  toolCallId?: string | undefined;
+  /** Whether the call was really blocked (`false` in observe mode). */
+  enforced: boolean;
+}
+
+/** Counters for a thread. */
+export interface GuardStats {
+  /** Calls the guards let run. */
+  allowed: number;
+  /** Calls blocked, per level. */
+  blocked: Record<BlockLevel, number>;
+  /** Calls observe mode would have blocked, per level. */
+  observed: Record<BlockLevel, number>;
+}
+
+/**
+ * Everything the tool-call guards know about a thread: plain JSON, stored in the `toolGuard` channel and so
+ * persisted by any checkpointer. Every list in it is bounded by an option.
+ */
+export interface ToolGuardState {
+  repetition: RepetitionState;
+  operations: OperationsState;
+  /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
+  observed: ObservedBlock[];
+  stats: GuardStats;
+}
+
+/**
+ * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
+ * writers never overwrite each other.
+ */
+export type GuardEvent =
+  | { type: "call"; seq: number; key: string; tool: string; effect: CallEffect; windowSize: number }
+  | {
+      type: "result";
+      seq: number;
+      key: string;
+      tool: string;
+      effect: CallEffect;
+      result: RecordedResult;
+      limits: OperationLimits;
+    }
+  | { type: "block"; block: ObservedBlock; observedLimit: number }
+  | { type: "reset" };
+
+/**
+ * An empty guard state (the channel default).
+ *
+ * @example
+ * ```ts
+ * emptyToolGuardState().stats.allowed; // 0
+ * ```
+ */
+export function emptyToolGuardState(): ToolGuardState {
+  const zero = { consecutive: 0, threshold: 0, redundant: 0 };
+  return {
+    repetition: emptyRepetitionState(),
+    operations: emptyOperationsState(),
+    observed: [],
+    stats: { allowed: 0, blocked: { ...zero }, observed: { ...zero } },
+  };
+}
+
+function applyEvent(state: ToolGuardState, event: GuardEvent): ToolGuardState {
+  switch (event.type) {
+    case "call":
+      return {
+        ...state,
+        repetition: recordCall(state.repetition, event, event.windowSize),
+        operations: invalidateOperations(state.operations, event.effect),
+        stats: { ...state.stats, allowed: state.stats.allowed + 1 },
+      };
+    case "result": {
+      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+      return {
+        ...state,
+        repetition: recordResult(state.repetition, event.seq, event.result, mutates),
+        operations: recordOperationResult(state.operations, event, event.effect, event.result, event.limits),
+      };
+    }
+    case "block": {
+      const { block } = event;
+      const observed = [...state.observed, block];
+      const counters = block.enforced ? "blocked" : "observed";
+      return {
+        ...state,
+        observed: observed.slice(Math.max(0, observed.length - event.observedLimit)),
+        stats: {
+          ...state.stats,
+          [counters]: { ...state.stats[counters], [block.level]: state.stats[counters][block.level] + 1 },
+        },
+      };
+    }
+    case "reset":
+      return emptyToolGuardState();
+  }
+}
+
+/**
+ * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it).
+ *
+ * @example
+ * ```ts
+ * const next = reduceToolGuard(emptyToolGuardState(), [{ type: "reset" }]);
+ * ```
+ */
+export function reduceToolGuard(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+): ToolGuardState {
+  let current = state ?? emptyToolGuardState();
+  if (update === undefined || update === null) return current;
+  if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
+  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) current = applyEvent(current, event);
+  return current;
+}
+
+/** A tool call as the guards see it. */
+export interface ToolCallInput {
+  name: string;
+  args: unknown;
+  id?: string | undefined;
+}
+
+/** The guards' decision for one tool call. */
+export interface ToolCallDecision {
+  call: ToolCallInput;
+  /** Whether the tool runs. */
+  allowed: boolean;
+  /** The level that blocked the call (or would have, in observe mode). */
+  level?: BlockLevel | undefined;
+  /** `true` when observe mode let through a call it would have blocked. */
+  observed: boolean;
+  /** Identical calls the window would hold with this one. */
+  count: number;
+  /** The recorded sequence number (allowed calls). */
+  seq?: number | undefined;
+  /** Digest of the call's canonical signature. */
+  key: string;
+  effect: CallEffect;
+  /** The ToolMessage content for a blocked call. */
+  content?: string | undefined;
+  /** The level's message alone (without arguments and previous result). */
+  message?: string | undefined;
+  /** State changes to apply (through the channel reducer). */
+  events: GuardEvent[];
+}
+
+/** Run-time switches. */
+export interface DecideContext {
+  /** The per-run off switch: nothing is blocked, calls are still recorded. */
+  disabled?: boolean | undefined;
+  /** Metadata `readOnlyHint` by tool name. */
+  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+}
+
+/**
+ * Canonical identity and effect of a call under the options: ignored fields dropped, paths normalized against
+ * `root`, then digested.
+ *
+ * @example
+ * ```ts
+ * identifyCall({ name: "read_file", args: { path: "x" } }, resolveToolGuardOptions({ root: "/r" })).key ===
+ *   identifyCall({ name: "read_file", args: { path: "/r/x" } }, resolveToolGuardOptions({ root: "/r" })).key; // true
+ * ```
+ */
+export function identifyCall(
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { key: string; effect: CallEffect } {
+  const tool = options.tools[call.name];
+  const ignore = tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs;
+  const args = normalizePathArgs(withoutIgnoredArgs(call.args, ignore), tool?.pathArgs, options.root);
+  const effect = classifyCall(call.name, call.args, {
+    tools: options.tools,
+    readOnlyHints: ctx.readOnlyHints,
+    root: options.root,
+  });
+  return { key: digest(toolCallSignature(call.name, args)), effect };
+}
+
+/**
+ * Decides one tool call against the thread's guard state: level 1 (identical to the previous call), level 2
+ * (threshold in the window), level 3 (a successful read-only call whose result is still valid). Pure: returns the
+ * decision and the events that record it; apply them with {@link reduceToolGuard} before deciding the next call.
+ *
+ * @example
+ * ```ts
+ * const options = resolveToolGuardOptions();
+ * const d = decideToolCall(emptyToolGuardState(), { name: "read_file", args: { path: "a" }, id: "1" }, options);
+ * d.allowed; // true
+ * ```
+ */
+export function decideToolCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): ToolCallDecision {
+  const { key, effect } = identifyCall(call, options, ctx);
+  const tool = options.tools[call.name];
+  const seq = state.repetition.nextSeq;
+  const allow = (level?: BlockLevel, count = 1, extra: GuardEvent[] = []): ToolCallDecision => ({
+    call,
+    allowed: true,
+    level,
+    observed: level !== undefined,
+    count,
+    seq,
+    key,
+    effect,
+    events: [...extra, { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize }],
+  });
+  if (ctx.disabled || tool?.exempt) return allow();
+
+  const rules = {
+    repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
+    windowSize: options.windowSize,
+    consecutive: options.consecutive,
+    countChangedResults: options.countChangedResults,
+    countAcrossMutations: options.countAcrossMutations,
+  };
+  const verdict = evaluateRepetition(state.repetition, key, rules);
+  let level: BlockLevel | undefined = verdict.level;
+  let previous = verdict.previous?.result;
+  if (level === undefined && options.redundancy && effect.kind === "read") {
+    const op = findOperation(state.operations, key);
+    if (op) {
+      level = "redundant";
+      previous = op.result;
+    }
+  }
+  if (level === undefined) return allow(undefined, verdict.count);
+
+  const enforced = options.mode === "enforce";
+  const block: GuardEvent = {
+    type: "block",
+    block: { tool: call.name, level, count: verdict.count, toolCallId: call.id, enforced },
+    observedLimit: options.observedLimit,
+  };
+  if (!enforced) return allow(level, verdict.count, [block]);
+  const blockCtx = { tool: call.name, args: call.args, count: verdict.count, level };
+  const message = blockMessage(blockCtx, options.messages);
+  const content = blockFeedback(
+    { ...blockCtx, message, previousResult: previous ? { ok: previous.ok, text: previous.preview } : undefined },
+    { maxArgsChars: options.maxArgsChars, maxResultChars: options.maxResultChars },
+  );
+  return {
+    call,
+    allowed: false,
+    level,
+    observed: false,
+    count: verdict.count,
+    key,
+    effect,
+    content,
+    message,
+    events: [block],
+  };
+}
+
+/**
+ * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
+ * two identical parallel calls is a consecutive duplicate). Returns each decision and the state after them.
+ *
+ * @example
+ * ```ts
+ * const { decisions } = planToolCalls(emptyToolGuardState(), [
+ *   { name: "ls", args: {}, id: "a" }, { name: "ls", args: {}, id: "b" },
+ * ], resolveToolGuardOptions());
+ * decisions.map((d) => d.allowed); // [true, false]
+ * ```
+ */
+export function planToolCalls(
+  state: ToolGuardState,
+  calls: readonly ToolCallInput[],
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { decisions: ToolCallDecision[]; state: ToolGuardState } {
+  let current = state;
+  const decisions: ToolCallDecision[] = [];
+  for (const call of calls) {
+    const decision = decideToolCall(current, call, options, ctx);
+    current = reduceToolGuard(current, decision.events);
+    decisions.push(decision);
+  }
+  return { decisions, state: current };
+}
+
+/**
+ * The event that records what an allowed call returned.
+ *
+ * @example
+ * ```ts
+ * const events = outcomeEvents(decision, { ok: true, text: "file contents" }, options);
+ * ```
+ */
+export function outcomeEvents(
+  decision: ToolCallDecision,
+  outcome: { ok: boolean; text: string },
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  if (!decision.allowed || decision.seq === undefined) return [];
+  const limits = {
+    operationsHistoryLimit: options.operationsHistoryLimit ?? DEFAULT_OPERATION_LIMITS.operationsHistoryLimit,
+    fileHistoryLimit: options.fileHistoryLimit ?? DEFAULT_OPERATION_LIMITS.fileHistoryLimit,
+  };
+  return [
+    {
+      type: "result",
+      seq: decision.seq,
+      key: decision.key,
+      tool: decision.call.name,
+      effect: decision.effect,
+      result: {
+        ok: outcome.ok,
+        digest: digest(`${outcome.ok}\n${outcome.text}`),
+        preview: truncate(outcome.text, options.maxResultChars),
+      },
+      limits,
+    },
+  ];
+}

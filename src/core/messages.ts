@@ -1,0 +1,89 @@
+import { canonicalJson, truncate } from "./signature.js";
+
+/** Which guard blocked a call: level 1, 2 or 3 of seed 000. */
+export type BlockLevel = "consecutive" | "threshold" | "redundant";
+
+/** What a message builder knows about the blocked call. */
+export interface BlockContext {
+  /** The tool that was called. */
+  tool: string;
+  /** The arguments of the blocked call, as the model sent them. */
+  args: unknown;
+  /** How many identical calls this one would make (including itself) within the window. */
+  count: number;
+  /** Which level blocked it. */
+  level: BlockLevel;
+}
+
+/** A replacement for one of the default block messages: a fixed text or a builder. */
+export type MessageTemplate = string | ((ctx: BlockContext) => string);
+
+/**
+ * The three default block messages, word for word from seed 000.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_MESSAGES.threshold({ tool: "list_files", args: {}, count: 4, level: "threshold" });
+ * // "Tool 'list_files' has been called 4 times with identical inputs. Please try a different approach or tool to avoid getting stuck in a loop."
+ * ```
+ */
+export const DEFAULT_MESSAGES: Readonly<Record<BlockLevel, (ctx: BlockContext) => string>> = {
+  consecutive: ({ tool }) =>
+    `⚠️ CRITICAL: Tool '${tool}' called with IDENTICAL inputs back-to-back! This is wasteful and indicates you're stuck. The operation context shows you ALREADY have this information. STOP and use a DIFFERENT approach.`,
+  threshold: ({ tool, count }) =>
+    `Tool '${tool}' has been called ${count} times with identical inputs. Please try a different approach or tool to avoid getting stuck in a loop.`,
+  redundant: ({ tool }) =>
+    `⚠️ REDUNDANT OPERATION BLOCKED: Tool '${tool}' was already successfully executed with these inputs. The information you need is in your scratchpad from the previous successful call. Check your Recent Tool Operations and use the existing information.`,
+};
+
+/**
+ * The level's message: the user's replacement when given, else the seed's default.
+ *
+ * @example
+ * ```ts
+ * blockMessage({ tool: "t", args: {}, count: 2, level: "consecutive" }, { consecutive: "Stop repeating." });
+ * // "Stop repeating."
+ * ```
+ */
+export function blockMessage(ctx: BlockContext, custom?: Partial<Record<BlockLevel, MessageTemplate>>): string {
+  const template = custom?.[ctx.level];
+  if (typeof template === "string") return template;
+  if (typeof template === "function") return template(ctx);
+  return DEFAULT_MESSAGES[ctx.level](ctx);
+}
+
+/** Limits for {@link blockFeedback}. */
+export interface FeedbackLimits {
+  /** Characters of the arguments shown (default 500). */
+  maxArgsChars?: number;
+  /** Characters of the previous result shown (default 1000). */
+  maxResultChars?: number;
+}
+
+/** What the model gets instead of the tool's result. */
+export interface BlockFeedbackInput extends BlockContext {
+  /** The level's message (see {@link blockMessage}). */
+  message: string;
+  /** The previous result of this call, if one was recorded. */
+  previousResult?: { ok: boolean; text: string } | undefined;
+}
+
+/**
+ * The full content of a blocked call's ToolMessage: the level's message, the tool, the arguments (JSON, cut at
+ * 500 characters), the previous result for this call (cut at 1000), and a question that asks for a change of
+ * approach — a bare "blocked" keeps models looping.
+ *
+ * @example
+ * ```ts
+ * blockFeedback({ tool: "read_file", args: { path: "a.py" }, count: 2, level: "consecutive",
+ *   message: "Blocked.", previousResult: { ok: true, text: "print(1)" } });
+ * // "Blocked.\n\nTool: read_file\nArguments: {\n  \"path\": \"a.py\"\n}\n\nPrevious result for this exact call:\nprint(1)\n\nWhat will you do differently?"
+ * ```
+ */
+export function blockFeedback(input: BlockFeedbackInput, limits: FeedbackLimits = {}): string {
+  const args = truncate(canonicalJson(input.args, 2), limits.maxArgsChars ?? 500);
+  const previous = input.previousResult
+    ? `Previous result for this exact call${input.previousResult.ok ? "" : " (it failed)"}:\n${truncate(input.previousResult.text, limits.maxResultChars ?? 1000)}`
+    : "Previous result for this exact call: (not recorded)";
+  return `${input.message}\n\nTool: ${input.tool}\nArguments: ${args}\n\n${previous}\n\nWhat will you do differently?`;
+}

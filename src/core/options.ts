@@ -1,0 +1,98 @@
+import { z } from "zod";
+import type { BlockContext, BlockLevel } from "./messages.js";
+
+const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
+const positiveInt = z.number().int().min(1);
+
+/** Per-tool settings. */
+export const toolGuardConfigSchema = z
+  .object({
+    /** Never block this tool (its calls are still recorded). */
+    exempt: z.boolean().optional(),
+    /** Level 2 threshold for this tool (overrides `repetitionThreshold`). */
+    repetitionThreshold: positiveInt.optional(),
+    /** Argument fields of this tool to ignore when comparing calls (added to the global `ignoreArgs`). */
+    ignoreArgs: z.array(z.string()).optional(),
+    /** Whether the tool only reads (overrides metadata, name and command parsing). */
+    readOnly: z.boolean().optional(),
+    /** For a tool that changes something: what its calls make stale (see `ToolTraits.invalidates`). */
+    invalidates: z.enum(["all", "paths", "none"]).optional(),
+    /** Argument names that hold paths for this tool. */
+    pathArgs: z.array(z.string()).optional(),
+  })
+  .strict();
+
+/**
+ * The options of the tool-call guards, validated when a guard is built. Every field is optional; the defaults are
+ * seed 000's.
+ */
+export const toolGuardOptionsSchema = z
+  .object({
+    /** Level 2: block when the window already holds this many identical calls. Default 3 (the 4th is blocked). */
+    repetitionThreshold: positiveInt.default(3),
+    /** Level 2: how many recorded calls the sliding window keeps. Default 10. */
+    windowSize: positiveInt.default(10),
+    /** Level 1: block a call identical to the previous one. Default true. */
+    consecutive: z.boolean().default(true),
+    /** Level 3: block a read-only call that already succeeded and is still valid. Default true. */
+    redundancy: z.boolean().default(true),
+    /** Level 2 counts identical calls whose result changed. Default true (seed). */
+    countChangedResults: z.boolean().default(true),
+    /** Level 2 counts identical calls made before a later successful write/command. Default true (seed). */
+    countAcrossMutations: z.boolean().default(true),
+    /** Level 3: successful read-only operations remembered. Default 10. */
+    operationsHistoryLimit: z.number().int().min(0).default(10),
+    /** File operations remembered for the summary. Default 10. */
+    fileHistoryLimit: z.number().int().min(0).default(10),
+    /** Project root: relative and absolute forms of one path are the same operation. */
+    root: z.string().min(1).optional(),
+    /** Argument fields ignored when comparing calls, for every tool (dotted names reach nested fields). */
+    ignoreArgs: z.array(z.string()).default([]),
+    /** Per-tool settings, by tool name. */
+    tools: z.record(z.string(), toolGuardConfigSchema).default({}),
+    /** `"enforce"` blocks; `"observe"` blocks nothing and records what it would have blocked. Default "enforce". */
+    mode: z.enum(["enforce", "observe"]).default("enforce"),
+    /** Replacements for the three block messages (a text or a builder). */
+    messages: z
+      .object({ consecutive: template.optional(), threshold: template.optional(), redundant: template.optional() })
+      .strict()
+      .default({}),
+    /** Characters of the blocked call's arguments shown to the model. Default 500. */
+    maxArgsChars: positiveInt.default(500),
+    /** Characters of the previous result kept in state and shown to the model. Default 1000. */
+    maxResultChars: positiveInt.default(1000),
+    /** Observe-mode records kept. Default 50. */
+    observedLimit: z.number().int().min(0).default(50),
+  })
+  .strict();
+
+/** Options of the tool-call guards, as the user writes them. */
+export type ToolGuardOptions = z.input<typeof toolGuardOptionsSchema>;
+/** Options with every default filled in. */
+export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
+/** Per-tool settings, as the user writes them. */
+export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
+export type { BlockLevel };
+
+/** Thrown when guard options are invalid; the message names each bad field. */
+export class GuardOptionsError extends Error {
+  override readonly name = "GuardOptionsError";
+}
+
+/**
+ * Validates options and fills in the defaults. Throws {@link GuardOptionsError} naming every bad field.
+ *
+ * @example
+ * ```ts
+ * resolveToolGuardOptions({ windowSize: 5 }).repetitionThreshold; // 3
+ * resolveToolGuardOptions({ windowSize: 0 }); // throws GuardOptionsError: windowSize: ...
+ * ```
+ */
+export function resolveToolGuardOptions(options: ToolGuardOptions = {}): ResolvedToolGuardOptions {
+  const parsed = toolGuardOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
+    throw new GuardOptionsError(`Invalid langgraph-guards options:\n- ${problems.join("\n- ")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,285 @@
+import {
+  type CallEffect,
+  type ClassifyOptions,
+  classifyCall,
+  isSameOrAncestor,
+  normalizePathArgs,
+} from "./classify.js";
+import type { RecordedResult } from "./repetition.js";
+import { digest, type SignatureOptions, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
+
+/** A successful read-only call whose result the model still has (level 3). */
+export interface OperationRecord {
+  key: string;
+  tool: string;
+  /** Normalized paths the result depends on (empty: unknown scope, dropped by any write). */
+  paths: string[];
+  result: RecordedResult;
+}
+
+/** A file touched by a call, most recent last (what the "Recent Tool Operations" summary shows). */
+export interface FileOperation {
+  path: string;
+  operation: "read" | "write";
+  tool: string;
+}
+
+/** Plain, serialisable state of level 3. */
+export interface OperationsState {
+  /** Successful read-only operations by call key, oldest first (insertion order). */
+  ops: Record<string, OperationRecord>;
+  /** Recent file operations, oldest first. */
+  files: FileOperation[];
+}
+
+/** Bounds of {@link OperationsState}. */
+export interface OperationLimits {
+  /** Successful read-only operations remembered (default 10): an evicted one is allowed again. */
+  operationsHistoryLimit: number;
+  /** File operations remembered (default 10). */
+  fileHistoryLimit: number;
+}
+
+/**
+ * The default bounds (seed 000).
+ *
+ * @example
+ * ```ts
+ * DEFAULT_OPERATION_LIMITS.operationsHistoryLimit; // 10
+ * ```
+ */
+export const DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = { operationsHistoryLimit: 10, fileHistoryLimit: 10 };
+
+/**
+ * An empty level 3 state.
+ *
+ * @example
+ * ```ts
+ * emptyOperationsState().files; // []
+ * ```
+ */
+export function emptyOperationsState(): OperationsState {
+  return { ops: {}, files: [] };
+}
+
+function pushFiles(files: FileOperation[], added: FileOperation[], limit: number): FileOperation[] {
+  if (added.length === 0) return files;
+  const next = [...files, ...added];
+  return next.length > limit ? next.slice(next.length - Math.max(0, limit)) : next;
+}
+
+/**
+ * Drops the recorded reads that a call may have made stale: a write to a path drops the reads of that path,
+ * of the folders above it (listings, folder searches), of anything below it, and the reads of unknown scope;
+ * a mutating call of unknown scope (a command, an unknown tool) drops them all.
+ *
+ * @example
+ * ```ts
+ * invalidateOperations(state, { kind: "mutate" }).ops; // {}
+ * ```
+ */
+export function invalidateOperations(state: OperationsState, effect: CallEffect): OperationsState {
+  if (effect.kind === "read" || effect.kind === "none") return state;
+  if (effect.kind === "mutate") return Object.keys(state.ops).length === 0 ? state : { ...state, ops: {} };
+  const ops: Record<string, OperationRecord> = {};
+  let changed = false;
+  for (const [key, op] of Object.entries(state.ops)) {
+    const stale =
+      op.paths.length === 0 ||
+      op.paths.some((p) => effect.paths.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
+    if (stale) changed = true;
+    else ops[key] = op;
+  }
+  return changed ? { ...state, ops } : state;
+}
+
+/**
+ * Records the outcome of a call that ran: a successful read-only call becomes a known operation (the oldest is
+ * evicted beyond `operationsHistoryLimit`); file paths join the file history. Invalidation by writes is
+ * {@link invalidateOperations}, applied when the write is decided.
+ *
+ * @example
+ * ```ts
+ * recordOperationResult(emptyOperationsState(), { key: "k", tool: "read_file" }, { kind: "read", paths: ["/a"] },
+ *   { ok: true, digest: "d", preview: "x" }, DEFAULT_OPERATION_LIMITS);
+ * ```
+ */
+export function recordOperationResult(
+  state: OperationsState,
+  call: { key: string; tool: string },
+  effect: CallEffect,
+  result: RecordedResult,
+  limits: Readonly<OperationLimits>,
+): OperationsState {
+  let { ops, files } = state;
+  if (effect.kind === "read" && result.ok) {
+    ops = { ...ops };
+    delete ops[call.key];
+    ops[call.key] = { key: call.key, tool: call.tool, paths: effect.paths, result };
+    const keys = Object.keys(ops);
+    const excess = keys.length - Math.max(0, limits.operationsHistoryLimit);
+    for (let i = 0; i < excess; i += 1) delete ops[keys[i] as string];
+  }
+  if ((effect.kind === "read" || effect.kind === "write") && result.ok) {
+    const operation = effect.kind === "read" ? "read" : "write";
+    files = pushFiles(
+      files,
+      effect.paths.map((path) => ({ path, operation, tool: call.tool })),
+      limits.fileHistoryLimit,
+    );
+  }
+  return ops === state.ops && files === state.files ? state : { ops, files };
+}
+
+/**
+ * The recorded successful read-only operation with this key, if the model still has its result.
+ *
+ * @example
+ * ```ts
+ * findOperation(emptyOperationsState(), "k"); // undefined
+ * ```
+ */
+export function findOperation(state: OperationsState, key: string): OperationRecord | undefined {
+  return Object.hasOwn(state.ops, key) ? state.ops[key] : undefined;
+}
+
+/** Options of {@link OperationContext}. */
+export interface OperationContextOptions extends Partial<OperationLimits>, SignatureOptions, ClassifyOptions {}
+
+/**
+ * Level 3 of seed 000 as a class: remembers successful read-only operations and answers whether an identical
+ * one was already done and is still valid. Failed calls never count; writes are never redundant; a write to a
+ * path makes the reads of that path (and listings of its folders) stale; any other mutating call (a command, an
+ * unknown tool) makes every read stale.
+ *
+ * @example
+ * ```ts
+ * const ctx = new OperationContext({ root: "/repo" });
+ * ctx.recordOperation("read_file", { path: "models.py" }, { success: true, result: "class User: ..." });
+ * ctx.hasRecentOperation("read_file", { path: "/repo/models.py" }); // true
+ * ctx.recordOperation("write_to_file", { path: "models.py", content: "" }, { success: true });
+ * ctx.hasRecentOperation("read_file", { path: "models.py" }); // false
+ * ```
+ */
+export class OperationContext {
+  readonly limits: Readonly<OperationLimits>;
+  private readonly options: OperationContextOptions;
+  private state: OperationsState;
+
+  constructor(options: OperationContextOptions = {}, state: OperationsState = emptyOperationsState()) {
+    this.limits = {
+      operationsHistoryLimit: options.operationsHistoryLimit ?? DEFAULT_OPERATION_LIMITS.operationsHistoryLimit,
+      fileHistoryLimit: options.fileHistoryLimit ?? DEFAULT_OPERATION_LIMITS.fileHistoryLimit,
+    };
+    for (const [name, value] of Object.entries(this.limits)) {
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be an integer >= 0, got ${value}`);
+    }
+    this.options = options;
+    this.state = state;
+  }
+
+  private identify(toolName: string, input: unknown): { key: string; effect: CallEffect } {
+    const effect = classifyCall(toolName, input, this.options);
+    const args = normalizePathArgs(
+      withoutIgnoredArgs(input, this.options.ignoreArgs),
+      this.options.tools?.[toolName]?.pathArgs,
+      this.options.root,
+    );
+    return { key: digest(toolCallSignature(toolName, args)), effect };
+  }
+
+  /**
+   * Records a call that ran. Only successful read-only calls become known operations; mutating calls make the
+   * reads they may affect stale.
+   *
+   * @example
+   * ```ts
+   * ctx.recordOperation("list_files", { path: "." }, { success: true, result: "a.py\nb.py" });
+   * ```
+   */
+  recordOperation(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
+    const { key, effect } = this.identify(toolName, input);
+    const text = outcome.result ?? "";
+    const result = { ok: outcome.success, digest: digest(`${outcome.success}\n${text}`), preview: text.slice(0, 1000) };
+    this.state = recordOperationResult(
+      invalidateOperations(this.state, effect),
+      { key, tool: toolName },
+      effect,
+      result,
+      this.limits,
+    );
+  }
+
+  /**
+   * Whether an identical read-only call already succeeded and is still valid (level 3 would block it).
+   *
+   * @example
+   * ```ts
+   * ctx.hasRecentOperation("read_file", { path: "models.py" });
+   * ```
+   */
+  hasRecentOperation(toolName: string, input: unknown): boolean {
+    const { key, effect } = this.identify(toolName, input);
+    return effect.kind === "read" && findOperation(this.state, key) !== undefined;
+  }
+
+  /**
+   * The result of the recorded operation identical to this call, if any.
+   *
+   * @example
+   * ```ts
+   * ctx.previousResult("read_file", { path: "models.py" }); // "class User: ..."
+   * ```
+   */
+  previousResult(toolName: string, input: unknown): string | undefined {
+    return findOperation(this.state, this.identify(toolName, input).key)?.result.preview;
+  }
+
+  /**
+   * Recent file operations, oldest first.
+   *
+   * @example
+   * ```ts
+   * ctx.fileHistory(); // [{ path: "/repo/models.py", operation: "read", tool: "read_file" }]
+   * ```
+   */
+  fileHistory(): readonly FileOperation[] {
+    return this.state.files;
+  }
+
+  /**
+   * Forgets everything.
+   *
+   * @example
+   * ```ts
+   * ctx.reset();
+   * ```
+   */
+  reset(): void {
+    this.state = emptyOperationsState();
+  }
+
+  /**
+   * The context as plain JSON (what a checkpoint stores).
+   *
+   * @example
+   * ```ts
+   * const copy = OperationContext.fromJSON(ctx.toJSON());
+   * ```
+   */
+  toJSON(): { options: OperationContextOptions; state: OperationsState } {
+    return { options: { ...this.options }, state: structuredClone(this.state) };
+  }
+
+  /**
+   * Rebuilds a context from {@link OperationContext.toJSON} output.
+   *
+   * @example
+   * ```ts
+   * const copy = OperationContext.fromJSON(JSON.parse(JSON.stringify(ctx)));
+   * ```
+   */
+  static fromJSON(json: { options?: OperationContextOptions; state: OperationsState }): OperationContext {
+    return new OperationContext(json.options ?? {}, structuredClone(json.state));
+  }
+}

@@ -1,0 +1,373 @@
+import { type ClassifyOptions, classifyCall } from "./classify.js";
+import { type BlockLevel, blockMessage, type MessageTemplate } from "./messages.js";
+import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
+
+/** The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text. */
+export interface RecordedResult {
+  ok: boolean;
+  /** Digest of `ok` + the full result text: equal digests mean the call produced nothing new. */
+  digest: string;
+  /** The result text, cut to the feedback limit (shown to the model when an identical call is blocked). */
+  preview: string;
+}
+
+/** One recorded (allowed) call in the sliding window. */
+export interface CallRecord {
+  /** Position in the thread's sequence of recorded calls. */
+  seq: number;
+  /** Digest of the call's signature. */
+  key: string;
+  tool: string;
+  /** The mutation epoch when the call was made (see {@link RepetitionState.epoch}). */
+  epoch: number;
+  result?: RecordedResult | undefined;
+}
+
+/**
+ * Plain, serialisable state of levels 1 and 2: the last `windowSize` allowed calls and an index by call key, so
+ * a decision costs the same at window 10 and at window 10,000.
+ */
+export interface RepetitionState {
+  nextSeq: number;
+  /** Bumped by every successful call that may have changed the world (a write, a command, an unknown tool). */
+  epoch: number;
+  /** Recorded calls, oldest first. */
+  window: CallRecord[];
+  /** Sequence numbers of the window's records, per call key, oldest first. */
+  byKey: Record<string, number[]>;
+}
+
+/** Counting rules of levels 1 and 2. The defaults are seed 000's. */
+export interface RepetitionRules {
+  /** Level 2 blocks a call when the window already holds this many identical calls (default 3: the 4th is blocked). */
+  repetitionThreshold: number;
+  /** How many recorded calls the window keeps (default 10). */
+  windowSize: number;
+  /** Level 1: block a call identical to the previous recorded call (default true). */
+  consecutive: boolean;
+  /**
+   * Whether an earlier identical call counts toward level 2 when its result differs from the latest result of
+   * that call (default true, as in the seed). `false`: only calls that kept producing the same result count.
+   */
+  countChangedResults: boolean;
+  /**
+   * Whether an earlier identical call counts toward level 2 when a write, a command or another mutating call
+   * succeeded after it (default true, as in the seed's level 2 example). `false`: re-running a test after each
+   * edit never adds up.
+   */
+  countAcrossMutations: boolean;
+}
+
+/** The repetition verdict for one call. */
+export interface RepetitionVerdict {
+  level?: "consecutive" | "threshold" | undefined;
+  /** How many identical calls the window would hold with this one (countable ones only). */
+  count: number;
+  /** The recorded call whose result is shown to the model when this one is blocked. */
+  previous?: CallRecord | undefined;
+}
+
+/**
+ * The default counting rules (seed 000).
+ *
+ * @example
+ * ```ts
+ * DEFAULT_REPETITION_RULES.repetitionThreshold; // 3
+ * ```
+ */
+export const DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = {
+  repetitionThreshold: 3,
+  windowSize: 10,
+  consecutive: true,
+  countChangedResults: true,
+  countAcrossMutations: true,
+};
+
+/**
+ * An empty repetition state.
+ *
+ * @example
+ * ```ts
+ * emptyRepetitionState().window.length; // 0
+ * ```
+ */
+export function emptyRepetitionState(): RepetitionState {
+  return { nextSeq: 0, epoch: 0, window: [], byKey: {} };
+}
+
+function recordAt(state: RepetitionState, seq: number): CallRecord | undefined {
+  const first = state.window[0];
+  if (first === undefined) return undefined;
+  const direct = state.window[seq - first.seq];
+  if (direct?.seq === seq) return direct;
+  // Sequence numbers can have gaps (records from parallel branches); fall back to a search.
+  return state.window.find((r) => r.seq === seq);
+}
+
+/**
+ * Levels 1 and 2 for a call with key `key`, without recording anything.
+ *
+ * @example
+ * ```ts
+ * const s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
+ * evaluateRepetition(s, "k", DEFAULT_REPETITION_RULES).level; // "consecutive"
+ * ```
+ */
+export function evaluateRepetition(
+  state: RepetitionState,
+  key: string,
+  rules: Readonly<RepetitionRules>,
+): RepetitionVerdict {
+  const seqs = state.byKey[key] ?? [];
+  const records = seqs.map((s) => recordAt(state, s)).filter((r): r is CallRecord => r !== undefined);
+  const latest = records[records.length - 1];
+  const latestResult = [...records].reverse().find((r) => r.result)?.result;
+  const countable = records.filter(
+    (r) =>
+      (rules.countAcrossMutations || r.epoch === state.epoch) &&
+      (rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest),
+  );
+  const count = countable.length + 1;
+  const last = state.window[state.window.length - 1];
+  if (rules.consecutive && last !== undefined && last.key === key) {
+    return { level: "consecutive", count, previous: last };
+  }
+  if (countable.length >= rules.repetitionThreshold) {
+    const previous = [...countable].reverse().find((r) => r.result) ?? latest;
+    return { level: "threshold", count, previous };
+  }
+  return { count, previous: latest };
+}
+
+/** A call to record (an allowed call). */
+export interface NewCall {
+  key: string;
+  tool: string;
+  /** Defaults to `state.nextSeq`. */
+  seq?: number | undefined;
+}
+
+/**
+ * Records an allowed call; the window keeps the newest `windowSize` records. Returns a new state.
+ *
+ * @example
+ * ```ts
+ * recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10).window.length; // 1
+ * ```
+ */
+export function recordCall(state: RepetitionState, call: NewCall, windowSize: number): RepetitionState {
+  const seq = call.seq ?? state.nextSeq;
+  const record: CallRecord = { seq, key: call.key, tool: call.tool, epoch: state.epoch };
+  let window: CallRecord[];
+  const last = state.window[state.window.length - 1];
+  if (last === undefined || last.seq < seq) window = [...state.window, record];
+  else {
+    // Out-of-order arrival (parallel branches): keep the window sorted by sequence.
+    window = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
+  }
+  const byKey: Record<string, number[]> = { ...state.byKey };
+  byKey[call.key] = [...(byKey[call.key] ?? []).filter((s) => s !== seq), seq].sort((a, b) => a - b);
+  const size = Math.max(1, windowSize);
+  while (window.length > size) {
+    const evicted = window[0] as CallRecord;
+    window = window.slice(1);
+    const rest = (byKey[evicted.key] ?? []).filter((s) => s !== evicted.seq);
+    if (rest.length === 0) delete byKey[evicted.key];
+    else byKey[evicted.key] = rest;
+  }
+  return { nextSeq: Math.max(state.nextSeq, seq + 1), epoch: state.epoch, window, byKey };
+}
+
+/**
+ * Attaches the outcome of a recorded call. A successful mutating call starts a new epoch (see
+ * {@link RepetitionRules.countAcrossMutations}). A record already evicted is simply not updated.
+ *
+ * @example
+ * ```ts
+ * let s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
+ * s = recordResult(s, 0, { ok: true, digest: "d", preview: "42" }, false);
+ * s.window[0].result?.preview; // "42"
+ * ```
+ */
+export function recordResult(
+  state: RepetitionState,
+  seq: number,
+  result: RecordedResult,
+  mutates: boolean,
+): RepetitionState {
+  const index = state.window.findIndex((r) => r.seq === seq);
+  const window = index < 0 ? state.window : state.window.map((r, i) => (i === index ? { ...r, result } : r));
+  return { ...state, window, epoch: mutates && result.ok ? state.epoch + 1 : state.epoch };
+}
+
+/** Options of {@link ToolRepetitionDetector}. */
+export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>, SignatureOptions {
+  /** How tools are classified (only needed with `countAcrossMutations: false`). */
+  classify?: ClassifyOptions;
+  /** Replacements for the level 1 and level 2 messages. */
+  messages?: Partial<Record<BlockLevel, MessageTemplate>>;
+}
+
+/** The result of {@link ToolRepetitionDetector.evaluate}. */
+export interface RepetitionEvaluation {
+  allowed: boolean;
+  level?: "consecutive" | "threshold" | undefined;
+  count: number;
+  /** The block message (seed 000 wording unless replaced). */
+  message?: string | undefined;
+}
+
+/**
+ * Levels 1 and 2 of seed 000 as a class, over the same pure functions the graph nodes use.
+ * Level 1 blocks a call identical to the previous recorded call; level 2 blocks a call when the window already
+ * holds `repetitionThreshold` identical calls (the 4th with the default). A blocked call is not recorded, so
+ * {@link ToolRepetitionDetector.isConsecutiveDuplicate} after a failed {@link ToolRepetitionDetector.check}
+ * tells which level blocked it.
+ *
+ * @example
+ * ```ts
+ * const detector = new ToolRepetitionDetector({ repetitionThreshold: 3 });
+ * detector.check("read_file", { path: "config.py" }); // true
+ * detector.check("read_file", { path: "config.py" }); // false
+ * detector.isConsecutiveDuplicate("read_file", { path: "config.py" }); // true: level 1
+ * ```
+ */
+export class ToolRepetitionDetector {
+  readonly rules: Readonly<RepetitionRules>;
+  private readonly options: ToolRepetitionDetectorOptions;
+  private state: RepetitionState;
+
+  constructor(options: ToolRepetitionDetectorOptions = {}, state: RepetitionState = emptyRepetitionState()) {
+    const rules = { ...DEFAULT_REPETITION_RULES };
+    for (const name of Object.keys(DEFAULT_REPETITION_RULES) as (keyof RepetitionRules)[]) {
+      const value = options[name];
+      if (value !== undefined) (rules as Record<string, unknown>)[name] = value;
+    }
+    if (!Number.isInteger(rules.repetitionThreshold) || rules.repetitionThreshold < 1) {
+      throw new RangeError(`repetitionThreshold must be an integer >= 1, got ${rules.repetitionThreshold}`);
+    }
+    if (!Number.isInteger(rules.windowSize) || rules.windowSize < 1) {
+      throw new RangeError(`windowSize must be an integer >= 1, got ${rules.windowSize}`);
+    }
+    this.rules = rules;
+    this.options = options;
+    this.state = state;
+  }
+
+  private key(toolName: string, input: unknown): string {
+    return digest(toolCallSignature(toolName, input, { ignoreArgs: this.options.ignoreArgs }));
+  }
+
+  /**
+   * Decides a call; an allowed call is recorded. Returns the level and the message when blocked.
+   *
+   * @example
+   * ```ts
+   * new ToolRepetitionDetector().evaluate("ls", {}); // { allowed: true, count: 1 }
+   * ```
+   */
+  evaluate(toolName: string, input: unknown): RepetitionEvaluation {
+    const key = this.key(toolName, input);
+    const verdict = evaluateRepetition(this.state, key, this.rules);
+    if (verdict.level) {
+      const message = blockMessage(
+        { tool: toolName, args: input, count: verdict.count, level: verdict.level },
+        this.options.messages,
+      );
+      return { allowed: false, level: verdict.level, count: verdict.count, message };
+    }
+    this.state = recordCall(this.state, { key, tool: toolName }, this.rules.windowSize);
+    return { allowed: true, count: verdict.count };
+  }
+
+  /**
+   * `true` if the call is allowed (and then recorded), `false` if level 1 or 2 blocks it.
+   *
+   * @example
+   * ```ts
+   * const d = new ToolRepetitionDetector();
+   * d.check("ls", {}); // true
+   * ```
+   */
+  check(toolName: string, input: unknown): boolean {
+    return this.evaluate(toolName, input).allowed;
+  }
+
+  /**
+   * Whether the call is identical to the last recorded call (a pure query).
+   *
+   * @example
+   * ```ts
+   * new ToolRepetitionDetector().isConsecutiveDuplicate("ls", {}); // false
+   * ```
+   */
+  isConsecutiveDuplicate(toolName: string, input: unknown): boolean {
+    const last = this.state.window[this.state.window.length - 1];
+    return last !== undefined && last.key === this.key(toolName, input);
+  }
+
+  /**
+   * Attaches the outcome of the most recent recorded call with these inputs (used by the result-aware counting
+   * rules and shown to the model when an identical call is blocked).
+   *
+   * @example
+   * ```ts
+   * const d = new ToolRepetitionDetector();
+   * d.check("ls", {});
+   * d.recordResult("ls", {}, { success: true, result: "a.py" });
+   * ```
+   */
+  recordResult(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
+    const key = this.key(toolName, input);
+    const seqs = this.state.byKey[key];
+    const seq = seqs?.[seqs.length - 1];
+    if (seq === undefined) return;
+    const text = outcome.result ?? "";
+    const mutates = this.options.classify
+      ? !["read", "none"].includes(classifyCall(toolName, input, this.options.classify).kind)
+      : false;
+    this.state = recordResult(
+      this.state,
+      seq,
+      { ok: outcome.success, digest: digest(`${outcome.success}\n${text}`), preview: text.slice(0, 1000) },
+      mutates,
+    );
+  }
+
+  /**
+   * Forgets every recorded call.
+   *
+   * @example
+   * ```ts
+   * detector.reset();
+   * ```
+   */
+  reset(): void {
+    this.state = emptyRepetitionState();
+  }
+
+  /**
+   * The detector's state as plain JSON (what a checkpoint stores).
+   *
+   * @example
+   * ```ts
+   * const copy = ToolRepetitionDetector.fromJSON(detector.toJSON());
+   * ```
+   */
+  toJSON(): { options: ToolRepetitionDetectorOptions; state: RepetitionState } {
+    const { messages: _messages, ...options } = this.options;
+    return { options, state: structuredClone(this.state) };
+  }
+
+  /**
+   * Rebuilds a detector from {@link ToolRepetitionDetector.toJSON} output.
+   *
+   * @example
+   * ```ts
+   * const copy = ToolRepetitionDetector.fromJSON(JSON.parse(JSON.stringify(detector)));
+   * ```
+   */
+  static fromJSON(json: { options?: ToolRepetitionDetectorOptions; state: RepetitionState }): ToolRepetitionDetector {
+    return new ToolRepetitionDetector(json.options ?? {}, structuredClone(json.state));
+  }
+}

@@ -1,0 +1,228 @@
+import { type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { RunnableToolLike } from "@langchain/core/runnables";
+import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
+import { Command, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import {
+  type GuardEvent,
+  outcomeEvents,
+  planToolCalls,
+  type ToolCallDecision,
+  type ToolCallInput,
+  type ToolGuardState,
+} from "../core/engine.js";
+import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
+import { canonicalJson } from "../core/signature.js";
+
+/** A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts). */
+export type GuardableTool = StructuredToolInterface | DynamicTool | RunnableToolLike;
+
+/** Options of {@link GuardedToolNode}: the guard options plus `ToolNode`'s own. */
+export interface GuardedToolNodeOptions extends ToolGuardOptions {
+  /** Node name (as in `ToolNode`). */
+  name?: string;
+  /** Tags (as in `ToolNode`). */
+  tags?: string[];
+  /** Turn tool errors into error ToolMessages (default true, as in `ToolNode`). */
+  handleToolErrors?: boolean;
+}
+
+/** What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model). */
+export interface GuardArtifact {
+  blocked: true;
+  level: "consecutive" | "threshold" | "redundant";
+  count: number;
+  message: string;
+}
+
+/** Thrown when a {@link GuardedToolNode} runs in a graph whose state has no guard channels. */
+export class GuardStateMissingError extends Error {
+  override readonly name = "GuardStateMissingError";
+  constructor() {
+    super(
+      "GuardedToolNode needs the guard channels in the graph state, so that its memory is checkpointed with the " +
+        "thread. With createReactAgent pass `stateSchema: GuardMessagesState`; in a custom graph spread " +
+        "`GuardState.spec` into your Annotation.Root (or `guardStateSchema.shape` into your zod object).",
+    );
+  }
+}
+
+type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
+
+function readOnlyHintOf(tool: GuardableTool): boolean | undefined {
+  const metadata = (tool as { metadata?: Record<string, unknown> }).metadata;
+  if (!metadata) return undefined;
+  const direct = metadata.readOnlyHint;
+  if (typeof direct === "boolean") return direct;
+  const annotations = metadata.annotations as Record<string, unknown> | undefined;
+  return typeof annotations?.readOnlyHint === "boolean" ? annotations.readOnlyHint : undefined;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((block) =>
+        typeof block === "string"
+          ? block
+          : typeof (block as { text?: unknown })?.text === "string"
+            ? (block as { text: string }).text
+            : canonicalJson(block),
+      )
+      .join("\n");
+  }
+  return canonicalJson(content);
+}
+
+function toInput(call: ToolCall): ToolCallInput {
+  return { name: call.name, args: call.args, id: call.id };
+}
+
+/**
+ * A drop-in `ToolNode` that guards every tool call before it runs: level 1 blocks a call identical to the
+ * previous one, level 2 a call repeated `repetitionThreshold` times in the recent window, level 3 a read-only
+ * call that already succeeded and whose result is still valid. A blocked call gets one error ToolMessage (same
+ * `tool_call_id` and `name`) that tells the model why, with the arguments and the previous result; an allowed
+ * call runs as in `ToolNode` and its outcome is recorded. The guards' memory lives in the `toolGuard` channel,
+ * so a checkpointer persists it per thread.
+ *
+ * Switch the guards off for one run with `config.configurable.guards = false`, or watch without blocking with
+ * `mode: "observe"`.
+ *
+ * @example
+ * ```ts
+ * import { createReactAgent } from "@langchain/langgraph/prebuilt";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { GuardedToolNode, GuardMessagesState } from "langgraph-guards";
+ *
+ * const agent = createReactAgent({
+ *   llm,
+ *   tools: new GuardedToolNode([readFile, writeFile], { repetitionThreshold: 3, root: "/repo" }),
+ *   stateSchema: GuardMessagesState,
+ *   checkpointer: new MemorySaver(),
+ * });
+ * ```
+ */
+export class GuardedToolNode<T = unknown> extends ToolNode<T> {
+  /** The validated options with their defaults. */
+  readonly guardOptions: ResolvedToolGuardOptions;
+  private readonly readOnlyHints: Record<string, boolean>;
+
+  constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
+    const { name, tags, handleToolErrors, ...guardOptions } = options;
+    const resolved = resolveToolGuardOptions(guardOptions);
+    super(tools, { name: name ?? "tools", tags, handleToolErrors });
+    this.guardOptions = resolved;
+    this.readOnlyHints = {};
+    for (const tool of tools) {
+      const hint = readOnlyHintOf(tool);
+      if (hint !== undefined) this.readOnlyHints[tool.name] = hint;
+    }
+  }
+
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+    if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
+    const state = input as StateInput;
+    const guardState = state.toolGuard;
+    if (guardState === undefined) throw new GuardStateMissingError();
+    const ctx = { disabled: config.configurable?.guards === false, readOnlyHints: this.readOnlyHints };
+
+    let calls: ToolCall[];
+    let decisions: ToolCallDecision[];
+    let toolState: Record<string, unknown> = state;
+    if (state.lg_tool_call !== undefined) {
+      // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message
+      // too, so that parallel branches agree with what one node would have decided.
+      const { lg_tool_call: call, ...rest } = state;
+      toolState = rest;
+      const siblings = this.lastAIMessage(rest.messages)?.tool_calls ?? [];
+      const index = siblings.findIndex((c) => c.id !== undefined && c.id === call.id);
+      const planned = planToolCalls(
+        guardState,
+        [...(index >= 0 ? siblings.slice(0, index) : []), call].map(toInput),
+        this.guardOptions,
+        ctx,
+      );
+      calls = [call];
+      decisions = planned.decisions.slice(-1);
+    } else {
+      const messages = Array.isArray(state.messages) ? (state.messages as BaseMessage[]) : [];
+      const aiMessage = this.lastAIMessage(messages);
+      if (aiMessage === undefined) throw new Error("GuardedToolNode only accepts AIMessages as input.");
+      const answered = new Set(
+        messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
+      );
+      calls = (aiMessage.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
+      decisions = planToolCalls(guardState, calls.map(toInput), this.guardOptions, ctx).decisions;
+    }
+
+    const events: GuardEvent[] = decisions.flatMap((d) => d.events);
+    const outputs = await Promise.all(
+      decisions.map(async (decision, i) => {
+        const call = calls[i] as ToolCall;
+        if (!decision.allowed) return this.blockedMessage(call, decision);
+        const output = await this.runTool(call, config, toolState);
+        return { output, decision };
+      }),
+    );
+    const results: (ToolMessage | Command)[] = [];
+    for (const item of outputs) {
+      if (item instanceof ToolMessage) {
+        results.push(item);
+        continue;
+      }
+      const { output, decision } = item;
+      const outcome = isCommand(output)
+        ? { ok: true, text: `[Command] ${canonicalJson(output.update ?? null)}` }
+        : { ok: (output as ToolMessage).status !== "error", text: textOf((output as ToolMessage).content) };
+      events.push(...outcomeEvents(decision, outcome, this.guardOptions));
+      results.push(output);
+    }
+    return this.combine(results, events) as T;
+  }
+
+  private lastAIMessage(messages: unknown): (BaseMessage & { tool_calls?: ToolCall[] }) | undefined {
+    if (!Array.isArray(messages)) return undefined;
+    for (let i = messages.length - 1; i >= 0; i -= 1) {
+      const message = messages[i];
+      if (isBaseMessage(message) && isAIMessage(message)) return message;
+    }
+    return undefined;
+  }
+
+  private blockedMessage(call: ToolCall, decision: ToolCallDecision): ToolMessage {
+    const guard: GuardArtifact = {
+      blocked: true,
+      level: decision.level ?? "consecutive",
+      count: decision.count,
+      message: decision.message ?? "",
+    };
+    return new ToolMessage({
+      status: "error",
+      name: call.name,
+      tool_call_id: call.id ?? "",
+      content: decision.content ?? guard.message,
+      artifact: { guard },
+    });
+  }
+
+  /** As `ToolNode` does: plain messages, or a list of updates when a tool returned a `Command`. */
+  private combine(outputs: (ToolMessage | Command)[], events: GuardEvent[]): unknown {
+    if (!outputs.some((o) => isCommand(o))) return { messages: outputs, toolGuard: events };
+    const combined: unknown[] = [];
+    let parentCommand: Command | null = null;
+    for (const output of outputs) {
+      if (isCommand(output)) {
+        const goto = output.goto;
+        if (output.graph === Command.PARENT && Array.isArray(goto) && goto.every((g) => typeof g === "object")) {
+          if (parentCommand) (parentCommand.goto as unknown[]).push(...goto);
+          else parentCommand = new Command({ graph: Command.PARENT, goto });
+        } else combined.push(output);
+      } else combined.push({ messages: [output] });
+    }
+    combined.push({ toolGuard: events });
+    if (parentCommand) combined.push(parentCommand);
+    return combined;
+  }
+}

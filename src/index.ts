@@ -1,0 +1,3 @@
+export * from "./core/index.js";
+export * from "./graph/tool-node.js";
+export * from "./state/index.js";

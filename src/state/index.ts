@@ -1,0 +1,80 @@
+import { Annotation, MessagesAnnotation, MessagesZodState } from "@langchain/langgraph";
+import { registry } from "@langchain/langgraph/zod";
+import { z } from "zod";
+import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
+
+/** What a node may write to the `toolGuard` channel: events (applied in order) or a whole state. */
+export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
+
+/**
+ * Every guard channel, without `messages`; spread it into your own state:
+ * `Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, ...yours })`.
+ *
+ * - `toolGuard`: the tool-call guards' memory (recent calls, valid read operations, blocks, counters). Written
+ *   through a reducer, so parallel tool calls never clash; bounded by the guard options.
+ *
+ * @example
+ * ```ts
+ * import { Annotation, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
+ * import { GuardState } from "langgraph-guards";
+ *
+ * const MyState = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, topic: Annotation<string> });
+ * const graph = new StateGraph(MyState);
+ * ```
+ */
+export const GuardState = Annotation.Root({
+  toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
+    reducer: reduceToolGuard,
+    default: emptyToolGuardState,
+  }),
+});
+
+/**
+ * `messages` plus every guard channel: the state to give `createReactAgent` (`stateSchema`) or a custom graph.
+ *
+ * @example
+ * ```ts
+ * import { createReactAgent } from "@langchain/langgraph/prebuilt";
+ * import { GuardedToolNode, GuardMessagesState } from "langgraph-guards";
+ *
+ * const agent = createReactAgent({ llm, tools: new GuardedToolNode(tools), stateSchema: GuardMessagesState });
+ * ```
+ */
+export const GuardMessagesState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  ...GuardState.spec,
+});
+
+/**
+ * The zod v4 form of {@link GuardState}'s channels, for graphs declared with zod:
+ * `z.object({ ...MessagesZodState.shape, ...guardStateSchema.shape })`.
+ *
+ * @example
+ * ```ts
+ * import { StateGraph } from "@langchain/langgraph";
+ * import { z } from "zod";
+ * import { guardStateSchema } from "langgraph-guards";
+ *
+ * const State = z.object({ ...guardStateSchema.shape, topic: z.string() });
+ * const graph = new StateGraph(State);
+ * ```
+ */
+export const guardStateSchema = z.object({
+  toolGuard: z.custom<ToolGuardState>().register(registry, {
+    reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
+    default: emptyToolGuardState,
+  }),
+});
+
+/**
+ * The zod form with `messages`: {@link guardStateSchema} plus LangGraph's messages channel.
+ *
+ * @example
+ * ```ts
+ * const graph = new StateGraph(guardMessagesStateSchema);
+ * ```
+ */
+export const guardMessagesStateSchema = z.object({
+  messages: MessagesZodState.shape.messages,
+  ...guardStateSchema.shape,
+});

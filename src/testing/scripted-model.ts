@@ -1,0 +1,106 @@
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
+import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+
+/** One scripted tool call; `id` defaults to a unique `call_<n>`. */
+export interface ScriptedToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  id?: string;
+}
+
+/** One scripted turn: a text answer, tool calls, or a function of the conversation so far. */
+export type ScriptStep =
+  | string
+  | AIMessage
+  | { content?: string; toolCalls?: ScriptedToolCall[] }
+  | ((messages: BaseMessage[]) => string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] });
+
+/** Options of {@link ScriptedChatModel}. */
+export interface ScriptedChatModelOptions extends BaseChatModelParams {
+  /** What to answer once the script is used up: a final text (default "Done."), or throw. */
+  whenExhausted?: { answer: string } | "throw";
+}
+
+/**
+ * A chat model that answers from a script, with tool calls, for offline tests, demos and benchmarks. Each call
+ * to the model takes the next step. `bindTools` accepts any tools and keeps the script.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedChatModel } from "langgraph-guards/testing";
+ *
+ * const llm = new ScriptedChatModel([
+ *   { toolCalls: [{ name: "read_file", args: { path: "config.py" } }] },
+ *   { toolCalls: [{ name: "read_file", args: { path: "config.py" } }] },
+ *   "I have what I need.",
+ * ]);
+ * ```
+ */
+export class ScriptedChatModel extends BaseChatModel {
+  private readonly steps: ScriptStep[];
+  private readonly whenExhausted: { answer: string } | "throw";
+  private position = 0;
+  private callCounter = 0;
+
+  constructor(steps: ScriptStep[], options: ScriptedChatModelOptions = {}) {
+    const { whenExhausted, ...params } = options;
+    super(params);
+    this.steps = steps;
+    this.whenExhausted = whenExhausted ?? { answer: "Done." };
+  }
+
+  /** How many steps have been answered. */
+  get stepsTaken(): number {
+    return this.position;
+  }
+
+  _llmType(): string {
+    return "scripted";
+  }
+
+  /** Accepts any tools; the script decides which tool calls are made. */
+  override bindTools(
+    _tools: BindToolsInput[],
+    _kwargs?: Partial<this["ParsedCallOptions"]>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, this["ParsedCallOptions"]> {
+    return this;
+  }
+
+  async _generate(
+    messages: BaseMessage[],
+    _options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const message = this.nextMessage(messages);
+    const text = typeof message.content === "string" ? message.content : "";
+    return { generations: [{ text, message }] };
+  }
+
+  private nextMessage(messages: BaseMessage[]): AIMessage {
+    const step = this.steps[this.position];
+    if (step === undefined) {
+      if (this.whenExhausted === "throw")
+        throw new Error(`ScriptedChatModel: script exhausted after ${this.position} steps`);
+      return new AIMessage(this.whenExhausted.answer);
+    }
+    this.position += 1;
+    const value = typeof step === "function" ? step(messages) : step;
+    if (typeof value === "string") return new AIMessage(value);
+    if (AIMessage.isInstance(value)) return value;
+    return new AIMessage({
+      content: value.content ?? "",
+      tool_calls: (value.toolCalls ?? []).map((c) => {
+        this.callCounter += 1;
+        return { name: c.name, args: c.args, id: c.id ?? `call_${this.callCounter}`, type: "tool_call" as const };
+      }),
+    });
+  }
+}
