@@ -1,5 +1,6 @@
-import { Annotation, MessagesAnnotation, MessagesZodState } from "@langchain/langgraph";
-import { registry } from "@langchain/langgraph/zod";
+import type { BaseMessage } from "@langchain/core/messages";
+import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { registry, withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
 
@@ -47,15 +48,15 @@ export const GuardMessagesState = Annotation.Root({
 
 /**
  * The zod v4 form of {@link GuardState}'s channels, for graphs declared with zod:
- * `z.object({ ...MessagesZodState.shape, ...guardStateSchema.shape })`.
+ * `z.object({ ...guardStateSchema.shape, ...yours })` (with {@link guardMessagesStateSchema} for `messages`).
  *
  * @example
  * ```ts
  * import { StateGraph } from "@langchain/langgraph";
  * import { z } from "zod";
- * import { guardStateSchema } from "langgraph-guards";
+ * import { guardMessagesStateSchema } from "langgraph-guards";
  *
- * const State = z.object({ ...guardStateSchema.shape, topic: z.string() });
+ * const State = z.object({ ...guardMessagesStateSchema.shape, topic: z.string() });
  * const graph = new StateGraph(State);
  * ```
  */
@@ -67,7 +68,8 @@ export const guardStateSchema = z.object({
 });
 
 /**
- * The zod form with `messages`: {@link guardStateSchema} plus LangGraph's messages channel.
+ * The zod form with `messages`: {@link guardStateSchema} plus LangGraph's messages channel (zod v4; LangGraph's
+ * own `MessagesZodState` is a zod v3 schema and cannot be spread into a zod v4 object).
  *
  * @example
  * ```ts
@@ -75,6 +77,6 @@ export const guardStateSchema = z.object({
  * ```
  */
 export const guardMessagesStateSchema = z.object({
-  messages: MessagesZodState.shape.messages,
+  messages: withLangGraph(z.custom<BaseMessage[]>(), MessagesZodMeta),
   ...guardStateSchema.shape,
 });

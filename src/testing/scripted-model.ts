@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -9,7 +10,7 @@ import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/cor
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 
-/** One scripted tool call; `id` defaults to a unique `call_<n>`. */
+/** One scripted tool call; `id` defaults to a unique `call_<random>_<n>`. */
 export interface ScriptedToolCall {
   name: string;
   args: Record<string, unknown>;
@@ -49,6 +50,8 @@ export class ScriptedChatModel extends BaseChatModel {
   private readonly whenExhausted: { answer: string } | "throw";
   private position = 0;
   private callCounter = 0;
+  /** Tool-call ids must be unique within a thread, across model instances and processes. */
+  private readonly idPrefix = `call_${randomUUID().slice(0, 8)}`;
 
   constructor(steps: ScriptStep[], options: ScriptedChatModelOptions = {}) {
     const { whenExhausted, ...params } = options;
@@ -99,7 +102,12 @@ export class ScriptedChatModel extends BaseChatModel {
       content: value.content ?? "",
       tool_calls: (value.toolCalls ?? []).map((c) => {
         this.callCounter += 1;
-        return { name: c.name, args: c.args, id: c.id ?? `call_${this.callCounter}`, type: "tool_call" as const };
+        return {
+          name: c.name,
+          args: c.args,
+          id: c.id ?? `${this.idPrefix}_${this.callCounter}`,
+          type: "tool_call" as const,
+        };
       }),
     });
   }

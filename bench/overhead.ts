@@ -1,0 +1,442 @@
+/**
+ * Overhead of the guards, run with `npm run bench` (`tsx bench/overhead.ts`).
+ *
+ * 1. A 200-turn scripted `createReactAgent` run, guarded (`GuardedToolNode` + `GuardMessagesState`) against plain
+ *    (`ToolNode`, default state), interleaved in one process, warm-up runs discarded. Every call is distinct, so
+ *    both variants run the same 200 tools; the guarded run must end with 200 allowed calls and none blocked.
+ * 2. The cost of one decision (`decideToolCall`) against a full window of 10 and of 10,000 calls, for a new call
+ *    (allowed) and for a level-2 repeat (blocked), and the cost of applying a call's events with `reduceToolGuard`.
+ *
+ * Prints one table. No timing assertions: the process fails only if the guarded run misbehaves.
+ */
+import { performance } from "node:perf_hooks";
+import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import {
+  decideToolCall,
+  emptyToolGuardState,
+  GuardedToolNode,
+  GuardMessagesState,
+  outcomeEvents,
+  type ResolvedToolGuardOptions,
+  reduceToolGuard,
+  resolveToolGuardOptions,
+  type ToolCallDecision,
+  type ToolCallInput,
+  type ToolGuardState,
+} from "../src/index.js";
+import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
+
+const TURNS = 200;
+const WARMUP_RUNS = 2;
+const MEASURED_RUNS = 9;
+const AGENT_GOAL = 1.05;
+const FINAL_ANSWER = "All 200 steps are done.";
+
+const DECISION_ITERATIONS = 20_000;
+const REPEATS = 7;
+const WINDOWS = [10, 10_000] as const;
+const WINDOW_GOAL = 2;
+
+class BenchFailure extends Error {
+  override readonly name = "BenchFailure";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Statistics and formatting
+// ---------------------------------------------------------------------------------------------------------------
+
+interface Summary {
+  median: number;
+  min: number;
+  max: number;
+}
+
+function summarize(values: readonly number[]): Summary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+
+function formatNs(ns: number): string {
+  if (ns < 1_000) return `${ns.toFixed(0)} ns`;
+  if (ns < 1_000_000) return `${(ns / 1_000).toFixed(2)} µs`;
+  return `${(ns / 1_000_000).toFixed(2)} ms`;
+}
+
+function formatMs(ms: number): string {
+  return `${ms.toFixed(1)} ms`;
+}
+
+function formatRatio(ratio: number): string {
+  return `${ratio.toFixed(3)}x`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. Agent run: guarded against plain
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Turn `i` of the script: five tools in rotation, each call distinct (nothing is repeated or redundant). */
+function scriptedCall(i: number): ScriptedToolCall {
+  const k = Math.floor(i / 5);
+  const file = `pkg${k}/module.py`;
+  switch (i % 5) {
+    case 0:
+      return { name: "write_to_file", args: { path: file, content: `# module ${k}\nVALUE_${k} = ${k}\n` } };
+    case 1:
+      return { name: "read_file", args: { path: file } };
+    case 2:
+      return { name: "list_files", args: { path: `pkg${k}` } };
+    case 3:
+      return { name: "search_in_file", args: { pattern: `VALUE_${k}`, path: file } };
+    default:
+      return { name: "create_subtask", args: { title: `Review pkg${k}` } };
+  }
+}
+
+function script(): ScriptStep[] {
+  const steps: ScriptStep[] = [];
+  for (let i = 0; i < TURNS; i += 1) steps.push({ toolCalls: [scriptedCall(i)] });
+  steps.push(FINAL_ANSWER);
+  return steps;
+}
+
+type Variant = "guarded" | "plain";
+
+interface RunResult {
+  ms: number;
+  messages: BaseMessage[];
+  toolGuard?: ToolGuardState | undefined;
+}
+
+const RUN_CONFIG = { recursionLimit: 4 * TURNS + 10 };
+const INPUT = { messages: [{ role: "user", content: "Create, check and review the 40 packages." }] };
+
+async function runAgent(variant: Variant, run: number): Promise<RunResult> {
+  const tools = createWorkspaceTools(sampleProject());
+  const llm = new ScriptedChatModel(script(), { whenExhausted: "throw" });
+  const config = { ...RUN_CONFIG, configurable: { thread_id: `${variant}-${run}` } };
+  if (variant === "guarded") {
+    const agent = createReactAgent({
+      llm,
+      tools: new GuardedToolNode(tools),
+      stateSchema: GuardMessagesState,
+      checkpointer: new MemorySaver(),
+    });
+    const start = performance.now();
+    const state = await agent.invoke(INPUT, config);
+    const ms = performance.now() - start;
+    return { ms, messages: state.messages, toolGuard: state.toolGuard };
+  }
+  const agent = createReactAgent({ llm, tools: new ToolNode(tools), checkpointer: new MemorySaver() });
+  const start = performance.now();
+  const state = await agent.invoke(INPUT, config);
+  const ms = performance.now() - start;
+  return { ms, messages: state.messages };
+}
+
+/** Both variants must run the same 200 tools successfully; the guarded one must allow all of them. */
+function checkRun(variant: Variant, run: number, result: RunResult): void {
+  const where = `${variant} run #${run}`;
+  const toolMessages = result.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+  if (toolMessages.length !== TURNS) {
+    throw new BenchFailure(`${where}: expected ${TURNS} tool messages, got ${toolMessages.length}`);
+  }
+  const failed = toolMessages.filter((m) => m.status === "error");
+  if (failed.length > 0) {
+    const first = failed[0]!;
+    throw new BenchFailure(`${where}: ${failed.length} tool calls failed; first (${first.name}): ${first.content}`);
+  }
+  const last = result.messages[result.messages.length - 1];
+  if (last?.content !== FINAL_ANSWER) throw new BenchFailure(`${where}: the run did not end with the final answer`);
+  if (variant === "plain") return;
+  const stats = result.toolGuard?.stats;
+  if (stats === undefined) throw new BenchFailure(`${where}: no toolGuard state in the result`);
+  const blocked = stats.blocked.consecutive + stats.blocked.threshold + stats.blocked.redundant;
+  const observed = stats.observed.consecutive + stats.observed.threshold + stats.observed.redundant;
+  if (stats.allowed !== TURNS || blocked !== 0 || observed !== 0) {
+    throw new BenchFailure(
+      `${where}: expected ${TURNS} allowed and 0 blocked, got toolGuard.stats = ${JSON.stringify(stats)}`,
+    );
+  }
+}
+
+interface AgentFigures {
+  guarded: Summary;
+  plain: Summary;
+  /** Ratio of the medians. */
+  ratio: number;
+  /** Guarded/plain of each interleaved pair. */
+  pairRatios: Summary;
+}
+
+async function benchAgent(): Promise<AgentFigures> {
+  const times: Record<Variant, number[]> = { guarded: [], plain: [] };
+  const pairRatios: number[] = [];
+  for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
+    const pair: Partial<Record<Variant, number>> = {};
+    for (const variant of ["guarded", "plain"] as const) {
+      const result = await runAgent(variant, run);
+      checkRun(variant, run, result);
+      pair[variant] = result.ms;
+      if (run >= WARMUP_RUNS) times[variant].push(result.ms);
+    }
+    if (run >= WARMUP_RUNS) pairRatios.push(pair.guarded! / pair.plain!);
+  }
+  const guarded = summarize(times.guarded);
+  const plain = summarize(times.plain);
+  return { guarded, plain, ratio: guarded.median / plain.median, pairRatios: summarize(pairRatios) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. One decision and one reduction against a full window
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A write recorded three times in the window (never last): a fourth call is blocked at level 2. */
+const HOT_CALL: ToolCallInput = { name: "write_to_file", args: { path: "hot.py", content: "x = 1\n" }, id: "hot" };
+
+function fillerCall(j: number): ToolCallInput {
+  return j % 2 === 0
+    ? { name: "read_file", args: { path: `src/file_${j}.py` }, id: `fill_${j}` }
+    : { name: "write_to_file", args: { path: `out/file_${j}.py`, content: `v = ${j}\n` }, id: `fill_${j}` };
+}
+
+/** Records `windowSize` allowed calls (with their results), three of them `HOT_CALL`, the last one a filler. */
+function fullState(options: ResolvedToolGuardOptions): ToolGuardState {
+  const size = options.windowSize;
+  const hot = new Set([Math.floor(size * 0.25), Math.floor(size * 0.5), Math.floor(size * 0.75)]);
+  let state = emptyToolGuardState();
+  for (let j = 0; j < size; j += 1) {
+    const call = hot.has(j) ? HOT_CALL : fillerCall(j);
+    const decision = decideToolCall(state, call, options);
+    if (!decision.allowed) throw new BenchFailure(`setup: recording ${j} of ${size} was blocked (${decision.level})`);
+    const outcome = outcomeEvents(decision, { ok: true, text: `result of call ${j}` }, options);
+    state = reduceToolGuard(state, [...decision.events, ...outcome]);
+  }
+  if (state.repetition.window.length !== size) {
+    throw new BenchFailure(`setup: window holds ${state.repetition.window.length} calls, expected ${size}`);
+  }
+  return state;
+}
+
+/** Median, min and max ns per operation over `REPEATS` timed repeats of `iterations` calls (after one warm-up). */
+function timePerOp(iterations: number, body: (i: number) => number): Summary {
+  let sink = 0;
+  const perOp: number[] = [];
+  for (let repeat = 0; repeat <= REPEATS; repeat += 1) {
+    const start = performance.now();
+    for (let i = 0; i < iterations; i += 1) sink += body(i);
+    const elapsed = performance.now() - start;
+    if (repeat > 0) perOp.push((elapsed * 1e6) / iterations);
+  }
+  if (sink < 0) console.log(sink); // keeps the results alive
+  return summarize(perOp);
+}
+
+/** Iterations so that one repeat takes about `targetMs` (for operations whose cost is not known in advance). */
+function calibrate(body: (i: number) => number, targetMs: number, max: number): number {
+  let iterations = 1;
+  for (;;) {
+    const start = performance.now();
+    for (let i = 0; i < iterations; i += 1) body(i);
+    const elapsed = performance.now() - start;
+    if (elapsed >= 20 || iterations >= max) {
+      return Math.max(5, Math.min(max, Math.ceil((targetMs * iterations) / Math.max(elapsed, 1e-3))));
+    }
+    iterations *= 2;
+  }
+}
+
+interface WindowFigures {
+  windowSize: number;
+  setupMs: number;
+  allowed: Summary;
+  blocked: Summary;
+  reduceCall: Summary;
+  reduceCallAndResult: Summary;
+  reduceIterations: number;
+}
+
+function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): WindowFigures {
+  const options = resolveToolGuardOptions({ windowSize, repetitionThreshold: 3 });
+  const setupStart = performance.now();
+  const state = fullState(options);
+  const setupMs = performance.now() - setupStart;
+
+  for (const call of newCalls) {
+    const decision = decideToolCall(state, call, options);
+    if (!decision.allowed || decision.level !== undefined) {
+      throw new BenchFailure(`window ${windowSize}: the new call ${JSON.stringify(call.args)} was not simply allowed`);
+    }
+  }
+  const hot = decideToolCall(state, HOT_CALL, options);
+  if (hot.allowed || hot.level !== "threshold" || hot.count !== 4) {
+    throw new BenchFailure(`window ${windowSize}: the repeated call was not blocked at level 2 (${hot.level})`);
+  }
+
+  const allowed = timePerOp(DECISION_ITERATIONS, (i) =>
+    decideToolCall(state, newCalls[i % newCalls.length]!, options).allowed ? 1 : 0,
+  );
+  const blocked = timePerOp(DECISION_ITERATIONS, () => (decideToolCall(state, HOT_CALL, options).allowed ? 0 : 1));
+
+  // What the node writes for one allowed call: the decision's events, then the outcome's.
+  const decision: ToolCallDecision = decideToolCall(state, newCalls[0]!, options);
+  const outcome = outcomeEvents(decision, { ok: true, text: "new result" }, options);
+  const both = [...decision.events, ...outcome];
+  const reduceCall = (): number => reduceToolGuard(state, decision.events).repetition.window.length;
+  const reduceBoth = (): number => reduceToolGuard(state, both).repetition.window.length;
+  if (reduceCall() !== windowSize || reduceBoth() !== windowSize) {
+    throw new BenchFailure(`window ${windowSize}: reducing one call did not keep the window full`);
+  }
+  const reduceIterations = calibrate(reduceBoth, 100, DECISION_ITERATIONS);
+  return {
+    windowSize,
+    setupMs,
+    allowed,
+    blocked,
+    reduceCall: timePerOp(reduceIterations, reduceCall),
+    reduceCallAndResult: timePerOp(reduceIterations, reduceBoth),
+    reduceIterations,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. Report
+// ---------------------------------------------------------------------------------------------------------------
+
+type Row = [measure: string, median: string, min: string, max: string, goal: string, verdict: string];
+
+function goalVerdict(ratio: number, goal: number): string {
+  return ratio <= goal ? "met" : "MISSED";
+}
+
+function printTable(rows: readonly Row[]): void {
+  const header: Row = ["Measure", "Median", "Min", "Max", "Goal", "Result"];
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
+  const line = (row: Row): string =>
+    row
+      .map((cell, c) => (c === 0 || c >= 4 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join("   ")
+      .trimEnd();
+  const rule = "-".repeat(line(header).length);
+  console.log(line(header));
+  console.log(rule);
+  for (const row of rows) console.log(row[0] === "" ? "" : line(row));
+  console.log(rule);
+}
+
+function decisionRows(label: string, pick: (w: WindowFigures) => Summary, figures: readonly WindowFigures[]): Row[] {
+  const rows: Row[] = figures.map((w) => {
+    const s = pick(w);
+    return [
+      `${label}, window ${w.windowSize.toLocaleString("en-US")}`,
+      formatNs(s.median),
+      formatNs(s.min),
+      formatNs(s.max),
+      "",
+      "",
+    ];
+  });
+  const [small, large] = figures;
+  const ratio = pick(large!).median / pick(small!).median;
+  rows.push([
+    `${label}, ratio 10,000 / 10`,
+    formatRatio(ratio),
+    "",
+    "",
+    `<= ${WINDOW_GOAL}x`,
+    goalVerdict(ratio, WINDOW_GOAL),
+  ]);
+  return rows;
+}
+
+function reduceRows(label: string, pick: (w: WindowFigures) => Summary, figures: readonly WindowFigures[]): Row[] {
+  const rows: Row[] = figures.map((w) => {
+    const s = pick(w);
+    return [
+      `${label}, window ${w.windowSize.toLocaleString("en-US")}`,
+      formatNs(s.median),
+      formatNs(s.min),
+      formatNs(s.max),
+      "",
+      "",
+    ];
+  });
+  const [small, large] = figures;
+  const ratio = pick(large!).median / pick(small!).median;
+  rows.push([`${label}, ratio 10,000 / 10`, formatRatio(ratio), "", "", "none (copies window)", "info"]);
+  return rows;
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `langgraph-guards overhead: node ${process.version}, ${MEASURED_RUNS} measured runs per variant ` +
+      `(${WARMUP_RUNS} warm-up discarded), ${DECISION_ITERATIONS.toLocaleString("en-US")} decisions x ${REPEATS} repeats\n`,
+  );
+  const agent = await benchAgent();
+
+  const newCalls: ToolCallInput[] = [];
+  for (let i = 0; i < DECISION_ITERATIONS; i += 1) {
+    newCalls.push({ name: "read_file", args: { path: `new/file_${i}.py` }, id: `new_${i}` });
+  }
+  const windows = WINDOWS.map((size) => benchWindow(size, newCalls));
+
+  const turns = `${TURNS} tool turns`;
+  const rows: Row[] = [
+    [
+      `Agent run, ${turns}: plain ToolNode`,
+      formatMs(agent.plain.median),
+      formatMs(agent.plain.min),
+      formatMs(agent.plain.max),
+      "",
+      "",
+    ],
+    [
+      `Agent run, ${turns}: GuardedToolNode`,
+      formatMs(agent.guarded.median),
+      formatMs(agent.guarded.min),
+      formatMs(agent.guarded.max),
+      "",
+      "",
+    ],
+    [
+      "Agent run, guarded / plain (min/max: per pair)",
+      formatRatio(agent.ratio),
+      formatRatio(agent.pairRatios.min),
+      formatRatio(agent.pairRatios.max),
+      `<= ${AGENT_GOAL}x`,
+      goalVerdict(agent.ratio, AGENT_GOAL),
+    ],
+    ["", "", "", "", "", ""],
+    ...decisionRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows),
+    ["", "", "", "", "", ""],
+    ...decisionRows("decideToolCall, level-2 repeat (blocked)", (w) => w.blocked, windows),
+    ["", "", "", "", "", ""],
+    ...reduceRows("reduceToolGuard, decision's events", (w) => w.reduceCall, windows),
+    ["", "", "", "", "", ""],
+    ...reduceRows("reduceToolGuard, decision + outcome events", (w) => w.reduceCallAndResult, windows),
+  ];
+  printTable(rows);
+
+  console.log(
+    `Guarded runs: toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in all ${WARMUP_RUNS + MEASURED_RUNS} runs; ` +
+      `both variants ran the same ${TURNS} tool calls without error.`,
+  );
+  for (const w of windows) {
+    console.log(
+      `Window ${w.windowSize.toLocaleString("en-US")}: state built from ${w.windowSize.toLocaleString("en-US")} recordings ` +
+        `in ${formatMs(w.setupMs)}; reducer timed over ${w.reduceIterations.toLocaleString("en-US")} iterations x ${REPEATS}.`,
+    );
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error instanceof BenchFailure ? `\nBENCHMARK FAILED: ${error.message}` : error);
+  process.exitCode = 1;
+}

@@ -1,0 +1,54 @@
+/**
+ * A custom StateGraph with the guards, zod form: the same graph as custom-graph.ts, with the state declared as a
+ * zod v4 object that spreads `guardMessagesStateSchema.shape` (messages + guard channels).
+ *
+ * Run: npx tsx examples/custom-graph-zod.ts
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { toolsCondition } from "@langchain/langgraph/prebuilt";
+import { z } from "zod";
+import { GuardedToolNode, guardMessagesStateSchema } from "../src/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+import { createWorkspaceTools, sampleProject } from "./workspace.js";
+
+/** Your state: messages, the guard channels, and anything of your own. */
+export const AgentState = z.object({
+  ...guardMessagesStateSchema.shape,
+  task: z.string().default(""),
+});
+
+/**
+ * Builds the graph: agent → tools → agent … until the model stops calling tools.
+ *
+ * @example
+ * ```ts
+ * const graph = buildZodGraph(llm, tools);
+ * ```
+ */
+export function buildZodGraph(llm: BaseChatModel, tools: StructuredToolInterface[]) {
+  const model = llm.bindTools?.(tools) ?? llm;
+  return new StateGraph(AgentState)
+    .addNode("agent", async (state: z.infer<typeof AgentState>) => ({ messages: [await model.invoke(state.messages)] }))
+    .addNode("tools", new GuardedToolNode(tools))
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", toolsCondition, ["tools", END])
+    .addEdge("tools", "agent")
+    .compile({ checkpointer: new MemorySaver() });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const llm = new ScriptedChatModel([
+    { toolCalls: [{ name: "list_files", args: {} }] },
+    { toolCalls: [{ name: "list_files", args: {} }] },
+    "Four files.",
+  ]);
+  const graph = buildZodGraph(llm, createWorkspaceTools(sampleProject()));
+  const out = await graph.invoke(
+    { messages: [{ role: "user", content: "How many files?" }], task: "count" },
+    { configurable: { thread_id: "example" } },
+  );
+  for (const m of out.messages) console.log(`${m.getType().padEnd(6)} ${String(m.content).split("\n")[0]}`);
+  console.log("guard stats:", out.toolGuard.stats);
+}

@@ -1,0 +1,384 @@
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import {
+  emptyToolGuardState,
+  GuardedToolNode,
+  GuardMessagesState,
+  GuardOptionsError,
+  GuardStateMissingError,
+  isReadOnlyCall,
+  isReadOnlyCommand,
+  planToolCalls,
+  resolveToolGuardOptions,
+  toolCallSignature,
+} from "../src/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+import { call, fatesOf, runTurns } from "./helpers.js";
+
+describe("call identity", () => {
+  it("keys in any order are the same call", async () => {
+    expect(toolCallSignature("t", { a: 1, b: { c: 2, d: [3] } })).toBe(
+      toolCallSignature("t", { b: { d: [3], c: 2 }, a: 1 }),
+    );
+    const { fates } = await runTurns([
+      [call("search_in_file", { pattern: "TODO", path: "app.py" })],
+      [call("search_in_file", { path: "app.py", pattern: "TODO" })],
+    ]);
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "consecutive"]);
+  });
+
+  it("odd arguments never throw and still have an identity", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(toolCallSignature("t", cyclic)).toBe('t:{"a":1,"self":"[Circular]"}');
+    expect(toolCallSignature("t", { n: 10n, u: undefined })).toBe('t:{"n":10}');
+    expect(toolCallSignature("t", undefined)).toBe("t:null");
+  });
+
+  it("ignoreArgs drops volatile fields, globally and per tool, including nested ones", async () => {
+    const { fates } = await runTurns(
+      [
+        [call("list_files", { path: ".", requestId: 1 })],
+        [call("list_files", { path: ".", requestId: 2 })],
+        [call("search_in_file", { pattern: "x", path: "app.py", meta: { at: 1 } })],
+        [call("search_in_file", { pattern: "x", path: "app.py", meta: { at: 2 } })],
+      ],
+      { guard: { ignoreArgs: ["requestId"], tools: { search_in_file: { ignoreArgs: ["meta.at"] } } } },
+    );
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "consecutive", "ran", "consecutive"]);
+  });
+
+  it("with root R, a relative and an absolute path are one operation", async () => {
+    const { fates } = await runTurns(
+      [
+        [call("read_file", { path: "config.py" })],
+        [call("list_files", { path: "." })],
+        [call("read_file", { path: "/repo/config.py" })],
+        [call("read_file", { path: "./sub/../config.py" })],
+      ],
+      { guard: { root: "/repo" } },
+    );
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "redundant", "redundant"]);
+  });
+});
+
+describe("level 3 rules", () => {
+  it("a failed read is never redundant", async () => {
+    const { fates } = await runTurns([
+      [call("read_file", { path: "nope.py" })],
+      [call("list_files", {})],
+      [call("read_file", { path: "nope.py" })],
+    ]);
+    expect(fates.map((f) => f.fate)).toEqual(["failed", "ran", "failed"]);
+  });
+
+  it("a write is never redundant", async () => {
+    const w = { path: "a.py", content: "x" };
+    const { fates } = await runTurns([
+      [call("write_to_file", w)],
+      [call("list_files", {})],
+      [call("write_to_file", w)],
+    ]);
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran"]);
+  });
+
+  it("a write to x makes the next read of x allowed, and refreshes listings of its folder", async () => {
+    const { fates } = await runTurns([
+      [call("read_file", { path: "app.py" })],
+      [call("list_files", { path: "." })],
+      [call("write_to_file", { path: "app.py", content: "print(2)\n" })],
+      [call("read_file", { path: "app.py" })],
+      [call("list_files", { path: "." })],
+    ]);
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran", "ran"]);
+    expect(fates[3]?.content).toBe("print(2)\n");
+  });
+
+  it("a write to another file leaves a read valid", async () => {
+    const { fates } = await runTurns([
+      [call("read_file", { path: "app.py" })],
+      [call("write_to_file", { path: "main.py", content: "" })],
+      [call("read_file", { path: "app.py" })],
+    ]);
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "redundant"]);
+  });
+
+  it("with operationsHistoryLimit: 2 an evicted read is allowed again", async () => {
+    const { fates } = await runTurns(
+      [
+        [call("read_file", { path: "app.py" })],
+        [call("read_file", { path: "main.py" })],
+        [call("read_file", { path: "models.py" })],
+        [call("read_file", { path: "app.py" })],
+        [call("read_file", { path: "models.py" })],
+      ],
+      { guard: { operationsHistoryLimit: 2 } },
+    );
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran", "redundant"]);
+  });
+});
+
+describe("read-only classification", () => {
+  it("per-tool option > metadata readOnlyHint > name > shell parsing > unknown", () => {
+    expect(isReadOnlyCall("get_user", {}, { tools: { get_user: { readOnly: false } } })).toBe(false);
+    expect(isReadOnlyCall("get_user", {}, { readOnlyHints: { get_user: false } })).toBe(false);
+    expect(isReadOnlyCall("lookup", {}, { readOnlyHints: { lookup: true } })).toBe(true);
+    expect(isReadOnlyCall("filesystem.read_file", {})).toBe(true);
+    expect(isReadOnlyCall("bash", { command: "git status" })).toBe(true);
+    expect(isReadOnlyCall("transfer_to_human_agents", {})).toBe(false);
+  });
+
+  it.each([
+    ["cat a.py", true],
+    ["ls -la src && grep -rn TODO src | head -20", true],
+    ["sed -n '10,40p' src/app.py", true],
+    ["git diff HEAD~1 -- src", true],
+    ["find . -name '*.py' 2>/dev/null", true],
+    ["cd /repo && git log --oneline | head", true],
+    ["sed -i 's/a/b/' src/app.py", false],
+    ["echo hi > out.txt", false],
+    ["find . -name '*.pyc' -delete", false],
+    ["git checkout main", false],
+    ["python reproduce.py", false],
+    ["cat $(ls)", false],
+    ["rm -rf build", false],
+    ["", false],
+  ])("isReadOnlyCommand(%j) is %s", (command, expected) => {
+    expect(isReadOnlyCommand(command)).toBe(expected);
+  });
+
+  it("a readOnlyHint in tool metadata is honoured by the node", async () => {
+    const lookups = { n: 0 };
+    const lookup = tool(
+      async () => {
+        lookups.n += 1;
+        return "42";
+      },
+      { name: "lookup", description: "d", schema: z.object({ q: z.string() }), metadata: { readOnlyHint: true } },
+    );
+    const llm = new ScriptedChatModel([
+      { toolCalls: [{ name: "lookup", args: { q: "a" } }] },
+      { toolCalls: [{ name: "lookup", args: { q: "b" } }] },
+      { toolCalls: [{ name: "lookup", args: { q: "a" } }] },
+    ]);
+    const agent = createReactAgent({ llm, tools: new GuardedToolNode([lookup]), stateSchema: GuardMessagesState });
+    const out = await agent.invoke({ messages: [{ role: "user", content: "go" }] });
+    expect(fatesOf(out.messages).map((f) => f.fate)).toEqual(["ran", "ran", "redundant"]);
+    expect(lookups.n).toBe(2);
+  });
+});
+
+describe("parallel calls in one AI message", () => {
+  it("two identical calls: the first runs, the second is blocked (level 1), the tool runs once", async () => {
+    const files = sampleProject();
+    let writes = 0;
+    const original = files.set.bind(files);
+    files.set = (k: string, v: string) => {
+      writes += 1;
+      return original(k, v);
+    };
+    const w = { path: "a.py", content: "x" };
+    const { fates } = await runTurns([[call("write_to_file", w), call("write_to_file", w)]], { files });
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "consecutive"]);
+    expect(writes).toBe(1);
+  });
+
+  it("createReactAgent v2 (one task per call) decides as v1 does", async () => {
+    const turns = [
+      [call("read_file", { path: "app.py" }), call("read_file", { path: "app.py" }), call("list_files", {})],
+      [call("read_file", { path: "app.py" })],
+    ];
+    const v1 = await runTurns(turns, { version: "v1" });
+    const v2 = await runTurns(turns, { version: "v2" });
+    expect(v1.fates.map((f) => f.fate)).toEqual(["ran", "consecutive", "ran", "redundant"]);
+    expect(v2.fates.map((f) => f.fate)).toEqual(v1.fates.map((f) => f.fate));
+    expect(v2.result.toolGuard.repetition.window.map((r) => r.tool)).toEqual(
+      v1.result.toolGuard.repetition.window.map((r) => r.tool),
+    );
+  });
+
+  it("the pure planner agrees: parallel duplicates are consecutive duplicates", () => {
+    const options = resolveToolGuardOptions();
+    const { decisions } = planToolCalls(
+      emptyToolGuardState(),
+      [
+        { name: "ls", args: { a: 1 }, id: "1" },
+        { name: "ls", args: { a: 1 }, id: "2" },
+      ],
+      options,
+    );
+    expect(decisions.map((d) => [d.allowed, d.level])).toEqual([
+      [true, undefined],
+      [false, "consecutive"],
+    ]);
+  });
+});
+
+describe("escape hatches", () => {
+  const loop = [
+    [call("read_file", { path: "config.py" })],
+    [call("read_file", { path: "config.py" })],
+    [call("list_files", {})],
+    [call("read_file", { path: "config.py" })],
+  ];
+
+  it("observe mode blocks nothing and records what it would have blocked", async () => {
+    const { fates, result } = await runTurns(loop, { guard: { mode: "observe" } });
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran"]);
+    expect(result.toolGuard.observed.map((o) => [o.level, o.enforced])).toEqual([
+      ["consecutive", false],
+      ["redundant", false],
+    ]);
+    expect(result.toolGuard.stats.observed).toEqual({ consecutive: 1, threshold: 0, redundant: 1 });
+    expect(result.toolGuard.stats.blocked).toEqual({ consecutive: 0, threshold: 0, redundant: 0 });
+  });
+
+  it("the per-run switch configurable.guards = false disables every block", async () => {
+    const { fates } = await runTurns(loop, { configurable: { guards: false } });
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran"]);
+  });
+
+  it("an exempt tool is never blocked", async () => {
+    const { fates } = await runTurns(loop, { guard: { tools: { read_file: { exempt: true } } } });
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran"]);
+  });
+
+  it("a per-tool threshold overrides the global one", async () => {
+    const turns = [1, 2, 3].flatMap((i) => [
+      [call("write_to_file", { path: "a.py", content: "x" })],
+      [call("list_files", { path: `d${i}` })],
+    ]);
+    const { fates } = await runTurns(turns, { guard: { tools: { write_to_file: { repetitionThreshold: 2 } } } });
+    expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran", "threshold", "ran"]);
+  });
+
+  it("each message can be replaced, by a text or a builder", async () => {
+    const { fates } = await runTurns(loop, {
+      guard: { messages: { consecutive: "Same call twice.", redundant: ({ tool }) => `You already ran ${tool}.` } },
+    });
+    expect(fates[1]?.content.startsWith("Same call twice.\n")).toBe(true);
+    expect(fates[3]?.content.startsWith("You already ran read_file.\n")).toBe(true);
+  });
+});
+
+describe("counting rules (for tuning on recorded runs)", () => {
+  const rerun = (i: number) => [
+    [call("bash", { command: "python reproduce.py" })],
+    [call("bash", { command: `sed -i 's/v${i}/v${i + 1}/' lib.py` })],
+  ];
+  const bashTool = (outputs: string[]) =>
+    tool(
+      async ({ command }) => {
+        if (command.startsWith("python")) return outputs.shift() ?? "same";
+        return "";
+      },
+      { name: "bash", description: "run", schema: z.object({ command: z.string() }) },
+    );
+  async function runBash(guard: ConstructorParameters<typeof GuardedToolNode>[1], outputs: string[]) {
+    const turns = [0, 1, 2, 3].flatMap(rerun);
+    const llm = new ScriptedChatModel(turns.map((toolCalls) => ({ toolCalls })));
+    const agent = createReactAgent({
+      llm,
+      tools: new GuardedToolNode([bashTool(outputs)], guard),
+      stateSchema: GuardMessagesState,
+    });
+    const out = await agent.invoke({ messages: [{ role: "user", content: "fix it" }] });
+    return fatesOf(out.messages).map((f) => f.fate);
+  }
+
+  it("by default (seed), a test re-run after each edit is blocked the 4th time", async () => {
+    expect(await runBash({}, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual([
+      ...["ran", "ran", "ran", "ran", "ran", "ran"],
+      ...["threshold", "ran"],
+    ]);
+  });
+
+  it("countAcrossMutations: false lets a re-run after each successful edit through", async () => {
+    expect(await runBash({ countAcrossMutations: false }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
+      Array(8).fill("ran"),
+    );
+  });
+
+  it("countChangedResults: false counts only re-runs that kept producing the same result", async () => {
+    expect(await runBash({ countChangedResults: false }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
+      Array(8).fill("ran"),
+    );
+    expect(await runBash({ countChangedResults: false }, ["same", "same", "same", "same"])).toEqual([
+      ...["ran", "ran", "ran", "ran", "ran", "ran"],
+      ...["threshold", "ran"],
+    ]);
+  });
+});
+
+describe("integration details", () => {
+  it("options are validated when the node is built, naming the bad field", () => {
+    expect(() => new GuardedToolNode([], { windowSize: 0 })).toThrow(GuardOptionsError);
+    expect(() => new GuardedToolNode([], { windowSize: 0 })).toThrow(/windowSize/);
+    expect(() => new GuardedToolNode([], { mode: "strict" as "enforce" })).toThrow(/mode/);
+    expect(() => new GuardedToolNode([], { tools: { t: { exempt: "yes" as unknown as boolean } } })).toThrow(
+      /tools\.t\.exempt/,
+    );
+    expect(() => new GuardedToolNode([], { windowSise: 3 } as never)).toThrow(/windowSise/);
+  });
+
+  it("a graph without the guard channels fails with a clear error", async () => {
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("tools", new GuardedToolNode(createWorkspaceTools(sampleProject())))
+      .addEdge(START, "tools")
+      .addEdge("tools", END)
+      .compile();
+    const ai = new AIMessage({ content: "", tool_calls: [{ name: "list_files", args: {}, id: "1" }] });
+    await expect(graph.invoke({ messages: [ai] })).rejects.toThrow(GuardStateMissingError);
+  });
+
+  it("tool errors still become error ToolMessages, as in ToolNode", async () => {
+    const { fates } = await runTurns([[call("read_file", { path: "missing.py" })], [call("no_such_tool", {})]]);
+    expect(fates.map((f) => f.fate)).toEqual(["failed", "failed"]);
+    expect(fates[1]?.content).toContain('Tool "no_such_tool" not found');
+  });
+
+  it("a tool that returns a Command still works, and its call is recorded", async () => {
+    const setTopic = tool(
+      async (_input, runtime) =>
+        new Command({
+          update: {
+            messages: [new ToolMessage({ content: "topic set", tool_call_id: runtime.toolCall?.id ?? "" })],
+          },
+        }),
+      { name: "set_topic", description: "d", schema: z.object({ topic: z.string() }) },
+    );
+    const llm = new ScriptedChatModel([
+      { toolCalls: [{ name: "set_topic", args: { topic: "a" } }] },
+      { toolCalls: [{ name: "set_topic", args: { topic: "a" } }] },
+    ]);
+    const agent = createReactAgent({
+      llm,
+      tools: new GuardedToolNode([setTopic]),
+      stateSchema: GuardMessagesState,
+      checkpointer: new MemorySaver(),
+    });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "go" }] },
+      { configurable: { thread_id: "c" } },
+    );
+    expect(fatesOf(out.messages).map((f) => f.fate)).toEqual(["ran", "consecutive"]);
+    expect(out.toolGuard.stats.allowed).toBe(1);
+  });
+
+  it("behaves as ToolNode when nothing is blocked (same messages)", async () => {
+    const turns = [[call("read_file", { path: "app.py" }), call("list_files", {})], [call("read_file", { path: "x" })]];
+    const guarded = await runTurns(turns);
+    const llm = new ScriptedChatModel([...turns.map((toolCalls) => ({ toolCalls })), "Finished."]);
+    const plain = await createReactAgent({ llm, tools: new ToolNode(createWorkspaceTools(sampleProject())) }).invoke({
+      messages: [{ role: "user", content: "Work on the project." }],
+    });
+    const strip = (ms: typeof plain.messages) =>
+      ms.filter((m) => m.getType() === "tool").map((m) => [(m as ToolMessage).status, m.content]);
+    expect(strip(guarded.result.messages)).toEqual(strip(plain.messages));
+  });
+});

@@ -1,0 +1,456 @@
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { tool } from "@langchain/core/tools";
+import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { toolsCondition } from "@langchain/langgraph/prebuilt";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  type GuardArtifact,
+  GuardedToolNode,
+  type GuardedToolNodeOptions,
+  GuardMessagesState,
+  type ToolGuardState,
+} from "../src/index.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tools: real LangChain tools (a reader, a writer, one that always throws, one with a permissive schema).
+// ---------------------------------------------------------------------------------------------------------------
+
+const readFile = tool(({ path }) => `contents of ${path.slice(0, 64)} (${path.length} chars)`, {
+  name: "read_file",
+  description: "Reads a file.",
+  schema: z.object({ path: z.string() }),
+});
+
+const writeToFile = tool(({ path, content }) => `wrote ${content?.length ?? 0} chars to ${path.slice(0, 64)}`, {
+  name: "write_to_file",
+  description: "Writes a file.",
+  schema: z.object({ path: z.string(), content: z.string().optional() }),
+});
+
+const failAlways = tool(
+  (): string => {
+    throw new Error("this tool always fails");
+  },
+  { name: "fail_always", description: "Always throws.", schema: z.looseObject({}) },
+);
+
+function sizeOf(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return -1;
+  }
+}
+
+const echoSize = tool((input) => `input size: ${sizeOf(input)}`, {
+  name: "echo_size",
+  description: "Echoes the size of its input.",
+  schema: z.looseObject({}),
+});
+
+const TOOLS = [readFile, writeToFile, failAlways, echoSize];
+const KNOWN_NAMES = TOOLS.map((t) => t.name);
+/** Names no tool has (some of them are `Object.prototype` members, one looks read-only, one is empty). */
+const UNKNOWN_NAMES = ["does_not_exist", "read_missing", "bash", "constructor", "__proto__", "toString", ""];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Specs: plain data that fast-check generates and prints; turned into AIMessages (with cycles, 10 MB strings,
+// fresh ids) by `materialize`, once per run.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The arguments of a generated call. */
+type ArgSpec =
+  | { kind: "value"; value: unknown }
+  | { kind: "cyclic"; base: Record<string, unknown> }
+  | { kind: "huge"; key: string };
+
+/** A generated call: a fresh one, or a copy of the previous call of the same message. */
+type CallSpec =
+  | { kind: "fresh"; name: string; args: ArgSpec; withId: boolean }
+  | { kind: "duplicate"; reordered: boolean; withId: boolean };
+
+type MessageSpec = CallSpec[];
+
+interface RunSpec {
+  options: GuardedToolNodeOptions & {
+    windowSize: number;
+    repetitionThreshold: number;
+    operationsHistoryLimit: number;
+    observedLimit: number;
+    mode: "enforce" | "observe";
+  };
+  guardsOff: boolean;
+  messages: MessageSpec[];
+}
+
+const HUGE_LENGTH = 10 * 1024 * 1024;
+let hugeString: string | undefined;
+/** One shared 10 MB string, built on first use. */
+function huge(): string {
+  hugeString ??= "x".repeat(HUGE_LENGTH);
+  return hugeString;
+}
+
+const pathArb = fc.constantFrom("a.txt", "./a.txt", "src/b.ts", "/abs/c.md", "src", ".", "", "nul\0l");
+
+const pathArgsArb = fc.record(
+  { path: pathArb, content: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) },
+  { requiredKeys: ["path"] },
+);
+
+const nonObjectArb = fc.oneof(
+  fc.string({ maxLength: 10 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.bigInt(),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
+);
+
+const oddObjectArb = fc.object({
+  maxDepth: 3,
+  maxKeys: 4,
+  withBigInt: true,
+  withDate: true,
+  withMap: true,
+  withSet: true,
+  withNullPrototype: true,
+  withSparseArray: true,
+  withTypedArray: true,
+  withBoxedValues: true,
+});
+
+/** Arguments of every kind, 10 MB strings excepted (see `withHuge`). */
+const oddArgsArb: fc.Arbitrary<ArgSpec> = fc.oneof(
+  { weight: 8, arbitrary: pathArgsArb.map((value): ArgSpec => ({ kind: "value", value })) },
+  { weight: 1, arbitrary: fc.constant<ArgSpec>({ kind: "value", value: {} }) },
+  { weight: 2, arbitrary: oddObjectArb.map((value): ArgSpec => ({ kind: "value", value })) },
+  {
+    weight: 1,
+    arbitrary: pathArb.map((path): ArgSpec => ({ kind: "value", value: { path, extra: undefined } })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(pathArb, fc.bigInt()).map(([path, n]): ArgSpec => ({ kind: "value", value: { path, n } })),
+  },
+  { weight: 2, arbitrary: nonObjectArb.map((value): ArgSpec => ({ kind: "value", value })) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ path: pathArb, depth: fc.nat(3) }).map((base): ArgSpec => ({ kind: "cyclic", base })),
+  },
+);
+
+/** Adds a rare 10 MB string (as `path` or `content`) to an argument arbitrary. */
+function withHuge(args: fc.Arbitrary<ArgSpec>): fc.Arbitrary<ArgSpec> {
+  return fc.oneof(
+    { weight: 400, arbitrary: args },
+    { weight: 1, arbitrary: fc.constantFrom<ArgSpec>({ kind: "huge", key: "path" }, { kind: "huge", key: "content" }) },
+  );
+}
+
+/** JSON-safe arguments (what a checkpointer must store): no cycles, no BigInt, no 10 MB strings. */
+const jsonArgsArb: fc.Arbitrary<ArgSpec> = fc.oneof(
+  { weight: 8, arbitrary: pathArgsArb.map((value): ArgSpec => ({ kind: "value", value })) },
+  { weight: 1, arbitrary: fc.constant<ArgSpec>({ kind: "value", value: {} }) },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value): ArgSpec => ({ kind: "value", value })) },
+  {
+    weight: 1,
+    arbitrary: pathArb.map((path): ArgSpec => ({ kind: "value", value: { path, extra: undefined } })),
+  },
+);
+
+const nameArb = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...KNOWN_NAMES) }, fc.constantFrom(...UNKNOWN_NAMES));
+/** Ids are present most of the time. */
+const withIdArb = fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, fc.constant(false));
+
+function callSpecArb(args: fc.Arbitrary<ArgSpec>): fc.Arbitrary<CallSpec> {
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant("fresh" as const), name: nameArb, args, withId: withIdArb }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant("duplicate" as const), reordered: fc.boolean(), withId: withIdArb }),
+    },
+  );
+}
+
+function runSpecArb(args: fc.Arbitrary<ArgSpec>, message: { minCalls: number }): fc.Arbitrary<RunSpec> {
+  return fc.record({
+    options: fc.record({
+      windowSize: fc.integer({ min: 1, max: 12 }),
+      repetitionThreshold: fc.integer({ min: 1, max: 4 }),
+      operationsHistoryLimit: fc.integer({ min: 0, max: 5 }),
+      observedLimit: fc.integer({ min: 0, max: 5 }),
+      mode: fc.constantFrom("enforce" as const, "observe" as const),
+    }),
+    guardsOff: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true)),
+    messages: fc.array(fc.array(callSpecArb(args), { minLength: message.minCalls, maxLength: 4 }), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+  });
+}
+
+/** A deep copy with every plain object's keys in reverse order; cycles and shared references are kept. */
+function reorderKeys(value: unknown, copies = new Map<object, unknown>()): unknown {
+  if (value === null || typeof value !== "object") return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    for (const member of value) copy.push(reorderKeys(member, copies));
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = Object.create(proto);
+  copies.set(value, copy);
+  for (const [key, member] of Object.entries(value).reverse()) {
+    // defineProperty: a generated "__proto__" key stays an own key.
+    Object.defineProperty(copy, key, {
+      value: reorderKeys(member, copies),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+function materializeArgs(spec: ArgSpec): unknown {
+  switch (spec.kind) {
+    case "value":
+      return spec.value;
+    case "huge":
+      return spec.key === "path" ? { path: huge() } : { path: "big.txt", content: huge() };
+    case "cyclic": {
+      const root: Record<string, unknown> = { ...spec.base };
+      let node = root;
+      for (let i = 0; i < (spec.base.depth as number); i += 1) {
+        const child: Record<string, unknown> = { parent: node };
+        node.child = child;
+        node = child;
+      }
+      node.self = root;
+      return root;
+    }
+  }
+}
+
+interface Materialized {
+  messages: AIMessage[];
+  /** Per message, the index of each call that is an exact or key-reordered copy of the call just before it. */
+  duplicates: number[][];
+}
+
+/** Builds fresh AIMessages (the messages reducer mutates them) with ids unique across the run. */
+function materialize(specs: MessageSpec[], prefix: string): Materialized {
+  let counter = 0;
+  const messages: AIMessage[] = [];
+  const duplicates: number[][] = [];
+  for (const spec of specs) {
+    const calls: ToolCall[] = [];
+    const dups: number[] = [];
+    for (const call of spec) {
+      const id = call.withId ? `${prefix}_${counter++}` : undefined;
+      let name: string;
+      let args: unknown;
+      const previous = calls[calls.length - 1];
+      if (call.kind === "fresh") {
+        name = call.name;
+        args = materializeArgs(call.args);
+      } else if (previous !== undefined) {
+        name = previous.name;
+        args = call.reordered ? reorderKeys(previous.args) : previous.args;
+        dups.push(calls.length);
+      } else {
+        name = "read_file";
+        args = { path: "a.txt" };
+      }
+      calls.push({ type: "tool_call", name, args: args as ToolCall["args"], ...(id === undefined ? {} : { id }) });
+    }
+    messages.push(new AIMessage({ content: "", tool_calls: calls }));
+    duplicates.push(dups);
+  }
+  return { messages, duplicates };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The graph: a scripted agent, the GuardedToolNode, toolsCondition.
+// ---------------------------------------------------------------------------------------------------------------
+
+function buildGraph(options: GuardedToolNodeOptions, queue: AIMessage[], checkpointer?: MemorySaver) {
+  const agent = () => ({ messages: [queue.shift() ?? new AIMessage("done")] });
+  return new StateGraph(GuardMessagesState)
+    .addNode("agent", agent)
+    .addNode("tools", new GuardedToolNode(TOOLS, options))
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", toolsCondition, ["tools", END])
+    .addEdge("tools", "agent")
+    .compile(checkpointer ? { checkpointer } : {});
+}
+
+function runConfig(spec: RunSpec, messageCount: number, threadId?: string) {
+  return {
+    recursionLimit: 2 * messageCount + 5,
+    configurable: { ...(spec.guardsOff ? { guards: false } : {}), ...(threadId ? { thread_id: threadId } : {}) },
+  };
+}
+
+function guardOf(message: ToolMessage): GuardArtifact | undefined {
+  return (message.artifact as { guard?: GuardArtifact } | undefined)?.guard;
+}
+
+function sum(record: Record<string, number>): number {
+  return Object.values(record).reduce((a, b) => a + b, 0);
+}
+
+/** A missing id is answered with an empty (or absent) `tool_call_id`. */
+const idKey = (id: string | undefined): string => id ?? "";
+
+/**
+ * Checks the message protocol of a finished run and returns the ToolMessages per played AIMessage (the AIMessages
+ * with tool calls, in order).
+ */
+function checkAnswers(messages: BaseMessage[]): ToolMessage[][] {
+  const answers: ToolMessage[][] = [];
+  let i = 0;
+  while (i < messages.length) {
+    const message = messages[i] as BaseMessage;
+    i += 1;
+    if (!AIMessage.isInstance(message)) {
+      // Only the input (and nothing else) may stand outside an AI turn.
+      expect(ToolMessage.isInstance(message), "a ToolMessage that answers no call").toBe(false);
+      continue;
+    }
+    const calls = message.tool_calls ?? [];
+    const replies: ToolMessage[] = [];
+    while (i < messages.length && ToolMessage.isInstance(messages[i])) {
+      replies.push(messages[i] as ToolMessage);
+      i += 1;
+    }
+    // Exactly one reply per call: the multisets of ids agree (missing ids count as "").
+    expect(replies.map((r) => idKey(r.tool_call_id)).sort()).toEqual(calls.map((c) => idKey(c.id)).sort());
+    for (const call of calls) {
+      if (call.id === undefined) continue;
+      const reply = replies.filter((r) => r.tool_call_id === call.id);
+      expect(reply).toHaveLength(1);
+      expect(reply[0]?.name).toBe(call.name);
+    }
+    if (calls.length > 0) {
+      // Replies come in call order.
+      expect(replies.map((r) => idKey(r.tool_call_id))).toEqual(calls.map((c) => idKey(c.id)));
+      answers.push(replies);
+    }
+  }
+  return answers;
+}
+
+/** The calls the graph plays: every message up to and including the first one without tool calls. */
+function playedPrefix(specs: MessageSpec[]): number {
+  const firstEmpty = specs.findIndex((calls) => calls.length === 0);
+  return firstEmpty < 0 ? specs.length : firstEmpty;
+}
+
+function checkGuardState(state: ToolGuardState, spec: RunSpec, answers: ToolMessage[][]): void {
+  // Plain JSON, bounded by the options.
+  expect(() => JSON.stringify(state)).not.toThrow();
+  expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+  expect(state.repetition.window.length).toBeLessThanOrEqual(spec.options.windowSize);
+  expect(Object.keys(state.operations.ops).length).toBeLessThanOrEqual(spec.options.operationsHistoryLimit);
+  expect(state.observed.length).toBeLessThanOrEqual(spec.options.observedLimit);
+  for (const seqs of Object.values(state.repetition.byKey)) {
+    for (const seq of seqs) expect(state.repetition.window.some((r) => r.seq === seq)).toBe(true);
+  }
+
+  // Every decided call is counted once: allowed, or blocked (enforce), never both.
+  const replies = answers.flat();
+  const blocked = replies.filter((r) => guardOf(r) !== undefined).length;
+  expect(state.stats.allowed + sum(state.stats.blocked)).toBe(replies.length);
+  expect(sum(state.stats.blocked)).toBe(blocked);
+  if (spec.guardsOff || spec.options.mode === "observe") expect(sum(state.stats.blocked)).toBe(0);
+  if (spec.guardsOff || spec.options.mode === "enforce") expect(sum(state.stats.observed)).toBe(0);
+}
+
+function checkReplies(spec: RunSpec, answers: ToolMessage[][], duplicates: number[][]): void {
+  const enforcing = !spec.guardsOff && spec.options.mode === "enforce";
+  answers.forEach((replies, m) => {
+    for (const reply of replies) {
+      const guard = guardOf(reply);
+      if (guard === undefined) continue;
+      // Only enforce mode blocks, and a block is an error ToolMessage that says so.
+      expect(enforcing).toBe(true);
+      expect(reply.status).toBe("error");
+      expect(guard.blocked).toBe(true);
+      expect(["consecutive", "threshold", "redundant"]).toContain(guard.level);
+      expect(typeof reply.content === "string" && reply.content.length > 0).toBe(true);
+    }
+    // The second of two adjacent identical calls of one message is always blocked.
+    if (enforcing) {
+      for (const index of duplicates[m] ?? []) expect(guardOf(replies[index] as ToolMessage)?.blocked).toBe(true);
+    }
+  });
+}
+
+async function runOnce(spec: RunSpec) {
+  const { messages, duplicates } = materialize(spec.messages, "call");
+  const graph = buildGraph(spec.options, [...messages]);
+  const result = await graph.invoke({ messages: [new HumanMessage("go")] }, runConfig(spec, messages.length));
+  return { result, duplicates };
+}
+
+describe("GuardedToolNode in a graph, property-based", () => {
+  it("never crashes and answers every tool call exactly once, whatever the calls hold", async () => {
+    await fc.assert(
+      fc.asyncProperty(runSpecArb(withHuge(oddArgsArb), { minCalls: 0 }), async (spec) => {
+        const { result, duplicates } = await runOnce(spec);
+        const answers = checkAnswers(result.messages);
+        const played = playedPrefix(spec.messages);
+        expect(answers).toHaveLength(played);
+        // The agent played every scripted message up to the first one without calls, then stopped.
+        expect(result.messages.filter((m) => AIMessage.isInstance(m))).toHaveLength(played + 1);
+        checkReplies(spec, answers, duplicates.slice(0, played));
+        checkGuardState(result.toolGuard, spec, answers);
+      }),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
+
+  it("keeps a guard state that a checkpointer stores and restores, across invocations of one thread", async () => {
+    let thread = 0;
+    await fc.assert(
+      fc.asyncProperty(runSpecArb(jsonArgsArb, { minCalls: 1 }), fc.nat(), async (spec, cut) => {
+        const { messages } = materialize(spec.messages, "call");
+        const split = cut % (messages.length + 1);
+        const checkpointer = new MemorySaver();
+        const queue: AIMessage[] = messages.slice(0, split);
+        const graph = buildGraph(spec.options, queue, checkpointer);
+        const config = runConfig(spec, messages.length, `thread-${thread++}`);
+
+        // Two invocations of one thread: the second starts from the checkpoint the first left.
+        await graph.invoke({ messages: [new HumanMessage("first")] }, config);
+        queue.push(...messages.slice(split));
+        const result = await graph.invoke({ messages: [new HumanMessage("second")] }, config);
+
+        const answers = checkAnswers(result.messages);
+        expect(answers).toHaveLength(messages.length);
+        checkGuardState(result.toolGuard, spec, answers);
+        const saved = await graph.getState(config);
+        expect(saved.values.toolGuard).toEqual(result.toolGuard);
+
+        // The same calls in one invocation without a checkpointer leave the same guard state.
+        const reference = await runOnce({ ...spec, messages: spec.messages });
+        expect(result.toolGuard).toEqual(reference.result.toolGuard);
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+});
