@@ -40,6 +40,11 @@ const REPEATS = 7;
 const WINDOWS = [10, 10_000] as const;
 const WINDOW_GOAL = 2;
 
+/** Progress goes to stderr, so stdout holds only the report. */
+function progress(text: string): void {
+  process.stderr.write(`... ${text}\n`);
+}
+
 class BenchFailure extends Error {
   override readonly name = "BenchFailure";
 }
@@ -262,6 +267,9 @@ interface WindowFigures {
 
 function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): WindowFigures {
   const options = resolveToolGuardOptions({ windowSize, repetitionThreshold: 3 });
+  progress(
+    `building the window ${windowSize.toLocaleString("en-US")} state (${windowSize.toLocaleString("en-US")} recordings)`,
+  );
   const setupStart = performance.now();
   const state = fullState(options);
   const setupMs = performance.now() - setupStart;
@@ -377,6 +385,7 @@ async function main(): Promise<void> {
     `langgraph-guards overhead: node ${process.version}, ${MEASURED_RUNS} measured runs per variant ` +
       `(${WARMUP_RUNS} warm-up discarded), ${DECISION_ITERATIONS.toLocaleString("en-US")} decisions x ${REPEATS} repeats\n`,
   );
+  progress(`agent runs: ${WARMUP_RUNS + MEASURED_RUNS} guarded and ${WARMUP_RUNS + MEASURED_RUNS} plain, interleaved`);
   const agent = await benchAgent();
 
   const newCalls: ToolCallInput[] = [];

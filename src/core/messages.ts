@@ -83,7 +83,7 @@ export interface BlockFeedbackInput extends BlockContext {
 export function blockFeedback(input: BlockFeedbackInput, limits: FeedbackLimits = {}): string {
   const args = truncate(canonicalJson(input.args, 2), limits.maxArgsChars ?? 500);
   const previous = input.previousResult
-    ? `Previous result for this exact call${input.previousResult.ok ? "" : " (it failed)"}:\n${truncate(input.previousResult.text, limits.maxResultChars ?? 1000)}`
+    ? `Previous result for this exact call${input.previousResult.ok ? "" : " (it failed)"}:\n${truncate(input.previousResult.text, limits.maxResultChars ?? 1000).trimEnd()}`
     : "Previous result for this exact call: (not recorded)";
   return `${input.message}\n\nTool: ${input.tool}\nArguments: ${args}\n\n${previous}\n\nWhat will you do differently?`;
 }

@@ -1,0 +1,15 @@
+// Fails when `npm pack` would publish something a user does not need, or miss something they do.
+import { execFileSync } from "node:child_process";
+
+const [report] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" }));
+const files = report.files.map((f) => f.path);
+const unexpected = files.filter(
+  (f) => !(f === "package.json" || f === "README.md" || f === "LICENSE" || f === "CHANGELOG.md" || f.startsWith("dist/")),
+);
+const required = ["dist/index.js", "dist/index.d.ts", "dist/core/index.js", "dist/testing/index.js", "LICENSE"];
+const missing = required.filter((f) => !files.includes(f));
+if (unexpected.length || missing.length) {
+  console.error("npm pack check failed", { unexpected, missing });
+  process.exit(1);
+}
+console.log(`npm pack: ${files.length} files, ${report.size} bytes packed; only dist/, README, LICENSE, CHANGELOG`);
