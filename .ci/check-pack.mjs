@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 const [report] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" }));
 const files = report.files.map((f) => f.path);
 const unexpected = files.filter(
-  (f) => !(f === "package.json" || f === "README.md" || f === "LICENSE" || f === "CHANGELOG.md" || f.startsWith("dist/")),
+  (f) =>
+    !(f === "package.json" || f === "README.md" || f === "LICENSE" || f === "CHANGELOG.md" || f.startsWith("dist/")),
 );
 const required = ["dist/index.js", "dist/index.d.ts", "dist/core/index.js", "dist/testing/index.js", "LICENSE"];
 const missing = required.filter((f) => !files.includes(f));
@@ -13,3 +14,32 @@ if (unexpected.length || missing.length) {
   process.exit(1);
 }
 console.log(`npm pack: ${files.length} files, ${report.size} bytes packed; only dist/, README, LICENSE, CHANGELOG`);
+
+// The built package loads as a user would import it, with the documented exports.
+const main = await import("../dist/index.js");
+const core = await import("../dist/core/index.js");
+const testing = await import("../dist/testing/index.js");
+const expected = [
+  [
+    main,
+    [
+      "GuardedToolNode",
+      "GuardState",
+      "GuardMessagesState",
+      "guardStateSchema",
+      "ToolRepetitionDetector",
+      "OperationContext",
+      "toolCallSignature",
+    ],
+  ],
+  [core, ["decideToolCall", "planToolCalls", "ToolRepetitionDetector", "OperationContext"]],
+  [testing, ["ScriptedChatModel"]],
+];
+for (const [module, names] of expected) {
+  const absent = names.filter((n) => !(n in module));
+  if (absent.length) {
+    console.error("built package misses exports:", absent);
+    process.exit(1);
+  }
+}
+console.log("dist/ imports fine: index, core, testing");

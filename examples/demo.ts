@@ -11,7 +11,13 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { canonicalJson, type GuardArtifact, GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
+import {
+  canonicalJson,
+  type GuardArtifact,
+  GuardedToolNode,
+  GuardMessagesState,
+  type ToolGuardState,
+} from "../src/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
@@ -158,7 +164,9 @@ async function loadModel(spec: string): Promise<BaseChatModel> {
 
 async function runScripted(): Promise<void> {
   console.log(bold("langgraph-guards demo"));
-  console.log(dim("createReactAgent + GuardedToolNode, scripted model (no network), MemorySaver; seed 000's scenarios.\n"));
+  console.log(
+    dim("createReactAgent + GuardedToolNode, scripted model (no network), MemorySaver; seed 000's scenarios.\n"),
+  );
   const checkpointer = new MemorySaver();
   const states: ToolGuardState[] = [];
   let example: string | undefined;
@@ -214,7 +222,9 @@ async function runWithModel(spec: string): Promise<void> {
   );
   printTranscript(out.messages);
   const last = out.messages[out.messages.length - 1];
-  console.log(`\n${bold("Answer:")} ${typeof last?.content === "string" ? last.content : canonicalJson(last?.content)}`);
+  console.log(
+    `\n${bold("Answer:")} ${typeof last?.content === "string" ? last.content : canonicalJson(last?.content)}`,
+  );
   console.log(dim(`guard stats: ${canonicalJson(out.toolGuard.stats)}`));
 }
 

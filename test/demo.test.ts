@@ -1,0 +1,29 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+
+describe("npm run demo", () => {
+  it("walks through the four scenarios and marks each block with its level", async () => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/demo.ts"], {
+      cwd: join(import.meta.dirname, ".."),
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 60_000,
+    });
+    const verdicts = stdout
+      .split("\n")
+      .filter((l) => /^\s+\d+\. /.test(l))
+      .map((l) => (l.includes("✗ BLOCKED") ? (l.match(/level (\d)/)?.[1] ?? "?") : "ran"));
+    expect(verdicts).toEqual([
+      ...["ran", "1", "ran", "3"], // scenario 1
+      ...["ran", "1", "ran", "ran"], // scenario 2
+      ...["ran", "1", "ran", "ran", "ran", "ran", "ran", "ran", "2"], // scenario 3
+      ...["ran", "ran", "3", "ran"], // scenario 4
+      ...["ran", "1"], // two identical calls in one message
+    ]);
+    expect(stdout).toContain("What a blocked call looks like to the model");
+    expect(stdout).toContain("What will you do differently?");
+  });
+});
