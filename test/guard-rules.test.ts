@@ -336,6 +336,44 @@ describe("integration details", () => {
     await expect(graph.invoke({ messages: [ai] })).rejects.toThrow(GuardStateMissingError);
   });
 
+  it("tools named like Object.prototype members are classified by their own settings only", () => {
+    expect(isReadOnlyCall("toString", {}, { tools: {}, readOnlyHints: {} })).toBe(false);
+    expect(isReadOnlyCall("constructor", { path: "a" })).toBe(false);
+    const options = resolveToolGuardOptions();
+    const state = planToolCalls(
+      emptyToolGuardState(),
+      [
+        { name: "valueOf", args: { path: "log.txt" }, id: "1" },
+        { name: "read_notes", args: {}, id: "2" },
+      ],
+      options,
+    ).state;
+    expect(
+      planToolCalls(state, [{ name: "valueOf", args: { path: "log.txt" }, id: "3" }], options).decisions[0]?.allowed,
+    ).toBe(true);
+  });
+
+  it("arguments that throw when read give the tool's own error, as in ToolNode, never a crash", async () => {
+    const args = {};
+    Object.defineProperty(args, "path", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    const graph = new StateGraph(GuardMessagesState)
+      .addNode("tools", new GuardedToolNode(createWorkspaceTools(sampleProject()), { ignoreArgs: ["path"] }))
+      .addEdge(START, "tools")
+      .addEdge("tools", END)
+      .compile();
+    const ai = new AIMessage({ content: "", tool_calls: [{ name: "read_file", args, id: "1" }] });
+    const out = await graph.invoke({ messages: [ai] });
+    const reply = out.messages[1] as ToolMessage;
+    expect(reply.status).toBe("error");
+    expect(reply.tool_call_id).toBe("1");
+    expect(toolCallSignature("read_file", args, { ignoreArgs: ["path"] })).toMatch(/^read_file:/);
+  });
+
   it("tool errors still become error ToolMessages, as in ToolNode", async () => {
     const { fates } = await runTurns([[call("read_file", { path: "missing.py" })], [call("no_such_tool", {})]]);
     expect(fates.map((f) => f.fate)).toEqual(["failed", "failed"]);

@@ -65,9 +65,13 @@ const UNKNOWN_NAMES = ["does_not_exist", "read_missing", "bash", "constructor", 
 type ArgSpec =
   | { kind: "value"; value: unknown }
   | { kind: "cyclic"; base: Record<string, unknown> }
-  | { kind: "huge"; key: string };
+  | { kind: "huge"; key: string }
+  | { kind: "hostile"; trap: "getter" | "revoked" | "ownKeys"; key: string };
 
-/** A generated call: a fresh one, or a copy of the previous call of the same message. */
+/**
+ * A generated call: a fresh one, or a copy (same name, same or key-reordered arguments, its own id) of the call
+ * before it in the same message (`read_file` of `a.txt` when it comes first).
+ */
 type CallSpec =
   | { kind: "fresh"; name: string; args: ArgSpec; withId: boolean }
   | { kind: "duplicate"; reordered: boolean; withId: boolean };
@@ -156,6 +160,19 @@ function withHuge(args: fc.Arbitrary<ArgSpec>): fc.Arbitrary<ArgSpec> {
     { weight: 1, arbitrary: fc.constantFrom<ArgSpec>({ kind: "huge", key: "path" }, { kind: "huge", key: "content" }) },
   );
 }
+
+/**
+ * Arguments that fight back: a getter that throws, a revoked Proxy, a Proxy whose `ownKeys` throws. A model never
+ * sends these, but `ToolNode` turns them into an error ToolMessage, so a drop-in replacement must not do worse.
+ */
+const hostileArgsArb: fc.Arbitrary<ArgSpec> = fc.oneof(
+  { weight: 3, arbitrary: oddArgsArb },
+  fc.record({
+    kind: fc.constant("hostile" as const),
+    trap: fc.constantFrom("getter" as const, "revoked" as const, "ownKeys" as const),
+    key: fc.constantFrom("path", "file_path", "content", "note"),
+  }),
+);
 
 /** JSON-safe arguments (what a checkpointer must store): no cycles, no BigInt, no 10 MB strings. */
 const jsonArgsArb: fc.Arbitrary<ArgSpec> = fc.oneof(
@@ -253,6 +270,37 @@ function materializeArgs(spec: ArgSpec): unknown {
       node.self = root;
       return root;
     }
+    case "hostile": {
+      const target: Record<string, unknown> = { path: "a.txt" };
+      if (spec.trap === "getter") {
+        Object.defineProperty(target, spec.key, {
+          enumerable: true,
+          get: () => {
+            throw new Error(`getter ${spec.key} throws`);
+          },
+        });
+        return target;
+      }
+      if (spec.trap === "ownKeys") {
+        return new Proxy(target, {
+          ownKeys: () => {
+            throw new Error("ownKeys throws");
+          },
+        });
+      }
+      const { proxy, revoke } = Proxy.revocable(target, {});
+      revoke();
+      return proxy;
+    }
+  }
+}
+
+/** {@link reorderKeys}, or the value itself when it cannot be read (a hostile argument). */
+function reorderedOrSame(value: unknown): unknown {
+  try {
+    return reorderKeys(value);
+  } catch {
+    return value;
   }
 }
 
@@ -280,7 +328,7 @@ function materialize(specs: MessageSpec[], prefix: string): Materialized {
         args = materializeArgs(call.args);
       } else if (previous !== undefined) {
         name = previous.name;
-        args = call.reordered ? reorderKeys(previous.args) : previous.args;
+        args = call.reordered ? reorderedOrSame(previous.args) : previous.args;
         dups.push(calls.length);
       } else {
         name = "read_file";
@@ -418,22 +466,30 @@ async function runOnce(spec: RunSpec) {
   return { result, duplicates };
 }
 
+/** Properties (1)–(5) of one run, plus the adjacent-duplicate rule. */
+async function checkRun(spec: RunSpec): Promise<void> {
+  const { result, duplicates } = await runOnce(spec);
+  const answers = checkAnswers(result.messages);
+  const played = playedPrefix(spec.messages);
+  expect(answers).toHaveLength(played);
+  // The agent played every scripted message up to the first one without calls, then stopped.
+  expect(result.messages.filter((m) => AIMessage.isInstance(m))).toHaveLength(played + 1);
+  checkReplies(spec, answers, duplicates.slice(0, played));
+  checkGuardState(result.toolGuard, spec, answers);
+}
+
 describe("GuardedToolNode in a graph, property-based", () => {
   it("never crashes and answers every tool call exactly once, whatever the calls hold", async () => {
-    await fc.assert(
-      fc.asyncProperty(runSpecArb(withHuge(oddArgsArb), { emptyMessages: true }), async (spec) => {
-        const { result, duplicates } = await runOnce(spec);
-        const answers = checkAnswers(result.messages);
-        const played = playedPrefix(spec.messages);
-        expect(answers).toHaveLength(played);
-        // The agent played every scripted message up to the first one without calls, then stopped.
-        expect(result.messages.filter((m) => AIMessage.isInstance(m))).toHaveLength(played + 1);
-        checkReplies(spec, answers, duplicates.slice(0, played));
-        checkGuardState(result.toolGuard, spec, answers);
-      }),
-      { numRuns: 1000 },
-    );
+    await fc.assert(fc.asyncProperty(runSpecArb(withHuge(oddArgsArb), { emptyMessages: true }), checkRun), {
+      numRuns: 1000,
+    });
   }, 120_000);
+
+  it("never crashes on arguments that throw when read (getters, revoked or throwing Proxies)", async () => {
+    await fc.assert(fc.asyncProperty(runSpecArb(hostileArgsArb, { emptyMessages: true }), checkRun), {
+      numRuns: 200,
+    });
+  }, 60_000);
 
   it("keeps a guard state that a checkpointer stores and restores, across invocations of one thread", async () => {
     let thread = 0;
@@ -458,7 +514,7 @@ describe("GuardedToolNode in a graph, property-based", () => {
         expect(saved.values.toolGuard).toEqual(result.toolGuard);
 
         // The same calls in one invocation without a checkpointer leave the same guard state.
-        const reference = await runOnce({ ...spec, messages: spec.messages });
+        const reference = await runOnce(spec);
         expect(result.toolGuard).toEqual(reference.result.toolGuard);
       }),
       { numRuns: 300 },

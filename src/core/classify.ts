@@ -38,6 +38,18 @@ export interface ClassifyOptions {
 }
 
 /**
+ * A record's own entry for `name`, never an inherited one: a tool may be called `toString` or `constructor`.
+ *
+ * @example
+ * ```ts
+ * ownEntry({}, "toString"); // undefined
+ * ```
+ */
+export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+/**
  * Argument names that hold paths when a tool does not say otherwise.
  *
  * @example
@@ -207,9 +219,9 @@ export function normalizePathArgs(
  * ```
  */
 export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOptions = {}): boolean {
-  const traits = opts.tools?.[name];
+  const traits = ownEntry(opts.tools, name);
   if (traits?.readOnly !== undefined) return traits.readOnly;
-  const hint = opts.readOnlyHints?.[name];
+  const hint = ownEntry(opts.readOnlyHints, name);
   if (hint !== undefined) return hint;
   if (hasReadOnlyName(name)) return true;
   const command = shellCommandOf(name, args);
@@ -228,7 +240,7 @@ export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOption
  * ```
  */
 export function classifyCall(name: string, args: unknown, opts: ClassifyOptions = {}): CallEffect {
-  const traits = opts.tools?.[name];
+  const traits = ownEntry(opts.tools, name);
   const paths = shellCommandOf(name, args) !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
   if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
   const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");

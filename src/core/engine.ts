@@ -1,4 +1,4 @@
-import { type CallEffect, classifyCall, normalizePathArgs } from "./classify.js";
+import { type CallEffect, classifyCall, normalizePathArgs, ownEntry } from "./classify.js";
 import { type BlockLevel, blockFeedback, blockMessage } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import {
@@ -18,7 +18,7 @@ import {
   recordCall,
   recordResult,
 } from "./repetition.js";
-import { digest, toolCallSignature, truncate, withoutIgnoredArgs } from "./signature.js";
+import { digest, safeIdentity, toolCallSignature, truncate, withoutIgnoredArgs } from "./signature.js";
 
 /** A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection. */
 export interface ObservedBlock {
@@ -196,15 +196,17 @@ export function identifyCall(
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
 ): { key: string; effect: CallEffect } {
-  const tool = options.tools[call.name];
-  const ignore = tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs;
-  const args = normalizePathArgs(withoutIgnoredArgs(call.args, ignore), tool?.pathArgs, options.root);
-  const effect = classifyCall(call.name, call.args, {
-    tools: options.tools,
-    readOnlyHints: ctx.readOnlyHints,
-    root: options.root,
+  return safeIdentity(call.name, call.args, () => {
+    const tool = ownEntry(options.tools, call.name);
+    const ignore = tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs;
+    const args = normalizePathArgs(withoutIgnoredArgs(call.args, ignore), tool?.pathArgs, options.root);
+    const effect = classifyCall(call.name, call.args, {
+      tools: options.tools,
+      readOnlyHints: ctx.readOnlyHints,
+      root: options.root,
+    });
+    return { key: digest(toolCallSignature(call.name, args)), effect };
   });
-  return { key: digest(toolCallSignature(call.name, args)), effect };
 }
 
 /**
@@ -226,7 +228,7 @@ export function decideToolCall(
   ctx: DecideContext = {},
 ): ToolCallDecision {
   const { key, effect } = identifyCall(call, options, ctx);
-  const tool = options.tools[call.name];
+  const tool = ownEntry(options.tools, call.name);
   const seq = state.repetition.nextSeq;
   const allow = (level?: BlockLevel, count = 1, extra: GuardEvent[] = []): ToolCallDecision => ({
     call,

@@ -4,9 +4,10 @@ import {
   classifyCall,
   isSameOrAncestor,
   normalizePathArgs,
+  ownEntry,
 } from "./classify.js";
 import type { RecordedResult } from "./repetition.js";
-import { digest, type SignatureOptions, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
+import { digest, type SignatureOptions, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
 
 /** A successful read-only call whose result the model still has (level 3). */
 export interface OperationRecord {
@@ -179,13 +180,15 @@ export class OperationContext {
   }
 
   private identify(toolName: string, input: unknown): { key: string; effect: CallEffect } {
-    const effect = classifyCall(toolName, input, this.options);
-    const args = normalizePathArgs(
-      withoutIgnoredArgs(input, this.options.ignoreArgs),
-      this.options.tools?.[toolName]?.pathArgs,
-      this.options.root,
-    );
-    return { key: digest(toolCallSignature(toolName, args)), effect };
+    return safeIdentity(toolName, input, () => {
+      const effect = classifyCall(toolName, input, this.options);
+      const args = normalizePathArgs(
+        withoutIgnoredArgs(input, this.options.ignoreArgs),
+        ownEntry(this.options.tools, toolName)?.pathArgs,
+        this.options.root,
+      );
+      return { key: digest(toolCallSignature(toolName, args)), effect };
+    });
   }
 
   /**

@@ -75,7 +75,13 @@ export function withoutIgnoredArgs(args: unknown, ignoreArgs: readonly string[] 
  * ```
  */
 export function toolCallSignature(name: string, args: unknown, opts: SignatureOptions = {}): string {
-  return `${name}:${canonicalJson(withoutIgnoredArgs(args, opts.ignoreArgs))}`;
+  let kept: unknown;
+  try {
+    kept = withoutIgnoredArgs(args, opts.ignoreArgs);
+  } catch {
+    kept = args; // unreadable arguments: canonicalJson still gives them an identity
+  }
+  return `${name}:${canonicalJson(kept)}`;
 }
 
 /**
@@ -102,4 +108,27 @@ export function digest(text: string): string {
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+/**
+ * Computes a call's identity with `compute`; if reading the arguments throws (a getter that throws, a revoked
+ * Proxy — never JSON from a model, but possible from code), falls back to an identity that cannot throw and
+ * treats the call as one that may change anything (never redundant, makes earlier reads stale). The tool then
+ * fails on its own, as it would in `ToolNode`.
+ *
+ * @example
+ * ```ts
+ * safeIdentity("t", args, () => ({ key: "k", effect: { kind: "read", paths: [] } }));
+ * ```
+ */
+export function safeIdentity<E>(
+  name: string,
+  args: unknown,
+  compute: () => { key: string; effect: E },
+): { key: string; effect: E | { kind: "mutate" } } {
+  try {
+    return compute();
+  } catch {
+    return { key: digest(`${name}:${canonicalJson(args)}`), effect: { kind: "mutate" } };
+  }
 }

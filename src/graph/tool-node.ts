@@ -114,7 +114,7 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     const resolved = resolveToolGuardOptions(guardOptions);
     super(tools, { name: name ?? "tools", tags, handleToolErrors });
     this.guardOptions = resolved;
-    this.readOnlyHints = {};
+    this.readOnlyHints = Object.create(null) as Record<string, boolean>;
     for (const tool of tools) {
       const hint = readOnlyHintOf(tool);
       if (hint !== undefined) this.readOnlyHints[tool.name] = hint;
