@@ -146,6 +146,17 @@ async function runAgent(variant: Variant, run: number): Promise<RunResult> {
 /** Both variants must run the same 200 tools successfully; the guarded one must allow all of them. */
 function checkRun(variant: Variant, run: number, result: RunResult): void {
   const where = `${variant} run #${run}`;
+  if (variant === "guarded") {
+    const stats = result.toolGuard?.stats;
+    if (stats === undefined) throw new BenchFailure(`${where}: no toolGuard state in the result`);
+    const blocked = stats.blocked.consecutive + stats.blocked.threshold + stats.blocked.redundant;
+    const observed = stats.observed.consecutive + stats.observed.threshold + stats.observed.redundant;
+    if (stats.allowed !== TURNS || blocked !== 0 || observed !== 0) {
+      throw new BenchFailure(
+        `${where}: expected ${TURNS} allowed and 0 blocked, got toolGuard.stats = ${JSON.stringify(stats)}`,
+      );
+    }
+  }
   const toolMessages = result.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
   if (toolMessages.length !== TURNS) {
     throw new BenchFailure(`${where}: expected ${TURNS} tool messages, got ${toolMessages.length}`);
@@ -157,16 +168,6 @@ function checkRun(variant: Variant, run: number, result: RunResult): void {
   }
   const last = result.messages[result.messages.length - 1];
   if (last?.content !== FINAL_ANSWER) throw new BenchFailure(`${where}: the run did not end with the final answer`);
-  if (variant === "plain") return;
-  const stats = result.toolGuard?.stats;
-  if (stats === undefined) throw new BenchFailure(`${where}: no toolGuard state in the result`);
-  const blocked = stats.blocked.consecutive + stats.blocked.threshold + stats.blocked.redundant;
-  const observed = stats.observed.consecutive + stats.observed.threshold + stats.observed.redundant;
-  if (stats.allowed !== TURNS || blocked !== 0 || observed !== 0) {
-    throw new BenchFailure(
-      `${where}: expected ${TURNS} allowed and 0 blocked, got toolGuard.stats = ${JSON.stringify(stats)}`,
-    );
-  }
 }
 
 interface AgentFigures {

@@ -426,9 +426,8 @@ function checkGuardState(state: ToolGuardState, spec: RunSpec, answers: ToolMess
   expect(state.repetition.window.length).toBeLessThanOrEqual(spec.options.windowSize);
   expect(Object.keys(state.operations.ops).length).toBeLessThanOrEqual(spec.options.operationsHistoryLimit);
   expect(state.observed.length).toBeLessThanOrEqual(spec.options.observedLimit);
-  for (const seqs of Object.values(state.repetition.byKey)) {
-    for (const seq of seqs) expect(state.repetition.window.some((r) => r.seq === seq)).toBe(true);
-  }
+  const seqs = state.repetition.window.map((r) => r.seq);
+  expect(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] as number))).toBe(true);
 
   // Every decided call is counted once: allowed, or blocked (enforce), never both.
   const replies = answers.flat();

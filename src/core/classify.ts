@@ -6,7 +6,8 @@ import { isReadOnlyCommand } from "./shell.js";
  * - `read`: only reads; `paths` are the files or folders it depends on (empty = it may depend on anything).
  * - `write`: changes exactly `paths`.
  * - `mutate`: may change anything (a command, an unknown tool).
- * - `none`: changes nothing the other tools read (e.g. `create_subtask`, `send_message`).
+ * - `none`: changes nothing the other tools read — only for tools declared so with `invalidates: "none"`
+ *   (e.g. `create_subtask`, `send_message`); an unknown tool is `mutate`.
  */
 export type CallEffect =
   | { kind: "read"; paths: string[] }

@@ -88,12 +88,12 @@ export function emptyToolGuardState(): ToolGuardState {
   };
 }
 
-function applyEvent(state: ToolGuardState, event: GuardEvent): ToolGuardState {
+function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
   switch (event.type) {
     case "call":
       return {
         ...state,
-        repetition: recordCall(state.repetition, event, event.windowSize),
+        repetition: recordCall(state.repetition, event, event.windowSize, { carryIndex }),
         operations: invalidateOperations(state.operations, event.effect),
         stats: { ...state.stats, allowed: state.stats.allowed + 1 },
       };
@@ -101,7 +101,7 @@ function applyEvent(state: ToolGuardState, event: GuardEvent): ToolGuardState {
       const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
       return {
         ...state,
-        repetition: recordResult(state.repetition, event.seq, event.result, mutates),
+        repetition: recordResult(state.repetition, event.seq, event.result, mutates, { carryIndex }),
         operations: recordOperationResult(state.operations, event, event.effect, event.result, event.limits),
       };
     }
@@ -135,10 +135,24 @@ export function reduceToolGuard(
   state: ToolGuardState | undefined,
   update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
 ): ToolGuardState {
+  return applyEvents(state, update, true);
+}
+
+/**
+ * Applies events; `carryIndex` hands the derived call index from each state to the next (the channel reducer
+ * does; planning a batch does not, so the channel state keeps its index for the reducer).
+ */
+function applyEvents(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+  carryIndex: boolean,
+): ToolGuardState {
   let current = state ?? emptyToolGuardState();
   if (update === undefined || update === null) return current;
   if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
-  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) current = applyEvent(current, event);
+  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) {
+    current = applyEvent(current, event, carryIndex);
+  }
   return current;
 }
 
@@ -311,7 +325,7 @@ export function planToolCalls(
   const decisions: ToolCallDecision[] = [];
   for (const call of calls) {
     const decision = decideToolCall(current, call, options, ctx);
-    current = reduceToolGuard(current, decision.events);
+    current = applyEvents(current, decision.events, false);
     decisions.push(decision);
   }
   return { decisions, state: current };

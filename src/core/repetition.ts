@@ -24,8 +24,8 @@ export interface CallRecord {
 }
 
 /**
- * Plain, serialisable state of levels 1 and 2: the last `windowSize` allowed calls and an index by call key, so
- * a decision costs the same at window 10 and at window 10,000.
+ * Plain, serialisable state of levels 1 and 2: the last `windowSize` allowed calls. An index by call key is derived
+ * from the window and kept beside it (never stored), so a decision costs the same at window 10 and at 10,000.
  */
 export interface RepetitionState {
   nextSeq: number;
@@ -33,8 +33,35 @@ export interface RepetitionState {
   epoch: number;
   /** Recorded calls, oldest first. */
   window: CallRecord[];
-  /** Sequence numbers of the window's records, per call key, oldest first. */
-  byKey: Record<string, number[]>;
+}
+
+/**
+ * Derived index of a window: sequence numbers per call key, oldest first. Cached per window array; the channel
+ * reducer hands it from one window to the next in O(1) (see {@link recordCall}), and any window without one (fresh
+ * from a checkpoint, or a second branch from the same state) rebuilds it once. Being derived, it never changes a
+ * decision, only its cost.
+ */
+const windowIndex = new WeakMap<readonly CallRecord[], Map<string, number[]>>();
+
+function indexOf(window: readonly CallRecord[]): Map<string, number[]> {
+  let index = windowIndex.get(window);
+  if (index === undefined) {
+    index = new Map();
+    for (const record of window) {
+      const seqs = index.get(record.key);
+      if (seqs) seqs.push(record.seq);
+      else index.set(record.key, [record.seq]);
+    }
+    windowIndex.set(window, index);
+  }
+  return index;
+}
+
+/** Takes the cached index of `window` away from it (so it can be updated in place for a successor window). */
+function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undefined {
+  const index = windowIndex.get(window);
+  if (index !== undefined) windowIndex.delete(window);
+  return index;
 }
 
 /** Counting rules of levels 1 and 2. The defaults are seed 000's. */
@@ -92,7 +119,7 @@ export const DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = {
  * ```
  */
 export function emptyRepetitionState(): RepetitionState {
-  return { nextSeq: 0, epoch: 0, window: [], byKey: {} };
+  return { nextSeq: 0, epoch: 0, window: [] };
 }
 
 function recordAt(state: RepetitionState, seq: number): CallRecord | undefined {
@@ -118,7 +145,7 @@ export function evaluateRepetition(
   key: string,
   rules: Readonly<RepetitionRules>,
 ): RepetitionVerdict {
-  const seqs = state.byKey[key] ?? [];
+  const seqs = indexOf(state.window).get(key) ?? [];
   const records = seqs.map((s) => recordAt(state, s)).filter((r): r is CallRecord => r !== undefined);
   const latest = records[records.length - 1];
   const latestResult = [...records].reverse().find((r) => r.result)?.result;
@@ -155,27 +182,41 @@ export interface NewCall {
  * recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10).window.length; // 1
  * ```
  */
-export function recordCall(state: RepetitionState, call: NewCall, windowSize: number): RepetitionState {
+export function recordCall(
+  state: RepetitionState,
+  call: NewCall,
+  windowSize: number,
+  opts: { carryIndex?: boolean } = {},
+): RepetitionState {
   const seq = call.seq ?? state.nextSeq;
   const record: CallRecord = { seq, key: call.key, tool: call.tool, epoch: state.epoch };
-  let window: CallRecord[];
-  const last = state.window[state.window.length - 1];
-  if (last === undefined || last.seq < seq) window = [...state.window, record];
-  else {
-    // Out-of-order arrival (parallel branches): keep the window sorted by sequence.
-    window = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
-  }
-  const byKey: Record<string, number[]> = { ...state.byKey };
-  byKey[call.key] = [...(byKey[call.key] ?? []).filter((s) => s !== seq), seq].sort((a, b) => a - b);
   const size = Math.max(1, windowSize);
-  while (window.length > size) {
-    const evicted = window[0] as CallRecord;
-    window = window.slice(1);
-    const rest = (byKey[evicted.key] ?? []).filter((s) => s !== evicted.seq);
-    if (rest.length === 0) delete byKey[evicted.key];
-    else byKey[evicted.key] = rest;
+  const last = state.window[state.window.length - 1];
+  const nextSeq = Math.max(state.nextSeq, seq + 1);
+  if (last !== undefined && last.seq >= seq) {
+    // Out-of-order arrival (parallel branches): keep the window sorted; the index is rebuilt when next needed.
+    const sorted = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
+    return { nextSeq, epoch: state.epoch, window: sorted.slice(Math.max(0, sorted.length - size)) };
   }
-  return { nextSeq: Math.max(state.nextSeq, seq + 1), epoch: state.epoch, window, byKey };
+  // The usual case: append, evicting the oldest records beyond the window size.
+  const evict = Math.max(0, state.window.length + 1 - size);
+  const window = state.window.slice(evict);
+  window.push(record);
+  const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
+  if (index !== undefined) {
+    for (let i = 0; i < evict; i += 1) {
+      const evicted = state.window[i] as CallRecord;
+      const seqs = index.get(evicted.key);
+      // The evicted record is the oldest of its key, so it is first in its list.
+      if (seqs?.[0] === evicted.seq) seqs.shift();
+      if (seqs?.length === 0) index.delete(evicted.key);
+    }
+    const seqs = index.get(call.key);
+    if (seqs === undefined) index.set(call.key, [seq]);
+    else seqs.push(seq);
+    windowIndex.set(window, index);
+  }
+  return { nextSeq, epoch: state.epoch, window };
 }
 
 /**
@@ -194,9 +235,17 @@ export function recordResult(
   seq: number,
   result: RecordedResult,
   mutates: boolean,
+  opts: { carryIndex?: boolean } = {},
 ): RepetitionState {
-  const index = state.window.findIndex((r) => r.seq === seq);
-  const window = index < 0 ? state.window : state.window.map((r, i) => (i === index ? { ...r, result } : r));
+  const at = state.window.findIndex((r) => r.seq === seq);
+  let window = state.window;
+  if (at >= 0) {
+    window = state.window.slice();
+    window[at] = { ...(window[at] as CallRecord), result };
+    // Same keys and sequence numbers: the derived index moves to the new window as it is.
+    const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
+    if (index !== undefined) windowIndex.set(window, index);
+  }
   return { ...state, window, epoch: mutates && result.ok ? state.epoch + 1 : state.epoch };
 }
 
@@ -319,7 +368,7 @@ export class ToolRepetitionDetector {
    */
   recordResult(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
     const key = this.key(toolName, input);
-    const seqs = this.state.byKey[key];
+    const seqs = indexOf(this.state.window).get(key);
     const seq = seqs?.[seqs.length - 1];
     if (seq === undefined) return;
     const text = outcome.result ?? "";
