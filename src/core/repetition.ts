@@ -122,13 +122,24 @@ export function emptyRepetitionState(): RepetitionState {
   return { nextSeq: 0, epoch: 0, window: [] };
 }
 
+/** Position of the record with sequence `seq` in the window (sorted by sequence), or -1. O(1) without gaps. */
+function positionOf(window: readonly CallRecord[], seq: number): number {
+  const first = window[0];
+  if (first === undefined || seq < first.seq) return -1;
+  const direct = seq - first.seq;
+  if (window[direct]?.seq === seq) return direct;
+  // Sequence numbers can have gaps (records from parallel branches): search back from the newest.
+  for (let i = Math.min(direct, window.length - 1); i >= 0; i -= 1) {
+    const at = (window[i] as CallRecord).seq;
+    if (at === seq) return i;
+    if (at < seq) return -1;
+  }
+  return -1;
+}
+
 function recordAt(state: RepetitionState, seq: number): CallRecord | undefined {
-  const first = state.window[0];
-  if (first === undefined) return undefined;
-  const direct = state.window[seq - first.seq];
-  if (direct?.seq === seq) return direct;
-  // Sequence numbers can have gaps (records from parallel branches); fall back to a search.
-  return state.window.find((r) => r.seq === seq);
+  const at = positionOf(state.window, seq);
+  return at < 0 ? undefined : state.window[at];
 }
 
 /**
@@ -237,7 +248,7 @@ export function recordResult(
   mutates: boolean,
   opts: { carryIndex?: boolean } = {},
 ): RepetitionState {
-  const at = state.window.findIndex((r) => r.seq === seq);
+  const at = positionOf(state.window, seq);
   let window = state.window;
   if (at >= 0) {
     window = state.window.slice();
