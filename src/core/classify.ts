@@ -8,6 +8,11 @@ import { isReadOnlyCommand } from "./shell.js";
  * - `mutate`: may change anything (a command, an unknown tool).
  * - `none`: changes nothing the other tools read — only for tools declared so with `invalidates: "none"`
  *   (e.g. `create_subtask`, `send_message`); an unknown tool is `mutate`.
+ *
+ * @example
+ * ```ts
+ * const effect: CallEffect = classifyCall("write_to_file", { path: "a.py" }); // { kind: "write", paths: ["a.py"] }
+ * ```
  */
 export type CallEffect =
   | { kind: "read"; paths: string[] }
@@ -15,7 +20,14 @@ export type CallEffect =
   | { kind: "mutate" }
   | { kind: "none" };
 
-/** Per-tool facts that override what the guards infer from the tool's name and arguments. */
+/**
+ * Per-tool facts that override what the guards infer from the tool's name and arguments.
+ *
+ * @example
+ * ```ts
+ * const traits: ToolTraits = { readOnly: false, invalidates: "none" }; // e.g. for send_email
+ * ```
+ */
 export interface ToolTraits {
   /** `true`: the tool only reads (level 3 may block an identical successful call). `false`: it changes something. */
   readOnly?: boolean | undefined;
@@ -28,7 +40,14 @@ export interface ToolTraits {
   pathArgs?: readonly string[] | undefined;
 }
 
-/** Options for {@link classifyCall}. */
+/**
+ * Options for {@link classifyCall}.
+ *
+ * @example
+ * ```ts
+ * const opts: ClassifyOptions = { root: "/repo", tools: { deploy: { readOnly: false } } };
+ * ```
+ */
 export interface ClassifyOptions {
   /** Per-tool traits, by tool name (first in precedence). */
   tools?: Readonly<Record<string, ToolTraits | undefined>>;

@@ -20,7 +20,14 @@ import {
 } from "./repetition.js";
 import { digest, safeIdentity, toolCallSignature, truncate, withoutIgnoredArgs } from "./signature.js";
 
-/** A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection. */
+/**
+ * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
+ *
+ * @example
+ * ```ts
+ * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, level, count, enforced }
+ * ```
+ */
 export interface ObservedBlock {
   tool: string;
   level: BlockLevel;
@@ -30,7 +37,14 @@ export interface ObservedBlock {
   enforced: boolean;
 }
 
-/** Counters for a thread. */
+/**
+ * Counters for a thread.
+ *
+ * @example
+ * ```ts
+ * const { allowed, blocked }: GuardStats = state.toolGuard.stats;
+ * ```
+ */
 export interface GuardStats {
   /** Calls the guards let run. */
   allowed: number;
@@ -43,6 +57,12 @@ export interface GuardStats {
 /**
  * Everything the tool-call guards know about a thread: plain JSON, stored in the `toolGuard` channel and so
  * persisted by any checkpointer. Every list in it is bounded by an option.
+ *
+ * @example
+ * ```ts
+ * const snapshot = await graph.getState({ configurable: { thread_id: "1" } });
+ * const guard: ToolGuardState = snapshot.values.toolGuard;
+ * ```
  */
 export interface ToolGuardState {
   repetition: RepetitionState;
@@ -55,6 +75,12 @@ export interface ToolGuardState {
 /**
  * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
  * writers never overwrite each other.
+ *
+ * @example
+ * ```ts
+ * const events: GuardEvent[] = decideToolCall(state, call, options).events;
+ * const next = reduceToolGuard(state, events);
+ * ```
  */
 export type GuardEvent =
   | { type: "call"; seq: number; key: string; tool: string; effect: CallEffect; windowSize: number }
@@ -156,14 +182,29 @@ function applyEvents(
   return current;
 }
 
-/** A tool call as the guards see it. */
+/**
+ * A tool call as the guards see it.
+ *
+ * @example
+ * ```ts
+ * const call: ToolCallInput = { name: "read_file", args: { path: "a.py" }, id: "call_1" };
+ * ```
+ */
 export interface ToolCallInput {
   name: string;
   args: unknown;
   id?: string | undefined;
 }
 
-/** The guards' decision for one tool call. */
+/**
+ * The guards' decision for one tool call.
+ *
+ * @example
+ * ```ts
+ * const d: ToolCallDecision = decideToolCall(state, call, options);
+ * if (!d.allowed) console.log(d.level, d.content);
+ * ```
+ */
 export interface ToolCallDecision {
   call: ToolCallInput;
   /** Whether the tool runs. */
@@ -187,7 +228,14 @@ export interface ToolCallDecision {
   events: GuardEvent[];
 }
 
-/** Run-time switches. */
+/**
+ * Run-time switches.
+ *
+ * @example
+ * ```ts
+ * decideToolCall(state, call, options, { disabled: true }); // the per-run off switch
+ * ```
+ */
 export interface DecideContext {
   /** The per-run off switch: nothing is blocked, calls are still recorded. */
   disabled?: boolean | undefined;

@@ -1,8 +1,61 @@
-export * from "./classify.js";
-export * from "./engine.js";
-export * from "./messages.js";
-export * from "./options.js";
-export * from "./redundancy.js";
-export * from "./repetition.js";
+/**
+ * The framework-free core (no LangGraph import): call identity, read-only classification, the three guard levels
+ * as classes (seed parity) and as pure functions over plain state (what the graph nodes and replay run).
+ */
+export {
+  type CallEffect,
+  type ClassifyOptions,
+  classifyCall,
+  isReadOnlyCall,
+  type ToolTraits,
+} from "./classify.js";
+export {
+  type DecideContext,
+  decideToolCall,
+  emptyToolGuardState,
+  type GuardEvent,
+  type GuardStats,
+  type ObservedBlock,
+  outcomeEvents,
+  planToolCalls,
+  reduceToolGuard,
+  type ToolCallDecision,
+  type ToolCallInput,
+  type ToolGuardState,
+} from "./engine.js";
+export {
+  type BlockContext,
+  type BlockFeedbackInput,
+  type BlockLevel,
+  blockFeedback,
+  blockMessage,
+  DEFAULT_MESSAGES,
+  type FeedbackLimits,
+  type MessageTemplate,
+} from "./messages.js";
+export {
+  GuardOptionsError,
+  type ResolvedToolGuardOptions,
+  resolveToolGuardOptions,
+  type ToolGuardConfig,
+  type ToolGuardOptions,
+} from "./options.js";
+export {
+  type FileOperation,
+  OperationContext,
+  type OperationContextOptions,
+  type OperationLimits,
+  type OperationRecord,
+  type OperationsState,
+} from "./redundancy.js";
+export {
+  type CallRecord,
+  type RecordedResult,
+  type RepetitionEvaluation,
+  type RepetitionRules,
+  type RepetitionState,
+  ToolRepetitionDetector,
+  type ToolRepetitionDetectorOptions,
+} from "./repetition.js";
 export { isReadOnlyCommand } from "./shell.js";
-export * from "./signature.js";
+export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";

@@ -1,9 +1,23 @@
 import { canonicalJson, truncate } from "./signature.js";
 
-/** Which guard blocked a call: level 1, 2 or 3 of seed 000. */
+/**
+ * Which guard blocked a call: level 1, 2 or 3 of seed 000.
+ *
+ * @example
+ * ```ts
+ * const level: BlockLevel = "redundant";
+ * ```
+ */
 export type BlockLevel = "consecutive" | "threshold" | "redundant";
 
-/** What a message builder knows about the blocked call. */
+/**
+ * What a message builder knows about the blocked call.
+ *
+ * @example
+ * ```ts
+ * const message = (ctx: BlockContext) => `${ctx.tool} repeated ${ctx.count} times (${ctx.level})`;
+ * ```
+ */
 export interface BlockContext {
   /** The tool that was called. */
   tool: string;
@@ -15,7 +29,14 @@ export interface BlockContext {
   level: BlockLevel;
 }
 
-/** A replacement for one of the default block messages: a fixed text or a builder. */
+/**
+ * A replacement for one of the default block messages: a fixed text or a builder.
+ *
+ * @example
+ * ```ts
+ * const consecutive: MessageTemplate = ({ tool }) => `You just called ${tool} with these arguments.`;
+ * ```
+ */
 export type MessageTemplate = string | ((ctx: BlockContext) => string);
 
 /**
@@ -52,7 +73,14 @@ export function blockMessage(ctx: BlockContext, custom?: Partial<Record<BlockLev
   return DEFAULT_MESSAGES[ctx.level](ctx);
 }
 
-/** Limits for {@link blockFeedback}. */
+/**
+ * Limits for {@link blockFeedback}.
+ *
+ * @example
+ * ```ts
+ * blockFeedback(input, { maxArgsChars: 200, maxResultChars: 400 } satisfies FeedbackLimits);
+ * ```
+ */
 export interface FeedbackLimits {
   /** Characters of the arguments shown (default 500). */
   maxArgsChars?: number;
@@ -60,7 +88,14 @@ export interface FeedbackLimits {
   maxResultChars?: number;
 }
 
-/** What the model gets instead of the tool's result. */
+/**
+ * What the model gets instead of the tool's result.
+ *
+ * @example
+ * ```ts
+ * const input: BlockFeedbackInput = { tool: "ls", args: {}, count: 2, level: "consecutive", message: "Blocked." };
+ * ```
+ */
 export interface BlockFeedbackInput extends BlockContext {
   /** The level's message (see {@link blockMessage}). */
   message: string;

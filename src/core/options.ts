@@ -66,15 +66,47 @@ export const toolGuardOptionsSchema = z
   })
   .strict();
 
-/** Options of the tool-call guards, as the user writes them. */
+/**
+ * Options of the tool-call guards, as the user writes them.
+ *
+ * @example
+ * ```ts
+ * const options: ToolGuardOptions = { repetitionThreshold: 4, tools: { bash: { repetitionThreshold: 8 } } };
+ * ```
+ */
 export type ToolGuardOptions = z.input<typeof toolGuardOptionsSchema>;
-/** Options with every default filled in. */
+/**
+ * Options with every default filled in.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedToolGuardOptions = resolveToolGuardOptions({ windowSize: 20 });
+ * ```
+ */
 export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
-/** Per-tool settings, as the user writes them. */
+/**
+ * Per-tool settings, as the user writes them.
+ *
+ * @example
+ * ```ts
+ * const sendEmail: ToolGuardConfig = { invalidates: "none", repetitionThreshold: 1 };
+ * ```
+ */
 export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
 export type { BlockLevel };
 
-/** Thrown when guard options are invalid; the message names each bad field. */
+/**
+ * Thrown when guard options are invalid; the message names each bad field.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   new GuardedToolNode(tools, { windowSize: 0 });
+ * } catch (e) {
+ *   if (e instanceof GuardOptionsError) console.error(e.message); // names windowSize
+ * }
+ * ```
+ */
 export class GuardOptionsError extends Error {
   override readonly name = "GuardOptionsError";
 }

@@ -9,7 +9,14 @@ import {
 import type { RecordedResult } from "./repetition.js";
 import { digest, type SignatureOptions, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
 
-/** A successful read-only call whose result the model still has (level 3). */
+/**
+ * A successful read-only call whose result the model still has (level 3).
+ *
+ * @example
+ * ```ts
+ * const ops: OperationRecord[] = Object.values(state.toolGuard.operations.ops);
+ * ```
+ */
 export interface OperationRecord {
   key: string;
   tool: string;
@@ -18,14 +25,28 @@ export interface OperationRecord {
   result: RecordedResult;
 }
 
-/** A file touched by a call, most recent last (what the "Recent Tool Operations" summary shows). */
+/**
+ * A file touched by a call, most recent last (what the "Recent Tool Operations" summary shows).
+ *
+ * @example
+ * ```ts
+ * const recent: FileOperation[] = state.toolGuard.operations.files;
+ * ```
+ */
 export interface FileOperation {
   path: string;
   operation: "read" | "write";
   tool: string;
 }
 
-/** Plain, serialisable state of level 3. */
+/**
+ * Plain, serialisable state of level 3.
+ *
+ * @example
+ * ```ts
+ * const level3: OperationsState = state.toolGuard.operations;
+ * ```
+ */
 export interface OperationsState {
   /** Successful read-only operations by call key, oldest first (insertion order). */
   ops: Record<string, OperationRecord>;
@@ -33,7 +54,14 @@ export interface OperationsState {
   files: FileOperation[];
 }
 
-/** Bounds of {@link OperationsState}. */
+/**
+ * Bounds of {@link OperationsState}.
+ *
+ * @example
+ * ```ts
+ * const limits: OperationLimits = { operationsHistoryLimit: 20, fileHistoryLimit: 20 };
+ * ```
+ */
 export interface OperationLimits {
   /** Successful read-only operations remembered (default 10): an evicted one is allowed again. */
   operationsHistoryLimit: number;
@@ -144,7 +172,14 @@ export function findOperation(state: OperationsState, key: string): OperationRec
   return Object.hasOwn(state.ops, key) ? state.ops[key] : undefined;
 }
 
-/** Options of {@link OperationContext}. */
+/**
+ * Options of {@link OperationContext}.
+ *
+ * @example
+ * ```ts
+ * const ctx = new OperationContext({ root: "/repo", operationsHistoryLimit: 20 } satisfies OperationContextOptions);
+ * ```
+ */
 export interface OperationContextOptions extends Partial<OperationLimits>, SignatureOptions, ClassifyOptions {}
 
 /**

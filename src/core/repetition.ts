@@ -2,7 +2,14 @@ import { type ClassifyOptions, classifyCall } from "./classify.js";
 import { type BlockLevel, blockMessage, type MessageTemplate } from "./messages.js";
 import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
 
-/** The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text. */
+/**
+ * The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text.
+ *
+ * @example
+ * ```ts
+ * const last: RecordedResult | undefined = state.toolGuard.repetition.window.at(-1)?.result;
+ * ```
+ */
 export interface RecordedResult {
   ok: boolean;
   /** Digest of `ok` + the full result text: equal digests mean the call produced nothing new. */
@@ -11,7 +18,14 @@ export interface RecordedResult {
   preview: string;
 }
 
-/** One recorded (allowed) call in the sliding window. */
+/**
+ * One recorded (allowed) call in the sliding window.
+ *
+ * @example
+ * ```ts
+ * const tools = state.toolGuard.repetition.window.map((r: CallRecord) => r.tool);
+ * ```
+ */
 export interface CallRecord {
   /** Position in the thread's sequence of recorded calls. */
   seq: number;
@@ -26,6 +40,11 @@ export interface CallRecord {
 /**
  * Plain, serialisable state of levels 1 and 2: the last `windowSize` allowed calls. An index by call key is derived
  * from the window and kept beside it (never stored), so a decision costs the same at window 10 and at 10,000.
+ *
+ * @example
+ * ```ts
+ * const levels12: RepetitionState = state.toolGuard.repetition;
+ * ```
  */
 export interface RepetitionState {
   nextSeq: number;
@@ -64,7 +83,14 @@ function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undef
   return index;
 }
 
-/** Counting rules of levels 1 and 2. The defaults are seed 000's. */
+/**
+ * Counting rules of levels 1 and 2. The defaults are seed 000's.
+ *
+ * @example
+ * ```ts
+ * const rules: RepetitionRules = { ...DEFAULT_REPETITION_RULES, countAcrossMutations: false };
+ * ```
+ */
 export interface RepetitionRules {
   /** Level 2 blocks a call when the window already holds this many identical calls (default 3: the 4th is blocked). */
   repetitionThreshold: number;
@@ -85,7 +111,14 @@ export interface RepetitionRules {
   countAcrossMutations: boolean;
 }
 
-/** The repetition verdict for one call. */
+/**
+ * The repetition verdict for one call.
+ *
+ * @example
+ * ```ts
+ * const verdict: RepetitionVerdict = evaluateRepetition(state, key, DEFAULT_REPETITION_RULES);
+ * ```
+ */
 export interface RepetitionVerdict {
   level?: "consecutive" | "threshold" | undefined;
   /** How many identical calls the window would hold with this one (countable ones only). */
@@ -177,7 +210,14 @@ export function evaluateRepetition(
   return { count, previous: latest };
 }
 
-/** A call to record (an allowed call). */
+/**
+ * A call to record (an allowed call).
+ *
+ * @example
+ * ```ts
+ * recordCall(state, { key: "k", tool: "ls" } satisfies NewCall, 10);
+ * ```
+ */
 export interface NewCall {
   key: string;
   tool: string;
@@ -260,7 +300,14 @@ export function recordResult(
   return { ...state, window, epoch: mutates && result.ok ? state.epoch + 1 : state.epoch };
 }
 
-/** Options of {@link ToolRepetitionDetector}. */
+/**
+ * Options of {@link ToolRepetitionDetector}.
+ *
+ * @example
+ * ```ts
+ * new ToolRepetitionDetector({ repetitionThreshold: 5, windowSize: 20, ignoreArgs: ["requestId"] });
+ * ```
+ */
 export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>, SignatureOptions {
   /** How tools are classified (only needed with `countAcrossMutations: false`). */
   classify?: ClassifyOptions;
@@ -268,7 +315,14 @@ export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>,
   messages?: Partial<Record<BlockLevel, MessageTemplate>>;
 }
 
-/** The result of {@link ToolRepetitionDetector.evaluate}. */
+/**
+ * The result of {@link ToolRepetitionDetector.evaluate}.
+ *
+ * @example
+ * ```ts
+ * const { allowed, level, message }: RepetitionEvaluation = detector.evaluate("ls", {});
+ * ```
+ */
 export interface RepetitionEvaluation {
   allowed: boolean;
   level?: "consecutive" | "threshold" | undefined;

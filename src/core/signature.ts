@@ -11,7 +11,14 @@ const stableStringify = configure({
   deterministic: true,
 });
 
-/** Options for {@link toolCallSignature}. */
+/**
+ * Options for {@link toolCallSignature}.
+ *
+ * @example
+ * ```ts
+ * toolCallSignature("search", { q: "x", nonce: 7 }, { ignoreArgs: ["nonce"] } satisfies SignatureOptions);
+ * ```
+ */
 export interface SignatureOptions {
   /**
    * Argument fields that do not change what a call does (request ids, timestamps, ...), dropped before comparing.

@@ -15,10 +15,24 @@ import {
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
 
-/** A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts). */
+/**
+ * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
+ *
+ * @example
+ * ```ts
+ * const tools: GuardableTool[] = [readFile, writeFile];
+ * ```
+ */
 export type GuardableTool = StructuredToolInterface | DynamicTool | RunnableToolLike;
 
-/** Options of {@link GuardedToolNode}: the guard options plus `ToolNode`'s own. */
+/**
+ * Options of {@link GuardedToolNode}: the guard options plus `ToolNode`'s own.
+ *
+ * @example
+ * ```ts
+ * new GuardedToolNode(tools, { root: "/repo", mode: "observe", handleToolErrors: true });
+ * ```
+ */
 export interface GuardedToolNodeOptions extends ToolGuardOptions {
   /** Node name (as in `ToolNode`). */
   name?: string;
@@ -28,7 +42,15 @@ export interface GuardedToolNodeOptions extends ToolGuardOptions {
   handleToolErrors?: boolean;
 }
 
-/** What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model). */
+/**
+ * What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model).
+ *
+ * @example
+ * ```ts
+ * const guard = (message.artifact as { guard?: GuardArtifact } | undefined)?.guard;
+ * if (guard?.blocked) console.log(`blocked at ${guard.level}`);
+ * ```
+ */
 export interface GuardArtifact {
   blocked: true;
   level: "consecutive" | "threshold" | "redundant";
@@ -36,7 +58,15 @@ export interface GuardArtifact {
   message: string;
 }
 
-/** Thrown when a {@link GuardedToolNode} runs in a graph whose state has no guard channels. */
+/**
+ * Thrown when a {@link GuardedToolNode} runs in a graph whose state has no guard channels.
+ *
+ * @example
+ * ```ts
+ * // Thrown at the first run of a graph whose state lacks the guard channels:
+ * createReactAgent({ llm, tools: new GuardedToolNode(tools) }); // missing stateSchema: GuardMessagesState
+ * ```
+ */
 export class GuardStateMissingError extends Error {
   override readonly name = "GuardStateMissingError";
   constructor() {

@@ -4,7 +4,14 @@ import { registry, withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
 
-/** What a node may write to the `toolGuard` channel: events (applied in order) or a whole state. */
+/**
+ * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ toolGuard: [{ type: "reset" }] satisfies ToolGuardUpdate }); // forget the guards' memory
+ * ```
+ */
 export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
 
 /**

@@ -10,21 +10,42 @@ import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/cor
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 
-/** One scripted tool call; `id` defaults to a unique `call_<random>_<n>`. */
+/**
+ * One scripted tool call; `id` defaults to a unique `call_<random>_<n>`.
+ *
+ * @example
+ * ```ts
+ * const step = { toolCalls: [{ name: "read_file", args: { path: "a.py" } } satisfies ScriptedToolCall] };
+ * ```
+ */
 export interface ScriptedToolCall {
   name: string;
   args: Record<string, unknown>;
   id?: string;
 }
 
-/** One scripted turn: a text answer, tool calls, or a function of the conversation so far. */
+/**
+ * One scripted turn: a text answer, tool calls, or a function of the conversation so far.
+ *
+ * @example
+ * ```ts
+ * const steps: ScriptStep[] = ["plain answer", { toolCalls: [{ name: "ls", args: {} }] }, (messages) => `seen ${messages.length}`];
+ * ```
+ */
 export type ScriptStep =
   | string
   | AIMessage
   | { content?: string; toolCalls?: ScriptedToolCall[] }
   | ((messages: BaseMessage[]) => string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] });
 
-/** Options of {@link ScriptedChatModel}. */
+/**
+ * Options of {@link ScriptedChatModel}.
+ *
+ * @example
+ * ```ts
+ * new ScriptedChatModel(steps, { whenExhausted: "throw" });
+ * ```
+ */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** What to answer once the script is used up: a final text (default "Done."), or throw. */
   whenExhausted?: { answer: string } | "throw";
