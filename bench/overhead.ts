@@ -338,7 +338,13 @@ function printTable(rows: readonly Row[]): void {
   console.log(rule);
 }
 
-function decisionRows(label: string, pick: (w: WindowFigures) => Summary, figures: readonly WindowFigures[]): Row[] {
+/** One row per window size, then the ratio 10,000 / 10, judged against `goal` when there is one. */
+function windowRows(
+  label: string,
+  pick: (w: WindowFigures) => Summary,
+  figures: readonly WindowFigures[],
+  goal?: number,
+): Row[] {
   const rows: Row[] = figures.map((w) => {
     const s = pick(w);
     return [
@@ -357,27 +363,9 @@ function decisionRows(label: string, pick: (w: WindowFigures) => Summary, figure
     formatRatio(ratio),
     "",
     "",
-    `<= ${WINDOW_GOAL}x`,
-    goalVerdict(ratio, WINDOW_GOAL),
+    goal === undefined ? "none (copies window)" : `<= ${goal}x`,
+    goal === undefined ? "info" : goalVerdict(ratio, goal),
   ]);
-  return rows;
-}
-
-function reduceRows(label: string, pick: (w: WindowFigures) => Summary, figures: readonly WindowFigures[]): Row[] {
-  const rows: Row[] = figures.map((w) => {
-    const s = pick(w);
-    return [
-      `${label}, window ${w.windowSize.toLocaleString("en-US")}`,
-      formatNs(s.median),
-      formatNs(s.min),
-      formatNs(s.max),
-      "",
-      "",
-    ];
-  });
-  const [small, large] = figures;
-  const ratio = pick(large!).median / pick(small!).median;
-  rows.push([`${label}, ratio 10,000 / 10`, formatRatio(ratio), "", "", "none (copies window)", "info"]);
   return rows;
 }
 
@@ -422,13 +410,13 @@ async function main(): Promise<void> {
       goalVerdict(agent.ratio, AGENT_GOAL),
     ],
     ["", "", "", "", "", ""],
-    ...decisionRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows),
+    ...windowRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows, WINDOW_GOAL),
     ["", "", "", "", "", ""],
-    ...decisionRows("decideToolCall, level-2 repeat (blocked)", (w) => w.blocked, windows),
+    ...windowRows("decideToolCall, level-2 repeat (blocked)", (w) => w.blocked, windows, WINDOW_GOAL),
     ["", "", "", "", "", ""],
-    ...reduceRows("reduceToolGuard, decision's events", (w) => w.reduceCall, windows),
+    ...windowRows("reduceToolGuard, decision's events", (w) => w.reduceCall, windows),
     ["", "", "", "", "", ""],
-    ...reduceRows("reduceToolGuard, decision + outcome events", (w) => w.reduceCallAndResult, windows),
+    ...windowRows("reduceToolGuard, decision + outcome events", (w) => w.reduceCallAndResult, windows),
   ];
   printTable(rows);
 
