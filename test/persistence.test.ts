@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ScriptedToolCall } from "../src/testing/index.js";
-import { call, runTurns } from "./helpers.js";
+import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
+import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+import { call, fatesOf, runTurns } from "./helpers.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-"));
@@ -31,16 +34,32 @@ describe("persistence", () => {
   });
 
   it("two threads on one compiled graph never see each other's guard state", async () => {
-    const checkpointer = new MemorySaver();
-    const a1 = await runTurns([[call("read_file", { path: "config.py" })]], { checkpointer, threadId: "a" });
-    const b1 = await runTurns([[call("read_file", { path: "config.py" })]], { checkpointer, threadId: "b" });
-    expect(a1.fates.map((f) => f.fate)).toEqual(["ran"]);
-    expect(b1.fates.map((f) => f.fate)).toEqual(["ran"]);
-    const a2 = await runTurns([[call("read_file", { path: "config.py" })]], { checkpointer, threadId: "a" });
-    expect(a2.fates.map((f) => f.fate)).toEqual(["ran", "consecutive"]);
-    const b2 = await runTurns([[call("list_files", {})]], { checkpointer, threadId: "b" });
-    expect(b2.result.toolGuard.stats.blocked.consecutive).toBe(0);
-    expect(b2.result.toolGuard.repetition.window.map((r) => r.tool)).toEqual(["read_file", "list_files"]);
+    // One graph, one model: the model reads the file the user names, then answers.
+    const llm = new ScriptedChatModel((messages) => {
+      const last = messages[messages.length - 1];
+      if (last?.getType() !== "human") return "Done.";
+      return { toolCalls: [{ name: "read_file", args: { path: String(last.content).replace("read ", "") } }] };
+    });
+    const graph = createReactAgent({
+      llm,
+      tools: new GuardedToolNode(createWorkspaceTools(sampleProject())),
+      stateSchema: GuardMessagesState,
+      checkpointer: new MemorySaver(),
+    });
+    const ask = async (thread: string, content: string) => {
+      const out = await graph.invoke(
+        { messages: [{ role: "user", content }] },
+        { configurable: { thread_id: thread } },
+      );
+      return { fate: fatesOf(out.messages).at(-1)?.fate, guard: out.toolGuard };
+    };
+    expect((await ask("a", "read config.py")).fate).toBe("ran");
+    expect((await ask("b", "read config.py")).fate).toBe("ran"); // thread a's read is not b's
+    expect((await ask("a", "read config.py")).fate).toBe("consecutive");
+    const b = await ask("b", "read app.py");
+    expect(b.fate).toBe("ran");
+    expect(b.guard.repetition.window.map((r) => r.tool)).toEqual(["read_file", "read_file"]);
+    expect(b.guard.stats.blocked).toEqual({ consecutive: 0, threshold: 0, redundant: 0 });
   });
 
   it("with SqliteSaver on a file, a new Node process blocks what the first process would have blocked", async () => {

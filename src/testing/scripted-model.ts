@@ -25,6 +25,19 @@ export interface ScriptedToolCall {
 }
 
 /**
+ * A responder: answers a model call from the conversation so far.
+ *
+ * @example
+ * ```ts
+ * const responder: StepResponder = (messages) =>
+ *   messages.at(-1)?.getType() === "human" ? { toolCalls: [{ name: "list_files", args: {} }] } : "Done.";
+ * ```
+ */
+export type StepResponder = (
+  messages: BaseMessage[],
+) => string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] };
+
+/**
  * One scripted turn: a text answer, tool calls, or a function of the conversation so far.
  *
  * @example
@@ -32,11 +45,7 @@ export interface ScriptedToolCall {
  * const steps: ScriptStep[] = ["plain answer", { toolCalls: [{ name: "ls", args: {} }] }, (messages) => `seen ${messages.length}`];
  * ```
  */
-export type ScriptStep =
-  | string
-  | AIMessage
-  | { content?: string; toolCalls?: ScriptedToolCall[] }
-  | ((messages: BaseMessage[]) => string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] });
+export type ScriptStep = string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] } | StepResponder;
 
 /**
  * Options of {@link ScriptedChatModel}.
@@ -67,14 +76,18 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
  * ```
  */
 export class ScriptedChatModel extends BaseChatModel {
-  private readonly steps: ScriptStep[];
+  private readonly steps: ScriptStep[] | StepResponder;
   private readonly whenExhausted: { answer: string } | "throw";
   private position = 0;
   private callCounter = 0;
   /** Tool-call ids must be unique within a thread, across model instances and processes. */
   private readonly idPrefix = `call_${randomUUID().slice(0, 8)}`;
 
-  constructor(steps: ScriptStep[], options: ScriptedChatModelOptions = {}) {
+  /**
+   * @param steps The script, one step per model call; or a responder called on every model call (never exhausted),
+   *   for a model shared by several threads.
+   */
+  constructor(steps: ScriptStep[] | StepResponder, options: ScriptedChatModelOptions = {}) {
     const { whenExhausted, ...params } = options;
     super(params);
     this.steps = steps;
@@ -109,7 +122,7 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   private nextMessage(messages: BaseMessage[]): AIMessage {
-    const step = this.steps[this.position];
+    const step = typeof this.steps === "function" ? this.steps : this.steps[this.position];
     if (step === undefined) {
       if (this.whenExhausted === "throw")
         throw new Error(`ScriptedChatModel: script exhausted after ${this.position} steps`);
