@@ -229,11 +229,16 @@ async function runWithModel(spec: string): Promise<void> {
 }
 
 const args = process.argv.slice(2);
-if (args.includes("--help") || args.includes("-h")) {
-  console.log("Usage: npm run demo [-- --model provider:name]");
-} else {
-  const i = args.indexOf("--model");
-  const spec = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith("--model="))?.slice("--model=".length);
-  if (i >= 0 && !spec) throw new Error("--model expects provider:name");
-  await (spec ? runWithModel(spec) : runScripted());
+try {
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log("Usage: npm run demo [-- --model provider:name]");
+  } else {
+    const i = args.indexOf("--model");
+    const spec = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith("--model="))?.slice("--model=".length);
+    if (i >= 0 && !spec) throw new Error("--model expects provider:name (e.g. openai:gpt-4.1)");
+    await (spec ? runWithModel(spec) : runScripted());
+  }
+} catch (e) {
+  console.error(`demo: ${(e as Error).message}`);
+  process.exitCode = 1;
 }
