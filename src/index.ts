@@ -1,3 +1,4 @@
 export * from "./core/index.js";
+export * from "./graph/repeat-query.js";
 export * from "./graph/tool-node.js";
 export * from "./state/index.js";

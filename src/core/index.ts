@@ -41,6 +41,17 @@ export {
   type ToolGuardOptions,
 } from "./options.js";
 export {
+  decideRepeatQuery,
+  extractQuery,
+  MAX_ASKED_QUERIES,
+  normalizeQuery,
+  parseJsonish,
+  parseJsonishQuery,
+  QUERY_PARSERS,
+  type QueryParserName,
+  unionQueries,
+} from "./query.js";
+export {
   type FileOperation,
   OperationContext,
   type OperationContextOptions,

@@ -1,8 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
-import { registry, withLangGraph } from "@langchain/langgraph/zod";
+import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
+import { unionQueries } from "../core/query.js";
 
 /**
  * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
@@ -20,6 +21,9 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
  *
  * - `toolGuard`: the tool-call guards' memory (recent calls, valid read operations, blocks, counters). Written
  *   through a reducer, so parallel tool calls never clash; bounded by the guard options.
+ * - `retrievalQueriesAskedNorm`: the normalized retrieval queries that really ran (a set: union reducer, first-asked
+ *   order, at most 1,000), read by the repeat-query router and written by `recordRetrievalQuery`.
+ * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
  *
  * @example
  * ```ts
@@ -34,6 +38,14 @@ export const GuardState = Annotation.Root({
   toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
     reducer: reduceToolGuard,
     default: emptyToolGuardState,
+  }),
+  retrievalQueriesAskedNorm: Annotation<string[], string | string[]>({
+    reducer: unionQueries,
+    default: () => [],
+  }),
+  repeatQueryHint: Annotation<string | null>({
+    reducer: (_current, update) => update,
+    default: () => null,
   }),
 });
 
@@ -68,9 +80,17 @@ export const GuardMessagesState = Annotation.Root({
  * ```
  */
 export const guardStateSchema = z.object({
-  toolGuard: z.custom<ToolGuardState>().register(registry, {
+  toolGuard: withLangGraph(z.custom<ToolGuardState>(), {
     reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
     default: emptyToolGuardState,
+  }),
+  retrievalQueriesAskedNorm: withLangGraph(z.array(z.string()), {
+    reducer: { fn: unionQueries, schema: z.union([z.string(), z.array(z.string())]) },
+    default: () => [],
+  }),
+  repeatQueryHint: withLangGraph(z.string().nullable(), {
+    reducer: { fn: (_current: string | null, update: string | null) => update, schema: z.string().nullable() },
+    default: () => null,
   }),
 });
 
