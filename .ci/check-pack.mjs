@@ -32,7 +32,17 @@ const expected = [
       "toolCallSignature",
     ],
   ],
-  [core, ["decideToolCall", "planToolCalls", "ToolRepetitionDetector", "OperationContext"]],
+  [
+    core,
+    [
+      "decideToolCall",
+      "planToolCalls",
+      "ToolRepetitionDetector",
+      "OperationContext",
+      "normalizeQuery",
+      "parseJsonishQuery",
+    ],
+  ],
   [testing, ["ScriptedChatModel"]],
 ];
 for (const [module, names] of expected) {
