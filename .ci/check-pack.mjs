@@ -30,6 +30,11 @@ const expected = [
       "ToolRepetitionDetector",
       "OperationContext",
       "toolCallSignature",
+      "repeatQueryRouter",
+      "repeatQueryGuard",
+      "recordRetrievalQuery",
+      "withQueryHistory",
+      "guardMessagesStateSchema",
     ],
   ],
   [
