@@ -24,6 +24,27 @@ export {
   type ToolGuardState,
 } from "./engine.js";
 export {
+  addUsage,
+  checkLimits,
+  costOf,
+  detectLoopIn,
+  emptyLoopState,
+  type GuardLogger,
+  type LoopCheck,
+  type LoopState,
+  type LoopTurn,
+  type PriceTable,
+  type ResolvedSafetyOptions,
+  resolveSafetyOptions,
+  SafetyGuard,
+  type SafetyOptions,
+  type Scorer,
+  type StopKind,
+  type StopReason,
+  stepLoopGuard,
+  type TokenUsage,
+} from "./loop.js";
+export {
   type BlockContext,
   type BlockFeedbackInput,
   type BlockLevel,
@@ -70,3 +91,13 @@ export {
 } from "./repetition.js";
 export { isReadOnlyCommand } from "./shell.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";
+export {
+  isSimilar,
+  lcsLength,
+  partialRatio,
+  processForRatio,
+  similarityRatio,
+  similarityScore,
+  similarityUpperBound,
+  tokenSortRatio,
+} from "./similarity.js";

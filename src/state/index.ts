@@ -3,6 +3,7 @@ import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/lang
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
+import { emptyLoopState, type LoopState } from "../core/loop.js";
 import { unionQueries } from "../core/query.js";
 
 /**
@@ -24,6 +25,8 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
  * - `retrievalQueriesAskedNorm`: the normalized retrieval queries that really ran (a set: union reducer, first-asked
  *   order, at most 1,000), read by the repeat-query router and written by `recordRetrievalQuery`.
  * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
+ * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
+ *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
  *
  * @example
  * ```ts
@@ -46,6 +49,10 @@ export const GuardState = Annotation.Root({
   repeatQueryHint: Annotation<string | null>({
     reducer: (_current, update) => update,
     default: () => null,
+  }),
+  loopGuard: Annotation<LoopState>({
+    reducer: (_current, update) => update,
+    default: emptyLoopState,
   }),
 });
 
@@ -91,6 +98,10 @@ export const guardStateSchema = z.object({
   repeatQueryHint: withLangGraph(z.string().nullable(), {
     reducer: { fn: (_current: string | null, update: string | null) => update, schema: z.string().nullable() },
     default: () => null,
+  }),
+  loopGuard: withLangGraph(z.custom<LoopState>(), {
+    reducer: { fn: (_current: LoopState, update: LoopState) => update, schema: z.custom<LoopState>() },
+    default: emptyLoopState,
   }),
 });
 

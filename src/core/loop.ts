@@ -1,0 +1,504 @@
+import { z } from "zod";
+import { GuardOptionsError } from "./options.js";
+import { partialRatio, similarityRatio, similarityUpperBound, tokenSortRatio } from "./similarity.js";
+
+/** Where warnings go (`console` by default). */
+export interface GuardLogger {
+  warn(message: string): void;
+}
+
+/** A similarity scorer: two outputs → 0..1. */
+export type Scorer = (a: string, b: string) => number;
+
+/** Token usage of a model call (LangChain's `usage_metadata`). */
+export interface TokenUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+}
+
+/** Price of tokens in dollars per million, or a function from one call's usage to dollars. */
+export type PriceTable = { inputPerMillion: number; outputPerMillion: number } | ((usage: TokenUsage) => number);
+
+/** Which limit stopped a run. */
+export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures";
+
+/** Why a run was stopped: the limit, the value reached, and a sentence for people and models. */
+export interface StopReason {
+  kind: StopKind;
+  /** The value that reached the limit (similarity 0..1 for a loop). */
+  value: number;
+  /** The limit (threshold for a loop). */
+  limit: number;
+  message: string;
+}
+
+/**
+ * Plain, serialisable state of the loop detector and the safety limits (the `loopGuard` channel).
+ */
+export interface LoopState {
+  /** The last outputs that were not loops, oldest first (at most `maxRecentOutputs`). */
+  recentOutputs: string[];
+  /** Iterations counted in this session. */
+  iterations: number;
+  /** When the session started (ms since the epoch), or null before its first iteration. */
+  startedAt: number | null;
+  /** Tokens spent in this session. */
+  tokens: { input: number; output: number; total: number };
+  /** Dollars spent in this session (with a price table). */
+  cost: number;
+  /** Failed iterations in a row. */
+  consecutiveFailures: number;
+  /** What marks the current session (e.g. the id of the human message that started it). */
+  session: string | null;
+  /** Set once a limit stopped the session. */
+  stopped: StopReason | null;
+}
+
+/**
+ * A fresh loop state.
+ *
+ * @example
+ * ```ts
+ * emptyLoopState().iterations; // 0
+ * ```
+ */
+export function emptyLoopState(): LoopState {
+  return {
+    recentOutputs: [],
+    iterations: 0,
+    startedAt: null,
+    tokens: { input: 0, output: 0, total: 0 },
+    cost: 0,
+    consecutiveFailures: 0,
+    session: null,
+    stopped: null,
+  };
+}
+
+const positiveInt = z.number().int().min(1);
+
+/** The options of the loop detector and the safety limits (seed 004), validated when a guard is built. */
+export const safetyOptionsSchema = z
+  .object({
+    /** Similarity at or above which an output is a loop. Default 0.9. */
+    loopThreshold: z.number().min(0).max(1).default(0.9),
+    /** Outputs remembered for comparison. Default 5. */
+    maxRecentOutputs: positiveInt.default(5),
+    /** Iterations per session. Default 100. */
+    maxIterations: positiveInt.default(100),
+    /** Session wall time in ms. Default 4 hours. */
+    maxRuntimeMs: z
+      .number()
+      .positive()
+      .default(4 * 60 * 60 * 1000),
+    /** Dollars per session (needs `price`). No default: off. */
+    maxCost: z.number().positive().optional(),
+    /** Tokens per session (from `usage_metadata`). No default: off. */
+    maxTokens: positiveInt.optional(),
+    /** Token prices for `maxCost`. */
+    price: z
+      .union([
+        z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).strict(),
+        z.custom<(usage: TokenUsage) => number>((v) => typeof v === "function"),
+      ])
+      .optional(),
+    /** Failed iterations in a row. Default 5. */
+    maxConsecutiveFailures: positiveInt.default(5),
+    /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */
+    minOutputLength: z.number().int().min(0).default(0),
+    /** The similarity scorer: fuzzball's `ratio` (default, exact and fast), `partial_ratio`, `token_sort_ratio`, or yours. */
+    scorer: z
+      .union([z.enum(["ratio", "partial_ratio", "token_sort_ratio"]), z.custom<Scorer>((v) => typeof v === "function")])
+      .default("ratio"),
+    /** Where warnings go. Default `console`. */
+    logger: z.custom<GuardLogger>((v) => typeof (v as GuardLogger)?.warn === "function").optional(),
+    /** The clock (ms since the epoch). Default `Date.now`. */
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+  })
+  .strict()
+  .refine((o) => o.maxCost === undefined || o.price !== undefined, {
+    message: "maxCost needs a price table (price: { inputPerMillion, outputPerMillion } or a function)",
+    path: ["price"],
+  });
+
+/** Options of the safety guards, as the user writes them. */
+export type SafetyOptions = z.input<typeof safetyOptionsSchema>;
+/** Options with the defaults filled in. */
+export type ResolvedSafetyOptions = z.output<typeof safetyOptionsSchema>;
+
+/**
+ * Validates safety options and fills in the defaults; throws `GuardOptionsError` naming each bad field.
+ *
+ * @example
+ * ```ts
+ * resolveSafetyOptions({ maxIterations: 20 }).loopThreshold; // 0.9
+ * ```
+ */
+export function resolveSafetyOptions(options: SafetyOptions = {}): ResolvedSafetyOptions {
+  const parsed = safetyOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
+    throw new GuardOptionsError(`Invalid loop-detection options:\n- ${problems.join("\n- ")}`);
+  }
+  return parsed.data;
+}
+
+function scorerOf(options: ResolvedSafetyOptions): Scorer {
+  if (typeof options.scorer === "function") return options.scorer;
+  if (options.scorer === "partial_ratio") return partialRatio;
+  if (options.scorer === "token_sort_ratio") return tokenSortRatio;
+  return similarityRatio;
+}
+
+/** The result of {@link detectLoopIn}. */
+export interface LoopCheck {
+  loop: boolean;
+  /** The similarity that made it a loop. */
+  similarity?: number | undefined;
+  /** Which remembered output it repeats (0 = oldest). */
+  index?: number | undefined;
+  /** The state after the check (a loop is not added; a short or empty output is ignored). */
+  state: LoopState;
+}
+
+/**
+ * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
+ * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
+ * is no loop and is not added; a scorer error is logged and counts as no loop. With the default scorer, pairs
+ * whose exact upper bound is below the threshold are not computed.
+ *
+ * @example
+ * ```ts
+ * const options = resolveSafetyOptions();
+ * let check = detectLoopIn(emptyLoopState(), "Checking the database...", options); // no loop
+ * check = detectLoopIn(check.state, "Checking the database...", options);          // loop, similarity 1
+ * ```
+ */
+export function detectLoopIn(state: LoopState, output: string | undefined, options: ResolvedSafetyOptions): LoopCheck {
+  if (!output || output.length < options.minOutputLength) return { loop: false, state };
+  const logger = options.logger ?? console;
+  const scorer = scorerOf(options);
+  const fast = scorer === similarityRatio;
+  try {
+    for (const [index, previous] of state.recentOutputs.entries()) {
+      if (fast && similarityUpperBound(output, previous) / 100 < options.loopThreshold) continue;
+      const similarity = fast ? similarityRatio(output, previous) : scorer(output, previous);
+      if (similarity >= options.loopThreshold) {
+        logger.warn(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
+        return { loop: true, similarity, index, state };
+      }
+    }
+  } catch (error) {
+    logger.warn(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
+    return { loop: false, state };
+  }
+  const recentOutputs = [...state.recentOutputs, output].slice(-options.maxRecentOutputs);
+  return { loop: false, state: { ...state, recentOutputs } };
+}
+
+/**
+ * The cost of one call's usage under a price table.
+ *
+ * @example
+ * ```ts
+ * costOf({ input_tokens: 1_000_000, output_tokens: 0 }, { inputPerMillion: 3, outputPerMillion: 15 }); // 3
+ * ```
+ */
+export function costOf(usage: TokenUsage, price: PriceTable | undefined): number {
+  if (price === undefined) return 0;
+  if (typeof price === "function") return price(usage);
+  return (
+    ((usage.input_tokens ?? 0) * price.inputPerMillion + (usage.output_tokens ?? 0) * price.outputPerMillion) / 1e6
+  );
+}
+
+/**
+ * Adds one call's token usage (and its cost) to the state.
+ *
+ * @example
+ * ```ts
+ * addUsage(emptyLoopState(), { input_tokens: 10, output_tokens: 5, total_tokens: 15 }, undefined).tokens.total; // 15
+ * ```
+ */
+export function addUsage(state: LoopState, usage: TokenUsage | undefined, price: PriceTable | undefined): LoopState {
+  if (usage === undefined) return state;
+  const input = usage.input_tokens ?? 0;
+  const output = usage.output_tokens ?? 0;
+  const total = usage.total_tokens ?? input + output;
+  return {
+    ...state,
+    tokens: {
+      input: state.tokens.input + input,
+      output: state.tokens.output + output,
+      total: state.tokens.total + total,
+    },
+    cost: state.cost + costOf(usage, price),
+  };
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/**
+ * The first limit the state has reached, or null. Iterations: at most `maxIterations` per session; runtime:
+ * `maxRuntimeMs` since the session started; tokens and cost: the session's totals; failures: in a row.
+ *
+ * @example
+ * ```ts
+ * checkLimits({ ...emptyLoopState(), iterations: 100 }, Date.now(), resolveSafetyOptions())?.kind; // "iterations"
+ * ```
+ */
+export function checkLimits(state: LoopState, now: number, options: ResolvedSafetyOptions): StopReason | null {
+  if (state.iterations >= options.maxIterations) {
+    return {
+      kind: "iterations",
+      value: state.iterations,
+      limit: options.maxIterations,
+      message: `Stopped: the iteration limit was reached (${state.iterations} of ${options.maxIterations}).`,
+    };
+  }
+  if (state.startedAt !== null && now - state.startedAt >= options.maxRuntimeMs) {
+    const minutes = (now - state.startedAt) / 60000;
+    return {
+      kind: "runtime",
+      value: now - state.startedAt,
+      limit: options.maxRuntimeMs,
+      message: `Stopped: the runtime limit was reached (${round(minutes, 1)} min of ${round(options.maxRuntimeMs / 60000, 1)} min).`,
+    };
+  }
+  if (options.maxTokens !== undefined && state.tokens.total >= options.maxTokens) {
+    return {
+      kind: "tokens",
+      value: state.tokens.total,
+      limit: options.maxTokens,
+      message: `Stopped: the token limit was reached (${state.tokens.total} of ${options.maxTokens} tokens).`,
+    };
+  }
+  if (options.maxCost !== undefined && state.cost >= options.maxCost) {
+    return {
+      kind: "cost",
+      value: state.cost,
+      limit: options.maxCost,
+      message: `Stopped: the cost limit was reached ($${round(state.cost, 4)} of $${options.maxCost}).`,
+    };
+  }
+  if (state.consecutiveFailures >= options.maxConsecutiveFailures) {
+    return {
+      kind: "failures",
+      value: state.consecutiveFailures,
+      limit: options.maxConsecutiveFailures,
+      message: `Stopped: ${state.consecutiveFailures} failed iterations in a row (limit ${options.maxConsecutiveFailures}).`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The stop reason for a detected loop.
+ *
+ * @example
+ * ```ts
+ * loopStopReason(0.92, 0.9).message; // "Stopped: loop detected, the output is 92.0% similar to a previous output (threshold 90%)."
+ * ```
+ */
+export function loopStopReason(similarity: number, threshold: number): StopReason {
+  return {
+    kind: "loop",
+    value: similarity,
+    limit: threshold,
+    message: `Stopped: loop detected, the output is ${(similarity * 100).toFixed(1)}% similar to a previous output (threshold ${round(threshold * 100, 1)}%).`,
+  };
+}
+
+/**
+ * Seed 004's `SafetyGuard` as a class over the same functions the loop node uses: fuzzy loop detection over the
+ * last `maxRecentOutputs` outputs, plus the iteration, runtime, token, cost and consecutive-failure limits.
+ *
+ * @example
+ * ```ts
+ * const guard = new SafetyGuard({ loopThreshold: 0.9 });
+ * guard.detectLoop("Checking the database for user information..."); // false
+ * guard.detectLoop("Checking the database for user information..."); // true
+ * ```
+ */
+export class SafetyGuard {
+  readonly options: ResolvedSafetyOptions;
+  private state: LoopState;
+
+  constructor(options: SafetyOptions = {}, state: LoopState = emptyLoopState()) {
+    this.options = resolveSafetyOptions(options);
+    this.state = state;
+  }
+
+  /**
+   * Whether `output` repeats a remembered output (then it is not remembered); otherwise it is remembered.
+   *
+   * @example
+   * ```ts
+   * guard.detectLoop("Same message"); // false the first time
+   * ```
+   */
+  detectLoop(output: string | undefined): boolean {
+    const check = detectLoopIn(this.state, output, this.options);
+    this.state = check.state;
+    return check.loop;
+  }
+
+  /**
+   * Counts one iteration (starting the runtime clock on the first).
+   *
+   * @example
+   * ```ts
+   * guard.recordIteration();
+   * ```
+   */
+  recordIteration(now = Date.now()): void {
+    this.state = { ...this.state, iterations: this.state.iterations + 1, startedAt: this.state.startedAt ?? now };
+  }
+
+  /**
+   * Adds a model call's token usage (and cost, with a price table).
+   *
+   * @example
+   * ```ts
+   * guard.recordUsage(aiMessage.usage_metadata);
+   * ```
+   */
+  recordUsage(usage: TokenUsage | undefined): void {
+    this.state = addUsage(this.state, usage, this.options.price);
+  }
+
+  /**
+   * Records whether an iteration failed (failures in a row are limited).
+   *
+   * @example
+   * ```ts
+   * guard.recordOutcome(false); // one more failure in a row
+   * ```
+   */
+  recordOutcome(success: boolean): void {
+    this.state = { ...this.state, consecutiveFailures: success ? 0 : this.state.consecutiveFailures + 1 };
+  }
+
+  /**
+   * The first limit reached, or null.
+   *
+   * @example
+   * ```ts
+   * guard.checkLimits()?.message;
+   * ```
+   */
+  checkLimits(now = Date.now()): StopReason | null {
+    return checkLimits(this.state, now, this.options);
+  }
+
+  /** The remembered outputs, oldest first. */
+  get recentOutputs(): readonly string[] {
+    return this.state.recentOutputs;
+  }
+
+  /**
+   * Forgets the remembered outputs (the limits' counters stay).
+   *
+   * @example
+   * ```ts
+   * guard.clearLoopHistory();
+   * ```
+   */
+  clearLoopHistory(): void {
+    this.state = { ...this.state, recentOutputs: [] };
+  }
+
+  /**
+   * Starts over: outputs, counters, clock, spending.
+   *
+   * @example
+   * ```ts
+   * guard.reset();
+   * ```
+   */
+  reset(): void {
+    this.state = emptyLoopState();
+  }
+
+  /**
+   * The guard's state as plain JSON.
+   *
+   * @example
+   * ```ts
+   * const copy = SafetyGuard.fromJSON(guard.toJSON());
+   * ```
+   */
+  toJSON(): { state: LoopState } {
+    return { state: structuredClone(this.state) };
+  }
+
+  /**
+   * Rebuilds a guard from {@link SafetyGuard.toJSON} output (options are not serialised: pass them again).
+   *
+   * @example
+   * ```ts
+   * const copy = SafetyGuard.fromJSON(JSON.parse(json), { loopThreshold: 0.85 });
+   * ```
+   */
+  static fromJSON(json: { state: LoopState }, options: SafetyOptions = {}): SafetyGuard {
+    return new SafetyGuard(options, structuredClone(json.state));
+  }
+}
+
+/** One model turn as the loop guard sees it (what the graph adapters extract from the messages). */
+export interface LoopTurn {
+  /** The turn's output (by default the AI message's text and its tool calls rendered canonically). */
+  output: string;
+  /** Whether the model wants to go on (it called tools); a final answer ends the run by itself. */
+  continues: boolean;
+  /** The model call's token usage. */
+  usage?: TokenUsage | undefined;
+  /** The previous turn's tool results, when it called tools. */
+  previous?: { free: boolean; failed: boolean } | undefined;
+  /** What marks the session this turn belongs to; a new marker starts a new session (everything resets). */
+  session: string;
+}
+
+/**
+ * Advances the loop guard by one model turn: starts a new session when the marker changed; counts the iteration
+ * (refunding the previous one if its tool calls were all answered by a guard or a cache: such turns are free);
+ * counts failures in a row; adds the token usage; then, if the model wants to go on, checks the limits and the
+ * loop. Returns the new state and, when the run must stop, why.
+ *
+ * @example
+ * ```ts
+ * const options = resolveSafetyOptions({ maxIterations: 2 });
+ * let step = stepLoopGuard(emptyLoopState(), { output: "a", continues: true, session: "s" }, options, 0);
+ * step = stepLoopGuard(step.state, { output: "b", continues: true, session: "s" }, options, 0);
+ * step.stop?.kind; // "iterations"
+ * ```
+ */
+export function stepLoopGuard(
+  state: LoopState,
+  turn: LoopTurn,
+  options: ResolvedSafetyOptions,
+  now: number = (options.clock ?? Date.now)(),
+): { state: LoopState; stop: StopReason | null } {
+  let next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
+  if (next.stopped !== null) return { state: next, stop: next.stopped };
+  const refund = turn.previous?.free ? 1 : 0;
+  next = {
+    ...next,
+    iterations: next.iterations + 1 - refund,
+    startedAt: next.startedAt ?? now,
+    consecutiveFailures:
+      turn.previous === undefined ? next.consecutiveFailures : turn.previous.failed ? next.consecutiveFailures + 1 : 0,
+  };
+  next = addUsage(next, turn.usage, options.price);
+  if (!turn.continues) return { state: next, stop: null };
+  const limit = checkLimits(next, now, options);
+  if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
+  const check = detectLoopIn(next, turn.output, options);
+  if (check.loop) {
+    const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
+    (options.logger ?? console).warn("Breaking loop due to repetitive agent outputs");
+    return { state: { ...check.state, stopped: reason }, stop: reason };
+  }
+  return { state: check.state, stop: null };
+}
