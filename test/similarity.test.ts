@@ -84,6 +84,17 @@ describe("similarityRatio", () => {
     }
   });
 
+  it("is exact for lengths around the 30-bit word boundaries", () => {
+    const alphabet = "abcab cbaxy";
+    for (const n of [29, 30, 31, 59, 60, 61, 89, 90, 91]) {
+      for (let seed = 1; seed <= 5; seed += 1) {
+        const a = Array.from({ length: n }, (_, i) => alphabet[(i * seed * 7 + seed) % alphabet.length]).join("");
+        const b = Array.from({ length: n + seed }, (_, i) => alphabet[(i * (seed + 3) + 1) % alphabet.length]).join("");
+        expect(similarityScore(a, b)).toBe(fuzz.ratio(a, b));
+      }
+    }
+  });
+
   it("lcsLength on small known cases", () => {
     expect(lcsLength("kitten", "sitting")).toBe(4);
     expect(lcsLength("", "abc")).toBe(0);
