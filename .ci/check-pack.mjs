@@ -35,6 +35,10 @@ const expected = [
       "recordRetrievalQuery",
       "withQueryHistory",
       "guardMessagesStateSchema",
+      "loopDetectNode",
+      "loopDetectHook",
+      "SafetyGuard",
+      "similarityRatio",
     ],
   ],
   [
