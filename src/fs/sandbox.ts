@@ -1,0 +1,125 @@
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** Why a path was refused. */
+export type PathRefusal = "nul-byte" | "outside-root" | "symlink-loop" | "denied" | "invalid";
+
+/** A path resolved inside the sandbox, or the reason it was refused (with a message for the model). */
+export type ResolvedPath =
+  | { ok: true; path: string; relative: string }
+  | { ok: false; reason: PathRefusal; message: string };
+
+/** Options of {@link createSandbox}. */
+export interface SandboxOptions {
+  /** The project root: every path must resolve (symlinks followed) inside it. */
+  root: string;
+  /**
+   * Paths (relative to the root, `/`-separated) that tools may read but never write; a trailing `/` covers a
+   * folder. Default: `[".git/"]` (the repository's internals).
+   */
+  denyWrites?: readonly string[];
+}
+
+/** How many symlinks one resolution may follow before it is called a loop (as the kernel's ELOOP limit). */
+const MAX_LINKS = 40;
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+/**
+ * The real path of `absolute`, also when its tail does not exist yet: the longest existing prefix is resolved
+ * with `realpath` (every symlink on the way followed), a dangling symlink is followed by hand, and the missing
+ * names are appended. Throws `ELOOP` for symlink loops.
+ */
+function realPathOf(absolute: string, links = 0): string {
+  if (links > MAX_LINKS) throw Object.assign(new Error("too many symbolic links"), { code: "ELOOP" });
+  try {
+    return realpathSync.native(absolute);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ELOOP") throw error;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+  }
+  // A dangling symlink: resolve its target (relative to the link's folder), then go on from there.
+  let stat: ReturnType<typeof lstatSync> | undefined;
+  try {
+    stat = lstatSync(absolute);
+  } catch {
+    stat = undefined;
+  }
+  if (stat?.isSymbolicLink()) {
+    const target = readlinkSync(absolute);
+    return realPathOf(isAbsolute(target) ? target : resolve(dirname(absolute), target), links + 1);
+  }
+  const parent = dirname(absolute);
+  if (parent === absolute) return absolute; // the filesystem root
+  const name = absolute.slice(parent.length + (parent.endsWith(sep) ? 0 : 1));
+  return join(realPathOf(parent, links), name);
+}
+
+/**
+ * A sandbox for file tools: resolves every path to its real absolute path (symlinks followed, non-existent tails
+ * handled, loops caught) and refuses anything outside `root` by a separator-aware check (`/proj2` is not inside
+ * `/proj`), paths with NUL bytes, and writes to denied paths. A name that merely contains `..`
+ * (`[...slug].tsx`) is an ordinary name.
+ *
+ * @example
+ * ```ts
+ * const sandbox = createSandbox({ root: "/repo" });
+ * sandbox.resolve("src/app.ts");         // { ok: true, path: "/repo/src/app.ts", relative: "src/app.ts" }
+ * sandbox.resolve("../etc/passwd");      // { ok: false, reason: "outside-root", message: "..." }
+ * sandbox.resolve(".git/config", { write: true }); // { ok: false, reason: "denied", ... }
+ * ```
+ */
+export function createSandbox(options: SandboxOptions) {
+  if (typeof options.root !== "string" || options.root === "") throw new TypeError("createSandbox: root is required");
+  const root = realpathSync.native(resolve(options.root));
+  const denied = (options.denyWrites ?? [".git/"]).map((d) => d.replace(/^\.?\//, ""));
+
+  const resolvePath = (input: unknown, opts: { write?: boolean } = {}): ResolvedPath => {
+    if (typeof input !== "string" || input === "") {
+      return { ok: false, reason: "invalid", message: "The path must be a non-empty string." };
+    }
+    if (input.includes("\0")) {
+      return { ok: false, reason: "nul-byte", message: "The path contains a NUL byte, which no file name can." };
+    }
+    let real: string;
+    try {
+      real = realPathOf(resolve(root, input));
+    } catch (error) {
+      if (errorCode(error) === "ELOOP") {
+        return { ok: false, reason: "symlink-loop", message: `The path ${input} goes through a symbolic link loop.` };
+      }
+      return {
+        ok: false,
+        reason: "invalid",
+        message: `The path ${input} cannot be resolved: ${(error as Error).message}`,
+      };
+    }
+    if (real !== root && !real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) {
+      return {
+        ok: false,
+        reason: "outside-root",
+        message: `The path ${input} is outside the project root (${root}); only files inside it can be used.`,
+      };
+    }
+    const rel = relative(root, real).split(sep).join("/");
+    if (opts.write && denied.some((d) => (d.endsWith("/") ? rel === d.slice(0, -1) || rel.startsWith(d) : rel === d))) {
+      return { ok: false, reason: "denied", message: `Writing to ${rel} is not allowed.` };
+    }
+    return { ok: true, path: real, relative: rel === "" ? "." : rel };
+  };
+
+  return { root, resolve: resolvePath };
+}
+
+/**
+ * A sandbox made by {@link createSandbox}.
+ *
+ * @example
+ * ```ts
+ * const sandbox: Sandbox = createSandbox({ root: process.cwd() });
+ * ```
+ */
+export type Sandbox = ReturnType<typeof createSandbox>;

@@ -1,0 +1,79 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSandbox } from "../src/fs/sandbox.js";
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-sandbox-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+const root = join(base, "proj");
+const sibling = join(base, "proj2");
+const outside = join(base, "outside");
+for (const dir of [root, sibling, outside, join(root, "src"), join(root, ".git"), join(root, "pages")]) {
+  mkdirSync(dir, { recursive: true });
+}
+writeFileSync(join(root, "src", "app.ts"), "export {};\n");
+writeFileSync(join(sibling, "secret.txt"), "no\n");
+writeFileSync(join(outside, "secret.txt"), "no\n");
+writeFileSync(join(root, "pages", "[...slug].tsx"), "export default 1;\n");
+symlinkSync(outside, join(root, "link-out")); // a symlink inside root pointing outside
+symlinkSync(join(root, "src"), join(root, "link-in")); // a symlink inside root pointing inside
+symlinkSync(join(outside, "missing.txt"), join(root, "dangling-out")); // a dangling symlink pointing outside
+symlinkSync(join(root, "loop-b"), join(root, "loop-a"));
+symlinkSync(join(root, "loop-a"), join(root, "loop-b"));
+const sandbox = createSandbox({ root });
+
+describe("sandbox: paths stay inside the root", () => {
+  it.each([
+    ["a parent step", "../outside/secret.txt", "outside-root"],
+    ["an absolute path outside root", "/etc/passwd", "outside-root"],
+    ["a prefix sibling (/proj2 for /proj)", join(sibling, "secret.txt"), "outside-root"],
+    ["a prefix sibling, relative", "../proj2/secret.txt", "outside-root"],
+    ["a symlink inside root pointing outside", "link-out/secret.txt", "outside-root"],
+    ["the symlink itself", "link-out", "outside-root"],
+    ["a symlink in an intermediate folder, to a file that does not exist", "link-out/new/file.txt", "outside-root"],
+    ["a dangling symlink pointing outside", "dangling-out", "outside-root"],
+    ["a NUL byte", "src/app.ts\0.png", "nul-byte"],
+    ["a symlink loop", "loop-a/x", "symlink-loop"],
+    ["an empty path", "", "invalid"],
+  ])("refuses %s", (_what, input, reason) => {
+    const result = sandbox.resolve(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.reason).toBe(reason);
+      expect(result.message.length).toBeGreaterThan(10);
+    }
+  });
+
+  it.each([
+    ["a relative path", "src/app.ts", "src/app.ts"],
+    ["an absolute path inside", join(root, "src/app.ts"), "src/app.ts"],
+    ["a name with dots that is not a parent step", "pages/[...slug].tsx", "pages/[...slug].tsx"],
+    ["a parent step that stays inside", "src/../pages/[...slug].tsx", "pages/[...slug].tsx"],
+    ["a file that does not exist yet", "src/new/deep/file.ts", "src/new/deep/file.ts"],
+    ["a symlink to a place inside root (resolved to its real path)", "link-in/app.ts", "src/app.ts"],
+    ["the root itself", ".", "."],
+  ])("allows %s", (_what, input, rel) => {
+    const result = sandbox.resolve(input);
+    expect(result).toEqual({ ok: true, path: join(root, rel === "." ? "" : rel), relative: rel });
+  });
+
+  it("the deny list refuses writes (default: .git internals) and allows reads", () => {
+    expect(sandbox.resolve(".git/config", { write: true })).toMatchObject({ ok: false, reason: "denied" });
+    expect(sandbox.resolve(".git", { write: true })).toMatchObject({ ok: false, reason: "denied" });
+    expect(sandbox.resolve(".git/config")).toMatchObject({ ok: true });
+    expect(sandbox.resolve(".github/workflows/ci.yml", { write: true })).toMatchObject({ ok: true });
+    const custom = createSandbox({ root, denyWrites: ["secrets/", "package-lock.json"] });
+    expect(custom.resolve("package-lock.json", { write: true })).toMatchObject({ ok: false, reason: "denied" });
+    expect(custom.resolve(".git/config", { write: true })).toMatchObject({ ok: true });
+  });
+
+  it("a root given through a symlink is resolved first", () => {
+    const alias = join(base, "alias");
+    symlinkSync(root, alias);
+    const viaAlias = createSandbox({ root: alias });
+    expect(viaAlias.root).toBe(root);
+    expect(viaAlias.resolve("src/app.ts")).toMatchObject({ ok: true, path: join(root, "src/app.ts") });
+    expect(viaAlias.resolve(join(alias, "src/app.ts"))).toMatchObject({ ok: true, relative: "src/app.ts" });
+  });
+});
