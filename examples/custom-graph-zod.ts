@@ -16,7 +16,8 @@ import { createWorkspaceTools, sampleProject } from "./workspace.js";
 /** Your state: messages, the guard channels, and anything of your own. */
 export const AgentState = z.object({
   ...guardMessagesStateSchema.shape,
-  task: z.string().default(""),
+  // Not `.default(...)`: LangGraph re-applies zod defaults to every invocation's input, which would reset it.
+  task: z.string().optional(),
 });
 
 /**
