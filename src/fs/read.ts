@@ -1,0 +1,91 @@
+/** How `read_file` shows a file: line numbers, ranges, long lines cut, continuation hints. Pure functions. */
+
+/** Limits of one read. */
+export interface ReadLimits {
+  /** Lines shown when the call gives no `limit`. */
+  defaultLineLimit: number;
+  /** Characters of one line shown; the rest is cut with a marker. */
+  maxLineChars: number;
+}
+
+/**
+ * The default limits.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_READ_LIMITS.defaultLineLimit; // 2000
+ * ```
+ */
+export const DEFAULT_READ_LIMITS: Readonly<ReadLimits> = { defaultLineLimit: 2000, maxLineChars: 2000 };
+
+/**
+ * Whether bytes look binary (a NUL byte in the first 8 KB, as git decides).
+ *
+ * @example
+ * ```ts
+ * looksBinary(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00])); // true
+ * ```
+ */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, 8192);
+  for (let i = 0; i < end; i += 1) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/** The lines of a text: `\n`, `\r\n` and a final newline handled as editors do (no phantom last line). */
+export function splitLines(content: string): string[] {
+  if (content === "") return [];
+  const lines = content.split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** A numbered view of part of a file, and what the model needs to read on. */
+export interface LineView {
+  text: string;
+  /** 1-based first line shown. */
+  from: number;
+  /** 1-based last line shown (from - 1 when nothing is shown). */
+  to: number;
+  totalLines: number;
+  /** Whether every line of the file is shown (so the view is the whole file). */
+  whole: boolean;
+}
+
+/**
+ * Lines `offset` (1-based, default 1) to `offset + limit - 1` of `content`, numbered like `cat -n`, long lines
+ * cut, with a "continue at line N" hint when more follow. A range is always cut from the whole content, so a
+ * range read after a whole read (or the reverse) shows the right lines.
+ *
+ * @example
+ * ```ts
+ * viewLines("a\nb\nc\n", { offset: 2, limit: 1 }).text;
+ * // "     2\tb\n\n(Showing lines 2-2 of 3. Continue with offset 3.)"
+ * ```
+ */
+export function viewLines(
+  content: string,
+  range: { offset?: number | undefined; limit?: number | undefined } = {},
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): LineView {
+  const lines = splitLines(content);
+  const total = lines.length;
+  const from = Math.max(1, Math.floor(range.offset ?? 1));
+  const limit = Math.max(1, Math.floor(range.limit ?? limits.defaultLineLimit));
+  const to = Math.min(total, from + limit - 1);
+  const shown: string[] = [];
+  for (let n = from; n <= to; n += 1) {
+    const line = lines[n - 1] as string;
+    const cut =
+      line.length > limits.maxLineChars
+        ? `${line.slice(0, limits.maxLineChars)}… [line cut: ${line.length - limits.maxLineChars} more characters]`
+        : line;
+    shown.push(`${String(n).padStart(6)}\t${cut}`);
+  }
+  let text = shown.join("\n");
+  if (total === 0) text = "(empty file)";
+  else if (from > total) text = `(The file has ${total} lines; offset ${from} is past its end.)`;
+  else if (to < total) text += `\n\n(Showing lines ${from}-${to} of ${total}. Continue with offset ${to + 1}.)`;
+  else if (from > 1) text += `\n\n(Showing lines ${from}-${to} of ${total}.)`;
+  return { text, from, to: Math.max(from - 1, to), totalLines: total, whole: from === 1 && to >= total };
+}
