@@ -315,7 +315,7 @@ export function decideToolCall(
   const verdict = evaluateRepetition(state.repetition, key, rules);
   let level: BlockLevel | undefined = verdict.level;
   let previous = verdict.previous?.result;
-  if (level === undefined && options.redundancy && effect.kind === "read") {
+  if (level === undefined && options.redundancy && tool?.redundancy !== false && effect.kind === "read") {
     const op = findOperation(state.operations, key);
     if (op) {
       level = "redundant";

@@ -5,6 +5,8 @@
  * 5 MB with a DeltaChannel, 95 MB with an ordinary reducer channel).
  */
 
+import type { DirNode, DirTree } from "./tree.js";
+
 /** A whole file as read from disk (a partial read is never stored), with what proves it is still current. */
 export interface CachedFile {
   /** The whole text. */
@@ -18,6 +20,8 @@ export interface CachedFile {
   cachedAt: number;
   /** The tool call whose ToolMessage carries the whole content, for reference answers. */
   ref?: string | undefined;
+  /** Digest of that ToolMessage's content: if the message was trimmed or summarized, it no longer matches. */
+  refDigest?: string | undefined;
 }
 
 /** Counters, readable from state. */
@@ -33,15 +37,22 @@ export interface FileCacheState {
   files: Record<string, CachedFile>;
   /** Sum of the cached contents' lengths (UTF-16 code units, what the budget counts). */
   bytes: number;
+  /** The directory tree of the root, or null before the first listing (or after a full invalidation). */
+  tree: DirTree | null;
   stats: FileCacheStats;
 }
 
 /** One change to the cache (what the file tools write to the channel). */
 export type FileCacheWrite =
   | { op: "put"; path: string; file: CachedFile; budget: number }
-  | { op: "touch"; path: string; ref?: string | undefined }
+  | { op: "touch"; path: string; ref?: string | undefined; refDigest?: string | undefined }
   | { op: "drop"; paths: string[] }
   | { op: "dropAll" }
+  /** Replace folders of the tree (null removes one); with `complete`, the tree becomes exactly `dirs`. */
+  | { op: "treeSet"; dirs: Record<string, DirNode | null>; complete?: boolean }
+  /** Add an entry to its folder (folders are created along the way), e.g. after `write_to_file`. */
+  | { op: "treeAdd"; rel: string }
+  | { op: "treeDrop" }
   | { op: "count"; hits?: number; misses?: number; staleRefreshes?: number; bytesSaved?: number };
 
 /**
@@ -53,7 +64,7 @@ export type FileCacheWrite =
  * ```
  */
 export function emptyFileCache(): FileCacheState {
-  return { files: {}, bytes: 0, stats: { hits: 0, misses: 0, staleRefreshes: 0, bytesSaved: 0 } };
+  return { files: {}, bytes: 0, tree: null, stats: { hits: 0, misses: 0, staleRefreshes: 0, bytesSaved: 0 } };
 }
 
 function without(files: Record<string, CachedFile>, path: string): Record<string, CachedFile> {
@@ -78,7 +89,7 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
     case "touch": {
       const file = state.files[write.path];
       if (file === undefined) return state;
-      const updated = write.ref === undefined ? file : { ...file, ref: write.ref };
+      const updated = write.ref === undefined ? file : { ...file, ref: write.ref, refDigest: write.refDigest };
       return { ...state, files: { ...without(state.files, write.path), [write.path]: updated } };
     }
     case "drop": {
@@ -94,6 +105,36 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
     }
     case "dropAll":
       return { ...state, files: {}, bytes: 0 };
+    case "treeSet": {
+      if (write.complete) {
+        const tree: DirTree = {};
+        for (const [rel, node] of Object.entries(write.dirs)) if (node !== null) tree[rel] = node;
+        return { ...state, tree };
+      }
+      if (state.tree === null) return state;
+      const tree: DirTree = { ...state.tree };
+      for (const [rel, node] of Object.entries(write.dirs)) {
+        if (node === null) delete tree[rel];
+        else tree[rel] = node;
+      }
+      return { ...state, tree };
+    }
+    case "treeAdd": {
+      if (state.tree === null) return state;
+      const tree: DirTree = { ...state.tree };
+      const parts = write.rel.split("/");
+      for (let i = 0; i < parts.length; i += 1) {
+        const dir = parts.slice(0, i).join("/");
+        const entry = i === parts.length - 1 ? (parts[i] as string) : `${parts[i]}/`;
+        // A folder the tree does not know yet gets a node that the next listing checks (mtime 0 never matches).
+        const node = tree[dir] ?? { entries: [], mtimeMs: 0, gitignoreMtimeMs: null, scannedAt: 0 };
+        if (!node.entries.includes(entry)) tree[dir] = { ...node, entries: [...node.entries, entry].sort() };
+        else tree[dir] = node;
+      }
+      return { ...state, tree };
+    }
+    case "treeDrop":
+      return { ...state, tree: null };
     case "count": {
       const s = state.stats;
       return {

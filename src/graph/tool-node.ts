@@ -105,6 +105,15 @@ function textOf(content: unknown): string {
   return canonicalJson(content);
 }
 
+/** A Command's outcome: its own ToolMessage for this call when it has one, else the update as a whole. */
+function commandOutcome(command: Command, callId: string | undefined): { ok: boolean; text: string } {
+  const update = command.update as { messages?: unknown } | undefined;
+  const messages = Array.isArray(update?.messages) ? update.messages : [];
+  const own = messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
+  if (own !== undefined) return { ok: own.status !== "error", text: textOf(own.content) };
+  return { ok: true, text: `[Command] ${canonicalJson(command.update ?? null)}` };
+}
+
 function toInput(call: ToolCall): ToolCallInput {
   return { name: call.name, args: call.args, id: call.id };
 }
@@ -143,6 +152,14 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
     const resolved = resolveToolGuardOptions(guardOptions);
     super(tools, { name: name ?? "tools", tags, handleToolErrors });
+    // A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly:
+    // level 3 would only get in the way. An explicit per-tool setting still wins.
+    for (const t of tools) {
+      const meta = (t as { metadata?: { langgraphGuards?: { servesRepeats?: boolean } } }).metadata;
+      if (meta?.langgraphGuards?.servesRepeats && resolved.tools[t.name]?.redundancy === undefined) {
+        resolved.tools[t.name] = { ...resolved.tools[t.name], redundancy: false };
+      }
+    }
     this.guardOptions = resolved;
     this.readOnlyHints = Object.create(null) as Record<string, boolean>;
     for (const tool of tools) {
@@ -204,7 +221,7 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
       }
       const { output, decision } = item;
       const outcome = isCommand(output)
-        ? { ok: true, text: `[Command] ${canonicalJson(output.update ?? null)}` }
+        ? commandOutcome(output, decision.call.id)
         : { ok: (output as ToolMessage).status !== "error", text: textOf((output as ToolMessage).content) };
       events.push(...outcomeEvents(decision, outcome, this.guardOptions));
       results.push(output);

@@ -1,10 +1,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { Annotation, DeltaChannel, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
 import { unionQueries } from "../core/query.js";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
 
 /**
  * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
@@ -27,6 +28,8 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
  * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
  * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
  *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
+ * - `fileCache`: the file tools' content cache and directory tree, in a `DeltaChannel`: a checkpoint stores each
+ *   step's changes, not the whole cache.
  *
  * @example
  * ```ts
@@ -53,6 +56,9 @@ export const GuardState = Annotation.Root({
   loopGuard: Annotation<LoopState>({
     reducer: (_current, update) => update,
     default: emptyLoopState,
+  }),
+  fileCache: new DeltaChannel<FileCacheState, FileCacheWrite | FileCacheWrite[]>(reduceFileCache, {
+    initialValueFactory: emptyFileCache,
   }),
 });
 
@@ -102,6 +108,15 @@ export const guardStateSchema = z.object({
   loopGuard: withLangGraph(z.custom<LoopState>(), {
     reducer: { fn: (_current: LoopState, update: LoopState) => update, schema: z.custom<LoopState>() },
     default: emptyLoopState,
+  }),
+  // zod state can only declare reducer channels: this form stores the whole cache at every step (use the
+  // Annotation form, GuardState, for checkpoints that store changes only).
+  fileCache: withLangGraph(z.custom<FileCacheState>(), {
+    reducer: {
+      fn: (current: FileCacheState, update: FileCacheWrite | FileCacheWrite[]) => reduceFileCache(current, [update]),
+      schema: z.custom<FileCacheWrite | FileCacheWrite[]>(),
+    },
+    default: emptyFileCache,
   }),
 });
 
