@@ -308,7 +308,7 @@ export function decideToolCall(
   const rules = {
     repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
     windowSize: options.windowSize,
-    consecutive: options.consecutive,
+    consecutive: options.consecutive && tool?.consecutive !== false,
     countChangedResults: options.countChangedResults,
     countAcrossMutations: options.countAcrossMutations,
   };

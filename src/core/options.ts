@@ -19,6 +19,8 @@ export const toolGuardConfigSchema = z
     invalidates: z.enum(["all", "paths", "none"]).optional(),
     /** Argument names that hold paths for this tool. */
     pathArgs: z.array(z.string()).optional(),
+    /** Level 1 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
+    consecutive: z.boolean().optional(),
     /** Level 3 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
     redundancy: z.boolean().optional(),
   })

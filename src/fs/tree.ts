@@ -135,8 +135,9 @@ export function scanTree(
   node(from);
   for (const p of paths) {
     const isDir = p.endsWith("/");
-    const rel = joinRel(from, isDir ? p.slice(0, -1) : p);
-    if (rel === from || (from !== "" && !rel.startsWith(`${from}/`) && rel !== from)) continue;
+    const bare = (isDir ? p.slice(0, -1) : p).replace(/^\.\//, "");
+    if (bare === "" || bare === ".") continue; // fdir lists the crawled folder itself
+    const rel = joinRel(from, bare);
     if (isDir) node(rel);
     node(parentOf(rel)).entries.push(isDir ? `${nameOf(rel)}/` : nameOf(rel));
   }

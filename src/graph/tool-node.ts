@@ -152,12 +152,18 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
     const resolved = resolveToolGuardOptions(guardOptions);
     super(tools, { name: name ?? "tools", tags, handleToolErrors });
-    // A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly:
-    // level 3 would only get in the way. An explicit per-tool setting still wins.
+    // A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly,
+    // with a reference to the earlier result: levels 1 and 3 would only get in the way (level 2 still stops
+    // loops). An explicit per-tool setting still wins.
     for (const t of tools) {
       const meta = (t as { metadata?: { langgraphGuards?: { servesRepeats?: boolean } } }).metadata;
-      if (meta?.langgraphGuards?.servesRepeats && resolved.tools[t.name]?.redundancy === undefined) {
-        resolved.tools[t.name] = { ...resolved.tools[t.name], redundancy: false };
+      if (meta?.langgraphGuards?.servesRepeats) {
+        const own = resolved.tools[t.name];
+        resolved.tools[t.name] = {
+          ...own,
+          consecutive: own?.consecutive ?? false,
+          redundancy: own?.redundancy ?? false,
+        };
       }
     }
     this.guardOptions = resolved;
