@@ -78,7 +78,10 @@ class IgnoreRules {
     return m;
   }
 
-  /** Whether `rel` (a file or, with `isDir`, a folder) is ignored by the defaults or any ancestor's `.gitignore`. */
+  /**
+   * Whether `rel` (a file or, with `isDir`, a folder) is ignored: by the defaults, or by the nearest `.gitignore`
+   * with an opinion on it — a deeper file's rules (including `!` negations) override a shallower one's, as in git.
+   */
   ignores(rel: string, isDir: boolean): boolean {
     if (this.defaults.has(nameOf(rel))) return true;
     let dir = parentOf(rel);
@@ -86,7 +89,9 @@ class IgnoreRules {
       const m = this.matcher(dir);
       if (m !== null) {
         const sub = dir === "" ? rel : rel.slice(dir.length + 1);
-        if (m.ignores(isDir ? `${sub}/` : sub)) return true;
+        const verdict = m.test(isDir ? `${sub}/` : sub);
+        if (verdict.ignored) return true;
+        if (verdict.unignored) return false;
       }
       if (dir === "") return false;
       dir = parentOf(dir);
@@ -111,8 +116,10 @@ export function scanTree(
       return rel !== "" && rules.ignores(rel, true);
     })
     .filter((path, isDirectory) => {
-      const rel = joinRel(from, path.replace(/\/$/, ""));
-      return rel === from || !rules.ignores(rel, isDirectory);
+      const trimmed = path.replace(/\/$/, "");
+      const bare = trimmed === "." ? "" : trimmed.replace(/^\.\//, "");
+      if (bare === "") return true; // the crawled folder itself
+      return !rules.ignores(joinRel(from, bare), isDirectory);
     })
     .crawl(base)
     .sync();

@@ -1,0 +1,196 @@
+/** Issue 5: ignore rules, caps, commands, logging, and cache hits as free turns for the loop guard. */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { afterAll, describe, expect, it } from "vitest";
+import { changedPaths, createFileTools, type FileToolsOptions } from "../src/fs/tools.js";
+import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../src/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-more-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let count = 0;
+
+function tree(files: Record<string, string>): string {
+  count += 1;
+  const root = join(base, `t${count}`);
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(join(root, rel, ".."), { recursive: true });
+    writeFileSync(join(root, rel), content);
+  }
+  const old = new Date(Date.now() - 3_600_000);
+  utimesSync(root, old, old);
+  return root;
+}
+
+function harness(root: string, options: Partial<FileToolsOptions> = {}) {
+  const graph = new StateGraph(GuardMessagesState)
+    .addNode("tools", new GuardedToolNode(createFileTools({ root, allowCommands: true, ...options })))
+    .addEdge(START, "tools")
+    .addEdge("tools", END)
+    .compile({ checkpointer: new MemorySaver() });
+  let n = 0;
+  return async (name: string, args: Record<string, unknown>) => {
+    n += 1;
+    const ai = new AIMessage({ content: "", tool_calls: [{ name, args, id: `c${n}`, type: "tool_call" }] });
+    const out = await graph.invoke({ messages: [ai] }, { configurable: { thread_id: "t" } });
+    const reply = (out.messages as BaseMessage[]).find(
+      (m) => ToolMessage.isInstance(m) && m.tool_call_id === `c${n}`,
+    ) as ToolMessage;
+    return { text: String(reply.content), status: reply.status, out };
+  };
+}
+
+describe("ignore rules", () => {
+  it("honours .gitignore files at every level and the default ignore list", async () => {
+    const root = tree({
+      ".gitignore": "*.log\nbuild/\n",
+      "app.py": "",
+      "debug.log": "",
+      "build/out.js": "",
+      "node_modules/pkg/index.js": "",
+      ".git/HEAD": "ref: x\n",
+      "src/.gitignore": "secret.txt\n!keep.log\n",
+      "src/main.py": "",
+      "src/secret.txt": "",
+      "src/keep.log": "",
+      "src/deep/secret.txt": "",
+      "src/deep/ok.py": "",
+    });
+    const call = harness(root);
+    expect((await call("list_files", { recursive: true })).text.split("\n")).toEqual([
+      ".gitignore",
+      "app.py",
+      "src/",
+      "src/.gitignore",
+      "src/deep/",
+      "src/deep/ok.py",
+      "src/keep.log",
+      "src/main.py",
+    ]);
+  });
+});
+
+describe("caps", () => {
+  it("a listing is capped with a clear 'more' line", async () => {
+    const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, "0")}.txt`, ""]));
+    const call = harness(tree(files), { listLimit: 10 });
+    const text = (await call("list_files", {})).text.split("\n");
+    expect(text).toHaveLength(11);
+    expect(text[10]).toBe("... and 20 more entries (list a subfolder to see them)");
+  });
+
+  it("beyond the scan's entry cap the tree is not cached, and listings still work", async () => {
+    const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`d${i % 3}/f${i}.txt`, ""]));
+    const call = harness(tree(files), { scanEntryCap: 10 });
+    const listing = await call("list_files", { path: "d1" });
+    expect(listing.text.split("\n")).toHaveLength(10);
+    expect(listing.out.fileCache.tree).toBeNull();
+  });
+
+  it("files over the size cap are refused with a clear message", async () => {
+    const call = harness(tree({ "big.txt": "x".repeat(2000) }), { maxFileBytes: 1000 });
+    expect((await call("read_file", { path: "big.txt" })).text).toBe(
+      "big.txt is too large to read (2000 bytes; the limit is 1000).",
+    );
+  });
+});
+
+describe("execute_command", () => {
+  it("reports the exit code, caps the output, and times out", async () => {
+    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 20, commandTimeoutMs: 300 });
+    const ok = await call("execute_command", { command: "cat a.txt" });
+    expect(ok.text).toBe("Exit code 0.\na");
+    const failing = await call("execute_command", { command: "cat missing.txt" });
+    expect(failing.status).toBe("error");
+    expect(failing.text).toMatch(/^Exit code 1\./);
+    const long = await call("execute_command", { command: "seq 1 100" });
+    expect(long.text).toMatch(/\.\.\. \[\d+ more characters cut\]$/);
+    const slow = await call("execute_command", { command: "sleep 5" });
+    expect(slow.text).toBe("Timed out after 300 ms.");
+  });
+
+  it("is only created with allowCommands: true", () => {
+    expect(createFileTools({ root: base }).map((t) => t.name)).toEqual([
+      "read_file",
+      "list_files",
+      "write_to_file",
+      "apply_source_code_diff",
+    ]);
+    expect(createFileTools({ root: base, allowCommands: true }).map((t) => t.name)).toContain("execute_command");
+  });
+
+  it("understood commands invalidate their paths; others invalidate everything", () => {
+    expect(changedPaths("rm -f a.txt && touch b/c.txt", "/r")).toEqual(["/r/a.txt", "/r/b/c.txt"]);
+    expect(changedPaths("mv x.py y.py", "/r")).toEqual(["/r/x.py", "/r/y.py"]);
+    expect(changedPaths("echo hi > out.txt", "/r")).toEqual(["/r/out.txt"]);
+    expect(changedPaths("sed -i 's/a/b/' src/x.py", "/r")).toEqual(["/r/src/x.py"]);
+    expect(changedPaths("cat a.txt | grep x", "/r")).toEqual([]);
+    expect(changedPaths("git checkout main", "/r")).toBeUndefined();
+    expect(changedPaths("python build.py", "/r")).toBeUndefined();
+    expect(changedPaths("rm $(ls)", "/r")).toBeUndefined();
+  });
+});
+
+describe("logging and counters", () => {
+  it("logs in the seed's format and keeps counters in state", async () => {
+    const lines: string[] = [];
+    const root = tree({ "main.py": "print(1)\n", "src/x.py": "" });
+    const call = harness(root, { logger: { info: (l) => lines.push(l) } });
+    await call("read_file", { path: "main.py" });
+    const second = await call("read_file", { path: "main.py" });
+    await call("list_files", {});
+    await call("write_to_file", { path: "src/new.py", content: "" });
+    await call("execute_command", { command: "make" });
+    expect(lines).toEqual([
+      "[TOOL_RUNNER][CACHE_MISS] Read main.py from disk",
+      "[TOOL_RUNNER][CACHE_HIT] Returned cached content for main.py",
+      "[TOOL_RUNNER][DIR_CACHE] Initialized directory cache (2 folders)",
+      "[TOOL_RUNNER][DIR_CACHE] Updated directory cache for created file: src/new.py",
+      "[TOOL_RUNNER][DIR_CACHE] Invalidating directory cache due to execute_command",
+    ]);
+    expect(second.out.fileCache.stats).toEqual({ hits: 1, misses: 1, staleRefreshes: 0, bytesSaved: 15 });
+  });
+
+  it("options are validated", () => {
+    expect(() => createFileTools({ root: "" })).toThrow(GuardOptionsError);
+    expect(() => createFileTools({ root: base, listLimit: 0 })).toThrow(/listLimit/);
+  });
+});
+
+describe("with the loop guard", () => {
+  it("turns answered entirely from the cache do not count as iterations (seed 001: no inner cycle cost)", async () => {
+    const root = tree({ "a.py": "a = 1\n", "b.py": "b = 2\n", "c.py": "c = 3\n" });
+    const steps = [
+      { content: "First, the a module to see its value.", toolCalls: [{ name: "read_file", args: { path: "a.py" } }] },
+      {
+        content: "Checking module a one more time, just in case.",
+        toolCalls: [{ name: "read_file", args: { path: "a.py" } }],
+      },
+      {
+        content: "Then the b module for its constant value.",
+        toolCalls: [{ name: "read_file", args: { path: "b.py" } }],
+      },
+      {
+        content: "Finally module c, the last one in the list.",
+        toolCalls: [{ name: "read_file", args: { path: "c.py" } }],
+      },
+      "Done.",
+    ];
+    const llm = new ScriptedChatModel(steps);
+    const agent = createReactAgent({
+      llm,
+      tools: new GuardedToolNode(createFileTools({ root })),
+      stateSchema: GuardMessagesState,
+      postModelHook: loopDetectHook({ maxIterations: 4, minOutputLength: 10_000, logger: { warn: () => {} } }),
+    });
+    const out = await agent.invoke({ messages: [{ role: "user", content: "Read the modules." }] });
+    // Turn 2 was answered from the cache, so after turn 4 only 3 of 4 iterations are spent and the run finishes
+    // (without the refund, turn 4 would reach the limit and stop the run).
+    expect(String(out.messages.at(-1)?.content)).toBe("Done.");
+    expect(llm.stepsTaken).toBe(5);
+  });
+});
