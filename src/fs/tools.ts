@@ -146,6 +146,20 @@ export function changedPaths(command: string, cwd: string): string[] | undefined
       case "cp":
         if (operands.length > 0) paths.push(operands[operands.length - 1] as string);
         return true;
+      case "git": {
+        // `git checkout -- <paths>` and `git restore <paths>` touch those paths; other forms may touch anything.
+        const [sub, ...rest] = args;
+        const dashes = rest.indexOf("--");
+        if (sub === "checkout" && dashes >= 0 && dashes < rest.length - 1) {
+          paths.push(...rest.slice(dashes + 1));
+          return true;
+        }
+        if (sub === "restore" && rest.some((a) => !a.startsWith("-"))) {
+          paths.push(...rest.filter((a) => !a.startsWith("-") && a !== "--"));
+          return true;
+        }
+        return isReadOnlyCommand(["git", ...args].join(" "));
+      }
       case "sed":
         if (!args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place")))
           return isReadOnlyCommand(words.join(" "));
@@ -311,7 +325,7 @@ export function createFileTools(options: FileToolsOptions) {
             path: target.path,
             ref: ctx.toolCallId,
             refDigest: digest(view.text),
-          } as FileCacheWrite);
+          });
         } else if (hit) writes.push({ op: "touch", path: target.path });
         return { content: view.text, ok: true, artifact: { path: target.relative, cached: hit }, writes };
       })();

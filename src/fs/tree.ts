@@ -46,16 +46,14 @@ const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);
 const joinRel = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
 
 function mtimeOrNull(path: string): number | null {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return null;
-  }
+  // No exception for a missing path: probing every folder for a `.gitignore` must stay cheap.
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
 }
 
 /** Decides, for one scan, which paths the ignore rules exclude (each folder's `.gitignore` read once). */
 class IgnoreRules {
-  private readonly matchers = new Map<string, Ignore | null>();
+  private readonly chains = new Map<string, { dir: string; matcher: Ignore }[]>();
+  private readonly gitignoreMtimes = new Map<string, number | null>();
   private readonly defaults: Set<string>;
 
   constructor(
@@ -65,41 +63,47 @@ class IgnoreRules {
     this.defaults = new Set(defaults);
   }
 
-  private matcher(dir: string): Ignore | null {
-    let m = this.matchers.get(dir);
-    if (m === undefined) {
-      try {
-        m = ignore().add(readFileSync(join(this.root, dir, ".gitignore"), "utf8"));
-      } catch {
-        m = null;
-      }
-      this.matchers.set(dir, m);
+  /** mtime of the folder's `.gitignore` (null when it has none), as seen by this scan. */
+  gitignoreMtime(dir: string): number | null {
+    this.chain(dir);
+    return this.gitignoreMtimes.get(dir) ?? null;
+  }
+
+  /** The `.gitignore` matchers that apply inside `dir`, deepest first (memoised per folder). */
+  private chain(dir: string): { dir: string; matcher: Ignore }[] {
+    let chain = this.chains.get(dir);
+    if (chain === undefined) {
+      const inherited = dir === "" ? [] : this.chain(parentOf(dir));
+      const file = join(this.root, dir, ".gitignore");
+      const mtime = mtimeOrNull(file);
+      this.gitignoreMtimes.set(dir, mtime);
+      chain = mtime === null ? inherited : [{ dir, matcher: ignore().add(readFileSync(file, "utf8")) }, ...inherited];
+      this.chains.set(dir, chain);
     }
-    return m;
+    return chain;
   }
 
   /**
    * Whether `rel` (a file or, with `isDir`, a folder) is ignored: by the defaults, or by the nearest `.gitignore`
    * with an opinion on it — a deeper file's rules (including `!` negations) override a shallower one's, as in git.
    */
-  ignores(rel: string, isDir: boolean): boolean {
-    if (this.defaults.has(nameOf(rel))) return true;
-    let dir = parentOf(rel);
-    for (;;) {
-      const m = this.matcher(dir);
-      if (m !== null) {
-        const sub = dir === "" ? rel : rel.slice(dir.length + 1);
-        const verdict = m.test(isDir ? `${sub}/` : sub);
-        if (verdict.ignored) return true;
-        if (verdict.unignored) return false;
-      }
-      if (dir === "") return false;
-      dir = parentOf(dir);
+  ignores(rel: string, isDir: boolean, name = nameOf(rel), parent = parentOf(rel)): boolean {
+    if (this.defaults.has(name)) return true;
+    for (const { dir, matcher } of this.chain(parent)) {
+      const sub = dir === "" ? rel : rel.slice(dir.length + 1);
+      const verdict = matcher.test(isDir ? `${sub}/` : sub);
+      if (verdict.ignored) return true;
+      if (verdict.unignored) return false;
     }
+    return false;
   }
 }
 
-/** The result of a scan: the folders found, or `undefined` when there are more than `entryCap` entries. */
+/**
+ * Scans the folder `from` (relative to `root`, `""` for the root) and everything below it in one fdir crawl,
+ * building the tree as fdir reports entries (nothing else is collected). Returns `undefined` when there are more
+ * than `entryCap` entries (the crawl stops descending then).
+ */
 export function scanTree(
   root: string,
   from: string,
@@ -107,32 +111,15 @@ export function scanTree(
 ): DirTree | undefined {
   const rules = new IgnoreRules(root, options.ignored);
   const base = from === "" ? root : join(root, from);
-  const paths = new fdir()
-    .withRelativePaths()
-    .withDirs()
-    .withMaxFiles(options.entryCap + 1)
-    .exclude((_name, dirPath) => {
-      const rel = dirPath.slice(root.length + 1).replace(/\/$/, "");
-      return rel !== "" && rules.ignores(rel, true);
-    })
-    .filter((path, isDirectory) => {
-      const trimmed = path.replace(/\/$/, "");
-      const bare = trimmed === "." ? "" : trimmed.replace(/^\.\//, "");
-      if (bare === "") return true; // the crawled folder itself
-      return !rules.ignores(joinRel(from, bare), isDirectory);
-    })
-    .crawl(base)
-    .sync();
-  if (paths.length > options.entryCap) return undefined;
   const tree: DirTree = {};
+  let count = 0;
   const node = (rel: string): DirNode => {
     let n = tree[rel];
     if (n === undefined) {
-      const dirPath = rel === "" ? root : join(root, rel);
       n = {
         entries: [],
-        mtimeMs: mtimeOrNull(dirPath) ?? 0,
-        gitignoreMtimeMs: mtimeOrNull(join(dirPath, ".gitignore")),
+        mtimeMs: mtimeOrNull(rel === "" ? root : join(root, rel)) ?? 0,
+        gitignoreMtimeMs: rules.gitignoreMtime(rel),
         scannedAt: options.now,
       };
       tree[rel] = n;
@@ -140,14 +127,38 @@ export function scanTree(
     return n;
   };
   node(from);
-  for (const p of paths) {
-    const isDir = p.endsWith("/");
-    const bare = (isDir ? p.slice(0, -1) : p).replace(/^\.\//, "");
-    if (bare === "" || bare === ".") continue; // fdir lists the crawled folder itself
-    const rel = joinRel(from, bare);
-    if (isDir) node(rel);
-    node(parentOf(rel)).entries.push(isDir ? `${nameOf(rel)}/` : nameOf(rel));
-  }
+  // fdir reports a folder's entries together: remember the last parent instead of looking it up each time.
+  let lastParent = from;
+  let lastNode = tree[from] as DirNode;
+  new fdir()
+    .withRelativePaths()
+    .withDirs()
+    .exclude((_name, dirPath) => {
+      if (count > options.entryCap) return true; // over the cap: stop descending, the result is dropped
+      const rel = dirPath.slice(root.length + 1, dirPath.endsWith("/") ? -1 : undefined);
+      return rel !== "" && rel !== from && rules.ignores(rel, true);
+    })
+    .filter((path, isDirectory) => {
+      // fdir reports folders with a trailing "/" and the crawled folder itself as "." or "./".
+      const bare = isDirectory || path.endsWith("/") ? path.slice(0, -1) : path;
+      if (bare === "" || bare === ".") return false;
+      const rel = from === "" ? bare : `${from}/${bare}`;
+      const slash = rel.lastIndexOf("/");
+      const name = rel.slice(slash + 1);
+      const parent = slash < 0 ? "" : rel.slice(0, slash);
+      if (rules.ignores(rel, isDirectory, name, parent)) return false;
+      count += 1;
+      if (parent !== lastParent) {
+        lastParent = parent;
+        lastNode = node(parent);
+      }
+      lastNode.entries.push(isDirectory ? `${name}/` : name);
+      if (isDirectory) node(rel);
+      return false;
+    })
+    .crawl(base)
+    .sync();
+  if (count > options.entryCap) return undefined;
   for (const n of Object.values(tree)) n.entries.sort();
   return tree;
 }
@@ -190,7 +201,8 @@ export function refreshTree(
     const path = rel === "" ? root : join(root, rel);
     const mtime = mtimeOrNull(path);
     if (mtime === null) return "gone";
-    if (mtimeOrNull(join(path, ".gitignore")) !== n.gitignoreMtimeMs) return "rules";
+    // A folder without a .gitignore gets one only by a change of its entries (caught below, as "entries").
+    if (n.gitignoreMtimeMs !== null && mtimeOrNull(join(path, ".gitignore")) !== n.gitignoreMtimeMs) return "rules";
     if (mtime !== n.mtimeMs || n.scannedAt - mtime <= options.racyWindowMs) return "entries";
     return "same";
   };
@@ -228,6 +240,10 @@ export function refreshTree(
       for (const old of subtree(tree, rel)) changes[old] = null;
       continue;
     }
+    if (entries.includes(".gitignore") !== n.entries.includes(".gitignore")) {
+      rescanSubtree(rel); // a .gitignore appeared or went away: the rules of the whole subtree changed
+      continue;
+    }
     const path = rel === "" ? root : join(root, rel);
     changes[rel] = {
       entries,
@@ -241,6 +257,17 @@ export function refreshTree(
       if (!after.has(gone)) for (const old of subtree(tree, joinRel(rel, gone.slice(0, -1)))) changes[old] = null;
     for (const added of after)
       if (!before.has(added)) Object.assign(changes, scanTree(root, joinRel(rel, added.slice(0, -1)), options) ?? {});
+  }
+  if (recursive) {
+    // A subfolder the tree lists but has no node for (dropped by an invalidation) is scanned now.
+    for (const rel of folders) {
+      const node = rel in changes ? changes[rel] : tree[rel];
+      for (const entry of node?.entries ?? []) {
+        if (!entry.endsWith("/")) continue;
+        const child = joinRel(rel, entry.slice(0, -1));
+        if (!(child in tree) && !(child in changes)) Object.assign(changes, scanTree(root, child, options) ?? {});
+      }
+    }
   }
   return changes;
 }
