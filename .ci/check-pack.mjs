@@ -39,6 +39,8 @@ const expected = [
       "loopDetectHook",
       "SafetyGuard",
       "similarityRatio",
+      "createFileTools",
+      "createSandbox",
     ],
   ],
   [

@@ -2,28 +2,70 @@ import { z } from "zod";
 import { GuardOptionsError } from "./options.js";
 import { partialRatio, similarityRatio, similarityUpperBound, tokenSortRatio } from "./similarity.js";
 
-/** Where warnings go (`console` by default). */
+/**
+ * Where warnings go (`console` by default).
+ *
+ * @example
+ * ```ts
+ * const logger: GuardLogger = { warn: (m) => myLogger.warning(m) };
+ * ```
+ */
 export interface GuardLogger {
   warn(message: string): void;
 }
 
-/** A similarity scorer: two outputs → 0..1. */
+/**
+ * A similarity scorer: two outputs → 0..1.
+ *
+ * @example
+ * ```ts
+ * const scorer: Scorer = (a, b) => (a.trim() === b.trim() ? 1 : 0);
+ * ```
+ */
 export type Scorer = (a: string, b: string) => number;
 
-/** Token usage of a model call (LangChain's `usage_metadata`). */
+/**
+ * Token usage of a model call (LangChain's `usage_metadata`).
+ *
+ * @example
+ * ```ts
+ * const usage: TokenUsage | undefined = aiMessage.usage_metadata;
+ * ```
+ */
 export interface TokenUsage {
   input_tokens?: number;
   output_tokens?: number;
   total_tokens?: number;
 }
 
-/** Price of tokens in dollars per million, or a function from one call's usage to dollars. */
+/**
+ * Price of tokens in dollars per million, or a function from one call's usage to dollars.
+ *
+ * @example
+ * ```ts
+ * const price: PriceTable = { inputPerMillion: 3, outputPerMillion: 15 };
+ * ```
+ */
 export type PriceTable = { inputPerMillion: number; outputPerMillion: number } | ((usage: TokenUsage) => number);
 
-/** Which limit stopped a run. */
+/**
+ * Which limit stopped a run.
+ *
+ * @example
+ * ```ts
+ * if (state.loopGuard.stopped?.kind === ("loop" satisfies StopKind)) notifyTeam();
+ * ```
+ */
 export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures";
 
-/** Why a run was stopped: the limit, the value reached, and a sentence for people and models. */
+/**
+ * Why a run was stopped: the limit, the value reached, and a sentence for people and models.
+ *
+ * @example
+ * ```ts
+ * const reason: StopReason | null = guard.checkLimits(); // { kind, value, limit, message }
+ * ```
+ */
 export interface StopReason {
   kind: StopKind;
   /** The value that reached the limit (similarity 0..1 for a loop). */
@@ -35,6 +77,11 @@ export interface StopReason {
 
 /**
  * Plain, serialisable state of the loop detector and the safety limits (the `loopGuard` channel).
+ *
+ * @example
+ * ```ts
+ * const { iterations, tokens }: LoopState = (await graph.getState(config)).values.loopGuard;
+ * ```
  */
 export interface LoopState {
   /** The last outputs that were not loops, oldest first (at most `maxRecentOutputs`). */
@@ -122,9 +169,23 @@ export const safetyOptionsSchema = z
     path: ["price"],
   });
 
-/** Options of the safety guards, as the user writes them. */
+/**
+ * Options of the safety guards, as the user writes them.
+ *
+ * @example
+ * ```ts
+ * const options: SafetyOptions = { maxIterations: 30, maxTokens: 200_000, loopThreshold: 0.9 };
+ * ```
+ */
 export type SafetyOptions = z.input<typeof safetyOptionsSchema>;
-/** Options with the defaults filled in. */
+/**
+ * Options with the defaults filled in.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedSafetyOptions = resolveSafetyOptions({ maxIterations: 30 });
+ * ```
+ */
 export type ResolvedSafetyOptions = z.output<typeof safetyOptionsSchema>;
 
 /**
@@ -151,7 +212,14 @@ function scorerOf(options: ResolvedSafetyOptions): Scorer {
   return similarityRatio;
 }
 
-/** The result of {@link detectLoopIn}. */
+/**
+ * The result of {@link detectLoopIn}.
+ *
+ * @example
+ * ```ts
+ * const { loop, similarity }: LoopCheck = detectLoopIn(state, output, options);
+ * ```
+ */
 export interface LoopCheck {
   loop: boolean;
   /** The similarity that made it a loop. */
@@ -446,7 +514,14 @@ export class SafetyGuard {
   }
 }
 
-/** One model turn as the loop guard sees it (what the graph adapters extract from the messages). */
+/**
+ * One model turn as the loop guard sees it (what the graph adapters extract from the messages).
+ *
+ * @example
+ * ```ts
+ * const turn: LoopTurn = { output: "Reading a.py", continues: true, session: "human-1" };
+ * ```
+ */
 export interface LoopTurn {
   /** The turn's output (by default the AI message's text and its tool calls rendered canonically). */
   output: string;

@@ -103,7 +103,14 @@ export function parseJsonishQuery(payload: unknown): string {
   return value === undefined ? "" : queryFromValue(value);
 }
 
-/** The names of the query parsers a guard can be configured with (seed 002). */
+/**
+ * The names of the query parsers a guard can be configured with (seed 002).
+ *
+ * @example
+ * ```ts
+ * QUERY_PARSERS.includes("jsonish_v1"); // true
+ * ```
+ */
 export const QUERY_PARSERS = ["JsonishQueryParser", "jsonish_v1"] as const;
 
 /**
@@ -149,7 +156,14 @@ export function decideRepeatQuery(query: string, askedNormalized: readonly strin
   return askedNormalized.includes(normalized) ? "repeat" : "ok";
 }
 
-/** How many normalized queries a thread remembers (oldest dropped first). */
+/**
+ * How many normalized queries a thread remembers (oldest dropped first).
+ *
+ * @example
+ * ```ts
+ * state.retrievalQueriesAskedNorm.length <= MAX_ASKED_QUERIES; // always true
+ * ```
+ */
 export const MAX_ASKED_QUERIES = 1000;
 
 /**

@@ -7,7 +7,14 @@
 
 import type { DirNode, DirTree } from "./tree.js";
 
-/** A whole file as read from disk (a partial read is never stored), with what proves it is still current. */
+/**
+ * A whole file as read from disk (a partial read is never stored), with what proves it is still current.
+ *
+ * @example
+ * ```ts
+ * const cached: CachedFile | undefined = state.fileCache.files["/repo/src/app.ts"];
+ * ```
+ */
 export interface CachedFile {
   /** The whole text. */
   content: string;
@@ -24,7 +31,14 @@ export interface CachedFile {
   refDigest?: string | undefined;
 }
 
-/** Counters, readable from state. */
+/**
+ * Counters, readable from state.
+ *
+ * @example
+ * ```ts
+ * const { hits, misses, bytesSaved }: FileCacheStats = state.fileCache.stats;
+ * ```
+ */
 export interface FileCacheStats {
   hits: number;
   misses: number;
@@ -32,7 +46,14 @@ export interface FileCacheStats {
   bytesSaved: number;
 }
 
-/** Plain, serialisable cache state. `files` is kept in LRU order: least recently used first. */
+/**
+ * Plain, serialisable cache state. `files` is kept in LRU order: least recently used first.
+ *
+ * @example
+ * ```ts
+ * const cache: FileCacheState = (await graph.getState(config)).values.fileCache;
+ * ```
+ */
 export interface FileCacheState {
   files: Record<string, CachedFile>;
   /** Sum of the cached contents' lengths (UTF-16 code units, what the budget counts). */
@@ -42,7 +63,14 @@ export interface FileCacheState {
   stats: FileCacheStats;
 }
 
-/** One change to the cache (what the file tools write to the channel). */
+/**
+ * One change to the cache (what the file tools write to the channel).
+ *
+ * @example
+ * ```ts
+ * const clear: FileCacheWrite[] = [{ op: "dropAll" }, { op: "treeDrop" }]; // e.g. return { fileCache: clear }
+ * ```
+ */
 export type FileCacheWrite =
   | { op: "put"; path: string; file: CachedFile; budget: number }
   | { op: "touch"; path: string; ref?: string | undefined; refDigest?: string | undefined }

@@ -1,15 +1,37 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
-/** Why a path was refused. */
+/**
+ * Why a path was refused.
+ *
+ * @example
+ * ```ts
+ * const result = sandbox.resolve(path);
+ * if (!result.ok && result.reason === ("outside-root" satisfies PathRefusal)) audit(path);
+ * ```
+ */
 export type PathRefusal = "nul-byte" | "outside-root" | "symlink-loop" | "denied" | "invalid";
 
-/** A path resolved inside the sandbox, or the reason it was refused (with a message for the model). */
+/**
+ * A path resolved inside the sandbox, or the reason it was refused (with a message for the model).
+ *
+ * @example
+ * ```ts
+ * const result: ResolvedPath = createSandbox({ root: "/repo" }).resolve("src/app.ts");
+ * ```
+ */
 export type ResolvedPath =
   | { ok: true; path: string; relative: string }
   | { ok: false; reason: PathRefusal; message: string };
 
-/** Options of {@link createSandbox}. */
+/**
+ * Options of {@link createSandbox}.
+ *
+ * @example
+ * ```ts
+ * createSandbox({ root: "/repo", denyWrites: [".git/", "package-lock.json"] } satisfies SandboxOptions);
+ * ```
+ */
 export interface SandboxOptions {
   /** The project root: every path must resolve (symlinks followed) inside it. */
   root: string;

@@ -15,7 +15,14 @@ import { DEFAULT_READ_LIMITS, looksBinary, splitLines, viewLines } from "./read.
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { DEFAULT_IGNORED, type DirNode, type DirTree, refreshTree, renderListing, scanTree } from "./tree.js";
 
-/** Receives the cache log lines, in the seed's format (`[CACHE_HIT] ...`). */
+/**
+ * Receives the cache log lines, in the seed's format (`[CACHE_HIT] ...`).
+ *
+ * @example
+ * ```ts
+ * createFileTools({ root: "/repo", logger: { info: (line) => console.info(line) } satisfies FileToolsLogger });
+ * ```
+ */
 export interface FileToolsLogger {
   info(message: string): void;
 }
@@ -59,10 +66,25 @@ const optionsSchema = z
   })
   .strict();
 
-/** Options of {@link createFileTools}. */
+/**
+ * Options of {@link createFileTools}.
+ *
+ * @example
+ * ```ts
+ * const options: FileToolsOptions = { root: "/repo", allowCommands: true, commandTimeoutMs: 30_000 };
+ * ```
+ */
 export type FileToolsOptions = z.input<typeof optionsSchema>;
 
-/** What a file tool's ToolMessage carries in `artifact` (never sent to the model). */
+/**
+ * What a file tool's ToolMessage carries in `artifact` (never sent to the model).
+ *
+ * @example
+ * ```ts
+ * const artifact = toolMessage.artifact as FileToolArtifact | undefined;
+ * if (artifact?.cached) console.log(`served from the cache: ${artifact.path}`);
+ * ```
+ */
 export interface FileToolArtifact {
   path: string;
   /** Served without touching the file's bytes (content cache, or listing from the tree). */

@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { fdir } from "fdir";
 import ignore, { type Ignore } from "ignore";
 
-/** One scanned folder: its entries (folders end with `/`) and what proves they are current. */
+/**
+ * One scanned folder: its entries (folders end with `/`) and what proves they are current.
+ *
+ * @example
+ * ```ts
+ * const src: DirNode | undefined = state.fileCache.tree?.["src"]; // { entries, mtimeMs, ... }
+ * ```
+ */
 export interface DirNode {
   entries: string[];
   mtimeMs: number;
@@ -18,7 +25,14 @@ export interface DirNode {
   scannedAt: number;
 }
 
-/** The tree: folders by path relative to the root (`""` is the root), `/`-separated. */
+/**
+ * The tree: folders by path relative to the root (`""` is the root), `/`-separated.
+ *
+ * @example
+ * ```ts
+ * const folders = Object.keys((state.fileCache.tree ?? {}) satisfies DirTree);
+ * ```
+ */
 export type DirTree = Record<string, DirNode>;
 
 /**

@@ -15,7 +15,14 @@ import { canonicalJson, digest } from "../core/signature.js";
 type ToolCallLike = { id?: string; name: string; args: unknown };
 type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
 
-/** Options of {@link loopDetectNode} and {@link loopDetectHook}: the safety options plus how to read a turn. */
+/**
+ * Options of {@link loopDetectNode} and {@link loopDetectHook}: the safety options plus how to read a turn.
+ *
+ * @example
+ * ```ts
+ * loopDetectHook({ maxIterations: 30, session: "thread" } satisfies LoopDetectOptions);
+ * ```
+ */
 export interface LoopDetectOptions extends SafetyOptions {
   /** What "the output" of a turn is. Default {@link defaultTurnOutput}: the text plus the tool calls, canonical. */
   outputOf?: (message: AIMessage) => string;
@@ -31,7 +38,14 @@ export interface LoopDetectOptions extends SafetyOptions {
   session?: "human-message" | "thread";
 }
 
-/** Options of {@link loopDetectNode}. */
+/**
+ * Options of {@link loopDetectNode}.
+ *
+ * @example
+ * ```ts
+ * loopDetectNode({ exit: "summarize", next: "tools" } satisfies LoopDetectNodeOptions);
+ * ```
+ */
 export interface LoopDetectNodeOptions extends LoopDetectOptions {
   /** Where to go when a limit or a loop stops the run. Default `END`. */
   exit?: string;

@@ -11,7 +11,14 @@ import {
   unionQueries,
 } from "../core/query.js";
 
-/** The parts of a graph state the repeat-query guard reads. */
+/**
+ * The parts of a graph state the repeat-query guard reads.
+ *
+ * @example
+ * ```ts
+ * const state: RepeatQueryState = { lastModelResponse: '{"query": "x"}', retrievalQueriesAskedNorm: [] };
+ * ```
+ */
 export interface RepeatQueryState {
   /** The model's last response (the query payload, usually JSON-ish), if the graph keeps one. */
   lastModelResponse?: unknown;
@@ -35,7 +42,14 @@ const routerOptionsSchema = z
   })
   .strict();
 
-/** Options of {@link repeatQueryRouter} (seed 002's step configuration). */
+/**
+ * Options of {@link repeatQueryRouter} (seed 002's step configuration).
+ *
+ * @example
+ * ```ts
+ * const options: RepeatQueryRouterOptions = { on_ok: "search", on_repeat: "answer", query_parser: "jsonish_v1" };
+ * ```
+ */
 export interface RepeatQueryRouterOptions<S extends RepeatQueryState = RepeatQueryState> {
   /** The node to go to when the query is new and non-empty. */
   on_ok: string;
@@ -47,7 +61,15 @@ export interface RepeatQueryRouterOptions<S extends RepeatQueryState = RepeatQue
   getQuery?: (state: S) => unknown;
 }
 
-/** A repeat-query router: a conditional-edge function, plus how it reads the query. */
+/**
+ * A repeat-query router: a conditional-edge function, plus how it reads the query.
+ *
+ * @example
+ * ```ts
+ * const router: RepeatQueryRouter = repeatQueryRouter({ on_ok: "search", on_repeat: "answer" });
+ * router.queryOf(state); // the query the router reads
+ * ```
+ */
 export interface RepeatQueryRouter<S extends RepeatQueryState = RepeatQueryState> {
   /** Returns `on_ok` or `on_repeat` (the node names). Never writes state. */
   (state: S): string;
@@ -122,7 +144,14 @@ export function repeatQueryRouter<S extends RepeatQueryState = RepeatQueryState>
   return Object.assign(router, { queryOf, options: Object.freeze(settings) });
 }
 
-/** The update that records a retrieval query (normalized) in `retrievalQueriesAskedNorm`. */
+/**
+ * The update that records a retrieval query (normalized) in `retrievalQueriesAskedNorm`.
+ *
+ * @example
+ * ```ts
+ * const update: RetrievalQueryUpdate = recordRetrievalQuery("class Foo"); // { retrievalQueriesAskedNorm: ["class foo"] }
+ * ```
+ */
 export interface RetrievalQueryUpdate {
   retrievalQueriesAskedNorm: string[];
 }
@@ -201,7 +230,14 @@ export function withQueryHistory<S extends RepeatQueryState, C, R>(
   };
 }
 
-/** What a hint builder knows. */
+/**
+ * What a hint builder knows.
+ *
+ * @example
+ * ```ts
+ * const hint = ({ query, asked }: RepeatHintInfo) => `Already searched "${query}" (${asked.length} queries so far).`;
+ * ```
+ */
 export interface RepeatHintInfo {
   /** The query as read (after the parser). */
   query: string;
@@ -223,7 +259,14 @@ export function defaultRepeatHint({ query, asked }: RepeatHintInfo): string {
   return `${what} Queries already run: ${list}. Ask a different query, or answer with the evidence you have.`;
 }
 
-/** Options of {@link repeatQueryGuard}. */
+/**
+ * Options of {@link repeatQueryGuard}.
+ *
+ * @example
+ * ```ts
+ * repeatQueryGuard({ on_ok: "search", on_repeat: "answer", id: "guard", hint: true });
+ * ```
+ */
 export interface RepeatQueryGuardOptions<
   S extends RepeatQueryState,
   OnOk extends string,
@@ -241,7 +284,15 @@ export interface RepeatQueryGuardOptions<
   hint?: boolean | ((info: RepeatHintInfo) => string);
 }
 
-/** The parts that put the guard into a `StateGraph` as a node with two labelled edges. */
+/**
+ * The parts that put the guard into a `StateGraph` as a node with two labelled edges.
+ *
+ * @example
+ * ```ts
+ * const guard = repeatQueryGuard({ on_ok: "search", on_repeat: "answer" });
+ * builder.addNode(guard.id, guard.node).addConditionalEdges(guard.id, guard.route, guard.pathMap);
+ * ```
+ */
 export interface RepeatQueryGuard<
   S extends RepeatQueryState,
   OnOk extends string,
