@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GuardOptionsError } from "./options.js";
+import { parseOptions } from "./options.js";
 import { partialRatio, similarityRatio, similarityUpperBound, tokenSortRatio } from "./similarity.js";
 
 /**
@@ -197,12 +197,7 @@ export type ResolvedSafetyOptions = z.output<typeof safetyOptionsSchema>;
  * ```
  */
 export function resolveSafetyOptions(options: SafetyOptions = {}): ResolvedSafetyOptions {
-  const parsed = safetyOptionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
-    throw new GuardOptionsError(`Invalid loop-detection options:\n- ${problems.join("\n- ")}`);
-  }
-  return parsed.data;
+  return parseOptions(safetyOptionsSchema, options, "loop-detection");
 }
 
 function scorerOf(options: ResolvedSafetyOptions): Scorer {

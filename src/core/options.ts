@@ -116,6 +116,24 @@ export class GuardOptionsError extends Error {
 }
 
 /**
+ * Validates options with a zod schema and fills in its defaults; throws {@link GuardOptionsError} that names every
+ * bad field, for the guard called `what`.
+ *
+ * @example
+ * ```ts
+ * parseOptions(z.object({ n: z.number().default(1) }), {}, "my guard"); // { n: 1 }
+ * ```
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, options: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(options ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
+    throw new GuardOptionsError(`Invalid ${what} options:\n- ${problems.join("\n- ")}`);
+  }
+  return parsed.data;
+}
+
+/**
  * Validates options and fills in the defaults. Throws {@link GuardOptionsError} naming every bad field.
  *
  * @example
@@ -125,10 +143,5 @@ export class GuardOptionsError extends Error {
  * ```
  */
 export function resolveToolGuardOptions(options: ToolGuardOptions = {}): ResolvedToolGuardOptions {
-  const parsed = toolGuardOptionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
-    throw new GuardOptionsError(`Invalid langgraph-guards options:\n- ${problems.join("\n- ")}`);
-  }
-  return parsed.data;
+  return parseOptions(toolGuardOptionsSchema, options, "langgraph-guards");
 }

@@ -7,7 +7,7 @@ import { Command } from "@langchain/langgraph";
 import { applyPatch } from "diff";
 import { parse } from "shell-quote";
 import { z } from "zod";
-import { GuardOptionsError } from "../core/options.js";
+import { parseOptions } from "../core/options.js";
 import { isReadOnlyCommand } from "../core/shell.js";
 import { digest } from "../core/signature.js";
 import { type CachedFile, type FileCacheState, type FileCacheWrite, freshness } from "./cache.js";
@@ -236,12 +236,7 @@ export function changedPaths(command: string, cwd: string): string[] | undefined
  * ```
  */
 export function createFileTools(options: FileToolsOptions) {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
-    throw new GuardOptionsError(`Invalid file-tool options:\n- ${problems.join("\n- ")}`);
-  }
-  const o = parsed.data;
+  const o = parseOptions(optionsSchema, options, "file-tool");
   const sandbox: Sandbox = createSandbox({ root: o.root, denyWrites: o.denyWrites });
   const root = sandbox.root;
   const now = () => (o.clock ?? Date.now)();

@@ -1,7 +1,7 @@
 import { type BaseMessage, isAIMessage, isBaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite } from "@langchain/langgraph";
 import { z } from "zod";
-import { GuardOptionsError } from "../core/options.js";
+import { GuardOptionsError, parseOptions } from "../core/options.js";
 import {
   decideRepeatQuery,
   extractQuery,
@@ -108,11 +108,7 @@ export function defaultQueryPayload(state: RepeatQueryState): unknown {
 }
 
 function validateRouterOptions<S extends RepeatQueryState>(options: RepeatQueryRouterOptions<S>): void {
-  const parsed = routerOptionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ` : "") + i.message);
-    throw new GuardOptionsError(`Invalid repeat-query guard options:\n- ${problems.join("\n- ")}`);
-  }
+  parseOptions(routerOptionsSchema, options, "repeat-query guard");
 }
 
 /**
