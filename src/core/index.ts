@@ -24,6 +24,17 @@ export {
   type ToolGuardState,
 } from "./engine.js";
 export {
+  type BlockedCall,
+  type CallLike,
+  DEFAULT_ACKNOWLEDGMENT_PATTERNS,
+  DEFAULT_RETRY_PATTERNS,
+  DuplicateHandler,
+  type DuplicateHandlerOptions,
+  type DuplicateState,
+  duplicateFeedback,
+  levelFor,
+} from "./feedback.js";
+export {
   addUsage,
   checkLimits,
   costOf,
