@@ -111,6 +111,11 @@ describe("execute_command", () => {
     expect(long.text).toMatch(/\.\.\. \[\d+ more characters cut\]$/);
     const slow = await call("execute_command", { command: "sleep 5" });
     expect(slow.text).toBe("Timed out after 300 ms.");
+    // A compound command is ended whole: its background child does not outlive the timeout.
+    const started = Date.now();
+    const compound = await call("execute_command", { command: "sleep 5 & sleep 5; wait" });
+    expect(compound.text).toBe("Timed out after 300 ms.");
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("is only created with allowCommands: true", () => {

@@ -515,7 +515,8 @@ export function createFileTools(options: FileToolsOptions) {
     async (input, runtime) => {
       const ctx = contextOf(runtime);
       const result = await new Promise<{ code: number | null; output: string; timedOut: boolean }>((done) => {
-        const child = spawn("bash", ["-c", input.command], { cwd: root, env: process.env });
+        // Its own process group, so a timeout ends the whole command (pipelines, background children), not just bash.
+        const child = spawn("bash", ["-c", input.command], { cwd: root, env: process.env, detached: true });
         let output = "";
         let cut = 0;
         const take = (chunk: Buffer) => {
@@ -529,7 +530,11 @@ export function createFileTools(options: FileToolsOptions) {
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
-          child.kill("SIGKILL");
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+          } catch {
+            child.kill("SIGKILL");
+          }
         }, o.commandTimeoutMs);
         child.on("close", (code) => {
           clearTimeout(timer);
