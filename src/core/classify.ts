@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { isReadOnlyCommand } from "./shell.js";
+import { digest, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
 
 /**
  * What a tool call does to the world the guards track:
@@ -282,4 +283,30 @@ export function isSameOrAncestor(dir: string, path: string): boolean {
   if (dir === path || dir === "/") return true;
   if (dir === ".") return !path.startsWith("/") && !path.startsWith("../") && path !== "..";
   return path.startsWith(`${dir}/`);
+}
+
+/**
+ * The identity and effect of a call: its digest after dropping `ignoreArgs` and normalizing path arguments (so
+ * `x` and `<root>/x` are one call), and what it does (see {@link classifyCall}). Never throws: unreadable arguments
+ * get a fallback identity and count as mutating. The one definition the engine and the classes share.
+ *
+ * @example
+ * ```ts
+ * callIdentity("read_file", { path: "x" }, { root: "/r" }).key === callIdentity("read_file", { path: "/r/x" }, { root: "/r" }).key; // true
+ * ```
+ */
+export function callIdentity(
+  name: string,
+  args: unknown,
+  opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
+): { key: string; effect: CallEffect } {
+  return safeIdentity(name, args, () => {
+    const effect = classifyCall(name, args, opts);
+    const kept = normalizePathArgs(
+      withoutIgnoredArgs(args, opts.ignoreArgs),
+      ownEntry(opts.tools, name)?.pathArgs,
+      opts.root,
+    );
+    return { key: digest(toolCallSignature(name, kept)), effect };
+  });
 }

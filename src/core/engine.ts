@@ -1,4 +1,4 @@
-import { type CallEffect, classifyCall, normalizePathArgs, ownEntry } from "./classify.js";
+import { type CallEffect, callIdentity, ownEntry } from "./classify.js";
 import { type BlockLevel, blockFeedback, blockMessage } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import {
@@ -17,8 +17,9 @@ import {
   type RepetitionState,
   recordCall,
   recordResult,
+  resultDigest,
 } from "./repetition.js";
-import { digest, safeIdentity, toolCallSignature, truncate, withoutIgnoredArgs } from "./signature.js";
+import { truncate } from "./signature.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -258,16 +259,12 @@ export function identifyCall(
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
 ): { key: string; effect: CallEffect } {
-  return safeIdentity(call.name, call.args, () => {
-    const tool = ownEntry(options.tools, call.name);
-    const ignore = tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs;
-    const args = normalizePathArgs(withoutIgnoredArgs(call.args, ignore), tool?.pathArgs, options.root);
-    const effect = classifyCall(call.name, call.args, {
-      tools: options.tools,
-      readOnlyHints: ctx.readOnlyHints,
-      root: options.root,
-    });
-    return { key: digest(toolCallSignature(call.name, args)), effect };
+  const tool = ownEntry(options.tools, call.name);
+  return callIdentity(call.name, call.args, {
+    tools: options.tools,
+    readOnlyHints: ctx.readOnlyHints,
+    root: options.root,
+    ignoreArgs: tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs,
   });
 }
 
@@ -406,7 +403,7 @@ export function outcomeEvents(
       effect: decision.effect,
       result: {
         ok: outcome.ok,
-        digest: digest(`${outcome.ok}\n${outcome.text}`),
+        digest: resultDigest(outcome.ok, outcome.text),
         preview: truncate(outcome.text, options.maxResultChars),
       },
       limits,

@@ -1,13 +1,6 @@
-import {
-  type CallEffect,
-  type ClassifyOptions,
-  classifyCall,
-  isSameOrAncestor,
-  normalizePathArgs,
-  ownEntry,
-} from "./classify.js";
-import type { RecordedResult } from "./repetition.js";
-import { digest, type SignatureOptions, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
+import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "./classify.js";
+import { type RecordedResult, resultDigest } from "./repetition.js";
+import type { SignatureOptions } from "./signature.js";
 
 /**
  * A successful read-only call whose result the model still has (level 3).
@@ -215,15 +208,7 @@ export class OperationContext {
   }
 
   private identify(toolName: string, input: unknown): { key: string; effect: CallEffect } {
-    return safeIdentity(toolName, input, () => {
-      const effect = classifyCall(toolName, input, this.options);
-      const args = normalizePathArgs(
-        withoutIgnoredArgs(input, this.options.ignoreArgs),
-        ownEntry(this.options.tools, toolName)?.pathArgs,
-        this.options.root,
-      );
-      return { key: digest(toolCallSignature(toolName, args)), effect };
-    });
+    return callIdentity(toolName, input, this.options);
   }
 
   /**
@@ -238,7 +223,7 @@ export class OperationContext {
   recordOperation(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
     const { key, effect } = this.identify(toolName, input);
     const text = outcome.result ?? "";
-    const result = { ok: outcome.success, digest: digest(`${outcome.success}\n${text}`), preview: text.slice(0, 1000) };
+    const result = { ok: outcome.success, digest: resultDigest(outcome.success, text), preview: text.slice(0, 1000) };
     this.state = recordOperationResult(
       invalidateOperations(this.state, effect),
       { key, tool: toolName },

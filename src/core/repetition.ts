@@ -19,6 +19,19 @@ export interface RecordedResult {
 }
 
 /**
+ * The digest of a call's outcome (success and full text): equal digests mean the call produced nothing new. The
+ * one formula the engine and the classes share.
+ *
+ * @example
+ * ```ts
+ * resultDigest(true, "a.py") === resultDigest(true, "a.py"); // true
+ * ```
+ */
+export function resultDigest(ok: boolean, text: string): string {
+  return digest(`${ok}\n${text}`);
+}
+
+/**
  * One recorded (allowed) call in the sliding window.
  *
  * @example
@@ -443,7 +456,7 @@ export class ToolRepetitionDetector {
     this.state = recordResult(
       this.state,
       seq,
-      { ok: outcome.success, digest: digest(`${outcome.success}\n${text}`), preview: text.slice(0, 1000) },
+      { ok: outcome.success, digest: resultDigest(outcome.success, text), preview: text.slice(0, 1000) },
       mutates,
     );
   }
