@@ -45,7 +45,15 @@ export interface SandboxOptions {
 /** How many symlinks one resolution may follow before it is called a loop (as the kernel's ELOOP limit). */
 const MAX_LINKS = 40;
 
-function errorCode(error: unknown): string | undefined {
+/**
+ * The `code` of a Node.js system error (`"ENOENT"`, `"ELOOP"`, ...), if it has one.
+ *
+ * @example
+ * ```ts
+ * errorCode(Object.assign(new Error("x"), { code: "ENOENT" })); // "ENOENT"
+ * ```
+ */
+export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
 }
 

@@ -12,8 +12,8 @@ import { isReadOnlyCommand } from "../core/shell.js";
 import { digest } from "../core/signature.js";
 import { type CachedFile, type FileCacheState, type FileCacheWrite, freshness } from "./cache.js";
 import { DEFAULT_READ_LIMITS, looksBinary, splitLines, viewLines } from "./read.js";
-import { createSandbox, type Sandbox } from "./sandbox.js";
-import { DEFAULT_IGNORED, type DirNode, type DirTree, refreshTree, renderListing, scanTree } from "./tree.js";
+import { createSandbox, errorCode, type Sandbox } from "./sandbox.js";
+import { DEFAULT_IGNORED, type DirNode, type DirTree, parentOf, refreshTree, renderListing, scanTree } from "./tree.js";
 
 /**
  * Receives the cache log lines, in the seed's format (`[CACHE_HIT] ...`).
@@ -136,8 +136,6 @@ function respond(name: string, ctx: Context, answer: Answer, cacheOn: boolean): 
   if (!cacheOn || !ctx.channel || !answer.writes?.length) return message;
   return new Command({ update: { messages: [message], fileCache: answer.writes } });
 }
-
-const errorCode = (e: unknown) => (typeof e === "object" && e !== null && "code" in e ? String(e.code) : "");
 
 /** Paths a shell command may change, when the command is understood; `undefined` when anything may change. */
 export function changedPaths(command: string, cwd: string): string[] | undefined {
@@ -279,14 +277,16 @@ export function createFileTools(options: FileToolsOptions) {
         let content: string | undefined;
         let hit = false;
         let stale = false;
+        /** Bytes already read to verify a racy entry: a mismatch reuses them instead of reading the file again. */
+        let bytesRead: Buffer | undefined;
         if (cached !== undefined) {
           const state = freshness(cached, s, o.racyWindowMs);
           if (state === "fresh" && o.verify === "stat") {
             content = cached.content;
             hit = true;
           } else if (state !== "stale") {
-            const bytes = await readFile(target.path);
-            const text = bytes.toString("utf8");
+            bytesRead = await readFile(target.path);
+            const text = bytesRead.toString("utf8");
             if (digest(text) === cached.hash) {
               content = text;
               hit = true;
@@ -294,7 +294,7 @@ export function createFileTools(options: FileToolsOptions) {
           } else stale = true;
         }
         if (!hit) {
-          const bytes = await readFile(target.path);
+          const bytes = bytesRead ?? (await readFile(target.path));
           if (looksBinary(bytes)) {
             return fail(`${input.path} is a binary file (${bytes.length} bytes); read_file shows text files only.`);
           }
@@ -562,8 +562,7 @@ export function createFileTools(options: FileToolsOptions) {
           for (const p of abs) {
             if (!(p === root || p.startsWith(`${root}/`))) continue;
             const rel = p.slice(root.length + 1);
-            const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
-            dirs[parent] = null;
+            dirs[parentOf(rel)] = null;
             for (const d of Object.keys(ctx.cache.tree ?? {})) if (d === rel || d.startsWith(`${rel}/`)) dirs[d] = null;
           }
           if (Object.keys(dirs).length) writes.push({ op: "treeSet", dirs });

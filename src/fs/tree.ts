@@ -55,7 +55,16 @@ export const DEFAULT_IGNORED: readonly string[] = [
   ".DS_Store",
 ];
 
-const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "");
+/**
+ * The folder of a `/`-separated path relative to the root (`""` for the root itself).
+ *
+ * @example
+ * ```ts
+ * parentOf("src/app.ts"); // "src"
+ * parentOf("app.ts");     // ""
+ * ```
+ */
+export const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "");
 const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);
 const joinRel = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
 
