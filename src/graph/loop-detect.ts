@@ -1,4 +1,4 @@
-import { AIMessage, type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, END } from "@langchain/langgraph";
 import {
   emptyLoopState,
@@ -11,6 +11,7 @@ import {
   stepLoopGuard,
 } from "../core/loop.js";
 import { canonicalJson, digest } from "../core/signature.js";
+import { lastAIMessageIndex, messageText } from "./messages.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
 type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
@@ -66,11 +67,7 @@ export interface LoopDetectNodeOptions extends LoopDetectOptions {
  * ```
  */
 export function defaultTurnOutput(message: AIMessage): string {
-  const content = message.content;
-  const text =
-    typeof content === "string"
-      ? content
-      : content.map((b) => (typeof b === "string" ? b : b.type === "text" ? String(b.text ?? "") : "")).join("");
+  const text = messageText(message);
   const calls = ((message as AIWithCalls).tool_calls ?? []).map((c) => `${c.name}(${canonicalJson(c.args)})`);
   return [text, ...calls].filter((part) => part !== "").join("\n");
 }
@@ -94,14 +91,7 @@ function readTurn(
   messages: BaseMessage[],
   options: LoopDetectOptions,
 ): { turn: LoopTurn; message: AIWithCalls } | undefined {
-  let current = -1;
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const m = messages[i];
-    if (m !== undefined && isBaseMessage(m) && isAIMessage(m)) {
-      current = i;
-      break;
-    }
-  }
+  const current = lastAIMessageIndex(messages);
   if (current < 0) return undefined;
   const message = messages[current] as AIWithCalls;
   let previous: LoopTurn["previous"];

@@ -1,4 +1,4 @@
-import { type BaseMessage, isAIMessage, isBaseMessage } from "@langchain/core/messages";
+import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite } from "@langchain/langgraph";
 import { z } from "zod";
 import { GuardOptionsError, parseOptions } from "../core/options.js";
@@ -10,6 +10,7 @@ import {
   type QueryParserName,
   unionQueries,
 } from "../core/query.js";
+import { lastAIMessageIndex, messageText } from "./messages.js";
 
 /**
  * The parts of a graph state the repeat-query guard reads.
@@ -79,14 +80,6 @@ export interface RepeatQueryRouter<S extends RepeatQueryState = RepeatQueryState
   readonly options: Readonly<RepeatQueryRouterOptions<S>>;
 }
 
-function messageText(message: BaseMessage): string {
-  const content = message.content;
-  if (typeof content === "string") return content;
-  return content
-    .map((block) => (typeof block === "string" ? block : block.type === "text" ? String(block.text ?? "") : ""))
-    .join("");
-}
-
 /**
  * The payload a guard reads by default: `state.lastModelResponse` when that channel is set, otherwise the text of
  * the last AI message.
@@ -100,11 +93,8 @@ export function defaultQueryPayload(state: RepeatQueryState): unknown {
   const response = state.lastModelResponse;
   if (response !== undefined && response !== null) return isBaseMessage(response) ? messageText(response) : response;
   const messages = state.messages ?? [];
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const message = messages[i];
-    if (message !== undefined && isAIMessage(message)) return messageText(message);
-  }
-  return "";
+  const index = lastAIMessageIndex(messages);
+  return index < 0 ? "" : messageText(messages[index] as BaseMessage);
 }
 
 function validateRouterOptions<S extends RepeatQueryState>(options: RepeatQueryRouterOptions<S>): void {

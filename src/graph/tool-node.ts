@@ -1,4 +1,4 @@
-import { type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
+import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
@@ -14,6 +14,7 @@ import {
 } from "../core/engine.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
+import { lastAIMessageIndex } from "./messages.js";
 
 /**
  * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
@@ -236,12 +237,8 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
   }
 
   private lastAIMessage(messages: unknown): (BaseMessage & { tool_calls?: ToolCall[] }) | undefined {
-    if (!Array.isArray(messages)) return undefined;
-    for (let i = messages.length - 1; i >= 0; i -= 1) {
-      const message = messages[i];
-      if (isBaseMessage(message) && isAIMessage(message)) return message;
-    }
-    return undefined;
+    const index = lastAIMessageIndex(messages);
+    return index < 0 ? undefined : (messages as BaseMessage[])[index];
   }
 
   private blockedMessage(call: ToolCall, decision: ToolCallDecision): ToolMessage {
