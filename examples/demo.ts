@@ -25,6 +25,8 @@ const LEVELS: Record<GuardArtifact["level"], string> = {
   consecutive: "level 1 · consecutive duplicate",
   threshold: "level 2 · repetition threshold",
   redundant: "level 3 · redundant operation",
+  near_duplicate: "repeat of a blocked call",
+  repeat_failure: "same error again",
 };
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;

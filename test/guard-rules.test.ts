@@ -234,8 +234,20 @@ describe("escape hatches", () => {
       ["consecutive", false],
       ["redundant", false],
     ]);
-    expect(result.toolGuard.stats.observed).toEqual({ consecutive: 1, threshold: 0, redundant: 1 });
-    expect(result.toolGuard.stats.blocked).toEqual({ consecutive: 0, threshold: 0, redundant: 0 });
+    expect(result.toolGuard.stats.observed).toMatchObject({
+      consecutive: 1,
+      threshold: 0,
+      redundant: 1,
+      near_duplicate: 0,
+      repeat_failure: 0,
+    });
+    expect(result.toolGuard.stats.blocked).toMatchObject({
+      consecutive: 0,
+      threshold: 0,
+      redundant: 0,
+      near_duplicate: 0,
+      repeat_failure: 0,
+    });
   });
 
   it("the per-run switch configurable.guards = false disables every block", async () => {

@@ -59,7 +59,13 @@ describe("persistence", () => {
     const b = await ask("b", "read app.py");
     expect(b.fate).toBe("ran");
     expect(b.guard.repetition.window.map((r) => r.tool)).toEqual(["read_file", "read_file"]);
-    expect(b.guard.stats.blocked).toEqual({ consecutive: 0, threshold: 0, redundant: 0 });
+    expect(b.guard.stats.blocked).toMatchObject({
+      consecutive: 0,
+      threshold: 0,
+      redundant: 0,
+      near_duplicate: 0,
+      repeat_failure: 0,
+    });
   });
 
   it("with SqliteSaver on a file, a new Node process blocks what the first process would have blocked", async () => {
@@ -85,6 +91,12 @@ describe("persistence", () => {
     // And the state is really in the file: read it back here, in a third connection.
     const saved = await SqliteSaver.fromConnString(db).getTuple({ configurable: { thread_id: "t" } });
     const toolGuard = saved?.checkpoint.channel_values.toolGuard as { stats: { blocked: Record<string, number> } };
-    expect(toolGuard.stats.blocked).toEqual({ consecutive: 1, threshold: 0, redundant: 1 });
+    expect(toolGuard.stats.blocked).toMatchObject({
+      consecutive: 1,
+      threshold: 0,
+      redundant: 1,
+      near_duplicate: 0,
+      repeat_failure: 0,
+    });
   });
 });

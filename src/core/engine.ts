@@ -1,5 +1,19 @@
 import { type CallEffect, callIdentity, ownEntry } from "./classify.js";
-import { type BlockLevel, blockFeedback, blockMessage } from "./messages.js";
+import {
+  blockedCall,
+  type EscalationEvent,
+  type EscalationState,
+  emptyEscalationState,
+  escalationFeedback,
+  levelFor,
+  type ResponseInput,
+  reduceEscalation,
+  reminderFeedback,
+  repeatsBlocked,
+  responseAcknowledges,
+  textAcknowledges,
+} from "./escalation.js";
+import { BLOCK_LEVELS, type BlockLevel, blockMessage } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import {
   DEFAULT_OPERATION_LIMITS,
@@ -53,6 +67,8 @@ export interface GuardStats {
   blocked: Record<BlockLevel, number>;
   /** Calls observe mode would have blocked, per level. */
   observed: Record<BlockLevel, number>;
+  /** Responses whose near-repeats of a blocked call were held back with a reminder. */
+  reminded: number;
 }
 
 /**
@@ -71,6 +87,8 @@ export interface ToolGuardState {
   /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
   observed: ObservedBlock[];
   stats: GuardStats;
+  /** Strikes, the pending acknowledgment and the recent blocked calls (seed 003). */
+  escalation: EscalationState;
 }
 
 /**
@@ -95,7 +113,8 @@ export type GuardEvent =
       limits: OperationLimits;
     }
   | { type: "block"; block: ObservedBlock; observedLimit: number }
-  | { type: "reset" };
+  | { type: "reset" }
+  | EscalationEvent;
 
 /**
  * An empty guard state (the channel default).
@@ -106,13 +125,17 @@ export type GuardEvent =
  * ```
  */
 export function emptyToolGuardState(): ToolGuardState {
-  const zero = { consecutive: 0, threshold: 0, redundant: 0 };
   return {
     repetition: emptyRepetitionState(),
     operations: emptyOperationsState(),
     observed: [],
-    stats: { allowed: 0, blocked: { ...zero }, observed: { ...zero } },
+    stats: { allowed: 0, blocked: zeroCounts(), observed: zeroCounts(), reminded: 0 },
+    escalation: emptyEscalationState(),
   };
+}
+
+function zeroCounts(): Record<BlockLevel, number> {
+  return Object.fromEntries(BLOCK_LEVELS.map((level) => [level, 0])) as Record<BlockLevel, number>;
 }
 
 function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
@@ -141,12 +164,20 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
         observed: observed.slice(Math.max(0, observed.length - event.observedLimit)),
         stats: {
           ...state.stats,
-          [counters]: { ...state.stats[counters], [block.level]: state.stats[counters][block.level] + 1 },
+          [counters]: { ...state.stats[counters], [block.level]: (state.stats[counters][block.level] ?? 0) + 1 },
         },
       };
     }
     case "reset":
       return emptyToolGuardState();
+    default: {
+      // Escalation events (states saved before escalation existed have no `escalation`).
+      const before = state.escalation ?? emptyEscalationState();
+      const escalation = reduceEscalation(before, event);
+      if (escalation === before) return state;
+      const reminded = event.type === "remind" ? (state.stats.reminded ?? 0) + 1 : (state.stats.reminded ?? 0);
+      return { ...state, escalation, stats: { ...state.stats, reminded } };
+    }
   }
 }
 
@@ -225,6 +256,14 @@ export interface ToolCallDecision {
   content?: string | undefined;
   /** The level's message alone (without arguments and previous result). */
   message?: string | undefined;
+  /** Escalation level of a blocked call (1 ask, 2 options, 3 ask the user, 4 end the run); 0 when off. */
+  escalation?: number | undefined;
+  /** Strikes of the thread with this block. */
+  strikes?: number | undefined;
+  /** The call is held back with a reminder (no strike). */
+  reminder?: boolean | undefined;
+  /** The previous result shown to the model. */
+  previousResult?: { ok: boolean; text: string } | undefined;
   /** State changes to apply (through the channel reducer). */
   events: GuardEvent[];
 }
@@ -242,6 +281,41 @@ export interface DecideContext {
   disabled?: boolean | undefined;
   /** Metadata `readOnlyHint` by tool name. */
   readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /**
+   * The model response the call belongs to (its id, text and all its calls): needed for the acknowledgment check
+   * and to count one strike per response. Without it, each blocked call is its own response.
+   */
+  response?: ResponseInput | undefined;
+  /** Every tool the model can call (named in the level-2 options). */
+  toolNames?: readonly string[] | undefined;
+  /** The clock for blocked-call timestamps (ms). Default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
+  acknowledged?: boolean | undefined;
+}
+
+/**
+ * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
+ * error under at least two different argument sets, and that error's result.
+ */
+function sameErrorRun(
+  repetition: RepetitionState,
+  tool: string,
+): { count: number; result?: RecordedResult | undefined } {
+  let count = 0;
+  let first: RecordedResult | undefined;
+  const keys = new Set<string>();
+  for (let i = repetition.window.length - 1; i >= 0; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.tool !== tool) continue;
+    const result = record.result;
+    if (result === undefined || result.ok || record.epoch !== repetition.epoch) break;
+    if (first !== undefined && result.digest !== first.digest) break;
+    first ??= result;
+    keys.add(record.key);
+    count += 1;
+  }
+  return keys.size >= 2 ? { count, result: first } : { count: 0 };
 }
 
 /**
@@ -311,6 +385,7 @@ export function decideToolCall(
   };
   const verdict = evaluateRepetition(state.repetition, key, rules);
   let level: BlockLevel | undefined = verdict.level;
+  let count = verdict.count;
   let previous = verdict.previous?.result;
   if (level === undefined && options.redundancy && tool?.redundancy !== false && effect.kind === "read") {
     const op = findOperation(state.operations, key);
@@ -319,38 +394,89 @@ export function decideToolCall(
       previous = op.result;
     }
   }
+  // Seed 003, after a block: a response that repeats a blocked call in substance without acknowledging it, and a
+  // tool that keeps failing with one error under changing arguments while the response does not say what changes.
+  const esc = options.escalation;
+  const escState = state.escalation ?? emptyEscalationState();
+  const response = ctx.response;
+  if (level === undefined && esc.enabled && response !== undefined) {
+    const keysOf = (name: string) => ownEntry(options.tools, name)?.keys;
+    const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, response, esc, keysOf);
+    if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, esc, tool?.keys)) {
+      level = "near_duplicate";
+    } else if (esc.sameErrorThreshold > 0 && !textAcknowledges(response.text, esc)) {
+      const run = sameErrorRun(state.repetition, call.name);
+      if (run.count >= esc.sameErrorThreshold) {
+        level = "repeat_failure";
+        count = run.count;
+        previous = run.result;
+      }
+    }
+  }
   if (level === undefined) return allow(undefined, verdict.count);
 
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
-    block: { tool: call.name, level, count: verdict.count, toolCallId: call.id, enforced },
+    block: { tool: call.name, level, count, toolCallId: call.id, enforced },
     observedLimit: options.observedLimit,
   };
-  if (!enforced) return allow(level, verdict.count, [block]);
-  const blockCtx = { tool: call.name, args: call.args, count: verdict.count, level };
+  if (!enforced) return allow(level, count, [block]);
+  const blockCtx = { tool: call.name, args: call.args, count, level };
   const message = blockMessage(blockCtx, options.messages);
-  const content = blockFeedback(
-    { ...blockCtx, message, previousResult: previous ? { ok: previous.ok, text: previous.preview } : undefined },
-    { maxArgsChars: options.maxArgsChars, maxResultChars: options.maxResultChars },
+  const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
+  const limits = { maxArgsChars: options.maxArgsChars, maxResultChars: options.maxResultChars };
+  const base = { call, allowed: false, level, observed: false, count, key, effect, message, previousResult };
+  const turn = response?.id ?? `call:${call.id ?? seq}:${key}`;
+  const at = (ctx.now ?? Date.now)();
+
+  if (!esc.enabled) {
+    const content = escalationFeedback({ ...blockCtx, message, level: 0, strikes: 0, previousResult }, limits);
+    return { ...base, content, escalation: 0, events: [block] };
+  }
+  // One strike per response: a second block in the same response stays at the level of the first.
+  const struck = escState.lastTurn === turn;
+  if (level === "near_duplicate" && !struck && escState.reminders < esc.maxReminders) {
+    const remind: GuardEvent = {
+      type: "remind",
+      turn,
+      call: blockedCall({ tool: call.name, args: call.args }, 0, at, tool?.keys),
+      blockedLimit: esc.blockedLimit,
+    };
+    const content = reminderFeedback(call.name, esc.maxReminders - escState.reminders - 1);
+    return { ...base, content, reminder: true, strikes: escState.strikes, escalation: 0, events: [block, remind] };
+  }
+  const strikes = struck ? escState.strikes : escState.strikes + 1;
+  const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
+  const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
+  const content = escalationFeedback(
+    {
+      ...blockCtx,
+      message,
+      level: escalation,
+      strikes,
+      previousResult,
+      otherTools: ctx.toolNames,
+      next:
+        nextLevel > escalation && nextLevel >= 3
+          ? "Repeating it again stops automatic execution: the user is asked to step in, or the run ends."
+          : undefined,
+    },
+    limits,
   );
-  return {
-    call,
-    allowed: false,
-    level,
-    observed: false,
-    count: verdict.count,
-    key,
-    effect,
-    content,
-    message,
-    events: [block],
+  const strike: GuardEvent = {
+    type: "strike",
+    turn,
+    call: blockedCall({ tool: call.name, args: call.args }, escalation, at, tool?.keys),
+    blockedLimit: esc.blockedLimit,
   };
+  return { ...base, content, escalation, strikes, events: [block, strike] };
 }
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
- * two identical parallel calls is a consecutive duplicate). Returns each decision and the state after them.
+ * two identical parallel calls is a consecutive duplicate). Returns each decision, the events that belong to the
+ * response as a whole (its acknowledgment of an earlier block), and the state after them.
  *
  * @example
  * ```ts
@@ -365,15 +491,30 @@ export function planToolCalls(
   calls: readonly ToolCallInput[],
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
-): { decisions: ToolCallDecision[]; state: ToolGuardState } {
+): { decisions: ToolCallDecision[]; turnEvents: GuardEvent[]; state: ToolGuardState } {
   let current = state;
   const decisions: ToolCallDecision[] = [];
+  const events: GuardEvent[] = [];
+  // The acknowledgment is a property of the whole response, judged against the state before it.
+  let turnCtx = ctx;
+  if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
+    const escState = state.escalation ?? emptyEscalationState();
+    const acknowledged = responseAcknowledges(
+      escState,
+      ctx.response,
+      options.escalation,
+      (name) => ownEntry(options.tools, name)?.keys,
+    );
+    turnCtx = { ...ctx, acknowledged };
+    if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
+  }
+  current = applyEvents(current, events, false);
   for (const call of calls) {
-    const decision = decideToolCall(current, call, options, ctx);
+    const decision = decideToolCall(current, call, options, turnCtx);
     current = applyEvents(current, decision.events, false);
     decisions.push(decision);
   }
-  return { decisions, state: current };
+  return { decisions, turnEvents: events, state: current };
 }
 
 /**

@@ -1,58 +1,32 @@
 import { z } from "zod";
-import { normalizePath } from "./classify.js";
+import {
+  type BlockedCall,
+  blockedCall,
+  type CallLike,
+  DEFAULT_ACKNOWLEDGMENT_PATTERNS,
+  DEFAULT_RETRY_PATTERNS,
+  type EscalationState,
+  emptyEscalationState,
+  levelFor,
+  reduceEscalation,
+  responseAcknowledges,
+  sameInSubstance,
+} from "./escalation.js";
 import { parseOptions } from "./options.js";
-import { canonicalJson, digest, toolCallSignature, truncate } from "./signature.js";
-import { similarityRatio } from "./similarity.js";
+import { canonicalJson, truncate } from "./signature.js";
 
-/** A tool call as the duplicate handler compares it. */
-export interface CallLike {
-  tool: string;
-  args: unknown;
-}
-
-/** A call that was blocked, with when (ms since the epoch) and at which escalation level. */
-export interface BlockedCall extends CallLike {
-  key: string;
-  at: number;
-  level: number;
-}
-
-/** Plain, serialisable state of a {@link DuplicateHandler}. */
-export interface DuplicateState {
-  pendingAcknowledgment: boolean;
-  blockedCalls: BlockedCall[];
-  /** Blocked duplicates counted toward escalation (reset by an acknowledgment only if `resetOnAcknowledge`). */
-  strikes: number;
-}
+export type { BlockedCall, CallLike };
 
 /**
- * The seed's acknowledgment patterns, plus a few close variants.
+ * Plain, serialisable state of a {@link DuplicateHandler}: the escalation state the graph keeps in
+ * `toolGuard.escalation`.
  *
  * @example
  * ```ts
- * DEFAULT_ACKNOWLEDGMENT_PATTERNS.some((p) => p.test("Instead, I will check the logs")); // true
+ * const state: DuplicateState = handler.toJSON().state;
  * ```
  */
-export const DEFAULT_ACKNOWLEDGMENT_PATTERNS: readonly RegExp[] = [
-  /instead.*I will/i,
-  /instead.*I'll/i,
-  /different approach/i,
-  /let me try/i,
-  /I'll (check|verify|diagnose)/i,
-  /I will (check|verify|diagnose)/i,
-  /the issue is/i,
-];
-
-/**
- * Words that make a response a plain retry, never an acknowledgment (DESIGN decision 7: the seed's test rejects
- * "Let me try writing the file again" though its patterns contain "let me try").
- *
- * @example
- * ```ts
- * DEFAULT_RETRY_PATTERNS[0].test("let me run it again"); // true
- * ```
- */
-export const DEFAULT_RETRY_PATTERNS: readonly RegExp[] = [/\b(again|retry|retrying|once more|one more time)\b/i];
+export type DuplicateState = EscalationState;
 
 const optionsSchema = z
   .object({
@@ -83,22 +57,6 @@ const optionsSchema = z
 
 /** Options of {@link DuplicateHandler}. */
 export type DuplicateHandlerOptions = z.input<typeof optionsSchema>;
-
-const PATH_KEYS = ["path", "file_path", "filePath", "filename", "file"] as const;
-const CONTENT_KEYS = ["content", "contents", "text", "data"] as const;
-
-function field(args: unknown, names: readonly string[]): unknown {
-  if (args === null || typeof args !== "object") return undefined;
-  for (const name of names) if (Object.hasOwn(args, name)) return (args as Record<string, unknown>)[name];
-  return undefined;
-}
-
-function pick(args: unknown, keys: readonly string[]): unknown {
-  if (args === null || typeof args !== "object") return args;
-  return Object.fromEntries(
-    keys.filter((k) => Object.hasOwn(args, k)).map((k) => [k, (args as Record<string, unknown>)[k]]),
-  );
-}
 
 /**
  * The feedback of seed 003 for a blocked duplicate: the tool, the arguments (JSON, cut at 500 characters), the
@@ -137,7 +95,8 @@ export function duplicateFeedback(tool: string, args: unknown, previousResult: s
  * Seed 003's duplicate handler: builds the feedback for a blocked duplicate, remembers the blocked calls, counts
  * strikes toward the four escalation levels, and checks that the model's next response acknowledges the block
  * (its text says what it will do differently and is not a plain retry, or its next action differs from every
- * blocked call). Serialisable: {@link DuplicateHandler.toJSON} / {@link DuplicateHandler.fromJSON}.
+ * blocked call). The same functions decide in the graph ({@link GuardedToolNode} and the escalation hook), over
+ * the same state. Serialisable: {@link DuplicateHandler.toJSON} / {@link DuplicateHandler.fromJSON}.
  *
  * @example
  * ```ts
@@ -153,17 +112,17 @@ export class DuplicateHandler {
 
   constructor(options: DuplicateHandlerOptions = {}, state?: DuplicateState) {
     this.options = parseOptions(optionsSchema, options, "duplicate-handler");
-    this.state = state ?? { pendingAcknowledgment: false, blockedCalls: [], strikes: 0 };
+    this.state = state ?? emptyEscalationState();
   }
 
   /** Whether the model still owes an acknowledgment. */
   get pendingAcknowledgment(): boolean {
-    return this.state.pendingAcknowledgment;
+    return this.state.pending;
   }
 
   /** The blocked calls, oldest first, with timestamps. */
   get blockedCalls(): readonly BlockedCall[] {
-    return this.state.blockedCalls;
+    return this.state.blocked;
   }
 
   /** Strikes so far. */
@@ -183,12 +142,6 @@ export class DuplicateHandler {
     return levelFor(this.state.strikes, this.options.levelStrikes);
   }
 
-  /** A key for a call under the per-tool `keys` option (all arguments when the tool has none). */
-  private keyOf(call: CallLike): string {
-    const keys = this.options.keys[call.tool];
-    return digest(toolCallSignature(call.tool, keys ? pick(call.args, keys) : call.args));
-  }
-
   /**
    * Records a blocked duplicate (a strike) and returns the feedback for the model.
    *
@@ -198,19 +151,16 @@ export class DuplicateHandler {
    * ```
    */
   handleDuplicate(tool: string, args: unknown, previousResult: string, previousOk?: boolean): string {
-    const strikes = this.state.strikes + 1;
-    const blocked: BlockedCall = {
-      tool,
-      args: JSON.parse(canonicalJson(args)),
-      key: this.keyOf({ tool, args }),
-      at: (this.options.clock ?? Date.now)(),
-      level: levelFor(strikes, this.options.levelStrikes),
-    };
-    this.state = {
-      pendingAcknowledgment: true,
-      strikes,
-      blockedCalls: [...this.state.blockedCalls, blocked].slice(-this.options.historyLimit),
-    };
+    const level = levelFor(this.state.strikes + 1, this.options.levelStrikes);
+    const call = blockedCall({ tool, args }, level, (this.options.clock ?? Date.now)(), this.options.keys[tool]);
+    // Each handled duplicate is its own response (the graph counts one strike per model response).
+    const turn = `handler:${this.state.strikes + 1}:${this.state.blocked.length}`;
+    this.state = reduceEscalation(this.state, {
+      type: "strike",
+      turn,
+      call,
+      blockedLimit: this.options.historyLimit,
+    });
     return duplicateFeedback(tool, args, previousResult, previousOk);
   }
 
@@ -225,18 +175,14 @@ export class DuplicateHandler {
    * ```
    */
   validateResponse(text: string, nextCalls?: readonly CallLike[]): boolean {
-    if (!this.state.pendingAcknowledgment) return true;
-    const retry = this.options.retryPatterns.some((p) => p.test(text));
-    const acknowledges = !retry && this.options.acknowledgmentPatterns.some((p) => p.test(text));
-    const differs =
-      nextCalls !== undefined &&
-      nextCalls.length > 0 &&
-      nextCalls.every((c) => this.state.blockedCalls.every((b) => !this.isSemanticallyDuplicate(c, b)));
-    if (acknowledges || differs) {
-      this.state = { ...this.state, pendingAcknowledgment: false };
-      return true;
-    }
-    return false;
+    const ok = responseAcknowledges(
+      this.state,
+      { id: "", text, calls: nextCalls ?? [] },
+      this.options,
+      (tool) => this.options.keys[tool],
+    );
+    if (ok) this.state = reduceEscalation(this.state, { type: "acknowledge" });
+    return ok;
   }
 
   /**
@@ -253,26 +199,14 @@ export class DuplicateHandler {
    * ```
    */
   isSemanticallyDuplicate(call1: CallLike, call2: CallLike): boolean {
-    if (call1.tool !== call2.tool) return false;
-    const path1 = field(call1.args, PATH_KEYS);
-    const path2 = field(call2.args, PATH_KEYS);
-    const content1 = field(call1.args, CONTENT_KEYS);
-    const content2 = field(call2.args, CONTENT_KEYS);
-    if (
-      typeof path1 === "string" &&
-      typeof path2 === "string" &&
-      typeof content1 === "string" &&
-      typeof content2 === "string"
-    ) {
-      if (normalizePath(path1, undefined) !== normalizePath(path2, undefined)) return false;
-      if (content1 === content2) return true;
-      return similarityRatio(content1, content2) > this.options.contentThreshold;
-    }
-    return this.keyOf(call1) === this.keyOf(call2);
+    return sameInSubstance(call1, call2, {
+      contentThreshold: this.options.contentThreshold,
+      keys: this.options.keys[call1.tool],
+    });
   }
 
   /**
-   * Forgets the strikes and the pending acknowledgment (e.g. when a person says to start over).
+   * Forgets the strikes, the blocked calls and the pending acknowledgment (e.g. when a person says to start over).
    *
    * @example
    * ```ts
@@ -280,7 +214,7 @@ export class DuplicateHandler {
    * ```
    */
   reset(): void {
-    this.state = { pendingAcknowledgment: false, blockedCalls: [], strikes: 0 };
+    this.state = emptyEscalationState();
   }
 
   /**
@@ -304,21 +238,6 @@ export class DuplicateHandler {
    * ```
    */
   static fromJSON(json: { state: DuplicateState }, options: DuplicateHandlerOptions = {}): DuplicateHandler {
-    return new DuplicateHandler(options, structuredClone(json.state));
+    return new DuplicateHandler(options, { ...emptyEscalationState(), ...structuredClone(json.state) });
   }
-}
-
-/**
- * The escalation level for a number of strikes: the highest level whose starting strike has been reached.
- *
- * @example
- * ```ts
- * levelFor(3, [1, 2, 3, 4]); // 3
- * levelFor(3, [1, 3, 5, 7]); // 2
- * ```
- */
-export function levelFor(strikes: number, levelStrikes: readonly number[]): number {
-  let level = 0;
-  for (const [i, start] of levelStrikes.entries()) if (strikes >= start) level = i + 1;
-  return level;
 }

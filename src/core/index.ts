@@ -25,15 +25,31 @@ export {
 } from "./engine.js";
 export {
   type BlockedCall,
+  blockedCall,
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
-  DuplicateHandler,
-  type DuplicateHandlerOptions,
-  type DuplicateState,
-  duplicateFeedback,
+  type EscalationEvent,
+  type EscalationFeedbackInput,
+  type EscalationOptions,
+  type EscalationState,
+  emptyEscalationState,
+  endExplanation,
+  escalationFeedback,
+  escalationOptionsSchema,
   levelFor,
-} from "./feedback.js";
+  type ResolvedEscalationOptions,
+  type ResponseInput,
+  reduceEscalation,
+  reminderFeedback,
+  repeatsBlocked,
+  responseAcknowledges,
+  sameInSubstance,
+  substanceKey,
+  textAcknowledges,
+  userQuestion,
+} from "./escalation.js";
+export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState, duplicateFeedback } from "./feedback.js";
 export {
   addUsage,
   checkLimits,
@@ -56,6 +72,7 @@ export {
   type TokenUsage,
 } from "./loop.js";
 export {
+  BLOCK_LEVELS,
   type BlockContext,
   type BlockFeedbackInput,
   type BlockLevel,

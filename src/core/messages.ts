@@ -1,14 +1,32 @@
-import { canonicalJson, truncate } from "./signature.js";
+import { escalationFeedback } from "./escalation.js";
 
 /**
- * Which guard blocked a call: level 1, 2 or 3 of seed 000.
+ * Which guard blocked a call: level 1, 2 or 3 of seed 000 (`consecutive`, `threshold`, `redundant`), or seed 003's
+ * checks after a block: `near_duplicate` (a response repeats a blocked call in substance without saying what it
+ * will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing arguments).
  *
  * @example
  * ```ts
  * const level: BlockLevel = "redundant";
  * ```
  */
-export type BlockLevel = "consecutive" | "threshold" | "redundant";
+export type BlockLevel = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure";
+
+/**
+ * Every block level, in order.
+ *
+ * @example
+ * ```ts
+ * BLOCK_LEVELS.length; // 5
+ * ```
+ */
+export const BLOCK_LEVELS: readonly BlockLevel[] = [
+  "consecutive",
+  "threshold",
+  "redundant",
+  "near_duplicate",
+  "repeat_failure",
+];
 
 /**
  * What a message builder knows about the blocked call.
@@ -40,7 +58,7 @@ export interface BlockContext {
 export type MessageTemplate = string | ((ctx: BlockContext) => string);
 
 /**
- * The three default block messages, word for word from seed 000.
+ * The default block messages: the first three word for word from seed 000.
  *
  * @example
  * ```ts
@@ -55,6 +73,10 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockLevel, (ctx: BlockContext) =
     `Tool '${tool}' has been called ${count} times with identical inputs. Please try a different approach or tool to avoid getting stuck in a loop.`,
   redundant: ({ tool }) =>
     `⚠️ REDUNDANT OPERATION BLOCKED: Tool '${tool}' was already successfully executed with these inputs. The information you need is in your scratchpad from the previous successful call. Check your Recent Tool Operations and use the existing information.`,
+  near_duplicate: ({ tool }) =>
+    `Tool '${tool}' was called again with nearly the same arguments as a call that was just blocked, and your reply did not say what you will do differently.`,
+  repeat_failure: ({ tool, count }) =>
+    `Tool '${tool}' failed ${count} times in a row with the same error, each time with different arguments. Changing the arguments alone is not fixing it: find the cause of the error first.`,
 };
 
 /**
@@ -104,21 +126,18 @@ export interface BlockFeedbackInput extends BlockContext {
 }
 
 /**
- * The full content of a blocked call's ToolMessage: the level's message, the tool, the arguments (JSON, cut at
- * 500 characters), the previous result for this call (cut at 1000), and a question that asks for a change of
- * approach — a bare "blocked" keeps models looping.
+ * The full content of a blocked call's ToolMessage at the first escalation level: the level's message, then seed
+ * 003's feedback — the tool, the arguments (JSON, cut at 500 characters), the previous result for this call (cut
+ * at 1000), why it was blocked, and "What will you do differently?" (a bare "blocked" keeps models looping). Later
+ * levels: {@link escalationFeedback}.
  *
  * @example
  * ```ts
  * blockFeedback({ tool: "read_file", args: { path: "a.py" }, count: 2, level: "consecutive",
  *   message: "Blocked.", previousResult: { ok: true, text: "print(1)" } });
- * // "Blocked.\n\nTool: read_file\nArguments: {\n  \"path\": \"a.py\"\n}\n\nPrevious result for this exact call:\nprint(1)\n\nWhat will you do differently?"
+ * // "Blocked.\n\n[DUPLICATE TOOL CALL BLOCKED]\nTool: read_file\n…\nWhat will you do differently?"
  * ```
  */
 export function blockFeedback(input: BlockFeedbackInput, limits: FeedbackLimits = {}): string {
-  const args = truncate(canonicalJson(input.args, 2), limits.maxArgsChars ?? 500);
-  const previous = input.previousResult
-    ? `Previous result for this exact call${input.previousResult.ok ? "" : " (it failed)"}:\n${truncate(input.previousResult.text, limits.maxResultChars ?? 1000).trimEnd()}`
-    : "Previous result for this exact call: (not recorded)";
-  return `${input.message}\n\nTool: ${input.tool}\nArguments: ${args}\n\n${previous}\n\nWhat will you do differently?`;
+  return escalationFeedback({ ...input, level: 1, strikes: 1 }, limits);
 }

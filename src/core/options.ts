@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { escalationOptionsSchema } from "./escalation.js";
 import type { BlockContext, BlockLevel } from "./messages.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
@@ -23,6 +24,11 @@ export const toolGuardConfigSchema = z
     consecutive: z.boolean().optional(),
     /** Level 3 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
     redundancy: z.boolean().optional(),
+    /**
+     * The argument fields that decide whether a call repeats a blocked call in substance (seed 003's per-tool
+     * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
+     */
+    keys: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -58,9 +64,17 @@ export const toolGuardOptionsSchema = z
     mode: z.enum(["enforce", "observe"]).default("enforce"),
     /** Replacements for the three block messages (a text or a builder). */
     messages: z
-      .object({ consecutive: template.optional(), threshold: template.optional(), redundant: template.optional() })
+      .object({
+        consecutive: template.optional(),
+        threshold: template.optional(),
+        redundant: template.optional(),
+        near_duplicate: template.optional(),
+        repeat_failure: template.optional(),
+      })
       .strict()
       .default({}),
+    /** What follows a block (seed 003): strikes, escalation levels, reminders, near-duplicates, repeated errors. */
+    escalation: escalationOptionsSchema.prefault({}),
     /** Characters of the blocked call's arguments shown to the model. Default 500. */
     maxArgsChars: positiveInt.default(500),
     /** Characters of the previous result kept in state and shown to the model. Default 1000. */

@@ -1,4 +1,4 @@
-import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
@@ -12,9 +12,10 @@ import {
   type ToolCallInput,
   type ToolGuardState,
 } from "../core/engine.js";
+import type { BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import { canonicalJson } from "../core/signature.js";
-import { lastAIMessageIndex } from "./messages.js";
+import { canonicalJson, digest } from "../core/signature.js";
+import { lastAIMessageIndex, messageText } from "./messages.js";
 
 /**
  * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
@@ -54,9 +55,35 @@ export interface GuardedToolNodeOptions extends ToolGuardOptions {
  */
 export interface GuardArtifact {
   blocked: true;
-  level: "consecutive" | "threshold" | "redundant";
+  level: BlockLevel;
   count: number;
   message: string;
+  /** Escalation level of the block (1 ask, 2 options, 3 the user was asked, 4 the run ended); 0 when off. */
+  escalation?: number | undefined;
+  /** Strikes of the thread with this block. */
+  strikes?: number | undefined;
+  /** The call was held back with a reminder to acknowledge (no strike). */
+  reminder?: boolean | undefined;
+  /** At level 3: the person's answer given to the model. */
+  answer?: string | undefined;
+}
+
+/**
+ * What {@link GuardedToolNode.planCalls} returns: the pending calls of the last AI message, the guards' decision
+ * for each (nothing has run), and every event the decisions write.
+ *
+ * @example
+ * ```ts
+ * const plan: GuardPlan = toolNode.planCalls(state, config);
+ * plan.decisions.filter((d) => !d.allowed).length; // calls the node would block
+ * ```
+ */
+export interface GuardPlan {
+  calls: ToolCall[];
+  decisions: ToolCallDecision[];
+  events: GuardEvent[];
+  /** The AI message the calls belong to. */
+  message: AIMessage | undefined;
 }
 
 /**
@@ -175,43 +202,74 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     }
   }
 
-  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+  /**
+   * What the node would decide for the pending calls of the last AI message (or, in a createReactAgent v2 task,
+   * for its one call), without running anything: the same decisions `run` acts on. The escalation hook uses it to
+   * see a strike coming before the tools run.
+   *
+   * @example
+   * ```ts
+   * const plan = toolNode.planCalls(state, config);
+   * if (plan.decisions.some((d) => (d.escalation ?? 0) >= 3)) console.log("the user will be asked");
+   * ```
+   */
+  planCalls(input: unknown, config: LangGraphRunnableConfig = {}): GuardPlan {
     if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
     const state = input as StateInput;
     const guardState = state.toolGuard;
     if (guardState === undefined) throw new GuardStateMissingError();
-    const ctx = { disabled: config.configurable?.guards === false, readOnlyHints: this.readOnlyHints };
-
-    let calls: ToolCall[];
-    let decisions: ToolCallDecision[];
-    let toolState: Record<string, unknown> = state;
-    if (state.lg_tool_call !== undefined) {
+    const { lg_tool_call: single, ...rest } = state;
+    const messages = Array.isArray(rest.messages) ? (rest.messages as BaseMessage[]) : [];
+    const message = this.lastAIMessage(messages);
+    const siblings = message?.tool_calls ?? [];
+    const ctx = {
+      disabled: config.configurable?.guards === false,
+      readOnlyHints: this.readOnlyHints,
+      toolNames: this.tools.map((t) => t.name),
+      response:
+        message === undefined
+          ? undefined
+          : {
+              id: message.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
+              text: messageText(message),
+              calls: siblings.map((c) => ({ tool: c.name, args: c.args })),
+            },
+    };
+    if (single !== undefined) {
       // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message
       // too, so that parallel branches agree with what one node would have decided.
-      const { lg_tool_call: call, ...rest } = state;
-      toolState = rest;
-      const siblings = this.lastAIMessage(rest.messages)?.tool_calls ?? [];
-      const index = siblings.findIndex((c) => c.id !== undefined && c.id === call.id);
+      const index = siblings.findIndex((c) => c.id !== undefined && c.id === single.id);
       const planned = planToolCalls(
         guardState,
-        [...(index >= 0 ? siblings.slice(0, index) : []), call].map(toInput),
+        [...(index >= 0 ? siblings.slice(0, index) : []), single].map(toInput),
         this.guardOptions,
         ctx,
       );
-      calls = [call];
-      decisions = planned.decisions.slice(-1);
-    } else {
-      const messages = Array.isArray(state.messages) ? (state.messages as BaseMessage[]) : [];
-      const aiMessage = this.lastAIMessage(messages);
-      if (aiMessage === undefined) throw new Error("GuardedToolNode only accepts AIMessages as input.");
-      const answered = new Set(
-        messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
-      );
-      calls = (aiMessage.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
-      decisions = planToolCalls(guardState, calls.map(toInput), this.guardOptions, ctx).decisions;
+      const decisions = planned.decisions.slice(-1);
+      return {
+        calls: [single],
+        decisions,
+        events: [...planned.turnEvents, ...decisions.flatMap((d) => d.events)],
+        message,
+      };
     }
+    if (message === undefined) throw new Error("GuardedToolNode only accepts AIMessages as input.");
+    const answered = new Set(
+      messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
+    );
+    const calls = siblings.filter((c) => c.id == null || !answered.has(c.id));
+    const planned = planToolCalls(guardState, calls.map(toInput), this.guardOptions, ctx);
+    return {
+      calls,
+      decisions: planned.decisions,
+      events: [...planned.turnEvents, ...planned.decisions.flatMap((d) => d.events)],
+      message,
+    };
+  }
 
-    const events: GuardEvent[] = decisions.flatMap((d) => d.events);
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+    const { calls, decisions, events } = this.planCalls(input, config);
+    const { lg_tool_call: _single, ...toolState } = input as StateInput;
     const outputs = await Promise.all(
       decisions.map(async (decision, i) => {
         const call = calls[i] as ToolCall;
@@ -236,9 +294,9 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     return this.combine(results, events) as T;
   }
 
-  private lastAIMessage(messages: unknown): (BaseMessage & { tool_calls?: ToolCall[] }) | undefined {
+  private lastAIMessage(messages: unknown): AIMessage | undefined {
     const index = lastAIMessageIndex(messages);
-    return index < 0 ? undefined : (messages as BaseMessage[])[index];
+    return index < 0 ? undefined : ((messages as BaseMessage[])[index] as AIMessage);
   }
 
   private blockedMessage(call: ToolCall, decision: ToolCallDecision): ToolMessage {
@@ -247,6 +305,9 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
       level: decision.level ?? "consecutive",
       count: decision.count,
       message: decision.message ?? "",
+      escalation: decision.escalation,
+      strikes: decision.strikes,
+      reminder: decision.reminder,
     };
     return new ToolMessage({
       status: "error",

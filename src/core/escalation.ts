@@ -1,0 +1,542 @@
+import { z } from "zod";
+import { normalizePath } from "./classify.js";
+import { canonicalJson, digest, toolCallSignature, truncate } from "./signature.js";
+import { similarityRatio } from "./similarity.js";
+
+/**
+ * The seed's acknowledgment patterns (seed 003), plus close variants.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_ACKNOWLEDGMENT_PATTERNS.some((p) => p.test("Instead, I will check the logs")); // true
+ * ```
+ */
+export const DEFAULT_ACKNOWLEDGMENT_PATTERNS: readonly RegExp[] = [
+  /instead.*I will/i,
+  /instead.*I'll/i,
+  /different approach/i,
+  /let me try/i,
+  /I'll (check|verify|diagnose)/i,
+  /I will (check|verify|diagnose)/i,
+  /the issue is/i,
+];
+
+/**
+ * Words that make a response a plain retry, never an acknowledgment (DESIGN decision 7: the seed's test rejects
+ * "Let me try writing the file again" though its patterns contain "let me try").
+ *
+ * @example
+ * ```ts
+ * DEFAULT_RETRY_PATTERNS[0].test("let me run it again"); // true
+ * ```
+ */
+export const DEFAULT_RETRY_PATTERNS: readonly RegExp[] = [/\b(again|retry|retrying|once more|one more time)\b/i];
+
+const strike = z.number().int().min(1);
+
+/**
+ * Options of the escalation that follows a block (seed 003), validated with the guard options (`escalation`).
+ */
+export const escalationOptionsSchema = z
+  .object({
+    /** Count strikes and escalate. `false` keeps the seed-000 behaviour: every block asks the same question. */
+    enabled: z.boolean().default(true),
+    /**
+     * The strike at which each level starts: 1 ask what will be different, 2 present options, 3 ask the user
+     * (`interrupt()`), 4 end the run. Default `[1, 2, 3, 4]`. Levels 3 and 4 need {@link escalationHook}.
+     */
+    levelStrikes: z
+      .tuple([strike, strike, strike, strike])
+      .default([1, 2, 3, 4])
+      .refine((s) => s.every((n, i) => i === 0 || n > (s[i - 1] as number)), {
+        message: "levelStrikes must increase: [ask, options, user, end]",
+      }),
+    /**
+     * Reminders given to responses that neither acknowledge a block nor change the blocked call (a near-duplicate
+     * of it), before such a response counts as a strike. Default 1.
+     */
+    maxReminders: z.number().int().min(0).default(1),
+    /** Similarity of written content above which two writes to one path are the same call. Default 0.9. */
+    contentThreshold: z.number().min(0).max(1).default(0.9),
+    /**
+     * After this many failures in a row of one tool with the same error (with different arguments), its next call
+     * is blocked unless the response says what it will do differently. Default 3; 0 switches it off.
+     */
+    sameErrorThreshold: z.number().int().min(0).default(3),
+    /** Text that acknowledges a block. Default {@link DEFAULT_ACKNOWLEDGMENT_PATTERNS}. */
+    acknowledgmentPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
+    /** Text that marks a plain retry. Default {@link DEFAULT_RETRY_PATTERNS}. */
+    retryPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_RETRY_PATTERNS]),
+    /** Blocked calls remembered for the near-duplicate check. Default 10. */
+    blockedLimit: z.number().int().min(1).default(10),
+  })
+  .strict();
+
+/**
+ * Escalation options as the user writes them.
+ *
+ * @example
+ * ```ts
+ * const escalation: EscalationOptions = { levelStrikes: [1, 3, 5, 7], maxReminders: 2 };
+ * ```
+ */
+export type EscalationOptions = z.input<typeof escalationOptionsSchema>;
+/**
+ * Escalation options with their defaults.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedEscalationOptions = resolveToolGuardOptions().escalation;
+ * ```
+ */
+export type ResolvedEscalationOptions = z.output<typeof escalationOptionsSchema>;
+
+/**
+ * A tool call as the escalation compares it.
+ *
+ * @example
+ * ```ts
+ * const call: CallLike = { tool: "write_file", args: { path: "x.py", content: "print(1)" } };
+ * ```
+ */
+export interface CallLike {
+  tool: string;
+  args: unknown;
+}
+
+/**
+ * A call that was blocked (or held back with a reminder): when (ms since the epoch), at which level, and its
+ * arguments (left out when longer than 16,000 characters of JSON; `key` still identifies the call).
+ *
+ * @example
+ * ```ts
+ * const last: BlockedCall | undefined = state.toolGuard.escalation.blocked.at(-1);
+ * ```
+ */
+export interface BlockedCall extends CallLike {
+  /** Digest of the call's signature under the tool's `keys`. */
+  key: string;
+  at: number;
+  /** Escalation level of this strike (0 for a reminder). */
+  level: number;
+}
+
+/**
+ * Plain, serialisable escalation state of a thread (`toolGuard.escalation`).
+ *
+ * @example
+ * ```ts
+ * const { strikes, pending } = (await graph.getState(config)).values.toolGuard.escalation as EscalationState;
+ * ```
+ */
+export interface EscalationState {
+  /** Strikes so far: at most one per model response. */
+  strikes: number;
+  /** Whether the model still owes an acknowledgment of the latest block. */
+  pending: boolean;
+  /** Reminders given since the latest strike or acknowledgment. */
+  reminders: number;
+  /** The model response (AI message id) that got the latest strike or reminder: one per response. */
+  lastTurn: string | null;
+  /** The most recent blocked calls, oldest first (bounded by `blockedLimit`). */
+  blocked: BlockedCall[];
+  /** The run was ended at level 4 by the AI message with this id (a later human message forgives). */
+  endedBy: string | null;
+}
+
+/**
+ * A change to the escalation state (part of the `toolGuard` channel's events).
+ *
+ * @example
+ * ```ts
+ * const forgive: EscalationEvent = { type: "forgive" }; // a person said to start over
+ * ```
+ */
+export type EscalationEvent =
+  | { type: "strike"; turn: string; call: BlockedCall; blockedLimit: number }
+  | { type: "remind"; turn: string; call: BlockedCall; blockedLimit: number }
+  | { type: "acknowledge" }
+  | { type: "forgive" }
+  | { type: "end"; by: string };
+
+/**
+ * An empty escalation state.
+ *
+ * @example
+ * ```ts
+ * emptyEscalationState().strikes; // 0
+ * ```
+ */
+export function emptyEscalationState(): EscalationState {
+  return { strikes: 0, pending: false, reminders: 0, lastTurn: null, blocked: [], endedBy: null };
+}
+
+/**
+ * Applies one escalation event. A strike or reminder for a response that already has one changes nothing (parallel
+ * tool calls of one response count once).
+ *
+ * @example
+ * ```ts
+ * reduceEscalation(emptyEscalationState(), { type: "forgive" }).strikes; // 0
+ * ```
+ */
+export function reduceEscalation(state: EscalationState | undefined, event: EscalationEvent): EscalationState {
+  const current = state ?? emptyEscalationState();
+  switch (event.type) {
+    case "strike":
+    case "remind": {
+      if (current.lastTurn === event.turn) return current;
+      const blocked = [...current.blocked, event.call];
+      const base = {
+        ...current,
+        pending: true,
+        lastTurn: event.turn,
+        blocked: blocked.slice(Math.max(0, blocked.length - event.blockedLimit)),
+      };
+      return event.type === "strike"
+        ? { ...base, strikes: current.strikes + 1, reminders: 0 }
+        : { ...base, reminders: current.reminders + 1 };
+    }
+    case "acknowledge":
+      return current.pending || current.reminders > 0 ? { ...current, pending: false, reminders: 0 } : current;
+    case "forgive":
+      return { ...emptyEscalationState(), blocked: current.blocked };
+    case "end":
+      return { ...current, endedBy: event.by };
+  }
+}
+
+/**
+ * The escalation level for a number of strikes: the highest level whose starting strike has been reached.
+ *
+ * @example
+ * ```ts
+ * levelFor(3, [1, 2, 3, 4]); // 3
+ * levelFor(3, [1, 3, 5, 7]); // 2
+ * ```
+ */
+export function levelFor(strikes: number, levelStrikes: readonly number[]): number {
+  let level = 0;
+  for (const [i, start] of levelStrikes.entries()) if (strikes >= start) level = i + 1;
+  return level;
+}
+
+/**
+ * Whether a response's text acknowledges a block: it matches an acknowledgment pattern and no retry pattern.
+ *
+ * @example
+ * ```ts
+ * const o = resolveToolGuardOptions().escalation;
+ * textAcknowledges("Let me try writing the file again", o);                  // false
+ * textAcknowledges("Instead, I will check if pygame is installed first", o); // true
+ * ```
+ */
+export function textAcknowledges(
+  text: string,
+  options: Pick<ResolvedEscalationOptions, "acknowledgmentPatterns" | "retryPatterns">,
+): boolean {
+  if (options.retryPatterns.some((p) => p.test(text))) return false;
+  return options.acknowledgmentPatterns.some((p) => p.test(text));
+}
+
+const PATH_KEYS = ["path", "file_path", "filePath", "filename", "file"] as const;
+const CONTENT_KEYS = ["content", "contents", "text", "data", "file_text"] as const;
+
+// Arguments come from a model and may be anything, even objects whose getters throw: reading never throws here.
+function field(args: unknown, names: readonly string[]): unknown {
+  if (args === null || typeof args !== "object") return undefined;
+  try {
+    for (const name of names) if (Object.hasOwn(args, name)) return (args as Record<string, unknown>)[name];
+  } catch {
+    // unreadable: no such field
+  }
+  return undefined;
+}
+
+function pick(args: unknown, keys: readonly string[]): unknown {
+  if (args === null || typeof args !== "object") return args;
+  try {
+    return Object.fromEntries(
+      keys.filter((k) => Object.hasOwn(args, k)).map((k) => [k, (args as Record<string, unknown>)[k]]),
+    );
+  } catch {
+    return args; // the signature reads what it can
+  }
+}
+
+/**
+ * The key of a call for the near-duplicate check: its tool and arguments (only the tool's `keys` when given).
+ *
+ * @example
+ * ```ts
+ * substanceKey({ tool: "update", args: { id: 1, note: "x" } }, ["id"]) ===
+ *   substanceKey({ tool: "update", args: { id: 1, note: "y" } }, ["id"]); // true
+ * ```
+ */
+export function substanceKey(call: CallLike, keys?: readonly string[]): string {
+  return digest(toolCallSignature(call.tool, keys ? pick(call.args, keys) : call.args));
+}
+
+/**
+ * Whether two calls are the same in substance: the same tool and, for a file write (a path and a content), the
+ * same path with content more than `contentThreshold` similar (seed 003); otherwise the same arguments (only the
+ * tool's `keys` when given), keys in any order.
+ *
+ * @example
+ * ```ts
+ * sameInSubstance(
+ *   { tool: "write_file", args: { path: "x.py", content: "print('a')\n" } },
+ *   { tool: "write_file", args: { path: "./x.py", content: "print('a') \n" } },
+ *   { contentThreshold: 0.9 },
+ * ); // true
+ * ```
+ */
+export function sameInSubstance(
+  a: CallLike & { key?: string },
+  b: CallLike & { key?: string },
+  options: { contentThreshold: number; keys?: readonly string[] | undefined },
+): boolean {
+  if (a.tool !== b.tool) return false;
+  const path1 = field(a.args, PATH_KEYS);
+  const path2 = field(b.args, PATH_KEYS);
+  const content1 = field(a.args, CONTENT_KEYS);
+  const content2 = field(b.args, CONTENT_KEYS);
+  if (
+    typeof path1 === "string" &&
+    typeof path2 === "string" &&
+    typeof content1 === "string" &&
+    typeof content2 === "string"
+  ) {
+    if (normalizePath(path1, undefined) !== normalizePath(path2, undefined)) return false;
+    if (content1 === content2) return true;
+    return similarityRatio(content1, content2) > options.contentThreshold;
+  }
+  return (a.key ?? substanceKey(a, options.keys)) === (b.key ?? substanceKey(b, options.keys));
+}
+
+const MAX_KEPT_ARGS = 16_000;
+
+/**
+ * A blocked call as the escalation state keeps it: canonical JSON arguments (left out above 16,000 characters).
+ *
+ * @example
+ * ```ts
+ * blockedCall({ tool: "ls", args: {} }, 2, 1_700_000_000_000).level; // 2
+ * ```
+ */
+export function blockedCall(call: CallLike, level: number, at: number, keys?: readonly string[]): BlockedCall {
+  const json = canonicalJson(call.args);
+  return {
+    tool: call.tool,
+    args: json.length <= MAX_KEPT_ARGS ? JSON.parse(json) : null,
+    key: substanceKey(call, keys),
+    at,
+    level,
+  };
+}
+
+/**
+ * A model response as the escalation reviews it.
+ *
+ * @example
+ * ```ts
+ * const response: ResponseInput = { id: aiMessage.id ?? "", text: "Instead, I will…", calls: [] };
+ * ```
+ */
+export interface ResponseInput {
+  /** The AI message id (one strike per response). */
+  id: string;
+  /** Its text. */
+  text: string;
+  /** All its tool calls. */
+  calls: readonly CallLike[];
+}
+
+/**
+ * Whether a response acknowledges the pending block (true when nothing is pending): its text does (see
+ * {@link textAcknowledges}), or it calls tools and every call differs in substance from every blocked call.
+ *
+ * @example
+ * ```ts
+ * responseAcknowledges(state.toolGuard.escalation, { id: "m1", text: "", calls: [{ tool: "ls", args: {} }] }, o);
+ * ```
+ */
+export function responseAcknowledges(
+  state: EscalationState,
+  response: ResponseInput,
+  options: Pick<ResolvedEscalationOptions, "acknowledgmentPatterns" | "retryPatterns" | "contentThreshold">,
+  keysOf: (tool: string) => readonly string[] | undefined = () => undefined,
+): boolean {
+  if (!state.pending) return true;
+  if (textAcknowledges(response.text, options)) return true;
+  return response.calls.length > 0 && response.calls.every((c) => !repeatsBlocked(state, c, options, keysOf(c.tool)));
+}
+
+/**
+ * Whether a call repeats (in substance) one of the blocked calls.
+ *
+ * @example
+ * ```ts
+ * repeatsBlocked(state.toolGuard.escalation, { tool: "read_file", args: { path: "a.py" } }, o); // true after a block
+ * ```
+ */
+export function repeatsBlocked(
+  state: EscalationState,
+  call: CallLike,
+  options: Pick<ResolvedEscalationOptions, "contentThreshold">,
+  keys?: readonly string[],
+): boolean {
+  const key = substanceKey(call, keys);
+  return state.blocked.some((b) =>
+    b.args === null
+      ? b.key === key
+      : sameInSubstance({ ...call, key }, b, { contentThreshold: options.contentThreshold, keys }),
+  );
+}
+
+/**
+ * What the model is told about a blocked call, at an escalation level.
+ *
+ * @example
+ * ```ts
+ * const input: EscalationFeedbackInput = { tool: "ls", args: {}, level: 1, strikes: 1, message: "Blocked." };
+ * ```
+ */
+export interface EscalationFeedbackInput {
+  tool: string;
+  args: unknown;
+  /** The guard's message for the kind of block (seed 000's, or the user's). */
+  message: string;
+  /** Escalation level (0 when escalation is off: the level-1 text without a count). */
+  level: number;
+  /** Strikes so far, this one included. */
+  strikes: number;
+  /** The previous result of this call (or the repeated error), when recorded. */
+  previousResult?: { ok: boolean; text: string } | undefined;
+  /** Other tools the model can use (named in the level-2 options). */
+  otherTools?: readonly string[] | undefined;
+  /** What happens at the next strike (said at level 2 when levels 3/4 follow). */
+  next?: string | undefined;
+}
+
+/**
+ * The seed-003 body shared by every block: the tool, the arguments (JSON, cut at `maxArgsChars`), the previous
+ * result (cut at `maxResultChars`) and why the call was blocked.
+ */
+function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; maxResultChars: number }): string[] {
+  const previous = input.previousResult;
+  const outcome =
+    previous === undefined ? "already failed/succeeded" : previous.ok ? "already succeeded" : "already failed";
+  return [
+    "[DUPLICATE TOOL CALL BLOCKED]",
+    `Tool: ${input.tool}`,
+    `Arguments: ${truncate(canonicalJson(input.args, 2), limits.maxArgsChars)}`,
+    "",
+    `Previous result for this exact call${previous && !previous.ok ? " (it failed)" : ""}:`,
+    previous ? truncate(previous.text, limits.maxResultChars).trimEnd() : "(not recorded)",
+    "",
+    "This call was blocked because:",
+    "- Repeating the same call will produce the same result",
+    `- The previous attempt ${outcome}`,
+  ];
+}
+
+/**
+ * The ToolMessage content of a blocked call at an escalation level: the guard's message, then seed 003's feedback
+ * (tool, arguments, previous result, reasons); level 1 asks what will be different, level 2 and above say how
+ * many times it was tried and present explicit options built from the situation.
+ *
+ * @example
+ * ```ts
+ * escalationFeedback({ tool: "write_file", args: { path: "x.py" }, message: "Blocked.", level: 2, strikes: 2,
+ *   previousResult: { ok: false, text: '{"error": "diagnostics_failed"}' }, otherTools: ["read_file"] });
+ * // "Blocked.\n\n[DUPLICATE TOOL CALL BLOCKED]\n…\nOptions:\n[A] Fix what made it fail…"
+ * ```
+ */
+export function escalationFeedback(
+  input: EscalationFeedbackInput,
+  limits: { maxArgsChars?: number; maxResultChars?: number } = {},
+): string {
+  const lim = { maxArgsChars: limits.maxArgsChars ?? 500, maxResultChars: limits.maxResultChars ?? 1000 };
+  const lines = [input.message, "", ...body(input, lim), ""];
+  if (input.level < 2) {
+    lines.push(
+      "To make progress, you must CHANGE your approach:",
+      "1. If previous call failed: Fix the underlying issue first",
+      "2. If previous call succeeded: Move to the next step",
+      "3. If stuck: Ask the user for help or try an alternative",
+      "",
+      "What will you do differently?",
+    );
+    return lines.join("\n");
+  }
+  const failed = input.previousResult !== undefined && !input.previousResult.ok;
+  const others = (input.otherTools ?? []).filter((t) => t !== input.tool);
+  lines.push(
+    `You've now tried this ${input.strikes} times. The approach isn't working. Options:`,
+    failed
+      ? "[A] Fix what made it fail first (see the previous result), then call it with changed arguments"
+      : "[A] Use the result you already have (above): it is what this call returns; go on to the next step",
+    others.length > 0
+      ? `[B] Use another tool: ${others.slice(0, 8).join(", ")}${others.length > 8 ? ", …" : ""}`
+      : "[B] Take a different step toward the goal",
+    "[C] Ask the user for help: say what you need in your reply, without a tool call",
+    "[D] Stop and report what you have done and what blocks you",
+  );
+  if (input.next) lines.push("", input.next);
+  lines.push("", "Which option will you take? What will you do differently?");
+  return lines.join("\n");
+}
+
+/**
+ * The ToolMessage content of a call held back with a reminder: the response repeated a blocked call (nearly the
+ * same arguments) without saying what it will do differently.
+ *
+ * @example
+ * ```ts
+ * reminderFeedback("write_file", 1); // "[ACKNOWLEDGMENT REQUIRED] This call was not run: …"
+ * ```
+ */
+export function reminderFeedback(tool: string, remaining: number): string {
+  return [
+    `[ACKNOWLEDGMENT REQUIRED] This call was not run: it repeats the blocked call to '${tool}' with nearly the same arguments, and your reply did not say what you will do differently.`,
+    'Say what you will change (for example: "Instead, I will …"), or make a different call.',
+    remaining > 0
+      ? `${remaining} more reminder${remaining === 1 ? "" : "s"} before this counts as another repeat.`
+      : "The next repeat counts as another blocked duplicate.",
+    "",
+    "What will you do differently?",
+  ].join("\n");
+}
+
+/**
+ * The message a person sees at level 3 (and the model, with the person's answer, when the run resumes).
+ *
+ * @example
+ * ```ts
+ * userQuestion("write_file", 3); // "Stopping automatic execution. …"
+ * ```
+ */
+export function userQuestion(tool: string, attempts: number): string {
+  return `Stopping automatic execution. The agent called '${tool}' ${attempts} times with the same arguments after being told the call is blocked. Please tell me what you need help with.`;
+}
+
+/**
+ * The final AI message at level 4.
+ *
+ * @example
+ * ```ts
+ * endExplanation("write_file", 4, { ok: false, text: "diagnostics_failed" });
+ * ```
+ */
+export function endExplanation(
+  tool: string,
+  strikes: number,
+  previousResult?: { ok: boolean; text: string },
+  why?: string,
+): string {
+  const prev = previousResult
+    ? ` Its previous result${previousResult.ok ? "" : " (an error)"} was:\n${truncate(previousResult.text, 500).trimEnd()}`
+    : "";
+  return `I stopped this task: ${why ?? `the call to '${tool}' was repeated after ${strikes} blocked duplicates, and the approach did not change.`}${prev}\nPlease tell me how to proceed.`;
+}
