@@ -10,6 +10,7 @@ export {
 export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type SandboxOptions } from "./fs/sandbox.js";
 export { createFileTools, type FileToolArtifact, type FileToolsLogger, type FileToolsOptions } from "./fs/tools.js";
 export { DEFAULT_IGNORED, type DirNode, type DirTree } from "./fs/tree.js";
+export * from "./graph/escalation.js";
 export * from "./graph/loop-detect.js";
 export * from "./graph/repeat-query.js";
 export * from "./graph/tool-node.js";
