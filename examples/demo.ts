@@ -1,24 +1,31 @@
 /**
  * The langgraph-guards demo: a createReactAgent with a GuardedToolNode walks through the four scenarios of
  * seed 000 (redundancy protection) on a scripted model — no network, MemorySaver — and prints a transcript that
- * marks each block and its level, then shows what a blocked call looks like to the model.
+ * marks each block and its level, then shows what a blocked call looks like to the model. Scenario 5 is seed 003:
+ * an agent that keeps repeating a failing call escalates from a question to explicit options, to a person
+ * (`interrupt()`, answered from the script), to the end of the run.
  *
  *   npm run demo                               # scripted model (offline)
  *   npm run demo -- --model openai:gpt-4.1     # the same agent on a real model (needs langchain's provider
  *                                              # package, e.g. @langchain/openai, and its API key)
  */
+
+import { createInterface } from "node:readline/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { MemorySaver } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import {
   canonicalJson,
+  escalationHook,
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
+  isEscalationInterrupt,
   type ToolGuardState,
 } from "../src/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+import { runEscalationExample } from "./escalation.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
 const LEVELS: Record<GuardArtifact["level"], string> = {
@@ -203,14 +210,28 @@ async function runScripted(): Promise<void> {
     console.log(example);
     console.log(dim("─".repeat(80)));
   }
+  console.log(bold("\nScenario 5 — an agent that keeps repeating a failing call (seed 003's escalation)"));
+  console.log(dim("The same agent with escalationHook: each further repeat escalates, up to asking a person.\n"));
+  await runEscalationExample((line) => console.log(line));
+}
+
+async function prompt(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 async function runWithModel(spec: string): Promise<void> {
   const llm = await loadModel(spec);
+  const tools = new GuardedToolNode(createWorkspaceTools(sampleProject()));
   const agent = createReactAgent({
     llm,
-    tools: new GuardedToolNode(createWorkspaceTools(sampleProject())),
+    tools,
     stateSchema: GuardMessagesState,
+    postModelHook: escalationHook(tools),
     checkpointer: new MemorySaver(),
     prompt: "You work on a small Python project through the given tools. Be efficient.",
   });
@@ -218,10 +239,21 @@ async function runWithModel(spec: string): Promise<void> {
     "Find every TODO in app.py and main.py, check config.py for DEBUG, then write a short TODO.md listing them.";
   console.log(bold(`langgraph-guards demo on ${spec}`));
   console.log(dim(`Task: ${task}\n`));
-  const out = await agent.invoke(
-    { messages: [{ role: "user", content: task }] },
-    { configurable: { thread_id: "real-model" }, recursionLimit: 60 },
-  );
+  const config = { configurable: { thread_id: "real-model" }, recursionLimit: 60 };
+  let out = await agent.invoke({ messages: [{ role: "user", content: task }] }, config);
+  // Level 3 of the escalation asks a person: answer from the terminal (or end the run when there is none).
+  for (;;) {
+    const ask = (await agent.getState(config)).tasks
+      .flatMap((t) => t.interrupts.map((i) => i.value))
+      .find(isEscalationInterrupt);
+    if (ask === undefined) break;
+    console.log(`\n${bold("The agent asks:")} ${ask.question}`);
+    const answer = process.stdin.isTTY ? await prompt("your answer (empty ends the run): ") : "";
+    out = await agent.invoke(
+      new Command({ resume: answer.trim() ? answer : { answer: "no answer", action: "end" } }),
+      config,
+    );
+  }
   printTranscript(out.messages);
   const last = out.messages[out.messages.length - 1];
   console.log(

@@ -25,5 +25,11 @@ describe("npm run demo", () => {
     ]);
     expect(stdout).toContain("What a blocked call looks like to the model");
     expect(stdout).toContain("What will you do differently?");
+    // Scenario 5: seed 003's four escalation levels, the interrupt answered and resumed.
+    const levels = [...stdout.matchAll(/BLOCKED, level (\d)/g)].map((m) => m[1]);
+    expect(levels).toEqual(["1", "2", "3", "4"]);
+    expect(stdout).toContain("level 3 · interrupt() — the run waits for a person");
+    expect(stdout).toContain("the model reads: The user answered: pygame is not installed here.");
+    expect(stdout).toMatch(/level 4 · run ended, the final AI message:\n\s+│ I stopped this task/);
   });
 });

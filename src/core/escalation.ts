@@ -514,11 +514,12 @@ export function reminderFeedback(tool: string, remaining: number): string {
  *
  * @example
  * ```ts
- * userQuestion("write_file", 3); // "Stopping automatic execution. …"
+ * userQuestion("write_file", 3);
+ * // "Stopping automatic execution. The agent repeated blocked calls 3 times (the last: 'write_file'). Please tell me what you need help with."
  * ```
  */
 export function userQuestion(tool: string, attempts: number): string {
-  return `Stopping automatic execution. The agent called '${tool}' ${attempts} times with the same arguments after being told the call is blocked. Please tell me what you need help with.`;
+  return `Stopping automatic execution. The agent repeated blocked calls ${attempts} times (the last: '${tool}'). Please tell me what you need help with.`;
 }
 
 /**
@@ -538,5 +539,5 @@ export function endExplanation(
   const prev = previousResult
     ? ` Its previous result${previousResult.ok ? "" : " (an error)"} was:\n${truncate(previousResult.text, 500).trimEnd()}`
     : "";
-  return `I stopped this task: ${why ?? `the call to '${tool}' was repeated after ${strikes} blocked duplicates, and the approach did not change.`}${prev}\nPlease tell me how to proceed.`;
+  return `I stopped this task: ${why ?? `I repeated blocked calls ${strikes} times (the last: '${tool}') without changing my approach.`}${prev}\nPlease tell me how to proceed.`;
 }

@@ -1,0 +1,137 @@
+/**
+ * Seed 003's escalation, end to end: a scripted agent keeps writing the same failing file. The guards block the
+ * repeat and ask what will be different (level 1), present explicit options (level 2), stop and ask a person
+ * with `interrupt()` (level 3) — answered here from the script and resumed with `Command({ resume })` — and, when
+ * the agent repeats the call anyway, end the run with an explanation (level 4).
+ *
+ *   npm run example:escalation
+ */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { z } from "zod";
+import {
+  escalationHook,
+  type GuardArtifact,
+  GuardedToolNode,
+  GuardMessagesState,
+  isEscalationInterrupt,
+  type ToolGuardState,
+} from "../src/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+
+/** A `write_file` whose "diagnostics" fail while the code imports pygame (it is not installed). */
+const writeFile = tool(
+  async ({ path, content }) => {
+    if (content.includes("import pygame")) {
+      throw new Error('{"error": "diagnostics_failed", "detail": "ModuleNotFoundError: No module named \'pygame\'"}');
+    }
+    return `Wrote ${content.length} characters to ${path}.`;
+  },
+  {
+    name: "write_file",
+    description: "Write a file; runs diagnostics on Python code.",
+    schema: z.object({ path: z.string(), content: z.string() }),
+  },
+);
+const runCommand = tool(async ({ cmd }) => `$ ${cmd}\n(ok)`, {
+  name: "run_command",
+  description: "Run a shell command.",
+  schema: z.object({ cmd: z.string() }),
+});
+
+const GAME = "import pygame\n\npygame.init()\nscreen = pygame.display.set_mode((640, 480))\n";
+const write = { name: "write_file", args: { path: "game.py", content: GAME } };
+
+/** Prints the run of the escalation example through `print` (console.log by default). */
+export async function runEscalationExample(print: (line: string) => void = console.log): Promise<ToolGuardState> {
+  const llm = new ScriptedChatModel([
+    { content: "I'll write the game.", toolCalls: [write] },
+    { content: "Let me write the file again.", toolCalls: [write] }, // strike 1 → level 1
+    { content: "Retrying the write.", toolCalls: [write] }, // strike 2 → level 2
+    { content: "One more time.", toolCalls: [write] }, // strike 3 → level 3: a person is asked
+    { content: "Thanks! Writing it again.", toolCalls: [write] }, // strike 4 → level 4: the run ends
+    "never reached",
+  ]);
+  const tools = new GuardedToolNode([writeFile, runCommand]);
+  const agent = createReactAgent({
+    llm,
+    tools,
+    stateSchema: GuardMessagesState,
+    postModelHook: escalationHook(tools),
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "escalation-example" } };
+
+  const first = await agent.invoke({ messages: [{ role: "user", content: "Write a small pygame game." }] }, config);
+  show(first.messages, print);
+
+  // Level 3: the run is paused; the question is in the state's tasks.
+  const snapshot = await agent.getState(config);
+  const ask = snapshot.tasks.flatMap((t) => t.interrupts.map((i) => i.value)).find(isEscalationInterrupt);
+  if (ask === undefined) throw new Error("expected the escalation interrupt");
+  print(`\n  level 3 · interrupt() — the run waits for a person (next: ${snapshot.next.join(", ")})`);
+  print(`    question: ${ask.question}`);
+  print(
+    `    tool: ${ask.tool}, attempts: ${ask.attempts}, previous result: ${firstLine(ask.previousResult?.text ?? "")}`,
+  );
+  const answer = "pygame is not installed here. Install it with pip first, or use tkinter.";
+  print(`    the person answers: "${answer}"\n`);
+
+  const resumed = await agent.invoke(new Command({ resume: answer }), config);
+  show(resumed.messages.slice(first.messages.length), print);
+  return resumed.toolGuard;
+}
+
+function firstLine(text: string, max = 90): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+const LEVEL_NAMES = [
+  "",
+  "level 1 · ask what will be different",
+  "level 2 · explicit options",
+  "level 3 · a person answered",
+  "level 4 · run ended",
+];
+
+function show(messages: BaseMessage[], print: (line: string) => void): void {
+  for (const m of messages) {
+    if (AIMessage.isInstance(m)) {
+      const text = typeof m.content === "string" ? m.content : "";
+      const calls = (m.tool_calls ?? []).map((c) => c.name).join(", ");
+      const guard = m.response_metadata?.guard as { kind?: string; level?: number } | undefined;
+      if (guard?.kind === "escalation") {
+        print(`  ${LEVEL_NAMES[4]}, the final AI message:`);
+        for (const line of text.split("\n")) print(`    │ ${line}`);
+      } else print(`  model: ${text}${calls ? `  → ${calls}` : ""}`);
+      continue;
+    }
+    if (!ToolMessage.isInstance(m)) continue;
+    const guard = (m.artifact as { guard?: GuardArtifact } | undefined)?.guard;
+    if (!guard?.blocked) {
+      print(`    ${m.name}: ran, ${m.status === "error" ? "failed" : "ok"}: ${firstLine(String(m.content), 70)}`);
+      continue;
+    }
+    const level = guard.escalation ?? 1;
+    print(`    ${m.name}: BLOCKED, ${LEVEL_NAMES[level] ?? `level ${level}`} (strike ${guard.strikes})`);
+    const content = String(m.content);
+    const lines = content.split("\n");
+    if (level === 1) print(`      ${lines.filter((l) => l.startsWith("What will you do")).join("")}`);
+    if (level === 2) {
+      for (const l of lines.filter((x) => /^\[[A-D]\]|^You've now tried/.test(x))) print(`      ${l}`);
+    }
+    if (level === 3) {
+      print(`      the model reads: ${content.slice(content.indexOf("The user answered:")).replace("\n", " ")}`);
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const state = await runEscalationExample();
+  console.log(
+    `\nstrikes in the thread: ${state.escalation.strikes}; blocked calls kept: ${state.escalation.blocked.length}`,
+  );
+}
