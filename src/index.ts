@@ -11,6 +11,7 @@ export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type 
 export { createFileTools, type FileToolArtifact, type FileToolsLogger, type FileToolsOptions } from "./fs/tools.js";
 export { DEFAULT_IGNORED, type DirNode, type DirTree } from "./fs/tree.js";
 export * from "./graph/escalation.js";
+export * from "./graph/hooks.js";
 export * from "./graph/loop-detect.js";
 export * from "./graph/repeat-query.js";
 export * from "./graph/tool-node.js";

@@ -6,15 +6,19 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type EscalationInterrupt,
+  escalationHook,
   escalationNode,
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
+  guardHooks,
   isEscalationInterrupt,
+  loopDetectHook,
   similarityRatio,
   type ToolGuardState,
 } from "../src/index.js";
@@ -78,6 +82,33 @@ describe("seed 003 in the graph", () => {
   });
 });
 
+describe("reminders", () => {
+  const near = (n: number) => ({
+    content: "Retrying.",
+    toolCalls: [{ name: "write_file", args: { ...write.args, content: `${write.args.content}${" ".repeat(n)}` } }],
+  });
+
+  it("are bounded: once they are used up, a near-repeat that does not acknowledge is a strike", async () => {
+    for (const [maxReminders, expected] of [
+      [1, ["error", "consecutive", "reminder", "near_duplicate"]],
+      [0, ["error", "consecutive", "near_duplicate", "near_duplicate"]],
+      [2, ["error", "consecutive", "reminder", "reminder"]],
+    ] as const) {
+      const { agent, config } = buildEscalationAgent([repeatWrite("Writing."), repeatWrite(), near(1), near(2), "x"], {
+        guard: { escalation: { maxReminders } },
+        interrupt: false, // with no reminder left, the fourth response is strike 3: the run ends there
+      });
+      const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
+      const fates = toolReplies(out.messages).map((r) =>
+        guardOf(r)?.reminder ? "reminder" : (guardOf(r)?.level ?? r.status),
+      );
+      expect(fates, `maxReminders ${maxReminders}`).toEqual(expected);
+      const strikes = expected.filter((f) => f === "consecutive" || f === "near_duplicate").length;
+      expect((out.toolGuard as ToolGuardState).escalation.strikes).toBe(strikes);
+    }
+  });
+});
+
 describe("escalation levels", () => {
   it("a scripted agent that keeps repeating reaches 1, 2, 3 (an interrupt a person answers) and 4", async () => {
     let sawAnswer = "";
@@ -131,7 +162,9 @@ describe("escalation levels", () => {
     // Level 4: the run ends with an AI message that explains why.
     const last = resumed.messages.at(-1) as AIMessage;
     expect(AIMessage.isInstance(last)).toBe(true);
-    expect(String(last.content)).toMatch(/^I stopped this task: the call to 'write_file' was repeated after 4 blocked/);
+    expect(String(last.content)).toMatch(
+      /^I stopped this task: I repeated blocked calls 4 times \(the last: 'write_file'\) without changing my approach\./,
+    );
     expect(last.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
     expect(validHistory(resumed.messages)).toEqual([]);
     expect(llm.stepsTaken).toBe(5); // the model was not called again after level 4
@@ -351,5 +384,36 @@ describe("the tool node alone", () => {
     const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
     expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 0, 0]);
     expect((out.toolGuard as ToolGuardState).escalation.strikes).toBe(0);
+  });
+});
+
+describe("guardHooks: the loop detector and the escalation as one postModelHook", () => {
+  const textOnly = (m: AIMessage) => (typeof m.content === "string" ? m.content : "");
+
+  it("with text-only loop outputs, repeated calls go through the escalation; a limit still stops the run first", async () => {
+    const steps: ScriptStep[] = [repeatWrite("Writing."), repeatWrite("a"), repeatWrite("b"), repeatWrite("c"), "x"];
+    const tools = new GuardedToolNode(escalationTools());
+    const build = (maxIterations: number) => {
+      const llm = new ScriptedChatModel(steps);
+      return createReactAgent({
+        llm,
+        tools,
+        stateSchema: GuardMessagesState,
+        postModelHook: guardHooks(loopDetectHook({ outputOf: textOnly, maxIterations }), escalationHook(tools)),
+        checkpointer: new MemorySaver(),
+      });
+    };
+    const config = { configurable: { thread_id: "hooks" }, recursionLimit: 100 };
+    const agent = build(100);
+    const paused = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
+    expect(toolReplies(paused.messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 2]);
+    const waiting = (await agent.getState(config)).tasks.flatMap((t) => t.interrupts.map((i) => i.value));
+    expect(waiting.map(isEscalationInterrupt)).toEqual([true]);
+    expect((paused.loopGuard as { iterations?: number }).iterations).toBeGreaterThan(0);
+
+    const limited = build(2);
+    const out = await limited.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
+    expect(String(out.messages.at(-1)?.content)).toMatch(/^Stopped: the iteration limit was reached/);
+    expect(validHistory(out.messages)).toEqual([]);
   });
 });

@@ -1,0 +1,63 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { GuardEvent, ToolGuardState } from "../core/engine.js";
+import { reduceToolGuard } from "../core/engine.js";
+import type { LoopState } from "../core/loop.js";
+
+/**
+ * What this package's post-model hooks read and write.
+ *
+ * @example
+ * ```ts
+ * const hook: GuardHook = loopDetectHook({ maxIterations: 30 });
+ * ```
+ */
+export type GuardHook = (
+  state: { messages: BaseMessage[]; toolGuard?: ToolGuardState; loopGuard?: LoopState },
+  config: LangGraphRunnableConfig,
+) => Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[]; loopGuard?: LoopState }>;
+
+/**
+ * Runs several of this package's post-model hooks as one (createReactAgent takes a single `postModelHook`), in
+ * order: each sees the state as the earlier ones left it, and the first that answers the response's tool calls
+ * (stops the run, asks a person, or ends it) is the last to run. Put the loop detector first, so a runaway run
+ * stops before it escalates.
+ *
+ * @example
+ * ```ts
+ * const tools = new GuardedToolNode(myTools);
+ * const agent = createReactAgent({
+ *   llm,
+ *   tools,
+ *   stateSchema: GuardMessagesState,
+ *   postModelHook: guardHooks(loopDetectHook({ maxIterations: 30 }), escalationHook(tools)),
+ *   checkpointer: new MemorySaver(),
+ * });
+ * ```
+ */
+export function guardHooks(...hooks: GuardHook[]): GuardHook {
+  return async (state, config) => {
+    let current = state;
+    const events: GuardEvent[] = [];
+    let loopGuard: LoopState | undefined;
+    for (const hook of hooks) {
+      const update = await hook(current, config);
+      if (update.toolGuard !== undefined && update.toolGuard.length > 0) {
+        events.push(...update.toolGuard);
+        current = { ...current, toolGuard: reduceToolGuard(current.toolGuard, update.toolGuard) };
+      }
+      if (update.loopGuard !== undefined) {
+        loopGuard = update.loopGuard;
+        current = { ...current, loopGuard: update.loopGuard };
+      }
+      if (update.messages !== undefined && update.messages.length > 0) {
+        return {
+          messages: update.messages,
+          ...(events.length > 0 ? { toolGuard: events } : {}),
+          ...(loopGuard ? { loopGuard } : {}),
+        };
+      }
+    }
+    return { ...(events.length > 0 ? { toolGuard: events } : {}), ...(loopGuard ? { loopGuard } : {}) };
+  };
+}
