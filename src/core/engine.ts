@@ -294,6 +294,8 @@ export interface DecideContext {
   acknowledged?: boolean | undefined;
 }
 
+const SAME_ERROR_LOOKBACK = 100;
+
 /**
  * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
  * error under at least two different argument sets, and that error's result.
@@ -305,7 +307,9 @@ function sameErrorRun(
   let count = 0;
   let first: RecordedResult | undefined;
   const keys = new Set<string>();
-  for (let i = repetition.window.length - 1; i >= 0; i -= 1) {
+  // Look back a bounded distance: the decision must cost the same at any window size.
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop; i -= 1) {
     const record = repetition.window[i] as (typeof repetition.window)[number];
     if (record.tool !== tool) continue;
     const result = record.result;
