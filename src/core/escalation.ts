@@ -67,8 +67,8 @@ export const escalationOptionsSchema = z
     acknowledgmentPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
     /** Text that marks a plain retry. Default {@link DEFAULT_RETRY_PATTERNS}. */
     retryPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_RETRY_PATTERNS]),
-    /** Blocked calls remembered for the near-duplicate check. Default 10. */
-    blockedLimit: z.number().int().min(1).default(10),
+    /** Blocked calls remembered for the near-duplicate check (their arguments are kept in state). Default 5. */
+    blockedLimit: z.number().int().min(1).default(5),
   })
   .strict();
 
@@ -106,7 +106,7 @@ export interface CallLike {
 
 /**
  * A call that was blocked (or held back with a reminder): when (ms since the epoch), at which level, and its
- * arguments (left out when longer than 16,000 characters of JSON; `key` still identifies the call).
+ * arguments (left out when longer than 8,000 characters of JSON; `key` still identifies the call).
  *
  * @example
  * ```ts
@@ -314,10 +314,10 @@ export function sameInSubstance(
   return (a.key ?? substanceKey(a, options.keys)) === (b.key ?? substanceKey(b, options.keys));
 }
 
-const MAX_KEPT_ARGS = 16_000;
+const MAX_KEPT_ARGS = 8_000;
 
 /**
- * A blocked call as the escalation state keeps it: canonical JSON arguments (left out above 16,000 characters).
+ * A blocked call as the escalation state keeps it: canonical JSON arguments (left out above 8,000 characters).
  *
  * @example
  * ```ts
