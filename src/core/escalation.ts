@@ -441,6 +441,42 @@ function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; ma
   ];
 }
 
+/** Level 1's closing: seed 003's advice and question. */
+const ASK = [
+  "To make progress, you must CHANGE your approach:",
+  "1. If previous call failed: Fix the underlying issue first",
+  "2. If previous call succeeded: Move to the next step",
+  "3. If stuck: Ask the user for help or try an alternative",
+  "",
+  "What will you do differently?",
+];
+
+/**
+ * The feedback of seed 003 for a blocked duplicate, as the seed writes it: the tool, the arguments (JSON, cut at
+ * 500 characters), the previous result of this exact call (cut at 1000), why it was blocked, and "What will you do
+ * differently?". The graph's blocks carry it under the guard's message ({@link escalationFeedback}).
+ *
+ * @example
+ * ```ts
+ * duplicateFeedback("filesystem.write_file", { path: "x.py" }, '{"error": "diagnostics_failed"}');
+ * // "[DUPLICATE TOOL CALL BLOCKED]\nTool: filesystem.write_file\n…\nWhat will you do differently?"
+ * ```
+ */
+export function duplicateFeedback(tool: string, args: unknown, previousResult: string, previousOk?: boolean): string {
+  const input = {
+    tool,
+    args,
+    message: "",
+    level: 1,
+    strikes: 1,
+    previousResult: { ok: previousOk ?? true, text: previousResult },
+  };
+  const lines = body(input, { maxArgsChars: 500, maxResultChars: 1000 });
+  // The seed's wording when the outcome is not known.
+  if (previousOk === undefined) lines[lines.length - 1] = "- The previous attempt already failed/succeeded";
+  return [...lines, "", ...ASK].join("\n");
+}
+
 /**
  * The ToolMessage content of a blocked call at an escalation level: the guard's message, then seed 003's feedback
  * (tool, arguments, previous result, reasons); level 1 asks what will be different, level 2 and above say how
@@ -459,17 +495,7 @@ export function escalationFeedback(
 ): string {
   const lim = { maxArgsChars: limits.maxArgsChars ?? 500, maxResultChars: limits.maxResultChars ?? 1000 };
   const lines = [input.message, "", ...body(input, lim), ""];
-  if (input.level < 2) {
-    lines.push(
-      "To make progress, you must CHANGE your approach:",
-      "1. If previous call failed: Fix the underlying issue first",
-      "2. If previous call succeeded: Move to the next step",
-      "3. If stuck: Ask the user for help or try an alternative",
-      "",
-      "What will you do differently?",
-    );
-    return lines.join("\n");
-  }
+  if (input.level < 2) return [...lines, ...ASK].join("\n");
   const failed = input.previousResult !== undefined && !input.previousResult.ok;
   const others = (input.otherTools ?? []).filter((t) => t !== input.tool);
   lines.push(

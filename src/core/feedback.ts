@@ -5,6 +5,7 @@ import {
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
+  duplicateFeedback,
   type EscalationState,
   emptyEscalationState,
   levelFor,
@@ -13,9 +14,9 @@ import {
   sameInSubstance,
 } from "./escalation.js";
 import { parseOptions } from "./options.js";
-import { canonicalJson, truncate } from "./signature.js";
 
 export type { BlockedCall, CallLike };
+export { duplicateFeedback };
 
 /**
  * Plain, serialisable state of a {@link DuplicateHandler}: the escalation state the graph keeps in
@@ -57,39 +58,6 @@ const optionsSchema = z
 
 /** Options of {@link DuplicateHandler}. */
 export type DuplicateHandlerOptions = z.input<typeof optionsSchema>;
-
-/**
- * The feedback of seed 003 for a blocked duplicate: the tool, the arguments (JSON, cut at 500 characters), the
- * previous result of this exact call (cut at 1000), why it was blocked, and "What will you do differently?".
- *
- * @example
- * ```ts
- * duplicateFeedback("filesystem.write_file", { path: "x.py" }, '{"error": "diagnostics_failed"}');
- * ```
- */
-export function duplicateFeedback(tool: string, args: unknown, previousResult: string, previousOk?: boolean): string {
-  const outcome =
-    previousOk === undefined ? "already failed/succeeded" : previousOk ? "already succeeded" : "already failed";
-  return [
-    "[DUPLICATE TOOL CALL BLOCKED]",
-    `Tool: ${tool}`,
-    `Arguments: ${truncate(canonicalJson(args, 2), 500)}`,
-    "",
-    "Previous result for this exact call:",
-    truncate(previousResult, 1000),
-    "",
-    "This call was blocked because:",
-    "- Repeating the same call will produce the same result",
-    `- The previous attempt ${outcome}`,
-    "",
-    "To make progress, you must CHANGE your approach:",
-    "1. If previous call failed: Fix the underlying issue first",
-    "2. If previous call succeeded: Move to the next step",
-    "3. If stuck: Ask the user for help or try an alternative",
-    "",
-    "What will you do differently?",
-  ].join("\n");
-}
 
 /**
  * Seed 003's duplicate handler: builds the feedback for a blocked duplicate, remembers the blocked calls, counts

@@ -29,6 +29,7 @@ export {
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
+  duplicateFeedback,
   type EscalationEvent,
   type EscalationFeedbackInput,
   type EscalationOptions,
@@ -49,7 +50,7 @@ export {
   textAcknowledges,
   userQuestion,
 } from "./escalation.js";
-export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState, duplicateFeedback } from "./feedback.js";
+export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "./feedback.js";
 export {
   addUsage,
   checkLimits,
