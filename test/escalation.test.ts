@@ -77,7 +77,8 @@ describe("seed 003 in the graph", () => {
     expect(guardOf(replies[2] as ToolMessage)?.reminder).toBe(true);
     expect(String(replies[2]?.content)).toContain("[ACKNOWLEDGMENT REQUIRED]");
     const state = out.toolGuard as ToolGuardState;
-    expect(state.escalation).toMatchObject({ strikes: 1, pending: false, reminders: 0 });
+    // The last response acknowledged by a different call that ran and succeeded: progress, the strikes start again.
+    expect(state.escalation).toMatchObject({ strikes: 0, pending: false, reminders: 0 });
     expect(state.stats.reminded).toBe(1);
   });
 });
@@ -169,6 +170,27 @@ describe("escalation levels", () => {
     expect(validHistory(resumed.messages)).toEqual([]);
     expect(llm.stepsTaken).toBe(5); // the model was not called again after level 4
     expect((resumed.toolGuard as ToolGuardState).escalation.strikes).toBe(4);
+  });
+
+  it("progress in between (a response whose calls all ran, one successfully) starts the count again", async () => {
+    const other = { content: "", toolCalls: [{ name: "run", args: { cmd: "ls" } }] };
+    const failing = { content: "", toolCalls: [{ name: "update_record", args: { id: "r1", fields: {} } }] };
+    const { agent, config } = buildEscalationAgent(
+      [repeatWrite("W."), repeatWrite(), repeatWrite(), other, repeatWrite(), repeatWrite(), failing, failing, "x"],
+      { interrupt: false },
+    );
+    const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
+    // After `ls` succeeded, the next block is strike 1 again; a call that ran but failed is no progress.
+    expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation ?? r.status)).toEqual([
+      "error",
+      1,
+      2,
+      "success",
+      "error",
+      1,
+      "error",
+      2,
+    ]);
   });
 
   it("the strikes per level are configurable", async () => {

@@ -522,6 +522,23 @@ export function planToolCalls(
 }
 
 /**
+ * The event that marks a response as progress, once its calls have run: none of them was blocked or held back,
+ * and one succeeded. It sets the strikes back to 0 (escalation counts repeats without progress in between).
+ *
+ * @example
+ * ```ts
+ * const events = progressEvents(plan.decisions, [{ ok: true, text: "done" }]); // [{ type: "progress" }]
+ * ```
+ */
+export function progressEvents(
+  responseDecisions: readonly ToolCallDecision[],
+  outcomes: readonly { ok: boolean }[],
+): GuardEvent[] {
+  if (responseDecisions.some((d) => !d.allowed)) return [];
+  return outcomes.some((o) => o.ok) ? [{ type: "progress" }] : [];
+}
+
+/**
  * The event that records what an allowed call returned.
  *
  * @example

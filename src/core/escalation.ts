@@ -130,7 +130,10 @@ export interface BlockedCall extends CallLike {
  * ```
  */
 export interface EscalationState {
-  /** Strikes so far: at most one per model response. */
+  /**
+   * Strikes since the agent last made progress (a response whose calls all ran and one succeeded): at most one per
+   * model response.
+   */
   strikes: number;
   /** Whether the model still owes an acknowledgment of the latest block. */
   pending: boolean;
@@ -156,6 +159,7 @@ export type EscalationEvent =
   | { type: "strike"; turn: string; call: BlockedCall; blockedLimit: number }
   | { type: "remind"; turn: string; call: BlockedCall; blockedLimit: number }
   | { type: "acknowledge" }
+  | { type: "progress" }
   | { type: "forgive" }
   | { type: "end"; by: string };
 
@@ -199,6 +203,11 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
     }
     case "acknowledge":
       return current.pending || current.reminders > 0 ? { ...current, pending: false, reminders: 0 } : current;
+    case "progress":
+      // A response whose calls all ran and one of them succeeded: the agent moved on, the count starts again.
+      return current.strikes > 0 || current.pending || current.reminders > 0
+        ? { ...current, strikes: 0, pending: false, reminders: 0 }
+        : current;
     case "forgive":
       return { ...emptyEscalationState(), blocked: current.blocked };
     case "end":

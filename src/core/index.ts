@@ -17,6 +17,7 @@ export {
   type GuardStats,
   type ObservedBlock,
   outcomeEvents,
+  progressEvents,
   planToolCalls,
   reduceToolGuard,
   type ToolCallDecision,

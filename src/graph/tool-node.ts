@@ -8,6 +8,7 @@ import {
   type GuardEvent,
   outcomeEvents,
   planToolCalls,
+  progressEvents,
   type ToolCallDecision,
   type ToolCallInput,
   type ToolGuardState,
@@ -82,6 +83,8 @@ export interface GuardPlan {
   calls: ToolCall[];
   decisions: ToolCallDecision[];
   events: GuardEvent[];
+  /** The decisions for every pending call of the response (in a v2 task: its siblings too). */
+  responseDecisions: ToolCallDecision[];
   /** The AI message the calls belong to. */
   message: AIMessage | undefined;
 }
@@ -238,18 +241,16 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
     if (single !== undefined) {
       // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message
       // too, so that parallel branches agree with what one node would have decided.
+      // (Later siblings never change an earlier call's decision; they tell whether the response made progress.)
       const index = siblings.findIndex((c) => c.id !== undefined && c.id === single.id);
-      const planned = planToolCalls(
-        guardState,
-        [...(index >= 0 ? siblings.slice(0, index) : []), single].map(toInput),
-        this.guardOptions,
-        ctx,
-      );
-      const decisions = planned.decisions.slice(-1);
+      const all = index >= 0 ? siblings : [single];
+      const planned = planToolCalls(guardState, all.map(toInput), this.guardOptions, ctx);
+      const decisions = [planned.decisions[index >= 0 ? index : 0] as ToolCallDecision];
       return {
         calls: [single],
         decisions,
         events: [...planned.turnEvents, ...decisions.flatMap((d) => d.events)],
+        responseDecisions: planned.decisions,
         message,
       };
     }
@@ -263,12 +264,13 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
       calls,
       decisions: planned.decisions,
       events: [...planned.turnEvents, ...planned.decisions.flatMap((d) => d.events)],
+      responseDecisions: planned.decisions,
       message,
     };
   }
 
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
-    const { calls, decisions, events } = this.planCalls(input, config);
+    const { calls, decisions, events, responseDecisions } = this.planCalls(input, config);
     const { lg_tool_call: _single, ...toolState } = input as StateInput;
     const outputs = await Promise.all(
       decisions.map(async (decision, i) => {
@@ -279,6 +281,7 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
       }),
     );
     const results: (ToolMessage | Command)[] = [];
+    const outcomes: { ok: boolean }[] = [];
     for (const item of outputs) {
       if (item instanceof ToolMessage) {
         results.push(item);
@@ -289,8 +292,10 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
         ? commandOutcome(output, decision.call.id)
         : { ok: (output as ToolMessage).status !== "error", text: textOf((output as ToolMessage).content) };
       events.push(...outcomeEvents(decision, outcome, this.guardOptions));
+      outcomes.push(outcome);
       results.push(output);
     }
+    events.push(...progressEvents(responseDecisions, outcomes));
     return this.combine(results, events) as T;
   }
 
