@@ -114,6 +114,7 @@ export type GuardEvent =
     }
   | { type: "block"; block: ObservedBlock; observedLimit: number }
   | { type: "reset" }
+  | { type: "external"; effect: CallEffect }
   | EscalationEvent;
 
 /**
@@ -170,6 +171,16 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
     }
     case "reset":
       return emptyToolGuardState();
+    case "external": {
+      // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
+      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+      if (!mutates) return state;
+      return {
+        ...state,
+        operations: invalidateOperations(state.operations, event.effect),
+        repetition: { ...state.repetition, epoch: state.repetition.epoch + 1 },
+      };
+    }
     default: {
       // Escalation events (states saved before escalation existed have no `escalation`).
       const before = state.escalation ?? emptyEscalationState();

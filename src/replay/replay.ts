@@ -1,0 +1,436 @@
+import {
+  emptyToolGuardState,
+  type GuardEvent,
+  identifyCall,
+  outcomeEvents,
+  planToolCalls,
+  progressEvents,
+  reduceToolGuard,
+  type ToolCallDecision,
+  type ToolGuardState,
+} from "../core/engine.js";
+import { endExplanation } from "../core/escalation.js";
+import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
+import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
+import { canonicalJson } from "../core/signature.js";
+
+/**
+ * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
+ *
+ * @example
+ * ```ts
+ * const steps: ReplayStep[] = [
+ *   { role: "user", text: "Fix the bug." },
+ *   { role: "assistant", text: "", tool_calls: [{ name: "bash", args: { command: "ls" } }] },
+ *   { role: "tool", name: "bash", ok: true, text: "setup.py\nsrc" },
+ * ];
+ * ```
+ */
+export type ReplayStep =
+  | {
+      role: "user";
+      text: string;
+      /** Tools a simulated user called (their results carry `requestor: "user"`): not the agent's calls. */
+      tool_calls?: ReplayToolCall[] | undefined;
+    }
+  | { role: "assistant"; text: string; tool_calls?: ReplayToolCall[] | undefined }
+  | {
+      role: "tool";
+      name?: string | undefined;
+      ok: boolean;
+      text: string;
+      /** The call this result answers (results without it follow their calls in order). */
+      tool_call_id?: string | undefined;
+      requestor?: string | undefined;
+    };
+
+/**
+ * A tool call in a recorded run.
+ *
+ * @example
+ * ```ts
+ * const call: ReplayToolCall = { name: "get_user_details", args: { user_id: "u1" } };
+ * ```
+ */
+export interface ReplayToolCall {
+  name: string;
+  args: unknown;
+  id?: string | undefined;
+}
+
+/**
+ * A recorded agent run.
+ *
+ * @example
+ * ```ts
+ * const run: ReplayRun = { id: "run-1", steps };
+ * ```
+ */
+export interface ReplayRun {
+  id: string;
+  source?: string | undefined;
+  meta?: Record<string, unknown> | undefined;
+  steps: ReplayStep[];
+}
+
+/**
+ * What the guards would have done with one of the agent's tool calls: `allow` (it runs), `block` (a guard answers
+ * instead), `cache` (answered from a previous result instead of running), `stop` (the run would have ended, or
+ * been interrupted for a person, before this call).
+ *
+ * @example
+ * ```ts
+ * const blocked = decisions.filter((d: ReplayDecision) => d.action === "block").map((d) => d.level);
+ * ```
+ */
+export interface ReplayDecision {
+  /** Position among the run's agent tool calls. */
+  index: number;
+  /** Position of the call's assistant step in `run.steps`. */
+  step: number;
+  toolName: string;
+  args: unknown;
+  action: "allow" | "block" | "cache" | "stop";
+  /** The guard that blocked the call. */
+  level?: BlockLevel | undefined;
+  /** Escalation level of a block (1 ask, 2 options, 3 a person is asked, 4 the run ends). */
+  escalation?: number | undefined;
+  /** A block that is a reminder to acknowledge. */
+  reminder?: boolean | undefined;
+  /** What the model would have read for this call: the recorded result, the block's feedback, or why it stopped. */
+  content: string;
+  /** Ground truth: the call produced nothing new (an earlier identical call returned exactly the same). */
+  waste: boolean;
+  /** The recorded result's length (characters a block or stop keeps out of the context). */
+  resultChars: number;
+  /** Whether the run recorded a result for this call (calls without one are left out of the totals). */
+  recorded: boolean;
+}
+
+/**
+ * Totals of a replay (one run, or several added up with {@link addTotals}).
+ *
+ * @example
+ * ```ts
+ * const { wasteCaught, harmfulBlockRate } = rates(totals);
+ * ```
+ */
+export interface ReplayTotals {
+  runs: number;
+  calls: number;
+  allowed: number;
+  /** Blocked calls, by guard. */
+  blocked: Record<BlockLevel, number>;
+  /** Blocked calls, by escalation level (index 0 = escalation off). */
+  escalation: [number, number, number, number, number];
+  cached: number;
+  /** Calls not made because the run stopped before them. */
+  stopped: number;
+  /** Runs the guards stopped early. */
+  runsStopped: number;
+  /** Ground truth: calls that produced nothing new. */
+  waste: number;
+  /** Waste calls that did not run (blocked, cached or stopped). */
+  wasteCaught: number;
+  /** Progress calls that did not run. */
+  progressBlocked: number;
+  /** Characters of recorded results that were not sent to the model again. */
+  charsSaved: number;
+}
+
+/**
+ * Options of {@link replayGuards}: the guard options plus the replay's own.
+ *
+ * @example
+ * ```ts
+ * replayGuards(run, { repetitionThreshold: 4, hook: false } satisfies ReplayOptions);
+ * ```
+ */
+export interface ReplayOptions extends ToolGuardOptions {
+  /** Replay the escalation hook too: a call reaching level 3 or 4 stops the run (default true). */
+  hook?: boolean;
+  /** The agent's tools (named in level-2 feedback). Default: the tools the run calls, in order of first call. */
+  toolNames?: string[];
+  /** Metadata `readOnlyHint` by tool name. */
+  readOnlyHints?: Record<string, boolean>;
+}
+
+/**
+ * What {@link replayGuards} returns.
+ *
+ * @example
+ * ```ts
+ * const { decisions, totals, state }: ReplayResult = replayGuards(run);
+ * ```
+ */
+export interface ReplayResult {
+  /** One per agent tool call, in order. */
+  decisions: ReplayDecision[];
+  totals: ReplayTotals;
+  /** The guard state at the end (what the `toolGuard` channel would hold). */
+  state: ToolGuardState;
+}
+
+/**
+ * Empty totals.
+ *
+ * @example
+ * ```ts
+ * const all = runs.reduce((t, r) => addTotals(t, replayGuards(r).totals), emptyTotals());
+ * ```
+ */
+export function emptyTotals(): ReplayTotals {
+  return {
+    runs: 0,
+    calls: 0,
+    allowed: 0,
+    blocked: Object.fromEntries(BLOCK_LEVELS.map((l) => [l, 0])) as Record<BlockLevel, number>,
+    escalation: [0, 0, 0, 0, 0],
+    cached: 0,
+    stopped: 0,
+    runsStopped: 0,
+    waste: 0,
+    wasteCaught: 0,
+    progressBlocked: 0,
+    charsSaved: 0,
+  };
+}
+
+/**
+ * Adds two totals.
+ *
+ * @example
+ * ```ts
+ * addTotals(emptyTotals(), replayGuards(run).totals).runs; // 1
+ * ```
+ */
+export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
+  const blocked = { ...a.blocked };
+  for (const level of BLOCK_LEVELS) blocked[level] += b.blocked[level];
+  return {
+    runs: a.runs + b.runs,
+    calls: a.calls + b.calls,
+    allowed: a.allowed + b.allowed,
+    blocked,
+    escalation: a.escalation.map((n, i) => n + (b.escalation[i] ?? 0)) as ReplayTotals["escalation"],
+    cached: a.cached + b.cached,
+    stopped: a.stopped + b.stopped,
+    runsStopped: a.runsStopped + b.runsStopped,
+    waste: a.waste + b.waste,
+    wasteCaught: a.wasteCaught + b.wasteCaught,
+    progressBlocked: a.progressBlocked + b.progressBlocked,
+    charsSaved: a.charsSaved + b.charsSaved,
+  };
+}
+
+/**
+ * The two figures of the shared data set's ground truth: waste caught (waste calls that did not run / all waste
+ * calls) and harmful block rate (progress calls that did not run / all calls that did not run).
+ *
+ * @example
+ * ```ts
+ * rates(totals); // { wasteCaught: 0.91, harmfulBlockRate: 0.008, notRun: 1530 }
+ * ```
+ */
+export function rates(t: ReplayTotals): { wasteCaught: number; harmfulBlockRate: number; notRun: number } {
+  const notRun = t.calls - t.allowed;
+  return {
+    wasteCaught: t.waste === 0 ? 0 : t.wasteCaught / t.waste,
+    harmfulBlockRate: notRun === 0 ? 0 : t.progressBlocked / notRun,
+    notRun,
+  };
+}
+
+interface AgentCall {
+  call: ReplayToolCall;
+  step: number;
+  result?: { ok: boolean; text: string } | undefined;
+}
+
+interface AgentTurn {
+  step: number;
+  text: string;
+  calls: AgentCall[];
+}
+
+type RunEvent = { kind: "turn"; turn: AgentTurn } | { kind: "external"; call: ReplayToolCall };
+
+/** The agent's turns (with each call's recorded result) and the calls other actors made, in order. */
+function readRun(run: ReplayRun): RunEvent[] {
+  const events: RunEvent[] = [];
+  let pending: AgentCall[] = []; // calls still waiting for a positional result
+  const byId = new Map<string, AgentCall>();
+  for (const [i, step] of run.steps.entries()) {
+    if (step.role === "assistant") {
+      const calls = (step.tool_calls ?? []).map((call) => ({ call, step: i }) as AgentCall);
+      for (const c of calls) if (c.call.id !== undefined) byId.set(c.call.id, c);
+      pending = [...calls];
+      events.push({ kind: "turn", turn: { step: i, text: step.text ?? "", calls } });
+    } else if (step.role === "user") {
+      for (const call of step.tool_calls ?? []) events.push({ kind: "external", call });
+      pending = [];
+    } else if (step.requestor === "user") {
+      // a result of the simulated user's own call
+    } else {
+      const target = step.tool_call_id !== undefined ? byId.get(step.tool_call_id) : pending.shift();
+      if (target !== undefined) {
+        target.result = { ok: step.ok, text: step.text };
+        if (step.tool_call_id !== undefined) pending = pending.filter((c) => c !== target);
+      }
+    }
+  }
+  return events;
+}
+
+/** Ground truth of the shared data set: each agent call's waste flag, from the recorded results. */
+function groundTruth(turns: AgentTurn[]): boolean[] {
+  const last = new Map<string, string | undefined>();
+  const flags: boolean[] = [];
+  for (const turn of turns) {
+    for (const c of turn.calls) {
+      const signature = `${c.call.name}\u0000${canonicalJson(c.call.args)}`;
+      const outcome = c.result === undefined ? undefined : `${c.result.ok}\u0000${c.result.text}`;
+      flags.push(last.has(signature) && outcome !== undefined && last.get(signature) === outcome);
+      last.set(signature, outcome);
+    }
+  }
+  return flags;
+}
+
+/**
+ * Replays a recorded run through the same core the live graph uses ({@link GuardedToolNode} and the escalation
+ * hook): the agent's tool calls in order, the recorded result for each call the guards allow, the block's
+ * feedback for each one they block; a call at escalation level 3 or 4 stops the run (every later call is `stop`).
+ * Calls a simulated user made are changes the agent did not make: they make earlier results stale. Returns a
+ * decision per agent tool call, the totals against the data set's ground truth, and the final guard state.
+ *
+ * @example
+ * ```ts
+ * import { readRuns, replayGuards } from "langgraph-guards";
+ *
+ * const [run] = readRuns(text, { file: "run.json" }).runs;
+ * const { decisions, totals } = replayGuards(run, { repetitionThreshold: 3 });
+ * decisions.filter((d) => d.action !== "allow").length; // calls the guards would have saved
+ * ```
+ */
+export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): ReplayResult {
+  const { hook = true, toolNames, readOnlyHints, ...guardOptions } = options;
+  const resolved = resolveToolGuardOptions(guardOptions);
+  const events = readRun(run);
+  const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
+  const waste = groundTruth(turns);
+  const names = toolNames ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))];
+  const ctxBase = { readOnlyHints, toolNames: names, now: () => 0 };
+
+  let state = emptyToolGuardState();
+  const decisions: ReplayDecision[] = [];
+  let stopText: string | undefined;
+  for (const event of events) {
+    if (event.kind === "external") {
+      if (stopText === undefined) state = applyExternal(state, event.call, resolved, ctxBase);
+      continue;
+    }
+    const { turn } = event;
+    if (turn.calls.length === 0) continue;
+    const record = (
+      c: AgentCall,
+      d: Omit<ReplayDecision, "index" | "step" | "toolName" | "args" | "waste" | "resultChars" | "recorded">,
+    ) =>
+      decisions.push({
+        index: decisions.length,
+        step: c.step,
+        toolName: c.call.name,
+        args: c.call.args,
+        waste: waste[decisions.length] ?? false,
+        resultChars: c.result?.text.length ?? 0,
+        recorded: c.result !== undefined,
+        ...d,
+      });
+    if (stopText !== undefined) {
+      for (const c of turn.calls) record(c, { action: "stop", content: `Not run: ${stopText}` });
+      continue;
+    }
+    const ctx = {
+      ...ctxBase,
+      response: {
+        id: `step-${turn.step}`,
+        text: turn.text,
+        calls: turn.calls.map((c) => ({ tool: c.call.name, args: c.call.args })),
+      },
+    };
+    const inputs = turn.calls.map((c) => ({ name: c.call.name, args: c.call.args, id: c.call.id }));
+    const plan = planToolCalls(state, inputs, resolved, ctx);
+    const top = topEscalation(plan.decisions);
+    if (hook && top !== undefined && (top.escalation ?? 0) >= 3) {
+      // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4).
+      stopText = endExplanation(top.call.name, top.strikes ?? 0, top.previousResult);
+      for (const c of turn.calls) record(c, { action: "stop", content: `Not run: ${stopText}` });
+      continue;
+    }
+    const written: GuardEvent[] = [...plan.turnEvents];
+    const outcomes: { ok: boolean }[] = [];
+    for (const [i, decision] of plan.decisions.entries()) {
+      const c = turn.calls[i] as AgentCall;
+      written.push(...decision.events);
+      if (!decision.allowed) {
+        record(c, {
+          action: "block",
+          level: decision.level,
+          escalation: decision.escalation,
+          reminder: decision.reminder,
+          content: decision.content ?? "",
+        });
+        continue;
+      }
+      record(c, { action: "allow", level: decision.level, content: c.result?.text ?? "" });
+      if (c.result !== undefined) {
+        written.push(...outcomeEvents(decision, c.result, resolved));
+        outcomes.push(c.result);
+      }
+    }
+    written.push(...progressEvents(plan.decisions, outcomes));
+    state = reduceToolGuard(state, written);
+  }
+  return { decisions, totals: totalsOf(decisions, stopText !== undefined), state };
+}
+
+function topEscalation(decisions: ToolCallDecision[]): ToolCallDecision | undefined {
+  return decisions
+    .filter((d) => !d.allowed && !d.reminder)
+    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
+}
+
+function applyExternal(
+  state: ToolGuardState,
+  call: ReplayToolCall,
+  options: ResolvedToolGuardOptions,
+  ctx: { readOnlyHints?: Record<string, boolean> | undefined },
+): ToolGuardState {
+  const { effect } = identifyCall({ name: call.name, args: call.args }, options, ctx);
+  return reduceToolGuard(state, [{ type: "external", effect }]);
+}
+
+function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayTotals {
+  const t = emptyTotals();
+  t.runs = 1;
+  t.runsStopped = stopped ? 1 : 0;
+  for (const d of decisions) {
+    if (!d.recorded) continue; // the run ended before this call's result: nothing to judge
+    t.calls += 1;
+    if (d.waste) t.waste += 1;
+    if (d.action === "allow") {
+      t.allowed += 1;
+      continue;
+    }
+    if (d.waste) t.wasteCaught += 1;
+    else t.progressBlocked += 1;
+    t.charsSaved += d.resultChars;
+    if (d.action === "block") {
+      if (d.level !== undefined) t.blocked[d.level] += 1;
+      const at = Math.min(4, d.escalation ?? 0) as 0 | 1 | 2 | 3 | 4;
+      t.escalation[at] += 1;
+    } else if (d.action === "cache") t.cached += 1;
+    else t.stopped += 1;
+  }
+  return t;
+}
