@@ -15,4 +15,25 @@ export * from "./graph/hooks.js";
 export * from "./graph/loop-detect.js";
 export * from "./graph/repeat-query.js";
 export * from "./graph/tool-node.js";
+export {
+  type ReadRunsResult,
+  type ReplayFormat,
+  ReplayInputError,
+  readRuns,
+  runFromMessages,
+} from "./replay/formats.js";
+export {
+  addTotals,
+  emptyTotals,
+  type ReplayDecision,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayRun,
+  type ReplayStep,
+  type ReplayToolCall,
+  type ReplayTotals,
+  rates,
+  replayGuards,
+} from "./replay/replay.js";
+export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./replay/report.js";
 export * from "./state/index.js";

@@ -140,6 +140,18 @@ export function hasReadOnlyName(name: string): boolean {
 }
 
 /**
+ * Whether a tool is bash-like (`bash`, `shell`, `execute_command`, `run_command`, …), by its name.
+ *
+ * @example
+ * ```ts
+ * isShellTool("mcp__box__bash"); // true
+ * ```
+ */
+export function isShellTool(name: string): boolean {
+  return SHELL_TOOLS.has(baseName(name).toLowerCase());
+}
+
+/**
  * The shell command of a bash-like tool call, or `undefined` if the tool is not one.
  *
  * @example
@@ -149,7 +161,7 @@ export function hasReadOnlyName(name: string): boolean {
  * ```
  */
 export function shellCommandOf(name: string, args: unknown): string | undefined {
-  if (!SHELL_TOOLS.has(baseName(name).toLowerCase())) return undefined;
+  if (!isShellTool(name)) return undefined;
   if (typeof args === "string") return args;
   if (args === null || typeof args !== "object") return undefined;
   for (const key of COMMAND_ARGS) {

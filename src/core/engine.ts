@@ -1,4 +1,4 @@
-import { type CallEffect, callIdentity, ownEntry } from "./classify.js";
+import { type CallEffect, callIdentity, isShellTool, ownEntry } from "./classify.js";
 import {
   blockedCall,
   type EscalationEvent,
@@ -324,7 +324,8 @@ function sameErrorRun(
     const record = repetition.window[i] as (typeof repetition.window)[number];
     if (record.tool !== tool) continue;
     const result = record.result;
-    if (result === undefined || result.ok || record.epoch !== repetition.epoch) break;
+    // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
+    if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
     if (first !== undefined && result.digest !== first.digest) break;
     first ??= result;
     keys.add(record.key);
@@ -419,7 +420,13 @@ export function decideToolCall(
     const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, response, esc, keysOf);
     if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, esc, tool?.keys)) {
       level = "near_duplicate";
-    } else if (esc.sameErrorThreshold > 0 && !textAcknowledges(response.text, esc)) {
+    } else if (
+      esc.sameErrorThreshold > 0 &&
+      // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches
+      // nothing) are not one update retried with other values.
+      !isShellTool(call.name) &&
+      !textAcknowledges(response.text, esc)
+    ) {
       const run = sameErrorRun(state.repetition, call.name);
       if (run.count >= esc.sameErrorThreshold) {
         level = "repeat_failure";

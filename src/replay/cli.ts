@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+/**
+ * The `langgraph-guards` command: `langgraph-guards replay FILE... [--format F] [--options guards.json] [--json]
+ * [--detail]`. Replays recorded agent runs through the guards and prints what they would have blocked and saved.
+ */
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { gunzipSync } from "node:zlib";
+import { GuardOptionsError } from "../core/options.js";
+import { type ReplayFormat, ReplayInputError, readRuns } from "./formats.js";
+import {
+  addTotals,
+  emptyTotals,
+  type ReplayOptions,
+  type ReplayRun,
+  type ReplayTotals,
+  rates,
+  replayGuards,
+} from "./replay.js";
+import { SUMMARY_LEGEND, summaryTable } from "./report.js";
+
+const USAGE = `Usage: langgraph-guards replay FILE... [options]
+
+Replays recorded agent runs through the guards (the same decisions GuardedToolNode and the escalation hook make)
+and prints what they would have blocked, the waste they catch and the progress they would have blocked.
+
+FILE: JSON or JSON Lines (.gz too): runs in the normalized format ({ id, steps }), LangChain messages (BaseMessage
+JSON, stored messages, or an object with \`messages\`), or OpenAI chat messages with tool_calls.
+
+Options:
+  --format F         auto (default), jsonl, langchain or openai
+  --options FILE     guard options as JSON (the GuardedToolNode options, plus "hook": false to leave out the
+                     escalation hook); "acknowledgmentPatterns"/"retryPatterns" are regular-expression strings
+  --json             print the result as JSON
+  --detail           also print each run: its calls the guards would not have run
+  --no-progress      no progress bar
+  -h, --help         this text`;
+
+/** Exit codes: 0 all read, 1 some input could not be read (the rest was evaluated), 2 usage. */
+class UsageError extends Error {}
+
+function loadOptions(file: string | undefined): ReplayOptions {
+  if (file === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new UsageError(`--options ${file}: ${(e as Error).message}`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new UsageError(`--options ${file}: expected a JSON object`);
+  }
+  const options = raw as Record<string, unknown>;
+  const escalation = options.escalation as Record<string, unknown> | undefined;
+  if (escalation && typeof escalation === "object") {
+    for (const key of ["acknowledgmentPatterns", "retryPatterns"]) {
+      const patterns = escalation[key];
+      if (Array.isArray(patterns)) escalation[key] = patterns.map((p) => new RegExp(String(p), "i"));
+    }
+  }
+  return options as ReplayOptions;
+}
+
+function readInput(file: string): string {
+  const bytes = readFileSync(file);
+  return file.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
+}
+
+function progressBar(total: number, enabled: boolean): { tick(done: number): void; end(): void } {
+  if (!enabled || total < 20) return { tick() {}, end() {} };
+  let last = 0;
+  const draw = (done: number) => {
+    const width = 30;
+    const filled = Math.round((done / total) * width);
+    process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} runs`);
+  };
+  return {
+    tick(done) {
+      const now = Date.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      draw(done);
+    },
+    end() {
+      draw(total);
+      process.stderr.write("\n");
+    },
+  };
+}
+
+interface RunReport {
+  id: string;
+  source?: string | undefined;
+  file: string;
+  totals: ReplayTotals;
+  notRun: { index: number; toolName: string; action: string; level?: string | undefined; waste: boolean }[];
+}
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script). Returns the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(["replay", "runs.jsonl", "--json"]);
+ * ```
+ */
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    process.stderr.write(`langgraph-guards: ${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let options: ReplayOptions;
+  try {
+    options = loadOptions(parsed.options);
+  } catch (e) {
+    process.stderr.write(`langgraph-guards: ${(e as Error).message}\n`);
+    return 2;
+  }
+
+  const errors: string[] = [];
+  const inputs: { file: string; run: ReplayRun }[] = [];
+  for (const file of parsed.files) {
+    let text: string;
+    try {
+      text = readInput(file);
+    } catch (e) {
+      errors.push(`${file}: ${(e as Error).message}`);
+      continue;
+    }
+    const { runs, errors: bad } = readRuns(text, { file: basename(file), format: parsed.format });
+    errors.push(...bad.map((e) => e.message));
+    inputs.push(...runs.map((run) => ({ file, run })));
+  }
+
+  const bar = progressBar(inputs.length, parsed.progress && process.stderr.isTTY === true && !parsed.json);
+  const reports: RunReport[] = [];
+  for (const [i, { file, run }] of inputs.entries()) {
+    try {
+      const { decisions, totals } = replayGuards(run, options);
+      reports.push({
+        id: run.id,
+        source: run.source,
+        file,
+        totals,
+        notRun: decisions
+          .filter((d) => d.action !== "allow" && d.recorded)
+          .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, level: d.level, waste: d.waste })),
+      });
+    } catch (e) {
+      if (e instanceof GuardOptionsError) {
+        bar.end();
+        process.stderr.write(`langgraph-guards: ${e.message}\n`);
+        return 2;
+      }
+      errors.push(e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}`);
+    }
+    bar.tick(i + 1);
+  }
+  bar.end();
+
+  const bySource = new Map<string, ReplayTotals>();
+  let all = emptyTotals();
+  for (const r of reports) {
+    all = addTotals(all, r.totals);
+    const key = r.source ?? basename(r.file);
+    bySource.set(key, addTotals(bySource.get(key) ?? emptyTotals(), r.totals));
+  }
+  if (parsed.json) {
+    const out = {
+      totals: all,
+      rates: rates(all),
+      sources: Object.fromEntries([...bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
+      runs: parsed.detail ? reports : reports.map(({ notRun: _n, ...r }) => r),
+      errors,
+    };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    const rows = bySource.size > 1 ? [...bySource].map(([label, totals]) => ({ label, totals })) : [];
+    process.stdout.write(`${summaryTable([...rows, { label: "all", totals: all }])}\n\n${SUMMARY_LEGEND}\n`);
+    if (parsed.detail) {
+      for (const r of reports) {
+        process.stdout.write(`\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`);
+        for (const d of r.notRun) {
+          const why = d.action === "block" ? `blocked (${d.level})` : d.action;
+          process.stdout.write(`  #${d.index} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`);
+        }
+      }
+    }
+  }
+  for (const e of errors) process.stderr.write(`langgraph-guards: ${e}\n`);
+  if (reports.length === 0 && errors.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
+  return errors.length > 0 ? 1 : 0;
+}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      format: { type: "string", default: "auto" },
+      options: { type: "string" },
+      json: { type: "boolean", default: false },
+      detail: { type: "boolean", default: false },
+      "no-progress": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help)
+    return { help: true, files: [], format: "auto" as const, json: false, detail: false, progress: false };
+  const [command, ...files] = positionals;
+  if (command !== "replay") throw new UsageError(command ? `unknown command "${command}"` : "missing command");
+  if (files.length === 0) throw new UsageError("replay needs at least one FILE");
+  const format = values.format;
+  if (!["auto", "jsonl", "langchain", "openai"].includes(format)) {
+    throw new UsageError(`unknown --format "${format}" (auto, jsonl, langchain, openai)`);
+  }
+  return {
+    help: false,
+    files,
+    format: format as ReplayFormat | "auto",
+    options: values.options,
+    json: values.json,
+    detail: values.detail,
+    progress: !values["no-progress"],
+  };
+}
+
+const invokedDirectly = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]);
+if (invokedDirectly || process.argv[1]?.endsWith("langgraph-guards")) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`langgraph-guards: ${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,84 @@
+import { BLOCK_LEVELS } from "../core/messages.js";
+import { type ReplayTotals, rates } from "./replay.js";
+
+/**
+ * One row of a replay summary: a label (a source, a policy, "all") and its totals.
+ *
+ * @example
+ * ```ts
+ * const row: SummaryRow = { label: "all", totals };
+ * ```
+ */
+export interface SummaryRow {
+  label: string;
+  totals: ReplayTotals;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function compact(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
+  return String(n);
+}
+
+/**
+ * The summary table of a replay: per row the runs and calls, the calls blocked by each guard (`consecutive`,
+ * `threshold`, `redundant`, `near_duplicate`, `repeat_failure`), answered from cache, the runs stopped early and
+ * the calls saved in them, the ground truth's waste, waste caught, harmful block rate, and the characters of tool
+ * output not sent to the model again.
+ *
+ * @example
+ * ```ts
+ * console.log(summaryTable([{ label: "all", totals }]));
+ * ```
+ */
+export function summaryTable(rows: readonly SummaryRow[]): string {
+  const header = [
+    "",
+    "runs",
+    "calls",
+    "blocked c/t/r/n/f",
+    "cached",
+    "stopped runs/calls",
+    "waste",
+    "waste caught",
+    "harmful",
+    "chars not re-sent",
+  ];
+  const body = rows.map(({ label, totals: t }) => {
+    const r = rates(t);
+    return [
+      label,
+      String(t.runs),
+      String(t.calls),
+      BLOCK_LEVELS.map((l) => t.blocked[l]).join("/"),
+      String(t.cached),
+      `${t.runsStopped}/${t.stopped}`,
+      String(t.waste),
+      pct(r.wasteCaught),
+      pct(r.harmfulBlockRate),
+      compact(t.charsSaved),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+/**
+ * The legend printed under {@link summaryTable}.
+ *
+ * @example
+ * ```ts
+ * console.log(SUMMARY_LEGEND);
+ * ```
+ */
+export const SUMMARY_LEGEND = [
+  "blocked c/t/r/n/f: consecutive / threshold / redundant / near_duplicate / repeat_failure",
+  "stopped: runs the escalation would have stopped (level 3 asks a person, level 4 ends) / calls not made after it",
+  "waste: calls whose identical predecessor returned exactly the same (the data set's ground truth)",
+  "waste caught: waste calls not run / all waste calls; harmful: progress calls not run / all calls not run",
+  "chars not re-sent: characters of the recorded results of calls that did not run",
+].join("\n");
