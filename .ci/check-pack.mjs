@@ -1,5 +1,6 @@
 // Fails when `npm pack` would publish something a user does not need, or miss something they do.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 const [report] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" }));
 const files = report.files.map((f) => f.path);
@@ -7,7 +8,14 @@ const unexpected = files.filter(
   (f) =>
     !(f === "package.json" || f === "README.md" || f === "LICENSE" || f === "CHANGELOG.md" || f.startsWith("dist/")),
 );
-const required = ["dist/index.js", "dist/index.d.ts", "dist/core/index.js", "dist/testing/index.js", "LICENSE"];
+const required = [
+  "dist/index.js",
+  "dist/index.d.ts",
+  "dist/core/index.js",
+  "dist/testing/index.js",
+  "dist/replay/cli.js",
+  "LICENSE",
+];
 const missing = required.filter((f) => !files.includes(f));
 if (unexpected.length || missing.length) {
   console.error("npm pack check failed", { unexpected, missing });
@@ -41,6 +49,12 @@ const expected = [
       "similarityRatio",
       "createFileTools",
       "createSandbox",
+      "DuplicateHandler",
+      "escalationHook",
+      "escalationNode",
+      "guardHooks",
+      "replayGuards",
+      "readRuns",
     ],
   ],
   [
@@ -64,3 +78,22 @@ for (const [module, names] of expected) {
   }
 }
 console.log("dist/ imports fine: index, core, testing");
+
+// The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const bin = pkg.bin?.["langgraph-guards"];
+if (
+  bin !== "dist/replay/cli.js" ||
+  !readFileSync(new URL(`../${bin}`, import.meta.url), "utf8").startsWith("#!/usr/bin/env node")
+) {
+  console.error("the langgraph-guards bin is missing or has no shebang", { bin });
+  process.exit(1);
+}
+const help = execFileSync(process.execPath, [new URL(`../${bin}`, import.meta.url).pathname, "--help"], {
+  encoding: "utf8",
+});
+if (!help.startsWith("Usage: langgraph-guards replay")) {
+  console.error("langgraph-guards --help printed something else:", help.slice(0, 200));
+  process.exit(1);
+}
+console.log("bin langgraph-guards: runs from dist/");
