@@ -176,11 +176,22 @@ describe("escalation levels", () => {
     const other = { content: "", toolCalls: [{ name: "run", args: { cmd: "ls" } }] };
     const failing = { content: "", toolCalls: [{ name: "update_record", args: { id: "r1", fields: {} } }] };
     const { agent, config } = buildEscalationAgent(
-      [repeatWrite("W."), repeatWrite(), repeatWrite(), other, repeatWrite(), repeatWrite(), failing, failing, "x"],
+      [
+        repeatWrite("W."),
+        repeatWrite(),
+        repeatWrite(),
+        other,
+        repeatWrite(),
+        repeatWrite(),
+        failing,
+        repeatWrite(),
+        "x",
+      ],
       { interrupt: false },
     );
     const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
-    // After `ls` succeeded, the next block is strike 1 again; a call that ran but failed is no progress.
+    // After `ls` succeeded, the next block is strike 1 again; a call that ran but failed is no progress, so the
+    // write repeated after it (the same failing write, nothing changed since: redundant) is strike 2.
     expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation ?? r.status)).toEqual([
       "error",
       1,
@@ -191,6 +202,11 @@ describe("escalation levels", () => {
       "error",
       2,
     ]);
+    expect(
+      toolReplies(out.messages)
+        .map((r) => guardOf(r)?.level)
+        .at(-1),
+    ).toBe("redundant");
   });
 
   it("the strikes per level are configurable", async () => {

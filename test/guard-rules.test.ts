@@ -303,8 +303,12 @@ describe("counting rules (for tuning on recorded runs)", () => {
     return fatesOf(out.messages).map((f) => f.fate);
   }
 
-  it("by default (seed), a test re-run after each edit is blocked the 4th time", async () => {
-    expect(await runBash({}, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual([
+  it("by default, a test re-run after each edit runs: only re-runs that kept producing one result count", async () => {
+    expect(await runBash({}, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(Array(8).fill("ran"));
+  });
+
+  it("countChangedResults: true (seed 000 as written) blocks a test re-run after each edit the 4th time", async () => {
+    expect(await runBash({ countChangedResults: true }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual([
       ...["ran", "ran", "ran", "ran", "ran", "ran"],
       ...["threshold", "ran"],
     ]);

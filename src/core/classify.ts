@@ -39,6 +39,10 @@ export interface ToolTraits {
   invalidates?: "all" | "paths" | "none" | undefined;
   /** The argument names that hold file or folder paths. Default: {@link DEFAULT_PATH_ARGS}. */
   pathArgs?: readonly string[] | undefined;
+  /** A repeat after success does something again (never a duplicate). Default by name: see `isRepeatableTool`. */
+  repeatable?: boolean | undefined;
+  /** A repeat with nothing changed since does nothing new. Default by name: see `isIdempotentTool`. */
+  idempotent?: boolean | undefined;
 }
 
 /**
@@ -98,8 +102,41 @@ export const DEFAULT_PATH_ARGS: readonly string[] = [
   "folder",
 ];
 
-const READ_PREFIX = /^(read|list|search|get|find|view)([_\-A-Z]|$)/;
-const READ_NAMES = new Set(["ls", "cat", "grep", "glob", "rg"]);
+const READ_PREFIX = /^(read|list|search|get|find|view|check|can)([_\-A-Z]|$)/;
+const READ_NAMES = new Set(["ls", "cat", "grep", "glob", "rg", "calculate", "think"]);
+// Repeating one of these after it succeeded does something again (a second booking, a second message).
+const REPEATABLE_PREFIX =
+  /^(book|send|toggle|cancel|create|make|add|post|submit|refuel|exchange|return|append|insert|push|pay|charge|order|buy|purchase)([_\-A-Z]|$)/i;
+// Repeating one of these with the same arguments, with nothing changed since, does nothing new.
+const IDEMPOTENT_PREFIX = /^(update|set|transfer)([_\-A-Z]|$)/i;
+
+/**
+ * Whether calling a tool again with the same arguments, after it succeeded, does something again (`book_`,
+ * `send_`, `create_`, `cancel_`, `toggle_`, …): such a repeat is never blocked as a duplicate. The per-tool
+ * `repeatable` option wins.
+ *
+ * @example
+ * ```ts
+ * isRepeatableTool("send_certificate"); // true
+ * isRepeatableTool("update_address");   // false
+ * ```
+ */
+export function isRepeatableTool(name: string, traits?: { repeatable?: boolean | undefined }): boolean {
+  return traits?.repeatable ?? REPEATABLE_PREFIX.test(baseName(name));
+}
+
+/**
+ * Whether a tool that changes something changes nothing more when called again with the same arguments
+ * (`update_`, `set_`, `transfer_`, by name; the per-tool `idempotent` option wins).
+ *
+ * @example
+ * ```ts
+ * isIdempotentTool("update_reservation_flights"); // true
+ * ```
+ */
+export function isIdempotentTool(name: string, traits?: { idempotent?: boolean | undefined }): boolean {
+  return traits?.idempotent ?? IDEMPOTENT_PREFIX.test(baseName(name));
+}
 const SHELL_TOOLS = new Set([
   "bash",
   "sh",

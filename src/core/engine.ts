@@ -1,4 +1,11 @@
-import { type CallEffect, callIdentity, isShellTool, ownEntry } from "./classify.js";
+import {
+  type CallEffect,
+  callIdentity,
+  isIdempotentTool,
+  isRepeatableTool,
+  isShellTool,
+  ownEntry,
+} from "./classify.js";
 import {
   blockedCall,
   type EscalationEvent,
@@ -11,6 +18,8 @@ import {
   reminderFeedback,
   repeatsBlocked,
   responseAcknowledges,
+  sameInSubstance,
+  substanceKey,
   textAcknowledges,
 } from "./escalation.js";
 import { BLOCK_LEVELS, type BlockLevel, blockMessage } from "./messages.js";
@@ -175,10 +184,11 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
       // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
       const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
       if (!mutates) return state;
+      // Repeating a call after someone else changed the world is a new question: the window starts again.
       return {
         ...state,
         operations: invalidateOperations(state.operations, event.effect),
-        repetition: { ...state.repetition, epoch: state.repetition.epoch + 1 },
+        repetition: { ...state.repetition, epoch: state.repetition.epoch + 1, window: [] },
       };
     }
     default: {
@@ -403,11 +413,29 @@ export function decideToolCall(
   let level: BlockLevel | undefined = verdict.level;
   let count = verdict.count;
   let previous = verdict.previous?.result;
-  if (level === undefined && options.redundancy && tool?.redundancy !== false && effect.kind === "read") {
+  const mutates = effect.kind === "write" || effect.kind === "mutate";
+  // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
+  if (level === "consecutive" && mutates && previous?.ok === true && isRepeatableTool(call.name, tool)) {
+    level = undefined;
+  }
+  const redundancy = options.redundancy && tool?.redundancy !== false;
+  if (level === undefined && redundancy && effect.kind === "read") {
     const op = findOperation(state.operations, key);
     if (op) {
       level = "redundant";
       previous = op.result;
+    }
+  } else if (level === undefined && redundancy && mutates && verdict.previous?.result !== undefined) {
+    // The same change again, with nothing changed since its last run: after a failure it fails the same way; an
+    // idempotent change (update_, set_) changes nothing more. Nothing changed since = the only successful change
+    // since that call is its own.
+    const last = verdict.previous;
+    const result = last.result as RecordedResult;
+    const changedSince = state.repetition.epoch !== last.epoch + (result.ok ? 1 : 0);
+    const repeatsNothing = !result.ok || (isIdempotentTool(call.name, tool) && !isShellTool(call.name));
+    if (!changedSince && repeatsNothing && !(result.ok && isRepeatableTool(call.name, tool))) {
+      level = "redundant";
+      previous = result;
     }
   }
   // Seed 003, after a block: a response that repeats a blocked call in substance without acknowledging it, and a
@@ -468,7 +496,20 @@ export function decideToolCall(
     const content = reminderFeedback(call.name, esc.maxReminders - escState.reminders - 1);
     return { ...base, content, reminder: true, strikes: escState.strikes, escalation: 0, events: [block, remind] };
   }
-  const strikes = struck ? escState.strikes : escState.strikes + 1;
+  // Escalation follows one call repeated: a block of another call starts the count again.
+  const lastStrike = escState.blocked.findLast((b) => b.level > 0);
+  const sameCall =
+    escState.strikes > 0 &&
+    lastStrike !== undefined &&
+    (level === "repeat_failure"
+      ? lastStrike.tool === call.name
+      : lastStrike.args === null
+        ? lastStrike.key === substanceKey({ tool: call.name, args: call.args }, tool?.keys)
+        : sameInSubstance({ tool: call.name, args: call.args }, lastStrike, {
+            contentThreshold: esc.contentThreshold,
+            keys: tool?.keys,
+          }));
+  const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
   const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
   const content = escalationFeedback(
@@ -491,6 +532,7 @@ export function decideToolCall(
     turn,
     call: blockedCall({ tool: call.name, args: call.args }, escalation, at, tool?.keys),
     blockedLimit: esc.blockedLimit,
+    restart: !sameCall,
   };
   return { ...base, content, escalation, strikes, events: [block, strike] };
 }

@@ -131,8 +131,9 @@ export interface BlockedCall extends CallLike {
  */
 export interface EscalationState {
   /**
-   * Strikes since the agent last made progress (a response whose calls all ran and one succeeded): at most one per
-   * model response.
+   * Strikes in a row for one call: blocked repeats of the same call (in substance; for repeated errors, the same
+   * tool) since the agent last made progress (a response whose calls all ran and one succeeded), at most one per
+   * model response. A block of another call starts the count again at 1.
    */
   strikes: number;
   /** Whether the model still owes an acknowledgment of the latest block. */
@@ -156,7 +157,14 @@ export interface EscalationState {
  * ```
  */
 export type EscalationEvent =
-  | { type: "strike"; turn: string; call: BlockedCall; blockedLimit: number }
+  | {
+      type: "strike";
+      turn: string;
+      call: BlockedCall;
+      blockedLimit: number;
+      /** The blocked call is not the one of the latest strike: the count starts again at 1. */
+      restart?: boolean | undefined;
+    }
   | { type: "remind"; turn: string; call: BlockedCall; blockedLimit: number }
   | { type: "acknowledge" }
   | { type: "progress" }
@@ -198,7 +206,7 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
         blocked: blocked.slice(Math.max(0, blocked.length - event.blockedLimit)),
       };
       return event.type === "strike"
-        ? { ...base, strikes: current.strikes + 1, reminders: 0 }
+        ? { ...base, strikes: event.restart ? 1 : current.strikes + 1, reminders: 0 }
         : { ...base, reminders: current.reminders + 1 };
     }
     case "acknowledge":

@@ -25,6 +25,16 @@ export const toolGuardConfigSchema = z
     /** Level 3 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
     redundancy: z.boolean().optional(),
     /**
+     * Calling it again after it succeeded does something again (a second booking): such a repeat is never blocked.
+     * Default by name: `book_`, `send_`, `create_`, `cancel_`, `toggle_`, `add_`, `submit_`, … .
+     */
+    repeatable: z.boolean().optional(),
+    /**
+     * It changes something, but calling it again with the same arguments with nothing changed since does nothing
+     * new: level 3 blocks such a repeat. Default by name: `update_`, `set_`, `transfer_`.
+     */
+    idempotent: z.boolean().optional(),
+    /**
      * The argument fields that decide whether a call repeats a blocked call in substance (seed 003's per-tool
      * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
      */
@@ -47,7 +57,7 @@ export const toolGuardOptionsSchema = z
     /** Level 3: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
     /** Level 2 counts identical calls whose result changed. Default true (seed). */
-    countChangedResults: z.boolean().default(true),
+    countChangedResults: z.boolean().default(false),
     /** Level 2 counts identical calls made before a later successful write/command. Default true (seed). */
     countAcrossMutations: z.boolean().default(true),
     /** Level 3: successful read-only operations remembered. Default 10. */
