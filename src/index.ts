@@ -25,6 +25,7 @@ export {
 export {
   addTotals,
   emptyTotals,
+  type RecordedCall,
   type ReplayDecision,
   type ReplayOptions,
   type ReplayResult,
@@ -33,6 +34,7 @@ export {
   type ReplayToolCall,
   type ReplayTotals,
   rates,
+  recordedCalls,
   replayGuards,
 } from "./replay/replay.js";
 export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./replay/report.js";

@@ -339,15 +339,18 @@ describe("near-duplicates and repeated errors", () => {
       content,
       toolCalls: [{ name: "update_record", args: { id: "r1", fields: { status: `s${n}` } } }],
     });
-    const { agent, config } = buildEscalationAgent([
-      update(1),
-      update(2),
-      update(3),
-      update(4), // three failures with one error: blocked, strike 1
-      update(5, "The issue is the status field; I'll check the schema first, then update."), // acknowledged: runs
-      update(6), // four failures in a row: blocked again, strike 2
-      "x",
-    ]);
+    const { agent, config } = buildEscalationAgent(
+      [
+        update(1),
+        update(2),
+        update(3),
+        update(4), // three failures with one error: blocked, strike 1
+        update(5, "The issue is the status field; I'll check the schema first, then update."), // acknowledged: runs
+        update(6), // four failures in a row: blocked again, strike 2
+        "x",
+      ],
+      { guard: { escalation: { sameErrorThreshold: 3 } } },
+    );
     const out = await agent.invoke({ messages: [{ role: "user", content: "Update r1." }] }, config);
     const replies = toolReplies(out.messages);
     expect(replies.map((r) => guardOf(r)?.level ?? r.status)).toEqual([

@@ -57,7 +57,8 @@ function liveDecisions(messages: BaseMessage[]) {
 
 describe("replay equals the live GuardedToolNode", () => {
   it("same decisions and same messages for a scripted run (blocks, a reminder, repeated errors, the end)", async () => {
-    const { agent, config, tools } = buildEscalationAgent(SCRIPT, { interrupt: false });
+    const escalation = { sameErrorThreshold: 3 };
+    const { agent, config, tools } = buildEscalationAgent(SCRIPT, { interrupt: false, guard: { escalation } });
     const out = await agent.invoke({ messages: [new HumanMessage("Write the game, then update r1.")] }, config);
     const live = liveDecisions(out.messages);
     expect(live.map((d) => d.action)).toEqual([
@@ -83,7 +84,7 @@ describe("replay equals the live GuardedToolNode", () => {
     // The recorded conversation, as a checkpointer stores it, replayed with the same options and tool list.
     const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(out.messages)));
     const run = runFromMessages(stored, "live");
-    const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: true });
+    const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: true, escalation });
     expect(
       replay.decisions.map((d) => ({
         action: d.action,

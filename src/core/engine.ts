@@ -36,13 +36,14 @@ import {
 import {
   emptyRepetitionState,
   evaluateRepetition,
+  noteChange,
   type RecordedResult,
   type RepetitionState,
   recordCall,
   recordResult,
   resultDigest,
 } from "./repetition.js";
-import { truncate } from "./signature.js";
+import { canonicalJson, truncate } from "./signature.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -188,7 +189,12 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
       return {
         ...state,
         operations: invalidateOperations(state.operations, event.effect),
-        repetition: { ...state.repetition, epoch: state.repetition.epoch + 1, window: [] },
+        repetition: {
+          ...state.repetition,
+          epoch: state.repetition.epoch + 1,
+          window: [],
+          changes: noteChange(state.repetition.changes, "\u0000external", state.repetition.epoch + 1),
+        },
       };
     }
     default: {
@@ -486,7 +492,15 @@ export function decideToolCall(
   }
   // One strike per response: a second block in the same response stays at the level of the first.
   const struck = escState.lastTurn === turn;
-  if (level === "near_duplicate" && !struck && escState.reminders < esc.maxReminders) {
+  // A reminder is for a near-repeat; the very same call again is a repeat, and escalates.
+  const exactRepeat = escState.blocked.some(
+    (b) =>
+      b.tool === call.name &&
+      (b.args === null
+        ? b.key === substanceKey({ tool: call.name, args: call.args }, tool?.keys)
+        : canonicalJson(b.args) === canonicalJson(call.args)),
+  );
+  if (level === "near_duplicate" && !struck && !exactRepeat && escState.reminders < esc.maxReminders) {
     const remind: GuardEvent = {
       type: "remind",
       turn,

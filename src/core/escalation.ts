@@ -60,9 +60,10 @@ export const escalationOptionsSchema = z
     contentThreshold: z.number().min(0).max(1).default(0.9),
     /**
      * After this many failures in a row of one tool with the same error (with different arguments), its next call
-     * is blocked unless the response says what it will do differently. Default 3; 0 switches it off.
+     * is blocked unless the response says what it will do differently. Default 5 (on real runs lower values
+     * mostly block retries that went on to other errors); 0 switches it off.
      */
-    sameErrorThreshold: z.number().int().min(0).default(3),
+    sameErrorThreshold: z.number().int().min(0).default(5),
     /** Text that acknowledges a block. Default {@link DEFAULT_ACKNOWLEDGMENT_PATTERNS}. */
     acknowledgmentPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
     /** Text that marks a plain retry. Default {@link DEFAULT_RETRY_PATTERNS}. */
@@ -206,7 +207,12 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
         blocked: blocked.slice(Math.max(0, blocked.length - event.blockedLimit)),
       };
       return event.type === "strike"
-        ? { ...base, strikes: event.restart ? 1 : current.strikes + 1, reminders: 0 }
+        ? // Reminders are counted per repeated call: a strike for the same call keeps the count.
+          {
+            ...base,
+            strikes: event.restart ? 1 : current.strikes + 1,
+            reminders: event.restart ? 0 : current.reminders,
+          }
         : { ...base, reminders: current.reminders + 1 };
     }
     case "acknowledge":

@@ -56,10 +56,16 @@ export const toolGuardOptionsSchema = z
     consecutive: z.boolean().default(true),
     /** Level 3: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
-    /** Level 2 counts identical calls whose result changed. Default true (seed). */
+    /**
+     * Level 2 counts identical calls whose result differed from the latest one. Default false (seed 000: true):
+     * chosen by replay on real runs, where counting them blocks test re-runs after edits.
+     */
     countChangedResults: z.boolean().default(false),
-    /** Level 2 counts identical calls made before a later successful write/command. Default true (seed). */
-    countAcrossMutations: z.boolean().default(true),
+    /**
+     * Level 2 counts identical calls made before a later successful change: `true` always (seed 000), `"same-tool"`
+     * (default) only when every change since was made by the same tool, `false` never.
+     */
+    countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
     /** Level 3: successful read-only operations remembered. Default 10. */
     operationsHistoryLimit: z.number().int().min(0).default(10),
     /** File operations remembered for the summary. Default 10. */

@@ -65,6 +65,33 @@ export interface RepetitionState {
   epoch: number;
   /** Recorded calls, oldest first. */
   window: CallRecord[];
+  /**
+   * The latest changes (epoch bumps) by two different tools, newest first: which tool changed the world last, and
+   * the latest change by any other tool.
+   */
+  changes?: { tool: string; epoch: number }[] | undefined;
+}
+
+/**
+ * Notes a change (an epoch bump) made by `tool`: keeps the newest change and the newest by another tool.
+ *
+ * @example
+ * ```ts
+ * noteChange([], "bash", 3); // [{ tool: "bash", epoch: 3 }]
+ * ```
+ */
+export function noteChange(
+  changes: readonly { tool: string; epoch: number }[] | undefined,
+  tool: string,
+  epoch: number,
+): { tool: string; epoch: number }[] {
+  const other = (changes ?? []).find((c) => c.tool !== tool);
+  return other === undefined ? [{ tool, epoch }] : [{ tool, epoch }, other];
+}
+
+/** The epoch of the newest change made by a tool other than `tool` (-1 when none is known). */
+function latestForeignChange(state: RepetitionState, tool: string): number {
+  return (state.changes ?? []).find((c) => c.tool !== tool)?.epoch ?? -1;
 }
 
 /**
@@ -118,10 +145,11 @@ export interface RepetitionRules {
   countChangedResults: boolean;
   /**
    * Whether an earlier identical call counts toward level 2 when a write, a command or another mutating call
-   * succeeded after it (default true, as in the seed's level 2 example). `false`: re-running a test after each
-   * edit never adds up.
+   * succeeded after it: `true` (seed 000 as written) always; `"same-tool"` only when every such change was made by
+   * the same tool (rewriting a file again and again adds up; a check re-run after another tool changed something
+   * does not); `false` never (re-running a test after each edit never adds up).
    */
-  countAcrossMutations: boolean;
+  countAcrossMutations: boolean | "same-tool";
 }
 
 /**
@@ -208,7 +236,9 @@ export function evaluateRepetition(
   const latestResult = [...records].reverse().find((r) => r.result)?.result;
   const countable = records.filter(
     (r) =>
-      (rules.countAcrossMutations || r.epoch === state.epoch) &&
+      (rules.countAcrossMutations === true ||
+        r.epoch === state.epoch ||
+        (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool) <= r.epoch)) &&
       (rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest),
   );
   const count = countable.length + 1;
@@ -310,7 +340,9 @@ export function recordResult(
     const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
     if (index !== undefined) windowIndex.set(window, index);
   }
-  return { ...state, window, epoch: mutates && result.ok ? state.epoch + 1 : state.epoch };
+  if (!(mutates && result.ok)) return { ...state, window };
+  const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";
+  return { ...state, window, epoch: state.epoch + 1, changes: noteChange(state.changes, tool, state.epoch + 1) };
 }
 
 /**

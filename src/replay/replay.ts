@@ -298,6 +298,51 @@ function groundTruth(turns: AgentTurn[]): boolean[] {
 }
 
 /**
+ * A recorded agent call with its recorded result and the data set's ground truth, for policies evaluated outside
+ * the guards (peers in `npm run eval`).
+ *
+ * @example
+ * ```ts
+ * const wasted = recordedCalls(run).filter((c) => c.waste).length;
+ * ```
+ */
+export interface RecordedCall {
+  name: string;
+  args: unknown;
+  /** Tool name + canonical JSON arguments. */
+  signature: string;
+  result: { ok: boolean; text: string };
+  waste: boolean;
+}
+
+/**
+ * The agent's calls of a run that have a recorded result, in order, with the ground truth (see
+ * {@link ReplayDecision.waste}).
+ *
+ * @example
+ * ```ts
+ * recordedCalls(run).length; // the calls the totals count
+ * ```
+ */
+export function recordedCalls(run: ReplayRun): RecordedCall[] {
+  const turns = readRun(run).flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
+  const waste = groundTruth(turns);
+  const calls = turns.flatMap((t) => t.calls);
+  const out: RecordedCall[] = [];
+  for (const [i, c] of calls.entries()) {
+    if (c.result === undefined) continue;
+    out.push({
+      name: c.call.name,
+      args: c.call.args,
+      signature: `${c.call.name}\u0000${canonicalJson(c.call.args)}`,
+      result: c.result,
+      waste: waste[i] ?? false,
+    });
+  }
+  return out;
+}
+
+/**
  * Replays a recorded run through the same core the live graph uses ({@link GuardedToolNode} and the escalation
  * hook): the agent's tool calls in order, the recorded result for each call the guards allow, the block's
  * feedback for each one they block; a call at escalation level 3 or 4 stops the run (every later call is `stop`).

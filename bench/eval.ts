@@ -1,0 +1,244 @@
+/**
+ * `npm run eval`: replays the shared trajectories (../shared/data/trajectories) through our defaults and through
+ * the peer policies of the data set's README, side by side, per source and overall: waste caught / harmful block
+ * rate (the data set's ground truth). Peers are small functions over the recorded calls, labelled as the README
+ * labels them; "seed 000" is our engine with seed 000's options. Also checks that every run with 5 or more
+ * identical consecutive calls is stopped within 4 calls of the loop's start.
+ *
+ *   npm run eval [-- --data PATH] [-- --json]
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import {
+  type RecordedCall,
+  type ReplayOptions,
+  type ReplayRun,
+  readRuns,
+  recordedCalls,
+  replayGuards,
+} from "../src/index.js";
+
+type Verdict = "allow" | "block" | "stop";
+
+/** A peer policy: decides each call before it runs, seeing the results of the calls it allowed. */
+interface Policy {
+  label: string;
+  /** Returns a decider for one run. */
+  start(): (call: RecordedCall) => Verdict;
+}
+
+/** Decides on attempted calls (blocked ones included): `observe` sees allowed calls with their result. */
+function policy(
+  label: string,
+  make: () => { decide(c: RecordedCall): boolean; allowed?(c: RecordedCall): void; blocked?(c: RecordedCall): void },
+): Policy {
+  return {
+    label,
+    start() {
+      const p = make();
+      return (c) => {
+        if (p.decide(c)) {
+          p.blocked?.(c);
+          return "block";
+        }
+        p.allowed?.(c);
+        return "allow";
+      };
+    },
+  };
+}
+
+const outcome = (c: RecordedCall) => `${c.result.ok}\u0000${c.result.text}`;
+
+const PEERS: Policy[] = [
+  policy("identical call 4th time within last 5 calls (threshold 3, window 5)", () => {
+    const seen: string[] = [];
+    return {
+      decide: (c) => seen.slice(-5).filter((s) => s === c.signature).length >= 3,
+      allowed: (c) => seen.push(c.signature),
+      blocked: (c) => seen.push(c.signature),
+    };
+  }),
+  policy("4th identical consecutive call (limit 3)", () => {
+    let previous: string | undefined;
+    let streak = 0;
+    return {
+      decide: (c) => {
+        streak = c.signature === previous ? streak + 1 : 1;
+        previous = c.signature;
+        if (streak > 3) {
+          streak = 0;
+          return true;
+        }
+        return false;
+      },
+    };
+  }),
+  policy("5 identical consecutive calls", () => {
+    const seen: string[] = [];
+    return {
+      decide: (c) => seen.length >= 4 && seen.slice(-4).every((s) => s === c.signature),
+      allowed: (c) => seen.push(c.signature),
+      blocked: (c) => seen.push(c.signature),
+    };
+  }),
+  policy("4 equal (action, observation) pairs", () => {
+    const seen: [string, string][] = [];
+    return {
+      decide: (c) => {
+        const last = seen.slice(-3);
+        return last.length === 3 && last.every(([s, o]) => s === c.signature && o === last[0]?.[1]);
+      },
+      allowed: (c) => seen.push([c.signature, outcome(c)]),
+    };
+  }),
+  policy("any earlier identical call", () => {
+    const seen = new Set<string>();
+    return {
+      decide: (c) => seen.has(c.signature),
+      allowed: (c) => seen.add(c.signature),
+      blocked: (c) => seen.add(c.signature),
+    };
+  }),
+  policy("identical call after its last 2 results were equal", () => {
+    const results = new Map<string, string[]>();
+    return {
+      decide: (c) => {
+        const r = results.get(c.signature) ?? [];
+        return r.length >= 2 && r.at(-1) === r.at(-2);
+      },
+      allowed: (c) => results.set(c.signature, [...(results.get(c.signature) ?? []), outcome(c)]),
+    };
+  }),
+];
+
+interface Score {
+  waste: number;
+  wasteCaught: number;
+  notRun: number;
+  progressBlocked: number;
+}
+
+const empty = (): Score => ({ waste: 0, wasteCaught: 0, notRun: 0, progressBlocked: 0 });
+
+function add(score: Score, calls: RecordedCall[], verdicts: Verdict[]): void {
+  for (const [i, c] of calls.entries()) {
+    const notRun = verdicts[i] !== "allow";
+    if (c.waste) score.waste += 1;
+    if (!notRun) continue;
+    score.notRun += 1;
+    if (c.waste) score.wasteCaught += 1;
+    else score.progressBlocked += 1;
+  }
+}
+
+function cell(s: Score): string {
+  const caught = s.waste === 0 ? 0 : s.wasteCaught / s.waste;
+  const harm = s.notRun === 0 ? 0 : s.progressBlocked / s.notRun;
+  return `${(100 * caught).toFixed(1).padStart(5)}% / ${(100 * harm).toFixed(1).padStart(4)}%`;
+}
+
+/** Our guards: the decisions of `replayGuards` for the recorded calls, in order. */
+function ours(run: ReplayRun, options: ReplayOptions): Verdict[] {
+  return replayGuards(run, options)
+    .decisions.filter((d) => d.recorded)
+    .map((d) => (d.action === "allow" ? "allow" : d.action === "stop" ? "stop" : "block"));
+}
+
+/** Where each run's first loop of 5+ identical consecutive calls starts (or -1). */
+function loopStart(calls: RecordedCall[]): number {
+  for (let i = 0; i + 4 < calls.length; i += 1) {
+    if ([1, 2, 3, 4].every((k) => calls[i + k]?.signature === calls[i]?.signature)) return i;
+  }
+  return -1;
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const dataArg = args.indexOf("--data");
+  const path =
+    dataArg >= 0
+      ? (args[dataArg + 1] as string)
+      : join(import.meta.dirname, "..", "..", "shared", "data", "trajectories", "trajectories.jsonl.gz");
+  if (!existsSync(path)) {
+    console.error(`eval: no data at ${path} (pass --data PATH)`);
+    process.exitCode = 1;
+    return;
+  }
+  const text = gunzipSync(readFileSync(path)).toString("utf8");
+  const { runs, errors } = readRuns(text, { file: "trajectories.jsonl" });
+  if (errors.length > 0) console.error(errors.map((e) => e.message).join("\n"));
+  const sources = [...new Set(runs.map((r) => r.source ?? "?"))];
+
+  const rows: { label: string; scores: Map<string, Score> }[] = [];
+  const evaluate = (label: string, decide: (run: ReplayRun, calls: RecordedCall[]) => Verdict[]) => {
+    const scores = new Map<string, Score>([["all", empty()]]);
+    for (const run of runs) {
+      const calls = recordedCalls(run);
+      const verdicts = decide(run, calls);
+      for (const key of ["all", run.source ?? "?"]) {
+        if (!scores.has(key)) scores.set(key, empty());
+        add(scores.get(key) as Score, calls, verdicts);
+      }
+    }
+    rows.push({ label, scores });
+    return scores;
+  };
+
+  const started = performance.now();
+  evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
+  const ms = performance.now() - started;
+  evaluate("langgraph-guards, tool node alone (no escalation hook)", (run) => ours(run, { hook: false }));
+  evaluate("seed 000 options on our engine (countChangedResults, no escalation)", (run) =>
+    ours(run, { countChangedResults: true, escalation: { enabled: false }, hook: false }),
+  );
+  for (const peer of PEERS) {
+    evaluate(`peer: ${peer.label}`, (_run, calls) => {
+      const decide = peer.start();
+      return calls.map(decide);
+    });
+  }
+
+  // Runs with 5+ identical consecutive calls: stopped (level 3 interrupt or level 4 end) within 4 calls?
+  let loops = 0;
+  let stoppedInTime = 0;
+  const late: string[] = [];
+  for (const run of runs) {
+    const calls = recordedCalls(run);
+    const start = loopStart(calls);
+    if (start < 0) continue;
+    loops += 1;
+    const verdicts = ours(run, {});
+    const stop = verdicts.indexOf("stop");
+    if (stop >= 0 && stop <= start + 4) stoppedInTime += 1;
+    else late.push(`${run.id} (loop at call ${start}, stop at ${stop})`);
+  }
+
+  if (args.includes("--json")) {
+    const json = Object.fromEntries(rows.map((r) => [r.label, Object.fromEntries(r.scores)]));
+    console.log(JSON.stringify({ runs: runs.length, rows: json, loops, stoppedInTime, late }, null, 2));
+    return;
+  }
+  const total = rows[0]?.scores.get("all") as Score;
+  console.log(
+    `langgraph-guards eval: ${runs.length} runs, ${total.waste} waste calls (ground truth: ../shared/data/trajectories/README.md)`,
+  );
+  console.log("cells: waste caught / harmful block rate (calls not run = blocked, cached or stopped)\n");
+  const columns = ["all", ...sources];
+  const width = Math.max(...rows.map((r) => r.label.length));
+  console.log(["policy".padEnd(width), ...columns.map((c) => c.slice(0, 16).padStart(16))].join("  "));
+  console.log(["-".repeat(width), ...columns.map(() => "-".repeat(16))].join("  "));
+  for (const row of rows) {
+    console.log(
+      [row.label.padEnd(width), ...columns.map((c) => cell(row.scores.get(c) ?? empty()).padStart(16))].join("  "),
+    );
+  }
+  console.log(
+    `\nruns with 5+ identical consecutive calls: ${loops}; stopped within 4 calls of the loop's start: ${stoppedInTime}`,
+  );
+  for (const l of late) console.log(`  not in time: ${l}`);
+  console.log(`replaying our defaults over all runs took ${ms.toFixed(0)} ms`);
+}
+
+main();
