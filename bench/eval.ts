@@ -190,8 +190,8 @@ function main(): void {
   evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
   const ms = performance.now() - started;
   evaluate("langgraph-guards, tool node alone (no escalation hook)", (run) => ours(run, { hook: false }));
-  evaluate("seed 000 options on our engine (countChangedResults, no escalation)", (run) =>
-    ours(run, { countChangedResults: true, escalation: { enabled: false }, hook: false }),
+  evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
+    ours(run, { countChangedResults: true, countAcrossMutations: true, escalation: { enabled: false }, hook: false }),
   );
   for (const peer of PEERS) {
     evaluate(`peer: ${peer.label}`, (_run, calls) => {
