@@ -13,12 +13,12 @@ import {
   emptyEscalationState,
   escalationFeedback,
   levelFor,
+  matchesBlocked,
   type ResponseInput,
   reduceEscalation,
   reminderFeedback,
   repeatsBlocked,
   responseAcknowledges,
-  sameInSubstance,
   substanceKey,
   textAcknowledges,
 } from "./escalation.js";
@@ -517,12 +517,7 @@ export function decideToolCall(
     lastStrike !== undefined &&
     (level === "repeat_failure"
       ? lastStrike.tool === call.name
-      : lastStrike.args === null
-        ? lastStrike.key === substanceKey({ tool: call.name, args: call.args }, tool?.keys)
-        : sameInSubstance({ tool: call.name, args: call.args }, lastStrike, {
-            contentThreshold: esc.contentThreshold,
-            keys: tool?.keys,
-          }));
+      : matchesBlocked(lastStrike, { tool: call.name, args: call.args }, esc, tool?.keys));
   const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
   const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
@@ -593,6 +588,22 @@ export function planToolCalls(
     decisions.push(decision);
   }
   return { decisions, turnEvents: events, state: current };
+}
+
+/**
+ * The block of a response that escalates furthest (reminders left out): what the escalation hook acts on, in the
+ * live graph and in replay.
+ *
+ * @example
+ * ```ts
+ * const top = topEscalation(plan.decisions);
+ * if ((top?.escalation ?? 0) >= 3) console.log("a person is asked, or the run ends");
+ * ```
+ */
+export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
+  return decisions
+    .filter((d) => !d.allowed && !d.reminder)
+    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
 }
 
 /**

@@ -410,11 +410,27 @@ export function repeatsBlocked(
   keys?: readonly string[],
 ): boolean {
   const key = substanceKey(call, keys);
-  return state.blocked.some((b) =>
-    b.args === null
-      ? b.key === key
-      : sameInSubstance({ ...call, key }, b, { contentThreshold: options.contentThreshold, keys }),
-  );
+  return state.blocked.some((b) => matchesBlocked(b, { ...call, key }, options, keys));
+}
+
+/**
+ * Whether a call repeats one blocked call in substance ({@link sameInSubstance}; a blocked call kept without its
+ * arguments, because they were too long, matches by key only).
+ *
+ * @example
+ * ```ts
+ * matchesBlocked(state.toolGuard.escalation.blocked[0], { tool: "read_file", args: { path: "a.py" } }, o);
+ * ```
+ */
+export function matchesBlocked(
+  blocked: BlockedCall,
+  call: CallLike & { key?: string },
+  options: Pick<ResolvedEscalationOptions, "contentThreshold">,
+  keys?: readonly string[],
+): boolean {
+  const key = call.key ?? substanceKey(call, keys);
+  if (blocked.args === null) return blocked.key === key;
+  return sameInSubstance({ ...call, key }, blocked, { contentThreshold: options.contentThreshold, keys });
 }
 
 /**

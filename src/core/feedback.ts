@@ -3,11 +3,10 @@ import {
   type BlockedCall,
   blockedCall,
   type CallLike,
-  DEFAULT_ACKNOWLEDGMENT_PATTERNS,
-  DEFAULT_RETRY_PATTERNS,
   duplicateFeedback,
   type EscalationState,
   emptyEscalationState,
+  escalationOptionsSchema,
   levelFor,
   reduceEscalation,
   responseAcknowledges,
@@ -29,24 +28,10 @@ export { duplicateFeedback };
  */
 export type DuplicateState = EscalationState;
 
-const optionsSchema = z
-  .object({
-    /** Text that acknowledges a block. Default {@link DEFAULT_ACKNOWLEDGMENT_PATTERNS}. */
-    acknowledgmentPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
-    /** Text that marks a plain retry. Default {@link DEFAULT_RETRY_PATTERNS}. */
-    retryPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_RETRY_PATTERNS]),
-    /**
-     * The strike at which each escalation level starts: 1 ask what will be different, 2 present options,
-     * 3 ask the user (interrupt), 4 end the run. Default `[1, 2, 3, 4]`.
-     */
-    levelStrikes: z
-      .tuple([z.number().int().min(1), z.number().int().min(1), z.number().int().min(1), z.number().int().min(1)])
-      .default([1, 2, 3, 4])
-      .refine((s) => s.every((n, i) => i === 0 || n > (s[i - 1] as number)), {
-        message: "levelStrikes must increase: [ask, options, user, end]",
-      }),
-    /** Similarity of written content above which two writes to one path are one call. Default 0.9. */
-    contentThreshold: z.number().min(0).max(1).default(0.9),
+// The graph's escalation options it shares (patterns, levels, similarity), plus its own.
+const optionsSchema = escalationOptionsSchema
+  .pick({ acknowledgmentPatterns: true, retryPatterns: true, levelStrikes: true, contentThreshold: true })
+  .extend({
     /** Per tool, the argument fields that decide whether two calls are the same (others are ignored). */
     keys: z.record(z.string(), z.array(z.string())).default({}),
     /** Blocked calls remembered. Default 50. */

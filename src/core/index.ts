@@ -23,6 +23,7 @@ export {
   type ToolCallDecision,
   type ToolCallInput,
   type ToolGuardState,
+  topEscalation,
 } from "./engine.js";
 export {
   type BlockedCall,
@@ -40,6 +41,7 @@ export {
   escalationFeedback,
   escalationOptionsSchema,
   levelFor,
+  matchesBlocked,
   type ResolvedEscalationOptions,
   type ResponseInput,
   reduceEscalation,

@@ -2,8 +2,15 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command, END, interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { GuardEvent, ToolCallDecision, ToolGuardState } from "../core/engine.js";
-import { emptyEscalationState, endExplanation, userQuestion } from "../core/escalation.js";
+import {
+  type GuardEvent,
+  reduceToolGuard,
+  type ToolCallDecision,
+  type ToolGuardState,
+  topEscalation,
+} from "../core/engine.js";
+import { endExplanation, userQuestion } from "../core/escalation.js";
+import { lastAIMessageIndex } from "./messages.js";
 import { type GuardArtifact, type GuardedToolNode, GuardStateMissingError } from "./tool-node.js";
 
 /**
@@ -176,14 +183,12 @@ function decide<T>(
     const at = messages.findIndex((m) => m.id === endedBy);
     if (at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human")) {
       events.push({ type: "forgive" });
-      current = { ...current, escalation: { ...emptyEscalationState(), blocked: current.escalation.blocked } };
+      current = reduceToolGuard(current, [{ type: "forgive" }]);
     }
   }
 
   const plan = toolNode.planCalls({ ...state, toolGuard: current }, config);
-  const top = plan.decisions
-    .filter((d) => !d.allowed && !d.reminder)
-    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
+  const top = topEscalation(plan.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return { kind: "pass", events };
 
@@ -305,7 +310,8 @@ export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: Escalat
     if (outcome.kind === "answered") {
       return new Command({ goto: model, update: { ...update, messages: outcome.messages } });
     }
-    const last = [...(state.messages ?? [])].reverse().find((m) => m.getType() === "ai") as AIMessage | undefined;
+    const messages = state.messages ?? [];
+    const last = messages[lastAIMessageIndex(messages)] as AIMessage | undefined;
     return new Command({ goto: (last?.tool_calls ?? []).length > 0 ? next : done, update });
   };
 }

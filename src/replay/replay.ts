@@ -6,8 +6,8 @@ import {
   planToolCalls,
   progressEvents,
   reduceToolGuard,
-  type ToolCallDecision,
   type ToolGuardState,
+  topEscalation,
 } from "../core/engine.js";
 import { endExplanation } from "../core/escalation.js";
 import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
@@ -437,12 +437,6 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     state = reduceToolGuard(state, written);
   }
   return { decisions, totals: totalsOf(decisions, stopText !== undefined), state };
-}
-
-function topEscalation(decisions: ToolCallDecision[]): ToolCallDecision | undefined {
-  return decisions
-    .filter((d) => !d.allowed && !d.reminder)
-    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
 }
 
 function applyExternal(
