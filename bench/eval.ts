@@ -171,23 +171,27 @@ function main(): void {
   if (errors.length > 0) console.error(errors.map((e) => e.message).join("\n"));
   const sources = [...new Set(runs.map((r) => r.source ?? "?"))];
 
+  // Each run's recorded calls and ground truth, read once for every policy.
+  const recorded = new Map(runs.map((run) => [run, recordedCalls(run)]));
   const rows: { label: string; scores: Map<string, Score> }[] = [];
   const evaluate = (label: string, decide: (run: ReplayRun, calls: RecordedCall[]) => Verdict[]) => {
     const scores = new Map<string, Score>([["all", empty()]]);
+    const verdictsOf = new Map<ReplayRun, Verdict[]>();
     for (const run of runs) {
-      const calls = recordedCalls(run);
+      const calls = recorded.get(run) as RecordedCall[];
       const verdicts = decide(run, calls);
+      verdictsOf.set(run, verdicts);
       for (const key of ["all", run.source ?? "?"]) {
         if (!scores.has(key)) scores.set(key, empty());
         add(scores.get(key) as Score, calls, verdicts);
       }
     }
     rows.push({ label, scores });
-    return scores;
+    return verdictsOf;
   };
 
   const started = performance.now();
-  evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
+  const defaults = evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
   const ms = performance.now() - started;
   evaluate("langgraph-guards, tool node alone (no escalation hook)", (run) => ours(run, { hook: false }));
   evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
@@ -205,11 +209,10 @@ function main(): void {
   let stoppedInTime = 0;
   const late: string[] = [];
   for (const run of runs) {
-    const calls = recordedCalls(run);
-    const start = loopStart(calls);
+    const start = loopStart(recorded.get(run) as RecordedCall[]);
     if (start < 0) continue;
     loops += 1;
-    const verdicts = ours(run, {});
+    const verdicts = defaults.get(run) as Verdict[];
     const stop = verdicts.indexOf("stop");
     if (stop >= 0 && stop <= start + 4) stoppedInTime += 1;
     else late.push(`${run.id} (loop at call ${start}, stop at ${stop})`);
