@@ -1,5 +1,5 @@
 /**
- * `npm run eval`: replays the shared trajectories (../shared/data/trajectories) through our defaults and through
+ * `npm run eval`: replays the recorded runs in data/trajectories/ through our defaults and through
  * the peer policies of the data set's README, side by side, per source and overall: waste caught / harmful block
  * rate (the data set's ground truth). Peers are small functions over the recorded calls, labelled as the README
  * labels them; "seed 000" is our engine with seed 000's options. Also checks that every run with 5 or more
@@ -160,7 +160,7 @@ function main(): void {
   const path =
     dataArg >= 0
       ? (args[dataArg + 1] as string)
-      : join(import.meta.dirname, "..", "..", "shared", "data", "trajectories", "trajectories.jsonl.gz");
+      : join(import.meta.dirname, "..", "data", "trajectories", "trajectories.jsonl.gz");
   if (!existsSync(path)) {
     console.error(`eval: no data at ${path} (pass --data PATH)`);
     process.exitCode = 1;
@@ -225,7 +225,7 @@ function main(): void {
   }
   const total = rows[0]?.scores.get("all") as Score;
   console.log(
-    `langgraph-guards eval: ${runs.length} runs, ${total.waste} waste calls (ground truth: ../shared/data/trajectories/README.md)`,
+    `langgraph-guards eval: ${runs.length} runs, ${total.waste} waste calls (ground truth: data/trajectories/README.md)`,
   );
   console.log("cells: waste caught / harmful block rate (calls not run = blocked, cached or stopped)\n");
   const columns = ["all", ...sources];

@@ -1,4 +1,4 @@
-/** Issue 7's acceptance on the shared trajectories: `npm run eval`, our defaults against the peer policies. */
+/** `npm run eval` on the recorded runs in data/trajectories/: our defaults against the peer policies. */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, "..");
-const data = join(root, "..", "shared", "data", "trajectories", "trajectories.jsonl.gz");
+const data = join(root, "data", "trajectories", "trajectories.jsonl.gz");
 
 interface Score {
   waste: number;
@@ -19,7 +19,7 @@ const caught = (s: Score) => s.wasteCaught / s.waste;
 const harm = (s: Score) => (s.notRun === 0 ? 0 : s.progressBlocked / s.notRun);
 const OURS = "langgraph-guards defaults (GuardedToolNode + escalationHook)";
 
-describe("npm run eval on ../shared/data/trajectories (CI has ../shared beside the clone)", () => {
+describe("npm run eval on data/trajectories", () => {
   it("finds the data", () => expect(existsSync(data), data).toBe(true));
 
   it("prints the comparison table: our defaults and every peer policy, per source and overall", async () => {
