@@ -2,13 +2,13 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
-import { changedPaths, createFileTools, type FileToolsOptions } from "../src/fs/tools.js";
+import { viewLines } from "../src/fs/read.js";
+import { changedPaths, createFileTools } from "../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
+import { fileToolsHarness } from "./support/file-tools.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-more-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -26,23 +26,7 @@ function tree(files: Record<string, string>): string {
   return root;
 }
 
-function harness(root: string, options: Partial<FileToolsOptions> = {}) {
-  const graph = new StateGraph(GuardMessagesState)
-    .addNode("tools", new GuardedToolNode(createFileTools({ root, allowCommands: true, ...options })))
-    .addEdge(START, "tools")
-    .addEdge("tools", END)
-    .compile({ checkpointer: new MemorySaver() });
-  let n = 0;
-  return async (name: string, args: Record<string, unknown>) => {
-    n += 1;
-    const ai = new AIMessage({ content: "", tool_calls: [{ name, args, id: `c${n}`, type: "tool_call" }] });
-    const out = await graph.invoke({ messages: [ai] }, { configurable: { thread_id: "t" } });
-    const reply = (out.messages as BaseMessage[]).find(
-      (m) => ToolMessage.isInstance(m) && m.tool_call_id === `c${n}`,
-    ) as ToolMessage;
-    return { text: String(reply.content), status: reply.status, out };
-  };
-}
+const harness = fileToolsHarness;
 
 describe("ignore rules", () => {
   it("honours .gitignore files at every level and the default ignore list", async () => {
@@ -147,7 +131,8 @@ describe("execute_command", () => {
 describe("logging and counters", () => {
   it("logs in the seed's format and keeps counters in state", async () => {
     const lines: string[] = [];
-    const root = tree({ "main.py": "print(1)\n", "src/x.py": "" });
+    const main = Array.from({ length: 30 }, (_, i) => `print(${i})\n`).join("");
+    const root = tree({ "main.py": main, "src/x.py": "" });
     const call = harness(root, { logger: { info: (l) => lines.push(l) } });
     await call("read_file", { path: "main.py" });
     const second = await call("read_file", { path: "main.py" });
@@ -161,7 +146,12 @@ describe("logging and counters", () => {
       "[TOOL_RUNNER][DIR_CACHE] Updated directory cache for created file: src/new.py",
       "[TOOL_RUNNER][DIR_CACHE] Invalidating directory cache due to execute_command",
     ]);
-    expect(second.out.fileCache.stats).toEqual({ hits: 1, misses: 1, staleRefreshes: 0, bytesSaved: 15 });
+    expect(second.out.fileCache.stats).toEqual({
+      hits: 1,
+      misses: 1,
+      staleRefreshes: 0,
+      bytesSaved: viewLines(main).text.length - second.text.length, // the repeat was answered with a reference
+    });
   });
 
   it("options are validated", () => {

@@ -19,6 +19,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createFileTools, type FileToolsOptions } from "../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
 
+/** A file long enough that a reference to an earlier read is shorter than its content. */
+const LONG = { "src/long.py": Array.from({ length: 40 }, (_, i) => `def f${i}():\n    return ${i}\n`).join("\n") };
+
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-tools-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 let projects = 0;
@@ -85,14 +88,20 @@ const fresh = (root: string, rel: string) => readFileSync(join(root, rel), "utf8
 
 describe("seed 001 example flows", () => {
   it("read cache: first read hits the disk, the second is served from the cache, a write updates it", async () => {
-    const root = project();
+    const root = project(LONG);
     const { call } = harness(root);
     const first = await call({ name: "read_file", args: { path: "config.json" } });
     expect(first.text).toBe('     1\t{ "debug": true }');
     expect(first.artifact?.cached).toBe(false);
     const second = await call({ name: "read_file", args: { path: "config.json" } });
     expect(second.artifact?.cached).toBe(true);
-    expect(second.artifact?.content_ref).toBe(first.reply.tool_call_id); // a reference to the earlier result
+    // 20 characters: the content itself is shorter than a reference to the earlier result would be.
+    expect(second.artifact?.content_ref).toBeUndefined();
+    expect(second.text).toBe(first.text);
+    const long = await call({ name: "read_file", args: { path: "src/long.py" } });
+    const again = await call({ name: "read_file", args: { path: "src/long.py" } });
+    expect(again.artifact?.content_ref).toBe(long.reply.tool_call_id); // a reference to the earlier result
+    expect(again.text.length).toBeLessThan(long.text.length);
     await call({ name: "write_to_file", args: { path: "config.json", content: '{ "debug": false }\n' } });
     const third = await call({ name: "read_file", args: { path: "config.json" } });
     expect(third.text).toBe('     1\t{ "debug": false }');
@@ -181,10 +190,10 @@ describe("ranges", () => {
     const whole = await call({ name: "read_file", args: { path: "long.txt" } });
     expect(whole.text.split("\n")).toHaveLength(30); // a partial read never posed as the whole file
     expect(whole.text.split("\n")[29]).toBe("    30\tline 30");
-    const range2 = await call({ name: "read_file", args: { path: "long.txt", offset: 29 } });
+    const range2 = await call({ name: "read_file", args: { path: "long.txt", offset: 11 } });
     expect(range2.artifact?.cached).toBe(true);
     expect(range2.text).toContain(`unchanged since your earlier read`);
-    expect(range2.text).toContain("Lines 29-30 are among them.");
+    expect(range2.text).toContain("Lines 11-30 are among them.");
   });
 });
 
@@ -252,18 +261,18 @@ describe("apply_source_code_diff", () => {
 
 describe("reference answers", () => {
   it("are used only while the earlier full content is still in messages", async () => {
-    const root = project();
+    const root = project(LONG);
     const { call, graph } = harness(root);
-    const first = await call({ name: "read_file", args: { path: "src/main.py" } });
-    const second = await call({ name: "read_file", args: { path: "src/main.py" } });
+    const first = await call({ name: "read_file", args: { path: "src/long.py" } });
+    const second = await call({ name: "read_file", args: { path: "src/long.py" } });
     expect(second.artifact?.content_ref).toBe(first.reply.tool_call_id);
     // The earlier result is trimmed from the conversation: the next read returns the content again.
     await graph.updateState(
       { configurable: { thread_id: "t" } },
       { messages: [new RemoveMessage({ id: first.reply.id as string })] },
     );
-    const third = await call({ name: "read_file", args: { path: "src/main.py" } });
-    expect(third.text).toBe("     1\timport utils\n     2\t\n     3\tprint('hello')");
+    const third = await call({ name: "read_file", args: { path: "src/long.py" } });
+    expect(third.text).toBe(first.text);
     expect(third.artifact?.content_ref).toBeUndefined();
   });
 });

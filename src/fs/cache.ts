@@ -43,6 +43,7 @@ export interface FileCacheStats {
   hits: number;
   misses: number;
   staleRefreshes: number;
+  /** Characters not sent to the model: each reference answer's content minus the reference itself. */
   bytesSaved: number;
 }
 

@@ -318,16 +318,18 @@ export function createFileTools(options: FileToolsOptions) {
                 (m) => ToolMessage.isInstance(m) && m.tool_call_id === ref && digest(String(m.content)) === refDigest,
               )
             : undefined;
-        if (earlier !== undefined) {
+        const range = view.whole ? "" : ` Lines ${view.from}-${view.to} are among them.`;
+        const reference = `${target.relative} is unchanged since your earlier read: its full content is in the result of tool call ${ref} above.${range}`;
+        // A reference is only worth it when it is shorter than what it stands for (a few lines, a tiny file).
+        if (earlier !== undefined && reference.length < view.text.length) {
           log(`[CACHE_HIT] Returned cached content for ${target.relative}`);
-          const range = view.whole ? "" : ` Lines ${view.from}-${view.to} are among them.`;
           return {
-            content: `${target.relative} is unchanged since your earlier read: its full content is in the result of tool call ${ref} above.${range}`,
+            content: reference,
             ok: true,
             artifact: { path: target.relative, cached: true, content_ref: ref },
             writes: [
               { op: "touch", path: target.path },
-              { op: "count", hits: 1, bytesSaved: view.text.length },
+              { op: "count", hits: 1, bytesSaved: view.text.length - reference.length },
             ],
           };
         }
