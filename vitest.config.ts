@@ -1,7 +1,18 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import SummaryReporter from "./test/support/summary-reporter.js";
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  // The README's code imports the package by name: in tests, that name is this checkout's source.
+  resolve: {
+    alias: [
+      { find: /^langgraph-guards$/, replacement: src("index.ts") },
+      { find: /^langgraph-guards\/core$/, replacement: src("core/index.ts") },
+      { find: /^langgraph-guards\/testing$/, replacement: src("testing/index.ts") },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

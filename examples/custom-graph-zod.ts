@@ -7,9 +7,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
-import { toolsCondition } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { GuardedToolNode, guardMessagesStateSchema } from "../src/index.js";
+import { escalationNode, GuardedToolNode, guardMessagesStateSchema } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
@@ -30,11 +29,15 @@ export const AgentState = z.object({
  */
 export function buildZodGraph(llm: BaseChatModel, tools: StructuredToolInterface[]) {
   const model = llm.bindTools?.(tools) ?? llm;
+  const guarded = new GuardedToolNode(tools);
+  // Between the model and the tools: asks a person (strike 3) or ends the run (strike 4) when the model keeps
+  // repeating a blocked call; routes to the tools, or to END when the model answered.
   return new StateGraph(AgentState)
     .addNode("agent", async (state: z.infer<typeof AgentState>) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode("tools", new GuardedToolNode(tools))
+    .addNode("escalation", escalationNode(guarded), { ends: ["tools", "agent", END] })
+    .addNode("tools", guarded)
     .addEdge(START, "agent")
-    .addConditionalEdges("agent", toolsCondition, ["tools", END])
+    .addEdge("agent", "escalation")
     .addEdge("tools", "agent")
     .compile({ checkpointer: new MemorySaver() });
 }

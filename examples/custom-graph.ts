@@ -7,8 +7,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { toolsCondition } from "@langchain/langgraph/prebuilt";
-import { GuardedToolNode, GuardState } from "../src/index.js";
+import { escalationNode, GuardedToolNode, GuardState } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
@@ -30,11 +29,15 @@ export const AgentState = Annotation.Root({
  */
 export function buildGraph(llm: BaseChatModel, tools: StructuredToolInterface[]) {
   const model = llm.bindTools?.(tools) ?? llm;
+  const guarded = new GuardedToolNode(tools, { repetitionThreshold: 3, windowSize: 10 });
+  // Between the model and the tools: asks a person (strike 3) or ends the run (strike 4) when the model keeps
+  // repeating a blocked call; routes to the tools, or to END when the model answered.
   return new StateGraph(AgentState)
     .addNode("agent", async (state: typeof AgentState.State) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode("tools", new GuardedToolNode(tools, { repetitionThreshold: 3, windowSize: 10 }))
+    .addNode("escalation", escalationNode(guarded), { ends: ["tools", "agent", END] })
+    .addNode("tools", guarded)
     .addEdge(START, "agent")
-    .addConditionalEdges("agent", toolsCondition, ["tools", END])
+    .addEdge("agent", "escalation")
     .addEdge("tools", "agent")
     .compile({ checkpointer: new MemorySaver() });
 }

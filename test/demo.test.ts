@@ -30,6 +30,8 @@ describe("npm run demo", () => {
     expect(levels).toEqual(["1", "2", "3", "4"]);
     expect(stdout).toContain("level 3 · interrupt() — the run waits for a person");
     expect(stdout).toContain("the model reads: The user answered: pygame is not installed here.");
-    expect(stdout).toMatch(/level 4 · run ended, the final AI message:\n\s+│ I stopped this task/);
+    expect(stdout).toMatch(
+      /level 4 · run ended, the final AI message:\n\s+│ I stopped this run because I kept repeating one step/,
+    );
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   blockedCall,
   emptyEscalationState,
+  endExplanation,
   escalationFeedback,
+  notRunAnswer,
   reduceEscalation,
   repeatsBlocked,
   resolveToolGuardOptions,
@@ -69,5 +71,51 @@ describe("feedback", () => {
     expect(text).toContain("[A] Use the result you already have (above)");
     expect(text).toContain("[B] Use another tool: list_files, grep");
     expect(text.endsWith("Which option will you take? What will you do differently?")).toBe(true);
+  });
+});
+
+describe("the final message at level 4 (endExplanation)", () => {
+  it("reads as one message for the user: what was repeated, how often, what it gave, what else, what to do", () => {
+    const text = endExplanation({
+      tool: "get_weather",
+      args: { city: "Paris" },
+      strikes: 4,
+      previousResult: { ok: false, text: "Error: weather service unavailable\n Please fix your mistakes." },
+      alsoBlocked: [
+        { tool: "get_weather", args: { city: "Paris" } },
+        { tool: "search", args: { q: "Paris weather" } },
+        { tool: "search", args: { q: "Paris weather" } },
+      ],
+    });
+    expect(text.split("\n")).toEqual([
+      "I stopped this run because I kept repeating one step: I called `get_weather` with " +
+        '{"city":"Paris"} again and again, the guards blocked it 4 times in a row, and I did not change my approach.',
+      "When it last ran, it failed: weather service unavailable",
+      'Also blocked as repeats: `search` with {"q":"Paris weather"}.',
+      "",
+      "What you can do:",
+      "- Send a new message with what to do differently (another approach, other input, or to skip this step); I will go on from there.",
+      "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
+      "- Run without the guards once: pass `configurable: { guards: false }` with the next call.",
+    ]);
+    // Nothing addressed to the model ("Please fix your mistakes"), no second sign-off.
+    expect(text).not.toMatch(/Please fix your mistakes|Please tell me how to proceed/);
+  });
+
+  it("says when a person ended the run, keeps long arguments and results short, and words a success", () => {
+    const text = endExplanation({
+      tool: "read_file",
+      args: { path: "x".repeat(1000) },
+      strikes: 3,
+      previousResult: { ok: true, text: "y".repeat(5000) },
+      endedByUser: { answer: "Stop here." },
+    });
+    expect(text).toMatch(
+      /^I stopped this run because you asked me to: "Stop here\."\nBefore that, I had called `read_file`/,
+    );
+    expect(text).toContain("When it last ran, it returned: yyy");
+    expect(text.length).toBeLessThan(1500);
+    expect(notRunAnswer("read_file", 3)).toBe("Not run: the run was stopped after 3 blocked repeats of `read_file`.");
+    expect(notRunAnswer("read_file", 3, true)).toBe("Not run: the user ended the run.");
   });
 });

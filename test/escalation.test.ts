@@ -14,6 +14,7 @@ import {
   escalationHook,
   escalationNode,
   type GuardArtifact,
+  GuardEscalationError,
   GuardedToolNode,
   GuardMessagesState,
   guardHooks,
@@ -163,9 +164,16 @@ describe("escalation levels", () => {
     // Level 4: the run ends with an AI message that explains why.
     const last = resumed.messages.at(-1) as AIMessage;
     expect(AIMessage.isInstance(last)).toBe(true);
-    expect(String(last.content)).toMatch(
-      /^I stopped this task: I repeated blocked calls 4 times \(the last: 'write_file'\) without changing my approach\./,
+    const said = String(last.content);
+    // One message for the user: what was repeated and how often, what it gave, and what they can do.
+    expect(said).toMatch(
+      /^I stopped this run because I kept repeating one step: I called `write_file` with \{"content":"import pygame\\npygame.init\(\)\\n","path":"game.py"\} again and again, the guards blocked it 4 times in a row/,
     );
+    expect(said).toMatch(/\nWhen it last ran, it failed: /);
+    expect(said).not.toMatch(/Please fix your mistakes/);
+    expect(said).toMatch(/What you can do:\n- Send a new message/);
+    expect(said).toMatch(/escalation\.levelStrikes/);
+    expect(said).toMatch(/configurable: \{ guards: false \}/);
     expect(last.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
     expect(validHistory(resumed.messages)).toEqual([]);
     expect(llm.stepsTaken).toBe(5); // the model was not called again after level 4
@@ -219,7 +227,7 @@ describe("escalation levels", () => {
     // Strikes 1..4 are feedback (levels 1, 1, 2, 2); strike 5 reaches level 3, which without interrupts ends the
     // run as level 4 does.
     expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 1, 2, 2, 4]);
-    expect(String(out.messages.at(-1)?.content)).toMatch(/^I stopped this task/);
+    expect(String(out.messages.at(-1)?.content)).toMatch(/^I stopped this run because I kept repeating one step/);
   });
 
   it("a person may reset the strikes or end the run", async () => {
@@ -244,11 +252,15 @@ describe("escalation levels", () => {
     const end = buildEscalationAgent(steps);
     await end.agent.invoke({ messages: [{ role: "user", content: "Write." }] }, end.config);
     const ended = await end.agent.invoke(new Command({ resume: { answer: "Stop here.", action: "end" } }), end.config);
-    expect(String(ended.messages.at(-1)?.content)).toBe(
-      "I stopped this task: the user ended the run: Stop here. Its previous result (an error) was:\n" +
-        String(toolReplies(ended.messages)[0]?.content).slice(0, 500).trimEnd() +
-        "\nPlease tell me how to proceed.",
+    const firstError = String(toolReplies(ended.messages)[0]?.content)
+      .replace(/\s*Please fix your mistakes\.?\s*$/, "")
+      .replace(/^Error:\s*/, "");
+    expect(String(ended.messages.at(-1)?.content)).toContain(
+      'I stopped this run because you asked me to: "Stop here."\nBefore that, I had called `write_file` with ' +
+        '{"content":"import pygame\\npygame.init()\\n","path":"game.py"} again and again: the guards blocked it 3 times ' +
+        `in a row.\nWhen it last ran, it failed: ${firstError.slice(0, 500).trimEnd()}\n\nWhat you can do:`,
     );
+    expect(toolReplies(ended.messages).at(-1)?.content).toBe("Not run: the user ended the run.");
     expect(validHistory(ended.messages)).toEqual([]);
   });
 
@@ -256,7 +268,7 @@ describe("escalation levels", () => {
     const steps: ScriptStep[] = [repeatWrite("Writing."), repeatWrite(), repeatWrite(), repeatWrite(), "x"];
     const { agent } = buildEscalationAgent(steps, { checkpointer: false });
     const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, { recursionLimit: 100 });
-    expect(String(out.messages.at(-1)?.content)).toMatch(/^I stopped this task/);
+    expect(String(out.messages.at(-1)?.content)).toMatch(/^I stopped this run because I kept repeating one step/);
     expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 2, 4]);
     expect(validHistory(out.messages)).toEqual([]);
   });
@@ -402,7 +414,7 @@ describe("escalationNode in a custom graph", () => {
 });
 
 describe("the tool node alone", () => {
-  it("gives level 1 and 2 feedback without the hook, and the state is plain JSON", async () => {
+  it("gives level 1 and 2 feedback without the hook, then fails loudly at level 3 instead of looping", async () => {
     const tools = new GuardedToolNode(escalationTools());
     const { agent, config } = buildEscalationAgent(
       [repeatWrite("W."), repeatWrite(), repeatWrite(), repeatWrite(), "x"],
@@ -411,11 +423,37 @@ describe("the tool node alone", () => {
         tools,
       },
     );
-    const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
-    expect(toolReplies(out.messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 2, 3]);
-    const state = out.toolGuard as ToolGuardState;
+    const error = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GuardEscalationError);
+    expect(error).toMatchObject({ tool: "write_file", strikes: 3, level: 3 });
+    expect((error as Error).message).toMatch(/postModelHook: escalationHook\(toolNode\)/);
+    expect((error as Error).message).toMatch(/escalationNode\(toolNode\)/);
+    // What the checkpointer kept before the error: the levels 1 and 2 feedback, and plain-JSON guard state.
+    const saved = await agent.getState(config);
+    const messages = saved.values.messages as BaseMessage[];
+    expect(toolReplies(messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 2]);
+    const state = saved.values.toolGuard as ToolGuardState;
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
-    expect(state.escalation.blocked.map((b) => b.level)).toEqual([1, 2, 3]);
+    expect(state.escalation.blocked.map((b) => b.level)).toEqual([1, 2]);
+  });
+
+  it("never reaches GraphRecursionError: without a checkpointer the error comes at the 4th call", async () => {
+    const tools = new GuardedToolNode(escalationTools());
+    const { agent, llm } = buildEscalationAgent(
+      Array.from({ length: 50 }, () => repeatWrite()),
+      {
+        hook: false,
+        tools,
+        checkpointer: false,
+      },
+    );
+    await expect(
+      agent.invoke({ messages: [{ role: "user", content: "Write." }] }, { recursionLimit: 100 }),
+    ).rejects.toThrow(GuardEscalationError);
+    expect(llm.stepsTaken).toBe(4);
   });
 
   it("escalation: { enabled: false } keeps the seed-000 behaviour (no strikes)", async () => {

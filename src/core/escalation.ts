@@ -588,21 +588,110 @@ export function userQuestion(tool: string, attempts: number): string {
 }
 
 /**
- * The final AI message at level 4.
+ * What {@link endExplanation} explains: the call that kept being repeated, and how the run came to its end.
  *
  * @example
  * ```ts
- * endExplanation("write_file", 4, { ok: false, text: "diagnostics_failed" });
+ * const input: EndExplanationInput = { tool: "get_weather", args: { city: "Paris" }, strikes: 4 };
  * ```
  */
-export function endExplanation(
-  tool: string,
-  strikes: number,
-  previousResult?: { ok: boolean; text: string },
-  why?: string,
-): string {
-  const prev = previousResult
-    ? ` Its previous result${previousResult.ok ? "" : " (an error)"} was:\n${truncate(previousResult.text, 500).trimEnd()}`
-    : "";
-  return `I stopped this task: ${why ?? `I repeated blocked calls ${strikes} times (the last: '${tool}') without changing my approach.`}${prev}\nPlease tell me how to proceed.`;
+export interface EndExplanationInput {
+  /** The tool whose blocked call was repeated. */
+  tool: string;
+  /** Its arguments. */
+  args?: unknown;
+  /** Strikes: blocked repeats without progress in between. */
+  strikes: number;
+  /** The call's result when it last ran, when recorded. */
+  previousResult?: { ok: boolean; text: string } | undefined;
+  /** Other calls blocked on the way (shown as what else was tried; the repeated call itself is left out). */
+  alsoBlocked?: readonly CallLike[] | undefined;
+  /** Set when a person ended the run at level 3: their answer (may be empty). */
+  endedByUser?: { answer: string } | undefined;
+}
+
+/** The tool's result as the user should read it: LangGraph's ToolNode addresses its error text to the model. */
+function resultForUser(text: string): string {
+  return text
+    .replace(/\s*Please fix your mistakes\.?\s*$/, "")
+    .replace(/^Error:\s*/, "")
+    .trim();
+}
+
+function describeCall(tool: string, args: unknown): string {
+  const json = canonicalJson(args ?? {});
+  return json === "{}" ? `\`${tool}\`` : `\`${tool}\` with ${truncate(json, 200)}`;
+}
+
+/**
+ * The final AI message at level 4 (or when a person ends the run at level 3), written for the user: what was
+ * repeated and how often, what it gave when it last ran and what else was tried, and what they can do next.
+ *
+ * @example
+ * ```ts
+ * endExplanation({
+ *   tool: "get_weather",
+ *   args: { city: "Paris" },
+ *   strikes: 4,
+ *   previousResult: { ok: false, text: "Error: weather service unavailable" },
+ * });
+ * // "I stopped this run because I kept repeating one step: I called `get_weather` with {"city":"Paris"} ..."
+ * ```
+ */
+export function endExplanation(input: EndExplanationInput): string {
+  const call = describeCall(input.tool, input.args);
+  const times = `${input.strikes} time${input.strikes === 1 ? "" : "s"}`;
+  const lines: string[] = [];
+  if (input.endedByUser !== undefined) {
+    const said = input.endedByUser.answer.trim();
+    lines.push(
+      `I stopped this run because you asked me to${said === "" ? "." : `: "${truncate(said, 300)}"`}`,
+      `Before that, I had called ${call} again and again: the guards blocked it ${times} in a row.`,
+    );
+  } else {
+    lines.push(
+      `I stopped this run because I kept repeating one step: I called ${call} again and again, the guards ` +
+        `blocked it ${times} in a row, and I did not change my approach.`,
+    );
+  }
+  if (input.previousResult !== undefined) {
+    const text = truncate(resultForUser(input.previousResult.text), 500).trimEnd();
+    lines.push(
+      input.previousResult.ok
+        ? `When it last ran, it returned: ${text === "" ? "(nothing)" : text}`
+        : `When it last ran, it failed: ${text === "" ? "(no error message)" : text}`,
+    );
+  }
+  const key = canonicalJson([input.tool, input.args ?? {}]);
+  const seen = new Set([key]);
+  const others: string[] = [];
+  for (const c of input.alsoBlocked ?? []) {
+    const k = canonicalJson([c.tool, c.args ?? {}]);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    others.push(describeCall(c.tool, c.args));
+  }
+  if (others.length > 0) lines.push(`Also blocked as repeats: ${others.join("; ")}.`);
+  lines.push(
+    "",
+    "What you can do:",
+    "- Send a new message with what to do differently (another approach, other input, or to skip this step); I will go on from there.",
+    "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
+    "- Run without the guards once: pass `configurable: { guards: false }` with the next call.",
+  );
+  return lines.join("\n");
+}
+
+/**
+ * The answer a call gets when the run ends before it runs (every pending call of the last response).
+ *
+ * @example
+ * ```ts
+ * notRunAnswer("get_weather", 4); // "Not run: the run was stopped after 4 blocked repeats of `get_weather`."
+ * ```
+ */
+export function notRunAnswer(tool: string, strikes: number, byUser = false): string {
+  return byUser
+    ? "Not run: the user ended the run."
+    : `Not run: the run was stopped after ${strikes} blocked repeat${strikes === 1 ? "" : "s"} of \`${tool}\`.`;
 }

@@ -9,7 +9,7 @@ import {
   type ToolGuardState,
   topEscalation,
 } from "../core/engine.js";
-import { endExplanation, userQuestion } from "../core/escalation.js";
+import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
 import { lastAIMessageIndex } from "./messages.js";
 import { type GuardArtifact, type GuardedToolNode, GuardStateMissingError } from "./tool-node.js";
 
@@ -197,13 +197,20 @@ function decide<T>(
   const written = [...events, ...blockEvents(turnEvents, plan.decisions)];
   const previousResult = top.previousResult;
   const attempts = top.strikes ?? level;
-  const end = (why?: string): Outcome => {
+  const end = (endedByUser?: { answer: string }): Outcome => {
     const id = randomUUID();
-    const text = endExplanation(top.call.name, attempts, previousResult, why);
+    const text = endExplanation({
+      tool: top.call.name,
+      args: top.call.args,
+      strikes: attempts,
+      previousResult,
+      alsoBlocked: current.escalation?.blocked,
+      endedByUser,
+    });
     const notRun = answerCalls(
       plan.calls,
       plan.decisions,
-      () => `Not run: ${text}`,
+      () => notRunAnswer(top.call.name, attempts, endedByUser !== undefined),
       () => ({ escalation: 4 }),
     );
     const final = new AIMessage({
@@ -230,7 +237,7 @@ function decide<T>(
   };
   const reply = parseResume(interrupt(payload));
   if (reply.action === "end") {
-    return end(`the user ended the run${reply.answer ? `: ${reply.answer}` : "."}`);
+    return end({ answer: reply.answer });
   }
   const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
   const answered = answerCalls(

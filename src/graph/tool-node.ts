@@ -12,6 +12,7 @@ import {
   type ToolCallDecision,
   type ToolCallInput,
   type ToolGuardState,
+  topEscalation,
 } from "../core/engine.js";
 import type { BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
@@ -109,6 +110,42 @@ export class GuardStateMissingError extends Error {
   }
 }
 
+/**
+ * Thrown by a {@link GuardedToolNode} when a response reaches escalation level 3 or 4 (the model repeated a blocked
+ * call that many times) and nothing ahead of the node acted on it: the agent has no {@link escalationHook} (or
+ * {@link escalationNode}). The node cannot stop the run by itself (in createReactAgent the tools always lead back to
+ * the model), so it fails here, naming the missing piece, instead of letting the model loop until
+ * `GraphRecursionError`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await agent.invoke({ messages: [{ role: "user", content: "Go" }] });
+ * } catch (e) {
+ *   if (e instanceof GuardEscalationError) console.error(e.tool, e.strikes); // add escalationHook(tools)
+ * }
+ * ```
+ */
+export class GuardEscalationError extends Error {
+  override readonly name = "GuardEscalationError";
+  constructor(
+    /** The tool whose blocked call was repeated. */
+    readonly tool: string,
+    /** Strikes so far: blocked repeats without progress in between. */
+    readonly strikes: number,
+    /** The escalation level reached (3 ask a person, 4 end the run). */
+    readonly level: number,
+  ) {
+    super(
+      `The model repeated a blocked call to '${tool}' ${strikes} times: escalation level ${level} ` +
+        `(${level >= 4 ? "end the run" : "ask a person"}), which GuardedToolNode cannot do by itself. ` +
+        "Add the escalation hook so the run asks a person or ends with a message: with createReactAgent " +
+        "`postModelHook: escalationHook(toolNode)` (or `guardHooks(..., escalationHook(toolNode))`), in a custom graph " +
+        "`escalationNode(toolNode)` between the model and the tools.",
+    );
+  }
+}
+
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
 
 function readOnlyHintOf(tool: GuardableTool): boolean | undefined {
@@ -160,6 +197,13 @@ function toInput(call: ToolCall): ToolCallInput {
  * Switch the guards off for one run with `config.configurable.guards = false`, or watch without blocking with
  * `mode: "observe"`.
  *
+ * Levels 1 and 2 of the escalation are the node's feedback; levels 3 (ask a person) and 4 (end the run) need
+ * {@link escalationHook} (createReactAgent) or {@link escalationNode} (custom graphs) ahead of the node: a node that
+ * reaches them alone throws {@link GuardEscalationError} rather than let the model loop.
+ *
+ * @typeParam T - The update type the node declares; the default fits any graph's state, so a node kept in a
+ *   variable can be added to a `StateGraph` and passed to `createReactAgent` without naming it.
+ *
  * @example
  * ```ts
  * import { createReactAgent } from "@langchain/langgraph/prebuilt";
@@ -174,7 +218,7 @@ function toInput(call: ToolCall): ToolCallInput {
  * });
  * ```
  */
-export class GuardedToolNode<T = unknown> extends ToolNode<T> {
+export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /** The validated options with their defaults. */
   readonly guardOptions: ResolvedToolGuardOptions;
   private readonly readOnlyHints: Record<string, boolean>;
@@ -271,6 +315,10 @@ export class GuardedToolNode<T = unknown> extends ToolNode<T> {
 
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const { calls, decisions, events, responseDecisions } = this.planCalls(input, config);
+    const top = topEscalation(decisions);
+    if (top !== undefined && (top.escalation ?? 0) >= 3) {
+      throw new GuardEscalationError(top.call.name, top.strikes ?? top.escalation ?? 3, top.escalation ?? 3);
+    }
     const { lg_tool_call: _single, ...toolState } = input as StateInput;
     const outputs = await Promise.all(
       decisions.map(async (decision, i) => {

@@ -9,7 +9,7 @@ import {
   type ToolGuardState,
   topEscalation,
 } from "../core/engine.js";
-import { endExplanation } from "../core/escalation.js";
+import { notRunAnswer } from "../core/escalation.js";
 import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
@@ -392,7 +392,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
         ...d,
       });
     if (stopText !== undefined) {
-      for (const c of turn.calls) record(c, { action: "stop", content: `Not run: ${stopText}` });
+      for (const c of turn.calls) record(c, { action: "stop", content: stopText });
       continue;
     }
     const ctx = {
@@ -408,8 +408,8 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     const top = topEscalation(plan.decisions);
     if (hook && top !== undefined && (top.escalation ?? 0) >= 3) {
       // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4).
-      stopText = endExplanation(top.call.name, top.strikes ?? 0, top.previousResult);
-      for (const c of turn.calls) record(c, { action: "stop", content: `Not run: ${stopText}` });
+      stopText = notRunAnswer(top.call.name, top.strikes ?? 0);
+      for (const c of turn.calls) record(c, { action: "stop", content: stopText });
       continue;
     }
     const written: GuardEvent[] = [...plan.turnEvents];
