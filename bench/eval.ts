@@ -193,7 +193,9 @@ function main(): void {
   const started = performance.now();
   const defaults = evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
   const ms = performance.now() - started;
-  evaluate("langgraph-guards, tool node alone (no escalation hook)", (run) => ours(run, { hook: false }));
+  evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
+    ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
+  );
   evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
     ours(run, { countChangedResults: true, countAcrossMutations: true, escalation: { enabled: false }, hook: false }),
   );

@@ -14,6 +14,7 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type GuardArtifact,
+  GuardEscalationError,
   type ReplayRun,
   readRuns,
   replayGuards,
@@ -99,6 +100,34 @@ describe("replay equals the live GuardedToolNode", () => {
       ...liveState.stats,
       blocked: { ...liveState.stats.blocked, repeat_failure: 2 },
     });
+  });
+
+  it("without the hook, replay stops where the live node throws GuardEscalationError, with its message", async () => {
+    const escalation = { sameErrorThreshold: 3 };
+    const { agent, config, tools } = buildEscalationAgent(SCRIPT, { hook: false, guard: { escalation } });
+    const thrown = await agent.invoke({ messages: [new HumanMessage("Write the game, then update r1.")] }, config).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(thrown).toBeInstanceOf(GuardEscalationError);
+    // The checkpoint holds every call up to the one that threw (its AI message is the last, unanswered).
+    const saved = (await agent.getState(config)).values.messages as BaseMessage[];
+    const live = liveDecisions(saved);
+    const pending = (saved.at(-1) as AIMessage).tool_calls ?? [];
+    expect(pending).toHaveLength(1);
+    const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(saved)));
+    // The unanswered call is replayed too (with no recorded result): that is where the replay stops.
+    const run = runFromMessages(stored, "live");
+    const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: false, escalation });
+    const decided = replay.decisions.map((d) => ({
+      action: d.action,
+      level: d.action === "block" ? d.level : undefined,
+      content: d.content,
+    }));
+    expect(decided.slice(0, live.length)).toEqual(live);
+    expect(decided.slice(live.length)).toEqual([
+      { action: "stop", level: undefined, content: `GuardEscalationError: ${(thrown as Error).message}` },
+    ]);
   });
 
   it("reads the same run from every form of LangChain messages", async () => {

@@ -683,6 +683,25 @@ export function endExplanation(input: EndExplanationInput): string {
 }
 
 /**
+ * The message of the error a `GuardedToolNode` throws when a response reaches escalation level 3 or 4 and no
+ * escalation hook acted on it (replay reports the same text).
+ *
+ * @example
+ * ```ts
+ * missingHookMessage("get_weather", 3, 3); // "The model repeated a blocked call to 'get_weather' 3 times: ..."
+ * ```
+ */
+export function missingHookMessage(tool: string, strikes: number, level: number): string {
+  return (
+    `The model repeated a blocked call to '${tool}' ${strikes} times: escalation level ${level} ` +
+    `(${level >= 4 ? "end the run" : "ask a person"}), which GuardedToolNode cannot do by itself. ` +
+    "Add the escalation hook so the run asks a person or ends with a message: with createReactAgent " +
+    "`postModelHook: escalationHook(toolNode)` (or `guardHooks(..., escalationHook(toolNode))`), in a custom graph " +
+    "`escalationNode(toolNode)` between the model and the tools."
+  );
+}
+
+/**
  * The answer a call gets when the run ends before it runs (every pending call of the last response).
  *
  * @example

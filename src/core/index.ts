@@ -43,6 +43,7 @@ export {
   escalationOptionsSchema,
   levelFor,
   matchesBlocked,
+  missingHookMessage,
   notRunAnswer,
   type ResolvedEscalationOptions,
   type ResponseInput,

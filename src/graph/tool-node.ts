@@ -14,6 +14,7 @@ import {
   type ToolGuardState,
   topEscalation,
 } from "../core/engine.js";
+import { missingHookMessage } from "../core/escalation.js";
 import type { BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson, digest } from "../core/signature.js";
@@ -136,13 +137,7 @@ export class GuardEscalationError extends Error {
     /** The escalation level reached (3 ask a person, 4 end the run). */
     readonly level: number,
   ) {
-    super(
-      `The model repeated a blocked call to '${tool}' ${strikes} times: escalation level ${level} ` +
-        `(${level >= 4 ? "end the run" : "ask a person"}), which GuardedToolNode cannot do by itself. ` +
-        "Add the escalation hook so the run asks a person or ends with a message: with createReactAgent " +
-        "`postModelHook: escalationHook(toolNode)` (or `guardHooks(..., escalationHook(toolNode))`), in a custom graph " +
-        "`escalationNode(toolNode)` between the model and the tools.",
-    );
+    super(missingHookMessage(tool, strikes, level));
   }
 }
 

@@ -9,7 +9,7 @@ import {
   type ToolGuardState,
   topEscalation,
 } from "../core/engine.js";
-import { notRunAnswer } from "../core/escalation.js";
+import { missingHookMessage, notRunAnswer } from "../core/escalation.js";
 import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
@@ -147,7 +147,11 @@ export interface ReplayTotals {
  * ```
  */
 export interface ReplayOptions extends ToolGuardOptions {
-  /** Replay the escalation hook too: a call reaching level 3 or 4 stops the run (default true). */
+  /**
+   * Whether the agent has the escalation hook (default true). Either way a response reaching level 3 or 4 stops the
+   * run, as in the live graph: with the hook a person is asked or the run ends with a message; without it the
+   * `GuardedToolNode` throws `GuardEscalationError` (the stopped calls carry its message).
+   */
   hook?: boolean;
   /** The agent's tools (named in level-2 feedback). Default: the tools the run calls, in order of first call. */
   toolNames?: string[];
@@ -406,9 +410,12 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     const inputs = turn.calls.map((c) => ({ name: c.call.name, args: c.call.args, id: c.call.id }));
     const plan = planToolCalls(state, inputs, resolved, ctx);
     const top = topEscalation(plan.decisions);
-    if (hook && top !== undefined && (top.escalation ?? 0) >= 3) {
-      // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4).
-      stopText = notRunAnswer(top.call.name, top.strikes ?? 0);
+    if (top !== undefined && (top.escalation ?? 0) >= 3) {
+      // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
+      // the tool node stops the run with an error.
+      stopText = hook
+        ? notRunAnswer(top.call.name, top.strikes ?? 0)
+        : `GuardEscalationError: ${missingHookMessage(top.call.name, top.strikes ?? 0, top.escalation ?? 3)}`;
       for (const c of turn.calls) record(c, { action: "stop", content: stopText });
       continue;
     }
