@@ -93,13 +93,13 @@ describe("replay equals the live GuardedToolNode", () => {
         content: d.content,
       })),
     ).toEqual(live);
+    // The stop is recorded as the live hook records it: the same strikes, counters and blocked calls.
     const liveState = out.toolGuard as ToolGuardState;
-    expect(replay.state.escalation.strikes).toBe(2); // the stop is not written by the replay: it ends there
-    expect(liveState.escalation.strikes).toBe(3);
-    expect(replay.state.stats).toEqual({
-      ...liveState.stats,
-      blocked: { ...liveState.stats.blocked, repeat_failure: 2 },
-    });
+    expect(replay.state.escalation.strikes).toBe(3);
+    expect(replay.state.stats).toEqual(liveState.stats);
+    expect(replay.state.escalation.blocked.map((b) => [b.tool, b.level])).toEqual(
+      liveState.escalation.blocked.map((b) => [b.tool, b.level]),
+    );
   });
 
   it("without the hook, replay stops where the live node throws GuardEscalationError, with its message", async () => {

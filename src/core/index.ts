@@ -9,22 +9,8 @@ export {
   isReadOnlyCall,
   type ToolTraits,
 } from "./classify.js";
-export {
-  type DecideContext,
-  decideToolCall,
-  emptyToolGuardState,
-  type GuardEvent,
-  type GuardStats,
-  type ObservedBlock,
-  outcomeEvents,
-  planToolCalls,
-  progressEvents,
-  reduceToolGuard,
-  type ToolCallDecision,
-  type ToolCallInput,
-  type ToolGuardState,
-  topEscalation,
-} from "./engine.js";
+export { decideToolCall, type ToolCallDecision } from "./decide.js";
+export { type DecideContext, type Detection, detectCall, identifyCall, type ToolCallInput } from "./detect.js";
 export {
   type BlockedCall,
   blockedCall,
@@ -136,3 +122,23 @@ export {
   similarityUpperBound,
   tokenSortRatio,
 } from "./similarity.js";
+export {
+  emptyToolGuardState,
+  type GuardEvent,
+  type GuardStats,
+  type ObservedBlock,
+  reduceToolGuard,
+  type ToolGuardState,
+} from "./state.js";
+export {
+  type CallOutcome,
+  commitTurn,
+  outcomeEvents,
+  planToolCalls,
+  planTurn,
+  progressEvents,
+  type TurnInput,
+  type TurnPlan,
+  type TurnStop,
+  topEscalation,
+} from "./turn.js";

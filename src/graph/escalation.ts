@@ -2,14 +2,9 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command, END, interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import {
-  type GuardEvent,
-  reduceToolGuard,
-  type ToolCallDecision,
-  type ToolGuardState,
-  topEscalation,
-} from "../core/engine.js";
+import type { ToolCallDecision } from "../core/decide.js";
 import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
+import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
 import { lastAIMessageIndex } from "./messages.js";
 import { type GuardArtifact, type GuardedToolNode, GuardStateMissingError } from "./tool-node.js";
 
@@ -130,11 +125,6 @@ function parseResume(value: unknown): { answer: string; action: "continue" | "re
   return { answer: value === undefined || value === null ? "" : String(value), action: "continue" };
 }
 
-/** The events a response writes when the hook answers all its calls: its acknowledgment and its blocks only. */
-function blockEvents(turnEvents: GuardEvent[], decisions: ToolCallDecision[]): GuardEvent[] {
-  return [...turnEvents, ...decisions.filter((d) => !d.allowed).flatMap((d) => d.events)];
-}
-
 function answerCalls(
   calls: ToolCall[],
   decisions: ToolCallDecision[],
@@ -188,15 +178,14 @@ function decide<T>(
   }
 
   const plan = toolNode.planCalls({ ...state, toolGuard: current }, config);
-  const top = topEscalation(plan.decisions);
-  const level = top?.escalation ?? 0;
-  if (top === undefined || level < 3) return { kind: "pass", events };
+  const stop = plan.turn.stop;
+  if (stop === undefined) return { kind: "pass", events };
 
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  const turnEvents = plan.events.filter((e) => e.type === "acknowledge");
-  const written = [...events, ...blockEvents(turnEvents, plan.decisions)];
+  const top = stop.decision;
+  const written = [...events, ...stop.events];
   const previousResult = top.previousResult;
-  const attempts = top.strikes ?? level;
+  const attempts = stop.strikes;
   const end = (endedByUser?: { answer: string }): Outcome => {
     const id = randomUUID();
     const text = endExplanation({
@@ -220,7 +209,7 @@ function decide<T>(
     });
     return { kind: "ended", events: [...written, { type: "end", by: id }], messages: [...notRun, final] };
   };
-  if (level >= 4 || options.interrupt === false || !hasCheckpointer(config)) return end();
+  if (stop.level >= 4 || options.interrupt === false || !hasCheckpointer(config)) return end();
 
   const question = userQuestion(top.call.name, attempts);
   const payload: EscalationInterrupt = {

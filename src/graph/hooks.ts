@@ -1,8 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { GuardEvent, ToolGuardState } from "../core/engine.js";
-import { reduceToolGuard } from "../core/engine.js";
 import type { LoopState } from "../core/loop.js";
+import type { GuardEvent, ToolGuardState } from "../core/state.js";
+import { reduceToolGuard } from "../core/state.js";
 
 /**
  * What this package's post-model hooks read and write.

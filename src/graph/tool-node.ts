@@ -4,20 +4,14 @@ import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isCommand, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import {
-  type GuardEvent,
-  outcomeEvents,
-  planToolCalls,
-  progressEvents,
-  type ToolCallDecision,
-  type ToolCallInput,
-  type ToolGuardState,
-  topEscalation,
-} from "../core/engine.js";
+import type { ToolCallDecision } from "../core/decide.js";
+import type { DecideContext, ToolCallInput } from "../core/detect.js";
 import { missingHookMessage } from "../core/escalation.js";
 import type { BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson, digest } from "../core/signature.js";
+import type { GuardEvent, ToolGuardState } from "../core/state.js";
+import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
 import { lastAIMessageIndex, messageText } from "./messages.js";
 
 /**
@@ -73,20 +67,24 @@ export interface GuardArtifact {
 
 /**
  * What {@link GuardedToolNode.planCalls} returns: the pending calls of the last AI message, the guards' decision
- * for each (nothing has run), and every event the decisions write.
+ * for each (nothing has run), and the plan of the whole response they belong to.
  *
  * @example
  * ```ts
  * const plan: GuardPlan = toolNode.planCalls(state, config);
  * plan.decisions.filter((d) => !d.allowed).length; // calls the node would block
+ * if (plan.turn.stop) console.log("the run stops: level", plan.turn.stop.level);
  * ```
  */
 export interface GuardPlan {
+  /** The calls this node (or this createReactAgent v2 task) answers. */
   calls: ToolCall[];
+  /** The decision for each of `calls`. */
   decisions: ToolCallDecision[];
-  events: GuardEvent[];
-  /** The decisions for every pending call of the response (in a v2 task: its siblings too). */
-  responseDecisions: ToolCallDecision[];
+  /** The plan of the response (in a v2 task: with its siblings), as the core made it. */
+  turn: TurnPlan;
+  /** Where `calls` are in `turn.decisions`. */
+  indices: number[];
   /** The AI message the calls belong to. */
   message: AIMessage | undefined;
 }
@@ -263,83 +261,75 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const { lg_tool_call: single, ...rest } = state;
     const messages = Array.isArray(rest.messages) ? (rest.messages as BaseMessage[]) : [];
     const message = this.lastAIMessage(messages);
+    if (single === undefined && message === undefined)
+      throw new Error("GuardedToolNode only accepts AIMessages as input.");
     const siblings = message?.tool_calls ?? [];
-    const ctx = {
-      disabled: config.configurable?.guards === false,
-      readOnlyHints: this.readOnlyHints,
-      toolNames: this.tools.map((t) => t.name),
-      response:
-        message === undefined
-          ? undefined
-          : {
-              id: message.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
-              text: messageText(message),
-              calls: siblings.map((c) => ({ tool: c.name, args: c.args })),
-            },
-    };
+    let calls: ToolCall[];
+    let planned: ToolCall[];
+    let indices: number[];
     if (single !== undefined) {
       // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message
       // too, so that parallel branches agree with what one node would have decided.
-      // (Later siblings never change an earlier call's decision; they tell whether the response made progress.)
       const index = siblings.findIndex((c) => c.id !== undefined && c.id === single.id);
-      const all = index >= 0 ? siblings : [single];
-      const planned = planToolCalls(guardState, all.map(toInput), this.guardOptions, ctx);
-      const decisions = [planned.decisions[index >= 0 ? index : 0] as ToolCallDecision];
-      return {
-        calls: [single],
-        decisions,
-        events: [...planned.turnEvents, ...decisions.flatMap((d) => d.events)],
-        responseDecisions: planned.decisions,
-        message,
-      };
+      calls = [single];
+      planned = index >= 0 ? siblings : [single];
+      indices = [Math.max(0, index)];
+    } else {
+      const answered = new Set(
+        messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
+      );
+      calls = siblings.filter((c) => c.id == null || !answered.has(c.id));
+      planned = calls;
+      indices = calls.map((_, i) => i);
     }
-    if (message === undefined) throw new Error("GuardedToolNode only accepts AIMessages as input.");
-    const answered = new Set(
-      messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
+    const turn = planTurn(
+      guardState,
+      {
+        id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
+        text: message === undefined ? "" : messageText(message),
+        calls: planned.map(toInput),
+        siblings: siblings.map(toInput),
+      },
+      this.guardOptions,
+      this.context(config),
     );
-    const calls = siblings.filter((c) => c.id == null || !answered.has(c.id));
-    const planned = planToolCalls(guardState, calls.map(toInput), this.guardOptions, ctx);
-    return {
-      calls,
-      decisions: planned.decisions,
-      events: [...planned.turnEvents, ...planned.decisions.flatMap((d) => d.events)],
-      responseDecisions: planned.decisions,
-      message,
-    };
+    const decisions = indices.map((i) => turn.decisions[i] as ToolCallDecision);
+    return { calls, decisions, turn, indices, message };
   }
 
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
-    const { calls, decisions, events, responseDecisions } = this.planCalls(input, config);
-    const top = topEscalation(decisions);
-    if (top !== undefined && (top.escalation ?? 0) >= 3) {
-      throw new GuardEscalationError(top.call.name, top.strikes ?? top.escalation ?? 3, top.escalation ?? 3);
+    const { calls, decisions, turn, indices } = this.planCalls(input, config);
+    if (turn.stop !== undefined) {
+      const { decision, strikes, level } = turn.stop;
+      throw new GuardEscalationError(decision.call.name, strikes, level);
     }
     const { lg_tool_call: _single, ...toolState } = input as StateInput;
-    const outputs = await Promise.all(
-      decisions.map(async (decision, i) => {
-        const call = calls[i] as ToolCall;
-        if (!decision.allowed) return this.blockedMessage(call, decision);
-        const output = await this.runTool(call, config, toolState);
-        return { output, decision };
-      }),
+    const results = await Promise.all(
+      decisions.map((decision, i) =>
+        decision.allowed
+          ? this.runTool(calls[i] as ToolCall, config, toolState)
+          : this.blockedMessage(calls[i] as ToolCall, decision),
+      ),
     );
-    const results: (ToolMessage | Command)[] = [];
-    const outcomes: { ok: boolean }[] = [];
-    for (const item of outputs) {
-      if (item instanceof ToolMessage) {
-        results.push(item);
-        continue;
-      }
-      const { output, decision } = item;
-      const outcome = isCommand(output)
-        ? commandOutcome(output, decision.call.id)
-        : { ok: (output as ToolMessage).status !== "error", text: textOf((output as ToolMessage).content) };
-      events.push(...outcomeEvents(decision, outcome, this.guardOptions));
-      outcomes.push(outcome);
-      results.push(output);
+    const outcomes: (CallOutcome | undefined)[] = [];
+    for (const [i, result] of results.entries()) {
+      if (!(decisions[i] as ToolCallDecision).allowed) continue;
+      outcomes[indices[i] as number] = isCommand(result)
+        ? commandOutcome(result, (calls[i] as ToolCall).id)
+        : { ok: (result as ToolMessage).status !== "error", text: textOf((result as ToolMessage).content) };
     }
-    events.push(...progressEvents(responseDecisions, outcomes));
-    return this.combine(results, events) as T;
+    return this.combine(
+      results as (ToolMessage | Command)[],
+      commitTurn(turn, outcomes, this.guardOptions, indices),
+    ) as T;
+  }
+
+  private context(config: LangGraphRunnableConfig): Omit<DecideContext, "response" | "acknowledged"> {
+    return {
+      disabled: config.configurable?.guards === false,
+      readOnlyHints: this.readOnlyHints,
+      toolNames: this.tools.map((t) => t.name),
+    };
   }
 
   private lastAIMessage(messages: unknown): AIMessage | undefined {

@@ -1,18 +1,10 @@
-import {
-  emptyToolGuardState,
-  type GuardEvent,
-  identifyCall,
-  outcomeEvents,
-  planToolCalls,
-  progressEvents,
-  reduceToolGuard,
-  type ToolGuardState,
-  topEscalation,
-} from "../core/engine.js";
+import { identifyCall } from "../core/detect.js";
 import { missingHookMessage, notRunAnswer } from "../core/escalation.js";
 import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
+import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { type CallOutcome, commitTurn, planTurn } from "../core/turn.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
@@ -399,31 +391,22 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
       for (const c of turn.calls) record(c, { action: "stop", content: stopText });
       continue;
     }
-    const ctx = {
-      ...ctxBase,
-      response: {
-        id: `step-${turn.step}`,
-        text: turn.text,
-        calls: turn.calls.map((c) => ({ tool: c.call.name, args: c.call.args })),
-      },
-    };
     const inputs = turn.calls.map((c) => ({ name: c.call.name, args: c.call.args, id: c.call.id }));
-    const plan = planToolCalls(state, inputs, resolved, ctx);
-    const top = topEscalation(plan.decisions);
-    if (top !== undefined && (top.escalation ?? 0) >= 3) {
+    const plan = planTurn(state, { id: `step-${turn.step}`, text: turn.text, calls: inputs }, resolved, ctxBase);
+    if (plan.stop !== undefined) {
       // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
       // the tool node stops the run with an error.
+      const { decision, strikes, level } = plan.stop;
       stopText = hook
-        ? notRunAnswer(top.call.name, top.strikes ?? 0)
-        : `GuardEscalationError: ${missingHookMessage(top.call.name, top.strikes ?? 0, top.escalation ?? 3)}`;
+        ? notRunAnswer(decision.call.name, strikes)
+        : `GuardEscalationError: ${missingHookMessage(decision.call.name, strikes, level)}`;
       for (const c of turn.calls) record(c, { action: "stop", content: stopText });
+      state = reduceToolGuard(state, plan.stop.events);
       continue;
     }
-    const written: GuardEvent[] = [...plan.turnEvents];
-    const outcomes: { ok: boolean }[] = [];
+    const outcomes: (CallOutcome | undefined)[] = [];
     for (const [i, decision] of plan.decisions.entries()) {
       const c = turn.calls[i] as AgentCall;
-      written.push(...decision.events);
       if (!decision.allowed) {
         record(c, {
           action: "block",
@@ -435,13 +418,9 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
         continue;
       }
       record(c, { action: "allow", level: decision.level, content: c.result?.text ?? "" });
-      if (c.result !== undefined) {
-        written.push(...outcomeEvents(decision, c.result, resolved));
-        outcomes.push(c.result);
-      }
+      outcomes[i] = c.result;
     }
-    written.push(...progressEvents(plan.decisions, outcomes));
-    state = reduceToolGuard(state, written);
+    state = reduceToolGuard(state, commitTurn(plan, outcomes, resolved));
   }
   return { decisions, totals: totalsOf(decisions, stopText !== undefined), state };
 }

@@ -2,9 +2,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, DeltaChannel, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
-import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/engine.js";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
 import { unionQueries } from "../core/query.js";
+import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
 
 /**

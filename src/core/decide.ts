@@ -1,0 +1,207 @@
+/**
+ * What to do with one tool call: let it run, or (for a call detection flags) record a would-be block in observe
+ * mode, or block it with feedback — a reminder for a near-repeat, else a strike and the escalation level's text.
+ */
+import type { CallEffect } from "./classify.js";
+import { ownEntry } from "./classify.js";
+import { type DecideContext, type Detection, detectCall, type ToolCallInput } from "./detect.js";
+import {
+  blockedCall,
+  type EscalationState,
+  emptyEscalationState,
+  escalationFeedback,
+  levelFor,
+  matchesBlocked,
+  reminderFeedback,
+  substanceKey,
+} from "./escalation.js";
+import { type BlockLevel, blockMessage } from "./messages.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import { canonicalJson } from "./signature.js";
+import type { GuardEvent, ToolGuardState } from "./state.js";
+
+/**
+ * The guards' decision for one tool call.
+ *
+ * @example
+ * ```ts
+ * const d: ToolCallDecision = decideToolCall(state, call, options);
+ * if (!d.allowed) console.log(d.level, d.content);
+ * ```
+ */
+export interface ToolCallDecision {
+  call: ToolCallInput;
+  /** Whether the tool runs. */
+  allowed: boolean;
+  /** The rule that blocked the call (or would have, in observe mode). */
+  level?: BlockLevel | undefined;
+  /** `true` when observe mode let through a call it would have blocked. */
+  observed: boolean;
+  /** Identical calls the window would hold with this one. */
+  count: number;
+  /** The recorded sequence number (allowed calls). */
+  seq?: number | undefined;
+  /** Digest of the call's canonical signature. */
+  key: string;
+  effect: CallEffect;
+  /** The ToolMessage content for a blocked call. */
+  content?: string | undefined;
+  /** The rule's message alone (without arguments and previous result). */
+  message?: string | undefined;
+  /** Escalation level of a blocked call (1 ask, 2 options, 3 ask the user, 4 end the run); 0 when off. */
+  escalation?: number | undefined;
+  /** Strikes of the thread with this block (0 when escalation is off). */
+  strikes?: number | undefined;
+  /** The call is held back with a reminder (no strike). */
+  reminder?: boolean | undefined;
+  /** The previous result shown to the model. */
+  previousResult?: { ok: boolean; text: string } | undefined;
+  /** State changes to apply (through the channel reducer). */
+  events: GuardEvent[];
+}
+
+/**
+ * Decides one tool call against the thread's guard state: {@link detectCall} says what the call is, then the call
+ * runs, or (a repeat) is recorded as a would-be block in observe mode, or is blocked with feedback and a strike.
+ * Pure: returns the decision and the events that record it; apply them with {@link reduceToolGuard} before deciding
+ * the next call.
+ *
+ * @example
+ * ```ts
+ * const options = resolveToolGuardOptions();
+ * const d = decideToolCall(emptyToolGuardState(), { name: "read_file", args: { path: "a" }, id: "1" }, options);
+ * d.allowed; // true
+ * ```
+ */
+export function decideToolCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): ToolCallDecision {
+  const found = detectCall(state, call, options, ctx);
+  const seq = state.repetition.nextSeq;
+  const { key, effect, rule, count } = found;
+  const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
+  const allow = (extra: GuardEvent[] = []): ToolCallDecision => ({
+    call,
+    allowed: true,
+    level: rule,
+    observed: rule !== undefined,
+    count,
+    seq,
+    key,
+    effect,
+    events: [...extra, record],
+  });
+  if (rule === undefined) return allow();
+  const enforced = options.mode === "enforce";
+  const block: GuardEvent = {
+    type: "block",
+    block: { tool: call.name, level: rule, count, toolCallId: call.id, enforced },
+    observedLimit: options.observedLimit,
+  };
+  return enforced ? blockCall(state, call, { ...found, rule }, block, options, ctx) : allow([block]);
+}
+
+type Found = Detection & { rule: BlockLevel };
+
+/** A blocked call's decision: the feedback, and a reminder or a strike. */
+function blockCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  found: Found,
+  block: GuardEvent,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext,
+): ToolCallDecision {
+  const { rule, count, previous } = found;
+  const message = blockMessage({ tool: call.name, args: call.args, count, level: rule }, options.messages);
+  const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
+  const base = { call, allowed: false, level: rule, observed: false, count, key: found.key, effect: found.effect };
+  const blocked = { ...base, message, previousResult };
+  const esc = options.escalation;
+  if (!esc.enabled) {
+    const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult });
+    return { ...blocked, content, escalation: 0, strikes: 0, events: [block] };
+  }
+  const escState = state.escalation ?? emptyEscalationState();
+  const turn = ctx.response?.id ?? `call:${call.id ?? state.repetition.nextSeq}:${found.key}`;
+  const at = (ctx.now ?? Date.now)();
+  const keys = ownEntry(options.tools, call.name)?.keys;
+  // One strike per response: a second block in the same response stays at the level of the first.
+  const struck = escState.lastTurn === turn;
+  if (rule === "near_duplicate" && !struck && !isExactRepeat(escState, call, keys)) {
+    if (escState.reminders < esc.maxReminders) {
+      const remind: GuardEvent = {
+        type: "remind",
+        turn,
+        call: blockedCall({ tool: call.name, args: call.args }, 0, at, keys),
+        blockedLimit: esc.blockedLimit,
+      };
+      const content = reminderFeedback(call.name, esc.maxReminders - escState.reminders - 1);
+      return { ...blocked, content, reminder: true, strikes: escState.strikes, escalation: 0, events: [block, remind] };
+    }
+  }
+  // Escalation follows one call repeated: a block of another call starts the count again.
+  const sameCall = repeatsLastStrike(escState, call, rule, options);
+  const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
+  const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
+  const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
+  const next =
+    nextLevel > escalation && nextLevel >= 3
+      ? "Repeating it again stops automatic execution: the user is asked to step in, or the run ends."
+      : undefined;
+  const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next }, ctx);
+  const strike: GuardEvent = {
+    type: "strike",
+    turn,
+    call: blockedCall({ tool: call.name, args: call.args }, escalation, at, keys),
+    blockedLimit: esc.blockedLimit,
+    restart: !sameCall,
+  };
+  return { ...blocked, content, escalation, strikes, events: [block, strike] };
+}
+
+/** A reminder is for a near-repeat; the very same call again is a repeat, and escalates. */
+function isExactRepeat(escState: EscalationState, call: ToolCallInput, keys: readonly string[] | undefined): boolean {
+  return escState.blocked.some(
+    (b) =>
+      b.tool === call.name &&
+      (b.args === null
+        ? b.key === substanceKey({ tool: call.name, args: call.args }, keys)
+        : canonicalJson(b.args) === canonicalJson(call.args)),
+  );
+}
+
+/** Whether this block repeats the call of the last strike (so the strikes go on rather than start at 1). */
+function repeatsLastStrike(
+  escState: EscalationState,
+  call: ToolCallInput,
+  rule: BlockLevel,
+  options: ResolvedToolGuardOptions,
+): boolean {
+  const lastStrike = escState.blocked.findLast((b) => b.level > 0);
+  if (escState.strikes === 0 || lastStrike === undefined) return false;
+  if (rule === "repeat_failure") return lastStrike.tool === call.name;
+  const keys = ownEntry(options.tools, call.name)?.keys;
+  return matchesBlocked(lastStrike, { tool: call.name, args: call.args }, options.escalation, keys);
+}
+
+function feedback(
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  at: {
+    message: string;
+    level: number;
+    strikes: number;
+    previousResult?: { ok: boolean; text: string } | undefined;
+    next?: string | undefined;
+  },
+  ctx: DecideContext = {},
+): string {
+  return escalationFeedback(
+    { tool: call.name, args: call.args, ...at, otherTools: ctx.toolNames },
+    { maxArgsChars: options.maxArgsChars, maxResultChars: options.maxResultChars },
+  );
+}

@@ -1,0 +1,232 @@
+/**
+ * Detection: what a tool call *is* against the thread's history — new, or a repeat under one of the rules
+ * (consecutive, threshold, redundant, near_duplicate, repeat_failure). What to do about it is decided elsewhere
+ * (decide.ts: observe or block, the feedback, strikes).
+ */
+import {
+  type CallEffect,
+  callIdentity,
+  isIdempotentTool,
+  isRepeatableTool,
+  isShellTool,
+  ownEntry,
+} from "./classify.js";
+import {
+  emptyEscalationState,
+  type ResponseInput,
+  repeatsBlocked,
+  responseAcknowledges,
+  textAcknowledges,
+} from "./escalation.js";
+import type { BlockLevel } from "./messages.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import { findOperation } from "./redundancy.js";
+import { evaluateRepetition, type RecordedResult, type RepetitionState } from "./repetition.js";
+import type { ToolGuardState } from "./state.js";
+
+/**
+ * A tool call as the guards see it.
+ *
+ * @example
+ * ```ts
+ * const call: ToolCallInput = { name: "read_file", args: { path: "a.py" }, id: "call_1" };
+ * ```
+ */
+export interface ToolCallInput {
+  name: string;
+  args: unknown;
+  id?: string | undefined;
+}
+
+/**
+ * Run-time switches and what the guards know about the response a call belongs to.
+ *
+ * @example
+ * ```ts
+ * decideToolCall(state, call, options, { disabled: true }); // the per-run off switch
+ * ```
+ */
+export interface DecideContext {
+  /** The per-run off switch: nothing is blocked, calls are still recorded. */
+  disabled?: boolean | undefined;
+  /** Metadata `readOnlyHint` by tool name. */
+  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /**
+   * The model response the call belongs to (its id, text and all its calls): needed for the acknowledgment check
+   * and to count one strike per response. Without it, each blocked call is its own response.
+   */
+  response?: ResponseInput | undefined;
+  /** Every tool the model can call (named in the level-2 options). */
+  toolNames?: readonly string[] | undefined;
+  /** The clock for blocked-call timestamps (ms). Default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
+  acknowledged?: boolean | undefined;
+}
+
+/**
+ * What a call is: its identity and effect, and the rule it repeats under, if any.
+ *
+ * @example
+ * ```ts
+ * const found: Detection = detectCall(state, { name: "ls", args: {} }, options);
+ * if (found.rule) console.log(`a repeat (${found.rule}), ${found.count} times`);
+ * ```
+ */
+export interface Detection {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  effect: CallEffect;
+  /** The rule the call repeats under; undefined for a call that is new (or may run again). */
+  rule?: BlockLevel | undefined;
+  /** Identical calls the window would hold with this one (for repeat_failure: the failures in a row). */
+  count: number;
+  /** What the model already has from the earlier call(s). */
+  previous?: RecordedResult | undefined;
+}
+
+/**
+ * Canonical identity and effect of a call under the options: ignored fields dropped, paths normalized against
+ * `root`, then digested.
+ *
+ * @example
+ * ```ts
+ * identifyCall({ name: "read_file", args: { path: "x" } }, resolveToolGuardOptions({ root: "/r" })).key ===
+ *   identifyCall({ name: "read_file", args: { path: "/r/x" } }, resolveToolGuardOptions({ root: "/r" })).key; // true
+ * ```
+ */
+export function identifyCall(
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { key: string; effect: CallEffect } {
+  const tool = ownEntry(options.tools, call.name);
+  return callIdentity(call.name, call.args, {
+    tools: options.tools,
+    readOnlyHints: ctx.readOnlyHints,
+    root: options.root,
+    ignoreArgs: tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs,
+  });
+}
+
+const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind === "mutate";
+
+/**
+ * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
+ * read whose result is still valid, or a change repeated with nothing changed since), and after a block, a
+ * near-repeat of the blocked call or a tool failing with one error under changing arguments. Pure.
+ *
+ * @example
+ * ```ts
+ * detectCall(emptyToolGuardState(), { name: "read_file", args: { path: "a" } }, resolveToolGuardOptions()).rule;
+ * // undefined: a new call
+ * ```
+ */
+export function detectCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): Detection {
+  const { key, effect } = identifyCall(call, options, ctx);
+  const tool = ownEntry(options.tools, call.name);
+  if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
+  const verdict = evaluateRepetition(state.repetition, key, {
+    repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
+    windowSize: options.windowSize,
+    consecutive: options.consecutive && tool?.consecutive !== false,
+    countChangedResults: options.countChangedResults,
+    countAcrossMutations: options.countAcrossMutations,
+  });
+  const previous = verdict.previous?.result;
+  const found: Detection = { key, effect, rule: verdict.level, count: verdict.count, previous };
+  // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
+  if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
+    found.rule = undefined;
+  }
+  if (found.rule === undefined && options.redundancy && tool?.redundancy !== false) {
+    Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
+  }
+  if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
+    Object.assign(found, afterBlockOf(state, call, options, { ...ctx, response: ctx.response }));
+  }
+  return found;
+}
+
+/** A read whose result is still valid, or the same change again with nothing changed since its last run. */
+function redundancyOf(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  { key, effect }: Detection,
+  last: { epoch: number; result?: RecordedResult | undefined } | undefined,
+  options: ResolvedToolGuardOptions,
+): Partial<Detection> {
+  if (effect.kind === "read") {
+    const op = findOperation(state.operations, key);
+    return op ? { rule: "redundant", previous: op.result } : {};
+  }
+  if (!mutating(effect) || last?.result === undefined) return {};
+  // After a failure the change fails the same way; an idempotent change (update_, set_) changes nothing more.
+  // Nothing changed since = the only successful change since that call is its own.
+  const tool = ownEntry(options.tools, call.name);
+  const result = last.result;
+  const changedSince = state.repetition.epoch !== last.epoch + (result.ok ? 1 : 0);
+  const repeatsNothing = !result.ok || (isIdempotentTool(call.name, tool) && !isShellTool(call.name));
+  if (changedSince || !repeatsNothing || (result.ok && isRepeatableTool(call.name, tool))) return {};
+  return { rule: "redundant", previous: result };
+}
+
+/**
+ * After a block: a response that repeats a blocked call in substance without acknowledging it (near_duplicate),
+ * and a tool that keeps failing with one error under changing arguments while the response does not say what
+ * changes (repeat_failure).
+ */
+function afterBlockOf(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext & { response: ResponseInput },
+): Partial<Detection> {
+  const esc = options.escalation;
+  const escState = state.escalation ?? emptyEscalationState();
+  const keys = ownEntry(options.tools, call.name)?.keys;
+  const keysOf = (name: string) => ownEntry(options.tools, name)?.keys;
+  const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, esc, keysOf);
+  if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, esc, keys)) {
+    return { rule: "near_duplicate" };
+  }
+  // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)
+  // are not one update retried with other values.
+  if (esc.sameErrorThreshold === 0 || isShellTool(call.name) || textAcknowledges(ctx.response.text, esc)) return {};
+  const run = sameErrorRun(state.repetition, call.name);
+  return run.count >= esc.sameErrorThreshold ? { rule: "repeat_failure", count: run.count, previous: run.result } : {};
+}
+
+const SAME_ERROR_LOOKBACK = 100;
+
+/**
+ * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
+ * error under at least two different argument sets, and that error's result.
+ */
+function sameErrorRun(
+  repetition: RepetitionState,
+  tool: string,
+): { count: number; result?: RecordedResult | undefined } {
+  let count = 0;
+  let first: RecordedResult | undefined;
+  const keys = new Set<string>();
+  // Look back a bounded distance: the decision must cost the same at any window size.
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.tool !== tool) continue;
+    const result = record.result;
+    // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
+    if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
+    if (first !== undefined && result.digest !== first.digest) break;
+    first ??= result;
+    keys.add(record.key);
+    count += 1;
+  }
+  return keys.size >= 2 ? { count, result: first } : { count: 0 };
+}

@@ -1,0 +1,214 @@
+import type { CallEffect } from "./classify.js";
+import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
+import { BLOCK_LEVELS, type BlockLevel } from "./messages.js";
+import {
+  emptyOperationsState,
+  invalidateOperations,
+  type OperationLimits,
+  type OperationsState,
+  recordOperationResult,
+} from "./redundancy.js";
+import {
+  emptyRepetitionState,
+  noteChange,
+  type RecordedResult,
+  type RepetitionState,
+  recordCall,
+  recordResult,
+} from "./repetition.js";
+
+/**
+ * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
+ *
+ * @example
+ * ```ts
+ * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, level, count, enforced }
+ * ```
+ */
+export interface ObservedBlock {
+  tool: string;
+  level: BlockLevel;
+  count: number;
+  toolCallId?: string | undefined;
+  /** Whether the call was really blocked (`false` in observe mode). */
+  enforced: boolean;
+}
+
+/**
+ * Counters for a thread.
+ *
+ * @example
+ * ```ts
+ * const { allowed, blocked }: GuardStats = state.toolGuard.stats;
+ * ```
+ */
+export interface GuardStats {
+  /** Calls the guards let run. */
+  allowed: number;
+  /** Calls blocked, per level. */
+  blocked: Record<BlockLevel, number>;
+  /** Calls observe mode would have blocked, per level. */
+  observed: Record<BlockLevel, number>;
+  /** Responses whose near-repeats of a blocked call were held back with a reminder. */
+  reminded: number;
+}
+
+/**
+ * Everything the tool-call guards know about a thread: plain JSON, stored in the `toolGuard` channel and so
+ * persisted by any checkpointer. Every list in it is bounded by an option.
+ *
+ * @example
+ * ```ts
+ * const snapshot = await graph.getState({ configurable: { thread_id: "1" } });
+ * const guard: ToolGuardState = snapshot.values.toolGuard;
+ * ```
+ */
+export interface ToolGuardState {
+  repetition: RepetitionState;
+  operations: OperationsState;
+  /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
+  observed: ObservedBlock[];
+  stats: GuardStats;
+  /** Strikes, the pending acknowledgment and the recent blocked calls (seed 003). */
+  escalation: EscalationState;
+}
+
+/**
+ * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
+ * writers never overwrite each other.
+ *
+ * @example
+ * ```ts
+ * const events: GuardEvent[] = decideToolCall(state, call, options).events;
+ * const next = reduceToolGuard(state, events);
+ * ```
+ */
+export type GuardEvent =
+  | { type: "call"; seq: number; key: string; tool: string; effect: CallEffect; windowSize: number }
+  | {
+      type: "result";
+      seq: number;
+      key: string;
+      tool: string;
+      effect: CallEffect;
+      result: RecordedResult;
+      limits: OperationLimits;
+    }
+  | { type: "block"; block: ObservedBlock; observedLimit: number }
+  | { type: "reset" }
+  | { type: "external"; effect: CallEffect }
+  | EscalationEvent;
+
+/**
+ * An empty guard state (the channel default).
+ *
+ * @example
+ * ```ts
+ * emptyToolGuardState().stats.allowed; // 0
+ * ```
+ */
+export function emptyToolGuardState(): ToolGuardState {
+  return {
+    repetition: emptyRepetitionState(),
+    operations: emptyOperationsState(),
+    observed: [],
+    stats: { allowed: 0, blocked: zeroCounts(), observed: zeroCounts(), reminded: 0 },
+    escalation: emptyEscalationState(),
+  };
+}
+
+function zeroCounts(): Record<BlockLevel, number> {
+  return Object.fromEntries(BLOCK_LEVELS.map((level) => [level, 0])) as Record<BlockLevel, number>;
+}
+
+function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
+  switch (event.type) {
+    case "call":
+      return {
+        ...state,
+        repetition: recordCall(state.repetition, event, event.windowSize, { carryIndex }),
+        operations: invalidateOperations(state.operations, event.effect),
+        stats: { ...state.stats, allowed: state.stats.allowed + 1 },
+      };
+    case "result": {
+      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+      return {
+        ...state,
+        repetition: recordResult(state.repetition, event.seq, event.result, mutates, { carryIndex }),
+        operations: recordOperationResult(state.operations, event, event.effect, event.result, event.limits),
+      };
+    }
+    case "block": {
+      const { block } = event;
+      const observed = [...state.observed, block];
+      const counters = block.enforced ? "blocked" : "observed";
+      return {
+        ...state,
+        observed: observed.slice(Math.max(0, observed.length - event.observedLimit)),
+        stats: {
+          ...state.stats,
+          [counters]: { ...state.stats[counters], [block.level]: (state.stats[counters][block.level] ?? 0) + 1 },
+        },
+      };
+    }
+    case "reset":
+      return emptyToolGuardState();
+    case "external": {
+      // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
+      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+      if (!mutates) return state;
+      // Repeating a call after someone else changed the world is a new question: the window starts again.
+      return {
+        ...state,
+        operations: invalidateOperations(state.operations, event.effect),
+        repetition: {
+          ...state.repetition,
+          epoch: state.repetition.epoch + 1,
+          window: [],
+          changes: noteChange(state.repetition.changes, "\u0000external", state.repetition.epoch + 1),
+        },
+      };
+    }
+    default: {
+      // Escalation events (states saved before escalation existed have no `escalation`).
+      const before = state.escalation ?? emptyEscalationState();
+      const escalation = reduceEscalation(before, event);
+      if (escalation === before) return state;
+      const reminded = event.type === "remind" ? (state.stats.reminded ?? 0) + 1 : (state.stats.reminded ?? 0);
+      return { ...state, escalation, stats: { ...state.stats, reminded } };
+    }
+  }
+}
+
+/**
+ * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it).
+ *
+ * @example
+ * ```ts
+ * const next = reduceToolGuard(emptyToolGuardState(), [{ type: "reset" }]);
+ * ```
+ */
+export function reduceToolGuard(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+): ToolGuardState {
+  return applyEvents(state, update, true);
+}
+
+/**
+ * Applies events; `carryIndex` hands the derived call index from each state to the next (the channel reducer
+ * does; planning a batch does not, so the channel state keeps its index for the reducer).
+ */
+export function applyEvents(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+  carryIndex: boolean,
+): ToolGuardState {
+  let current = state ?? emptyToolGuardState();
+  if (update === undefined || update === null) return current;
+  if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
+  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) {
+    current = applyEvent(current, event, carryIndex);
+  }
+  return current;
+}

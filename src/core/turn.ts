@@ -1,0 +1,258 @@
+/**
+ * One model turn, the procedure every adapter runs (the tool node, the escalation hook and node, replay, the
+ * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
+ * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
+ */
+import { ownEntry } from "./classify.js";
+import { decideToolCall, type ToolCallDecision } from "./decide.js";
+import type { DecideContext, ToolCallInput } from "./detect.js";
+import { emptyEscalationState, responseAcknowledges } from "./escalation.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import { DEFAULT_OPERATION_LIMITS } from "./redundancy.js";
+import { resultDigest } from "./repetition.js";
+import { truncate } from "./signature.js";
+import { applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+
+/**
+ * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
+ * two identical parallel calls is a consecutive duplicate). Returns each decision, the events that belong to the
+ * response as a whole (its acknowledgment of an earlier block), and the state after them.
+ *
+ * @example
+ * ```ts
+ * const { decisions } = planToolCalls(emptyToolGuardState(), [
+ *   { name: "ls", args: {}, id: "a" }, { name: "ls", args: {}, id: "b" },
+ * ], resolveToolGuardOptions());
+ * decisions.map((d) => d.allowed); // [true, false]
+ * ```
+ */
+export function planToolCalls(
+  state: ToolGuardState,
+  calls: readonly ToolCallInput[],
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { decisions: ToolCallDecision[]; turnEvents: GuardEvent[]; state: ToolGuardState } {
+  const events: GuardEvent[] = [];
+  // The acknowledgment is a property of the whole response, judged against the state before it.
+  let turnCtx = ctx;
+  if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
+    const escState = state.escalation ?? emptyEscalationState();
+    const keysOf = (name: string) => ownEntry(options.tools, name)?.keys;
+    const acknowledged = responseAcknowledges(escState, ctx.response, options.escalation, keysOf);
+    turnCtx = { ...ctx, acknowledged };
+    if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
+  }
+  let current = applyEvents(state, events, false);
+  const decisions: ToolCallDecision[] = [];
+  for (const call of calls) {
+    const decision = decideToolCall(current, call, options, turnCtx);
+    current = applyEvents(current, decision.events, false);
+    decisions.push(decision);
+  }
+  return { decisions, turnEvents: events, state: current };
+}
+
+/**
+ * One model response, as the guards need it.
+ *
+ * @example
+ * ```ts
+ * const turn: TurnInput = { id: "msg_1", text: "Reading it.", calls: [{ name: "read_file", args: { path: "a" } }] };
+ * ```
+ */
+export interface TurnInput {
+  /** The response's id: a response is struck at most once. */
+  id: string;
+  /** Its text (where it acknowledges a block). */
+  text: string;
+  /** The calls to decide, in order. */
+  calls: readonly ToolCallInput[];
+  /** Every call of the response, when `calls` is only part of it (the acknowledgment looks at all). */
+  siblings?: readonly ToolCallInput[] | undefined;
+}
+
+/**
+ * The run must stop before any call of the response runs: at level 3 a person is asked (`interrupt()`), at level 4
+ * the run ends with an explanation.
+ *
+ * @example
+ * ```ts
+ * const { stop } = planTurn(state, turn, options);
+ * if (stop) console.log(stop.level === 3 ? "ask a person" : "end the run", stop.decision.call.name, stop.strikes);
+ * ```
+ */
+export interface TurnStop {
+  level: 3 | 4;
+  /** The block that escalated furthest. */
+  decision: ToolCallDecision;
+  /** Strikes with this response. */
+  strikes: number;
+  /** What a stop records: the response's acknowledgment and its blocks (nothing ran). */
+  events: GuardEvent[];
+}
+
+/**
+ * The guards' plan for one model response.
+ *
+ * @example
+ * ```ts
+ * const plan: TurnPlan = planTurn(state, turn, options);
+ * plan.decisions.filter((d) => !d.allowed).length; // calls that will not run
+ * ```
+ */
+export interface TurnPlan {
+  /** One decision per call of `turn.calls`, in order. */
+  decisions: ToolCallDecision[];
+  /** Events of the response as a whole (its acknowledgment of an earlier block). */
+  turnEvents: GuardEvent[];
+  /** The state after the decisions (outcomes not yet recorded). */
+  state: ToolGuardState;
+  /** Set when the response reaches escalation level 3 or 4. */
+  stop?: TurnStop | undefined;
+}
+
+/**
+ * Plans one model response: decides its calls together from the state before it ({@link planToolCalls}) and says
+ * whether the run must stop. Pure.
+ *
+ * @example
+ * ```ts
+ * const plan = planTurn(state, { id: "m1", text: "", calls: [{ name: "ls", args: {}, id: "c1" }] }, options);
+ * if (!plan.stop) runAllowed(plan.decisions);
+ * ```
+ */
+export function planTurn(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
+): TurnPlan {
+  const siblings = turn.siblings ?? turn.calls;
+  const response = { id: turn.id, text: turn.text, calls: siblings.map((c) => ({ tool: c.name, args: c.args })) };
+  const planned = planToolCalls(state, turn.calls, options, { ...ctx, response });
+  const top = topEscalation(planned.decisions);
+  const level = top?.escalation ?? 0;
+  if (top === undefined || level < 3) return planned;
+  const blocks = planned.decisions.filter((d) => !d.allowed).flatMap((d) => d.events);
+  const stop: TurnStop = {
+    level: level >= 4 ? 4 : 3,
+    decision: top,
+    strikes: top.strikes ?? level,
+    events: [...planned.turnEvents, ...blocks],
+  };
+  return { ...planned, stop };
+}
+
+/**
+ * What a call that ran returned.
+ *
+ * @example
+ * ```ts
+ * const outcome: CallOutcome = { ok: false, text: "Error: file not found" };
+ * ```
+ */
+export interface CallOutcome {
+  ok: boolean;
+  text: string;
+}
+
+/**
+ * The events that record a planned response once its allowed calls have run: the plan's events, what each call
+ * returned, and progress (a response whose calls all ran, one of them successfully, sets the strikes back to 0).
+ * `only` limits the record to some calls (a createReactAgent v2 task runs one call of the response); `outcomes` is
+ * indexed like `plan.decisions` (no outcome: the call did not run, or its result is unknown).
+ *
+ * @example
+ * ```ts
+ * const events = commitTurn(plan, [{ ok: true, text: "a.py" }], options);
+ * state = reduceToolGuard(state, events);
+ * ```
+ */
+export function commitTurn(
+  plan: TurnPlan,
+  outcomes: readonly (CallOutcome | undefined)[],
+  options: ResolvedToolGuardOptions,
+  only?: readonly number[],
+): GuardEvent[] {
+  const events: GuardEvent[] = [...plan.turnEvents];
+  const ran: CallOutcome[] = [];
+  // Each call is recorded with its outcome before the next call (a call after a change counts as after it).
+  for (const i of only ?? plan.decisions.map((_, j) => j)) {
+    const decision = plan.decisions[i] as ToolCallDecision;
+    const outcome = outcomes[i];
+    events.push(...decision.events);
+    if (outcome === undefined || !decision.allowed) continue;
+    events.push(...outcomeEvents(decision, outcome, options));
+    ran.push(outcome);
+  }
+  events.push(...progressEvents(plan.decisions, ran));
+  return events;
+}
+
+/**
+ * The block of a response that escalates furthest (reminders left out): what stops the run at level 3 or 4.
+ *
+ * @example
+ * ```ts
+ * const top = topEscalation(plan.decisions);
+ * if ((top?.escalation ?? 0) >= 3) console.log("a person is asked, or the run ends");
+ * ```
+ */
+export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
+  return decisions
+    .filter((d) => !d.allowed && !d.reminder)
+    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
+}
+
+/**
+ * The event that marks a response as progress, once its calls have run: none of them was blocked or held back,
+ * and one succeeded. It sets the strikes back to 0 (escalation counts repeats without progress in between).
+ *
+ * @example
+ * ```ts
+ * const events = progressEvents(plan.decisions, [{ ok: true, text: "done" }]); // [{ type: "progress" }]
+ * ```
+ */
+export function progressEvents(
+  responseDecisions: readonly ToolCallDecision[],
+  outcomes: readonly { ok: boolean }[],
+): GuardEvent[] {
+  if (responseDecisions.some((d) => !d.allowed)) return [];
+  return outcomes.some((o) => o.ok) ? [{ type: "progress" }] : [];
+}
+
+/**
+ * The event that records what an allowed call returned.
+ *
+ * @example
+ * ```ts
+ * const events = outcomeEvents(decision, { ok: true, text: "file contents" }, options);
+ * ```
+ */
+export function outcomeEvents(
+  decision: ToolCallDecision,
+  outcome: CallOutcome,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  if (!decision.allowed || decision.seq === undefined) return [];
+  const limits = {
+    operationsHistoryLimit: options.operationsHistoryLimit ?? DEFAULT_OPERATION_LIMITS.operationsHistoryLimit,
+    fileHistoryLimit: options.fileHistoryLimit ?? DEFAULT_OPERATION_LIMITS.fileHistoryLimit,
+  };
+  const result = {
+    ok: outcome.ok,
+    digest: resultDigest(outcome.ok, outcome.text),
+    preview: truncate(outcome.text, options.maxResultChars),
+  };
+  return [
+    {
+      type: "result",
+      seq: decision.seq,
+      key: decision.key,
+      tool: decision.call.name,
+      effect: decision.effect,
+      result,
+      limits,
+    },
+  ];
+}
