@@ -196,6 +196,12 @@ function main(): void {
   evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
   );
+  evaluate("langgraph-guards defaults with countChangedResults: true", (run) =>
+    ours(run, { countChangedResults: true }),
+  );
+  evaluate("langgraph-guards defaults with countAcrossMutations: true", (run) =>
+    ours(run, { countAcrossMutations: true }),
+  );
   evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
     ours(run, { countChangedResults: true, countAcrossMutations: true, escalation: { enabled: false }, hook: false }),
   );

@@ -43,29 +43,38 @@ export const toolGuardConfigSchema = z
   .strict();
 
 /**
- * The options of the tool-call guards, validated when a guard is built. Every field is optional; the defaults are
- * seed 000's.
+ * The counting rules of the consecutive and threshold rules, shared by {@link ToolRepetitionDetector} and the tool
+ * node: one set of defaults. The result-aware defaults were chosen by replaying recorded runs (`npm run eval`):
+ * counting changed results, or calls across another tool's changes, blocks test re-runs after edits.
+ */
+export const repetitionRulesSchema = z.object({
+  /** Threshold rule: block when the window already holds this many identical calls. Default 3 (the 4th is blocked). */
+  repetitionThreshold: positiveInt.default(3),
+  /** Threshold rule: how many recorded calls the sliding window keeps. Default 10. */
+  windowSize: positiveInt.default(10),
+  /** Consecutive rule: block a call identical to the previous one. Default true. */
+  consecutive: z.boolean().default(true),
+  /**
+   * The threshold rule counts earlier identical calls whose result differed from the latest one. Default false:
+   * only calls that kept producing the same result count (`true` blocks a test re-run after each edit).
+   */
+  countChangedResults: z.boolean().default(false),
+  /**
+   * The threshold rule counts identical calls made before a later successful change: `true` always, `"same-tool"`
+   * (default) only when every change since was made by the same tool (rewriting a file again and again adds up; a
+   * check re-run after another tool changed something does not), `false` never.
+   */
+  countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
+});
+
+/**
+ * The options of the tool-call guards, validated when a guard is built. Every field is optional.
  */
 export const toolGuardOptionsSchema = z
   .object({
-    /** Level 2: block when the window already holds this many identical calls. Default 3 (the 4th is blocked). */
-    repetitionThreshold: positiveInt.default(3),
-    /** Level 2: how many recorded calls the sliding window keeps. Default 10. */
-    windowSize: positiveInt.default(10),
-    /** Level 1: block a call identical to the previous one. Default true. */
-    consecutive: z.boolean().default(true),
-    /** Level 3: block a read-only call that already succeeded and is still valid. Default true. */
+    ...repetitionRulesSchema.shape,
+    /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
-    /**
-     * Level 2 counts identical calls whose result differed from the latest one. Default false (seed 000: true):
-     * chosen by replay on real runs, where counting them blocks test re-runs after edits.
-     */
-    countChangedResults: z.boolean().default(false),
-    /**
-     * Level 2 counts identical calls made before a later successful change: `true` always (seed 000), `"same-tool"`
-     * (default) only when every change since was made by the same tool, `false` never.
-     */
-    countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
     /** Level 3: successful read-only operations remembered. Default 10. */
     operationsHistoryLimit: z.number().int().min(0).default(10),
     /** File operations remembered for the summary. Default 10. */

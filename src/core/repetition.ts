@@ -1,5 +1,7 @@
+import type { z } from "zod";
 import { type ClassifyOptions, classifyCall } from "./classify.js";
 import { type BlockLevel, blockMessage, type MessageTemplate } from "./messages.js";
+import { parseOptions, repetitionRulesSchema } from "./options.js";
 import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
 
 /**
@@ -124,33 +126,14 @@ function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undef
 }
 
 /**
- * Counting rules of levels 1 and 2. The defaults are seed 000's.
+ * Counting rules of the consecutive and threshold rules (see {@link repetitionRulesSchema} for each field).
  *
  * @example
  * ```ts
  * const rules: RepetitionRules = { ...DEFAULT_REPETITION_RULES, countAcrossMutations: false };
  * ```
  */
-export interface RepetitionRules {
-  /** Level 2 blocks a call when the window already holds this many identical calls (default 3: the 4th is blocked). */
-  repetitionThreshold: number;
-  /** How many recorded calls the window keeps (default 10). */
-  windowSize: number;
-  /** Level 1: block a call identical to the previous recorded call (default true). */
-  consecutive: boolean;
-  /**
-   * Whether an earlier identical call counts toward level 2 when its result differs from the latest result of
-   * that call (default true, as in the seed). `false`: only calls that kept producing the same result count.
-   */
-  countChangedResults: boolean;
-  /**
-   * Whether an earlier identical call counts toward level 2 when a write, a command or another mutating call
-   * succeeded after it: `true` (seed 000 as written) always; `"same-tool"` only when every such change was made by
-   * the same tool (rewriting a file again and again adds up; a check re-run after another tool changed something
-   * does not); `false` never (re-running a test after each edit never adds up).
-   */
-  countAcrossMutations: boolean | "same-tool";
-}
+export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
 
 /**
  * The repetition verdict for one call.
@@ -169,20 +152,14 @@ export interface RepetitionVerdict {
 }
 
 /**
- * The default counting rules (seed 000).
+ * The default counting rules: the schema's defaults, the same the tool node uses.
  *
  * @example
  * ```ts
  * DEFAULT_REPETITION_RULES.repetitionThreshold; // 3
  * ```
  */
-export const DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = {
-  repetitionThreshold: 3,
-  windowSize: 10,
-  consecutive: true,
-  countChangedResults: true,
-  countAcrossMutations: true,
-};
+export const DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = Object.freeze(repetitionRulesSchema.parse({}));
 
 /**
  * An empty repetition state.
@@ -397,18 +374,10 @@ export class ToolRepetitionDetector {
   private state: RepetitionState;
 
   constructor(options: ToolRepetitionDetectorOptions = {}, state: RepetitionState = emptyRepetitionState()) {
-    const rules = { ...DEFAULT_REPETITION_RULES };
-    for (const name of Object.keys(DEFAULT_REPETITION_RULES) as (keyof RepetitionRules)[]) {
-      const value = options[name];
-      if (value !== undefined) (rules as Record<string, unknown>)[name] = value;
-    }
-    if (!Number.isInteger(rules.repetitionThreshold) || rules.repetitionThreshold < 1) {
-      throw new RangeError(`repetitionThreshold must be an integer >= 1, got ${rules.repetitionThreshold}`);
-    }
-    if (!Number.isInteger(rules.windowSize) || rules.windowSize < 1) {
-      throw new RangeError(`windowSize must be an integer >= 1, got ${rules.windowSize}`);
-    }
-    this.rules = rules;
+    const picked = Object.fromEntries(
+      Object.keys(repetitionRulesSchema.shape).map((k) => [k, options[k as keyof RepetitionRules]]),
+    );
+    this.rules = parseOptions(repetitionRulesSchema, picked, "ToolRepetitionDetector");
     this.options = options;
     this.state = state;
   }
