@@ -14,7 +14,7 @@
 // reports: writing docs does not require an update. After an intended change of the API:
 //   npm run build && npm run api:update     then commit api/ with the change
 //
-// Options (used by test/api-report.test.ts to run the check on a copy of the package):
+// Options (used by test/package/api-report.int.test.ts to run the check on a copy of the package):
 //   --package-dir <dir>   the package to analyse (its package.json and built .d.ts); default: this repository
 //   --reports-dir <dir>   where the reports live; default: <package-dir>/api
 //   --verbose             print api-extractor's informational messages too

@@ -11,7 +11,7 @@ import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import * as fuzz from "fuzzball";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import {
   GuardedToolNode,
   GuardMessagesState,
@@ -21,8 +21,8 @@ import {
   loopDetectNode,
   SafetyGuard,
   similarityRatio,
-} from "../src/index.js";
-import { ScriptedChatModel, type StepResponder } from "../src/testing/index.js";
+} from "../../src/index.js";
+import { ScriptedChatModel, type StepResponder } from "../../src/testing/index.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-loop-"));
@@ -317,7 +317,7 @@ describe("loopDetectHook in createReactAgent", () => {
 describe("persistence", () => {
   it("survives a checkpoint round trip and a restart: the loop spans two processes", async () => {
     const db = join(dir, "loop.sqlite");
-    const cwd = join(import.meta.dirname, "..");
+    const cwd = join(import.meta.dirname, "..", "..");
     const fixture = "test/fixtures/loop-turn.ts";
     const first = JSON.parse(
       (await run(process.execPath, ["--import", "tsx", fixture, "start", db, "t"], { cwd, timeout: 60_000 })).stdout,

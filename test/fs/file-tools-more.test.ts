@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
-import { viewLines } from "../src/fs/read.js";
-import { changedPaths, createFileTools } from "../src/fs/tools.js";
-import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { fileToolsHarness } from "./support/file-tools.js";
+import { viewLines } from "../../src/fs/read.js";
+import { changedPaths, createFileTools } from "../../src/fs/tools.js";
+import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../../src/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { fileToolsHarness } from "../support/file-tools.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-more-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -9,11 +9,11 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { escalationHook, GuardedToolNode, GuardMessagesState, isEscalationInterrupt } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { validHistory } from "./support/escalation.js";
+import { escalationHook, GuardedToolNode, GuardMessagesState, isEscalationInterrupt } from "../../src/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { validHistory } from "../support/escalation.js";
 
-const root = join(import.meta.dirname, "..");
+const root = join(import.meta.dirname, "..", "..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 
 /** The one ```ts block right after the `<!-- quick-start -->` marker. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSandbox } from "../src/fs/sandbox.js";
+import { createSandbox } from "../../src/fs/sandbox.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-sandbox-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

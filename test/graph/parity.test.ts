@@ -22,9 +22,9 @@ import {
   replayGuards,
   runFromMessages,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
-import { buildEscalationAgent, escalationTools, validHistory } from "./support/escalation.js";
+} from "../../src/index.js";
+import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
+import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 
 const getStatus = tool(async () => "status: green", {
   name: "get_status",

@@ -1,9 +1,14 @@
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { createWorkspaceTools, type Files, sampleProject } from "../examples/workspace.js";
-import { type GuardArtifact, GuardedToolNode, type GuardedToolNodeOptions, GuardMessagesState } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+import { createWorkspaceTools, type Files, sampleProject } from "../../examples/workspace.js";
+import {
+  type GuardArtifact,
+  GuardedToolNode,
+  type GuardedToolNodeOptions,
+  GuardMessagesState,
+} from "../../src/index.js";
+import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
 
 /** What happened to one scripted tool call. */
 export interface CallFate {

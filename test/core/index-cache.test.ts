@@ -12,7 +12,7 @@ import {
   reduceToolGuard,
   resolveToolGuardOptions,
   type ToolGuardState,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 const callArb = fc.record({
   name: fc.constantFrom("read_file", "write_to_file", "bash", "list_files"),

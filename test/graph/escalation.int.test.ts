@@ -22,9 +22,9 @@ import {
   loopDetectHook,
   similarityRatio,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, type ScriptStep } from "../src/testing/index.js";
-import { buildEscalationAgent, escalationTools, validHistory } from "./support/escalation.js";
+} from "../../src/index.js";
+import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
+import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-escalation-"));
@@ -313,7 +313,7 @@ describe("escalation levels", () => {
     const { stdout } = await run(
       process.execPath,
       ["--import", "tsx", "test/fixtures/escalation-turn.ts", db, first.threadId],
-      { cwd: join(import.meta.dirname, ".."), timeout: 60_000 },
+      { cwd: join(import.meta.dirname, "..", ".."), timeout: 60_000 },
     );
     const report = JSON.parse(stdout.trim()) as { strikes: number; interrupt: EscalationInterrupt | null };
     expect(report.strikes).toBe(2); // the interrupt comes before the third strike is written

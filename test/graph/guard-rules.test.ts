@@ -4,7 +4,7 @@ import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import {
   emptyToolGuardState,
   GuardedToolNode,
@@ -16,9 +16,9 @@ import {
   planToolCalls,
   resolveToolGuardOptions,
   toolCallSignature,
-} from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { call, fatesOf, runTurns } from "./helpers.js";
+} from "../../src/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { call, fatesOf, runTurns } from "../support/helpers.js";
 
 describe("call identity", () => {
   it("keys in any order are the same call", async () => {

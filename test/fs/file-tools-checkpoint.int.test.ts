@@ -11,8 +11,8 @@ import { type BaseCheckpointSaver, END, MemorySaver, START, StateGraph } from "@
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { createFileTools } from "../src/fs/tools.js";
-import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
+import { createFileTools } from "../../src/fs/tools.js";
+import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-ckpt-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -10,10 +10,10 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { viewLines } from "../src/fs/read.js";
-import { createFileTools } from "../src/fs/tools.js";
-import { DEFAULT_IGNORED, renderListing, scanTree } from "../src/fs/tree.js";
-import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
+import { viewLines } from "../../src/fs/read.js";
+import { createFileTools } from "../../src/fs/tools.js";
+import { DEFAULT_IGNORED, renderListing, scanTree } from "../../src/fs/tree.js";
+import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-model-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ const run = promisify(execFile);
 describe("npm run demo", () => {
   it("walks through the four scenarios and marks each block with its level", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/demo.ts"], {
-      cwd: join(import.meta.dirname, ".."),
+      cwd: join(import.meta.dirname, "..", ".."),
       env: { ...process.env, NO_COLOR: "1" },
       timeout: 60_000,
     });

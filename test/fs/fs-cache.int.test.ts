@@ -21,8 +21,8 @@ import {
   type FileCacheWrite,
   freshness,
   reduceFileCache,
-} from "../src/fs/cache.js";
-import { looksBinary, splitLines, viewLines } from "../src/fs/read.js";
+} from "../../src/fs/cache.js";
+import { looksBinary, splitLines, viewLines } from "../../src/fs/read.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lgg-fscache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

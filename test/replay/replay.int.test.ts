@@ -20,9 +20,9 @@ import {
   replayGuards,
   runFromMessages,
   type ToolGuardState,
-} from "../src/index.js";
-import type { ScriptStep } from "../src/testing/index.js";
-import { buildEscalationAgent } from "./support/escalation.js";
+} from "../../src/index.js";
+import type { ScriptStep } from "../../src/testing/index.js";
+import { buildEscalationAgent } from "../support/escalation.js";
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-replay-"));
@@ -214,7 +214,7 @@ describe("input formats", () => {
 describe("the CLI", () => {
   const cli = (...args: string[]) =>
     exec(process.execPath, ["--import", "tsx", "src/replay/cli.ts", ...args], {
-      cwd: join(import.meta.dirname, ".."),
+      cwd: join(import.meta.dirname, "..", ".."),
     }).then(
       (r) => ({ code: 0, ...r }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
-const root = join(import.meta.dirname, "..");
+const root = join(import.meta.dirname, "..", "..");
 const data = join(root, "data", "trajectories", "trajectories.jsonl.gz");
 
 interface Score {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { viewLines } from "../src/fs/read.js";
-import { fileToolsHarness } from "./support/file-tools.js";
+import { viewLines } from "../../src/fs/read.js";
+import { fileToolsHarness } from "../support/file-tools.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-ref-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -3,8 +3,8 @@
  * classes (as in the seed's integration example) and through a createReactAgent graph with a scripted model.
  */
 import { describe, expect, it } from "vitest";
-import { OperationContext, ToolRepetitionDetector } from "../src/index.js";
-import { call, runTurns } from "./helpers.js";
+import { OperationContext, ToolRepetitionDetector } from "../../src/index.js";
+import { call, runTurns } from "../support/helpers.js";
 
 const CONSECUTIVE =
   "⚠️ CRITICAL: Tool 'read_file' called with IDENTICAL inputs back-to-back! This is wasteful and indicates you're stuck. The operation context shows you ALREADY have this information. STOP and use a DIFFERENT approach.";

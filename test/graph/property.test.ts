@@ -13,7 +13,7 @@ import {
   type GuardedToolNodeOptions,
   GuardMessagesState,
   type ToolGuardState,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools: real LangChain tools (a reader, a writer, one that always throws, one with a permissive schema).

@@ -16,8 +16,8 @@ import { AIMessage, type BaseMessage, RemoveMessage, ToolMessage } from "@langch
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
-import { createFileTools, type FileToolsOptions } from "../src/fs/tools.js";
-import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
+import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
+import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 
 /** A file long enough that a reference to an earlier read is shorter than its content. */
 const LONG = { "src/long.py": Array.from({ length: 40 }, (_, i) => `def f${i}():\n    return ${i}\n`).join("\n") };

@@ -9,7 +9,7 @@ import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgra
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildRetrievalGraph, loopingModel } from "../examples/repeat-query.js";
+import { buildRetrievalGraph, loopingModel } from "../../examples/repeat-query.js";
 import {
   clearRetrievalQueries,
   GuardOptionsError,
@@ -22,8 +22,8 @@ import {
   repeatQueryRouter,
   unionQueries,
   withQueryHistory,
-} from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+} from "../../src/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-rq-"));
@@ -198,7 +198,7 @@ describe("a full graph: decision → guard → search → decision", () => {
     const graph = buildRetrievalGraph(loopingModel(), { checkpointer: SqliteSaver.fromConnString(db) });
     await graph.invoke({ messages: [{ role: "user", content: "Where?" }] }, { configurable: { thread_id: "t" } });
     const { stdout } = await run(process.execPath, ["--import", "tsx", "test/fixtures/retrieval-turn.ts", db, "t"], {
-      cwd: join(import.meta.dirname, ".."),
+      cwd: join(import.meta.dirname, "..", ".."),
       timeout: 60_000,
     });
     const result = JSON.parse(stdout.trim());

@@ -14,9 +14,9 @@ import {
   markdownFiles,
   relativeLinks,
   type Snippet,
-} from "./support/snippets.js";
+} from "../support/snippets.js";
 
-const root = join(import.meta.dirname, "..");
+const root = join(import.meta.dirname, "..", "..");
 
 /**
  * Import specifier → source file the blocks compile against. Derived from package.json "exports" (`./x` with

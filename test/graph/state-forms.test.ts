@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildGraph } from "../examples/custom-graph.js";
-import { buildZodGraph } from "../examples/custom-graph-zod.js";
-import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
-import { emptyToolGuardState, GuardState, guardStateSchema, reduceToolGuard } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { fatesOf } from "./helpers.js";
+import { buildGraph } from "../../examples/custom-graph.js";
+import { buildZodGraph } from "../../examples/custom-graph-zod.js";
+import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
+import { emptyToolGuardState, GuardState, guardStateSchema, reduceToolGuard } from "../../src/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { fatesOf } from "../support/helpers.js";
 
 const script = () =>
   new ScriptedChatModel([

@@ -7,10 +7,10 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
-import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
-import { call, fatesOf, runTurns } from "./helpers.js";
+import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
+import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
+import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
+import { call, fatesOf, runTurns } from "../support/helpers.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-"));
@@ -84,7 +84,7 @@ describe("persistence", () => {
     const { stdout } = await run(
       process.execPath,
       ["--import", "tsx", "test/fixtures/sqlite-turn.ts", db, "t", JSON.stringify(secondSession)],
-      { cwd: join(import.meta.dirname, ".."), timeout: 60_000 },
+      { cwd: join(import.meta.dirname, "..", ".."), timeout: 60_000 },
     );
     expect(JSON.parse(stdout.trim())).toEqual(uninterrupted);
 
