@@ -218,7 +218,7 @@ function fullState(options: ResolvedToolGuardOptions): ToolGuardState {
   for (let j = 0; j < size; j += 1) {
     const call = hot.has(j) ? HOT_CALL : fillerCall(j);
     const decision = decideToolCall(state, call, options);
-    if (!decision.allowed) throw new BenchFailure(`setup: recording ${j} of ${size} was blocked (${decision.level})`);
+    if (!decision.allowed) throw new BenchFailure(`setup: recording ${j} of ${size} was blocked (${decision.rule})`);
     const outcome = outcomeEvents(decision, { ok: true, text: `result of call ${j}` }, options);
     state = reduceToolGuard(state, [...decision.events, ...outcome]);
   }
@@ -277,13 +277,13 @@ function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): Wi
 
   for (const call of newCalls) {
     const decision = decideToolCall(state, call, options);
-    if (!decision.allowed || decision.level !== undefined) {
+    if (!decision.allowed || decision.rule !== undefined) {
       throw new BenchFailure(`window ${windowSize}: the new call ${JSON.stringify(call.args)} was not simply allowed`);
     }
   }
   const hot = decideToolCall(state, HOT_CALL, options);
-  if (hot.allowed || hot.level !== "threshold" || hot.count !== 4) {
-    throw new BenchFailure(`window ${windowSize}: the repeated call was not blocked at level 2 (${hot.level})`);
+  if (hot.allowed || hot.rule !== "threshold" || hot.count !== 4) {
+    throw new BenchFailure(`window ${windowSize}: the repeated call was not blocked at level 2 (${hot.rule})`);
   }
 
   const allowed = timePerOp(DECISION_ITERATIONS, (i) =>

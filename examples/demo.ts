@@ -28,7 +28,7 @@ import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.j
 import { runEscalationExample } from "./escalation.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
-const LEVELS: Record<GuardArtifact["level"], string> = {
+const LEVELS: Record<GuardArtifact["rule"], string> = {
   consecutive: "level 1 · consecutive duplicate",
   threshold: "level 2 · repetition threshold",
   redundant: "level 3 · redundant operation",
@@ -131,7 +131,7 @@ function printTranscript(messages: BaseMessage[]): string | undefined {
     const head = `  ${String(n).padStart(2)}. ${callText.padEnd(58)}`;
     if (guard) {
       firstBlock ??= String(tm.content);
-      console.log(`${head} ${red("✗ BLOCKED")}  ${LEVELS[guard.level]}`);
+      console.log(`${head} ${red("✗ BLOCKED")}  ${LEVELS[guard.rule]}`);
     } else if (tm.status === "error") {
       console.log(`${head} ${green("✓ ran")}      ${dim(`failed: ${firstLine(String(tm.content), 40)}`)}`);
     } else {

@@ -15,7 +15,7 @@ import {
   reminderFeedback,
   substanceKey,
 } from "./escalation.js";
-import { type BlockLevel, blockMessage } from "./messages.js";
+import { type BlockRule, blockMessage } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { canonicalJson } from "./signature.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
@@ -26,7 +26,7 @@ import type { GuardEvent, ToolGuardState } from "./state.js";
  * @example
  * ```ts
  * const d: ToolCallDecision = decideToolCall(state, call, options);
- * if (!d.allowed) console.log(d.level, d.content);
+ * if (!d.allowed) console.log(d.rule, d.content);
  * ```
  */
 export interface ToolCallDecision {
@@ -34,7 +34,7 @@ export interface ToolCallDecision {
   /** Whether the tool runs. */
   allowed: boolean;
   /** The rule that blocked the call (or would have, in observe mode). */
-  level?: BlockLevel | undefined;
+  rule?: BlockRule | undefined;
   /** `true` when observe mode let through a call it would have blocked. */
   observed: boolean;
   /** Identical calls the window would hold with this one. */
@@ -86,7 +86,7 @@ export function decideToolCall(
   const allow = (extra: GuardEvent[] = []): ToolCallDecision => ({
     call,
     allowed: true,
-    level: rule,
+    rule,
     observed: rule !== undefined,
     count,
     seq,
@@ -98,13 +98,13 @@ export function decideToolCall(
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
-    block: { tool: call.name, level: rule, count, toolCallId: call.id, enforced },
+    block: { tool: call.name, rule, count, toolCallId: call.id, enforced },
     observedLimit: options.observedLimit,
   };
   return enforced ? blockCall(state, call, { ...found, rule }, block, options, ctx) : allow([block]);
 }
 
-type Found = Detection & { rule: BlockLevel };
+type Found = Detection & { rule: BlockRule };
 
 /** A blocked call's decision: the feedback, and a reminder or a strike. */
 function blockCall(
@@ -116,9 +116,9 @@ function blockCall(
   ctx: DecideContext,
 ): ToolCallDecision {
   const { rule, count, previous } = found;
-  const message = blockMessage({ tool: call.name, args: call.args, count, level: rule }, options.messages);
+  const message = blockMessage({ tool: call.name, args: call.args, count, rule }, options.messages);
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
-  const base = { call, allowed: false, level: rule, observed: false, count, key: found.key, effect: found.effect };
+  const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
   const blocked = { ...base, message, previousResult };
   const esc = options.escalation;
   if (!esc.enabled) {
@@ -178,7 +178,7 @@ function isExactRepeat(escState: EscalationState, call: ToolCallInput, keys: rea
 function repeatsLastStrike(
   escState: EscalationState,
   call: ToolCallInput,
-  rule: BlockLevel,
+  rule: BlockRule,
   options: ResolvedToolGuardOptions,
 ): boolean {
   const lastStrike = escState.blocked.findLast((b) => b.level > 0);

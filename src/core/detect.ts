@@ -18,7 +18,7 @@ import {
   responseAcknowledges,
   textAcknowledges,
 } from "./escalation.js";
-import type { BlockLevel } from "./messages.js";
+import type { BlockRule } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
 import { evaluateRepetition, type RecordedResult, type RepetitionState } from "./repetition.js";
@@ -78,7 +78,7 @@ export interface Detection {
   key: string;
   effect: CallEffect;
   /** The rule the call repeats under; undefined for a call that is new (or may run again). */
-  rule?: BlockLevel | undefined;
+  rule?: BlockRule | undefined;
   /** Identical calls the window would hold with this one (for repeat_failure: the failures in a row). */
   count: number;
   /** What the model already has from the earlier call(s). */
@@ -139,7 +139,7 @@ export function detectCall(
     countAcrossMutations: options.countAcrossMutations,
   });
   const previous = verdict.previous?.result;
-  const found: Detection = { key, effect, rule: verdict.level, count: verdict.count, previous };
+  const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
   // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
   if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
     found.rule = undefined;

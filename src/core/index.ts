@@ -65,10 +65,10 @@ export {
   type TokenUsage,
 } from "./loop.js";
 export {
-  BLOCK_LEVELS,
+  BLOCK_RULES,
   type BlockContext,
   type BlockFeedbackInput,
-  type BlockLevel,
+  type BlockRule,
   blockFeedback,
   blockMessage,
   DEFAULT_MESSAGES,

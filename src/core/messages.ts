@@ -1,26 +1,28 @@
 import { escalationFeedback } from "./escalation.js";
 
 /**
- * Which guard blocked a call: level 1, 2 or 3 of seed 000 (`consecutive`, `threshold`, `redundant`), or seed 003's
- * checks after a block: `near_duplicate` (a response repeats a blocked call in substance without saying what it
- * will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing arguments).
+ * The rule a blocked call broke: `consecutive` (identical to the previous call), `threshold` (too many identical
+ * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
+ * changed since), and after a block `near_duplicate` (a response repeats a blocked call in substance without saying
+ * what it will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing
+ * arguments). Not to be confused with the escalation level (1–4) that follows a block.
  *
  * @example
  * ```ts
- * const level: BlockLevel = "redundant";
+ * const rule: BlockRule = "redundant";
  * ```
  */
-export type BlockLevel = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure";
+export type BlockRule = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure";
 
 /**
- * Every block level, in order.
+ * Every block rule, in order.
  *
  * @example
  * ```ts
- * BLOCK_LEVELS.length; // 5
+ * BLOCK_RULES.length; // 5
  * ```
  */
-export const BLOCK_LEVELS: readonly BlockLevel[] = [
+export const BLOCK_RULES: readonly BlockRule[] = [
   "consecutive",
   "threshold",
   "redundant",
@@ -33,7 +35,7 @@ export const BLOCK_LEVELS: readonly BlockLevel[] = [
  *
  * @example
  * ```ts
- * const message = (ctx: BlockContext) => `${ctx.tool} repeated ${ctx.count} times (${ctx.level})`;
+ * const message = (ctx: BlockContext) => `${ctx.tool} repeated ${ctx.count} times (${ctx.rule})`;
  * ```
  */
 export interface BlockContext {
@@ -43,8 +45,8 @@ export interface BlockContext {
   args: unknown;
   /** How many identical calls this one would make (including itself) within the window. */
   count: number;
-  /** Which level blocked it. */
-  level: BlockLevel;
+  /** The rule that blocked it. */
+  rule: BlockRule;
 }
 
 /**
@@ -58,15 +60,15 @@ export interface BlockContext {
 export type MessageTemplate = string | ((ctx: BlockContext) => string);
 
 /**
- * The default block messages: the first three word for word from seed 000.
+ * The default block messages (the first three are the redundancy-protection spec's, word for word).
  *
  * @example
  * ```ts
- * DEFAULT_MESSAGES.threshold({ tool: "list_files", args: {}, count: 4, level: "threshold" });
+ * DEFAULT_MESSAGES.threshold({ tool: "list_files", args: {}, count: 4, rule: "threshold" });
  * // "Tool 'list_files' has been called 4 times with identical inputs. Please try a different approach or tool to avoid getting stuck in a loop."
  * ```
  */
-export const DEFAULT_MESSAGES: Readonly<Record<BlockLevel, (ctx: BlockContext) => string>> = {
+export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) => string>> = {
   consecutive: ({ tool }) =>
     `⚠️ CRITICAL: Tool '${tool}' called with IDENTICAL inputs back-to-back! This is wasteful and indicates you're stuck. The operation context shows you ALREADY have this information. STOP and use a DIFFERENT approach.`,
   threshold: ({ tool, count }) =>
@@ -80,19 +82,19 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockLevel, (ctx: BlockContext) =
 };
 
 /**
- * The level's message: the user's replacement when given, else the seed's default.
+ * The rule's message: the user's replacement when given, else the default.
  *
  * @example
  * ```ts
- * blockMessage({ tool: "t", args: {}, count: 2, level: "consecutive" }, { consecutive: "Stop repeating." });
+ * blockMessage({ tool: "t", args: {}, count: 2, rule: "consecutive" }, { consecutive: "Stop repeating." });
  * // "Stop repeating."
  * ```
  */
-export function blockMessage(ctx: BlockContext, custom?: Partial<Record<BlockLevel, MessageTemplate>>): string {
-  const template = custom?.[ctx.level];
+export function blockMessage(ctx: BlockContext, custom?: Partial<Record<BlockRule, MessageTemplate>>): string {
+  const template = custom?.[ctx.rule];
   if (typeof template === "string") return template;
   if (typeof template === "function") return template(ctx);
-  return DEFAULT_MESSAGES[ctx.level](ctx);
+  return DEFAULT_MESSAGES[ctx.rule](ctx);
 }
 
 /**
@@ -115,25 +117,25 @@ export interface FeedbackLimits {
  *
  * @example
  * ```ts
- * const input: BlockFeedbackInput = { tool: "ls", args: {}, count: 2, level: "consecutive", message: "Blocked." };
+ * const input: BlockFeedbackInput = { tool: "ls", args: {}, count: 2, rule: "consecutive", message: "Blocked." };
  * ```
  */
 export interface BlockFeedbackInput extends BlockContext {
-  /** The level's message (see {@link blockMessage}). */
+  /** The rule's message (see {@link blockMessage}). */
   message: string;
   /** The previous result of this call, if one was recorded. */
   previousResult?: { ok: boolean; text: string } | undefined;
 }
 
 /**
- * The full content of a blocked call's ToolMessage at the first escalation level: the level's message, then seed
- * 003's feedback — the tool, the arguments (JSON, cut at 500 characters), the previous result for this call (cut
+ * The full content of a blocked call's ToolMessage at the first escalation level: the rule's message, then the
+ * feedback — the tool, the arguments (JSON, cut at 500 characters), the previous result for this call (cut
  * at 1000), why it was blocked, and "What will you do differently?" (a bare "blocked" keeps models looping). Later
  * levels: {@link escalationFeedback}.
  *
  * @example
  * ```ts
- * blockFeedback({ tool: "read_file", args: { path: "a.py" }, count: 2, level: "consecutive",
+ * blockFeedback({ tool: "read_file", args: { path: "a.py" }, count: 2, rule: "consecutive",
  *   message: "Blocked.", previousResult: { ok: true, text: "print(1)" } });
  * // "Blocked.\n\n[DUPLICATE TOOL CALL BLOCKED]\nTool: read_file\n…\nWhat will you do differently?"
  * ```

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { escalationOptionsSchema } from "./escalation.js";
-import type { BlockContext, BlockLevel } from "./messages.js";
+import type { BlockContext, BlockRule } from "./messages.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
 const positiveInt = z.number().int().min(1);
@@ -136,7 +136,7 @@ export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
  * ```
  */
 export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
-export type { BlockLevel };
+export type { BlockRule };
 
 /**
  * Thrown when guard options are invalid; the message names each bad field.

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type ClassifyOptions, classifyCall } from "./classify.js";
-import { type BlockLevel, blockMessage, type MessageTemplate } from "./messages.js";
+import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.js";
 import { parseOptions, repetitionRulesSchema } from "./options.js";
 import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
 
@@ -144,7 +144,8 @@ export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
  * ```
  */
 export interface RepetitionVerdict {
-  level?: "consecutive" | "threshold" | undefined;
+  /** The rule the call repeats under, if any. */
+  rule?: "consecutive" | "threshold" | undefined;
   /** How many identical calls the window would hold with this one (countable ones only). */
   count: number;
   /** The recorded call whose result is shown to the model when this one is blocked. */
@@ -199,7 +200,7 @@ function recordAt(state: RepetitionState, seq: number): CallRecord | undefined {
  * @example
  * ```ts
  * const s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
- * evaluateRepetition(s, "k", DEFAULT_REPETITION_RULES).level; // "consecutive"
+ * evaluateRepetition(s, "k", DEFAULT_REPETITION_RULES).rule; // "consecutive"
  * ```
  */
 export function evaluateRepetition(
@@ -221,11 +222,11 @@ export function evaluateRepetition(
   const count = countable.length + 1;
   const last = state.window[state.window.length - 1];
   if (rules.consecutive && last !== undefined && last.key === key) {
-    return { level: "consecutive", count, previous: last };
+    return { rule: "consecutive", count, previous: last };
   }
   if (countable.length >= rules.repetitionThreshold) {
     const previous = [...countable].reverse().find((r) => r.result) ?? latest;
-    return { level: "threshold", count, previous };
+    return { rule: "threshold", count, previous };
   }
   return { count, previous: latest };
 }
@@ -334,7 +335,7 @@ export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>,
   /** How tools are classified (only needed with `countAcrossMutations: false`). */
   classify?: ClassifyOptions;
   /** Replacements for the level 1 and level 2 messages. */
-  messages?: Partial<Record<BlockLevel, MessageTemplate>>;
+  messages?: Partial<Record<BlockRule, MessageTemplate>>;
 }
 
 /**
@@ -397,12 +398,12 @@ export class ToolRepetitionDetector {
   evaluate(toolName: string, input: unknown): RepetitionEvaluation {
     const key = this.key(toolName, input);
     const verdict = evaluateRepetition(this.state, key, this.rules);
-    if (verdict.level) {
+    if (verdict.rule) {
       const message = blockMessage(
-        { tool: toolName, args: input, count: verdict.count, level: verdict.level },
+        { tool: toolName, args: input, count: verdict.count, rule: verdict.rule },
         this.options.messages,
       );
-      return { allowed: false, level: verdict.level, count: verdict.count, message };
+      return { allowed: false, level: verdict.rule, count: verdict.count, message };
     }
     this.state = recordCall(this.state, { key, tool: toolName }, this.rules.windowSize);
     return { allowed: true, count: verdict.count };

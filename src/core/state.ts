@@ -1,6 +1,6 @@
 import type { CallEffect } from "./classify.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
-import { BLOCK_LEVELS, type BlockLevel } from "./messages.js";
+import { BLOCK_RULES, type BlockRule } from "./messages.js";
 import {
   emptyOperationsState,
   invalidateOperations,
@@ -22,12 +22,12 @@ import {
  *
  * @example
  * ```ts
- * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, level, count, enforced }
+ * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, rule, count, enforced }
  * ```
  */
 export interface ObservedBlock {
   tool: string;
-  level: BlockLevel;
+  rule: BlockRule;
   count: number;
   toolCallId?: string | undefined;
   /** Whether the call was really blocked (`false` in observe mode). */
@@ -45,10 +45,10 @@ export interface ObservedBlock {
 export interface GuardStats {
   /** Calls the guards let run. */
   allowed: number;
-  /** Calls blocked, per level. */
-  blocked: Record<BlockLevel, number>;
-  /** Calls observe mode would have blocked, per level. */
-  observed: Record<BlockLevel, number>;
+  /** Calls blocked, per rule. */
+  blocked: Record<BlockRule, number>;
+  /** Calls observe mode would have blocked, per rule. */
+  observed: Record<BlockRule, number>;
   /** Responses whose near-repeats of a blocked call were held back with a reminder. */
   reminded: number;
 }
@@ -117,8 +117,8 @@ export function emptyToolGuardState(): ToolGuardState {
   };
 }
 
-function zeroCounts(): Record<BlockLevel, number> {
-  return Object.fromEntries(BLOCK_LEVELS.map((level) => [level, 0])) as Record<BlockLevel, number>;
+function zeroCounts(): Record<BlockRule, number> {
+  return Object.fromEntries(BLOCK_RULES.map((rule) => [rule, 0])) as Record<BlockRule, number>;
 }
 
 function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
@@ -147,7 +147,7 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
         observed: observed.slice(Math.max(0, observed.length - event.observedLimit)),
         stats: {
           ...state.stats,
-          [counters]: { ...state.stats[counters], [block.level]: (state.stats[counters][block.level] ?? 0) + 1 },
+          [counters]: { ...state.stats[counters], [block.rule]: (state.stats[counters][block.rule] ?? 0) + 1 },
         },
       };
     }

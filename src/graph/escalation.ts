@@ -137,7 +137,7 @@ function answerCalls(
       ? { stopped: true, kind: "escalation" }
       : {
           blocked: true,
-          level: decision.level,
+          rule: decision.rule,
           count: decision.count,
           message: decision.message ?? "",
           escalation: decision.escalation,

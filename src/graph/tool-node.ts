@@ -7,7 +7,7 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { ToolCallDecision } from "../core/decide.js";
 import type { DecideContext, ToolCallInput } from "../core/detect.js";
 import { missingHookMessage } from "../core/escalation.js";
-import type { BlockLevel } from "../core/messages.js";
+import type { BlockRule } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson, digest } from "../core/signature.js";
 import type { GuardEvent, ToolGuardState } from "../core/state.js";
@@ -47,12 +47,13 @@ export interface GuardedToolNodeOptions extends ToolGuardOptions {
  * @example
  * ```ts
  * const guard = (message.artifact as { guard?: GuardArtifact } | undefined)?.guard;
- * if (guard?.blocked) console.log(`blocked at ${guard.level}`);
+ * if (guard?.blocked) console.log(`blocked (${guard.rule}), escalation ${guard.escalation}`);
  * ```
  */
 export interface GuardArtifact {
   blocked: true;
-  level: BlockLevel;
+  /** The rule the call broke. */
+  rule: BlockRule;
   count: number;
   message: string;
   /** Escalation level of the block (1 ask, 2 options, 3 the user was asked, 4 the run ended); 0 when off. */
@@ -340,7 +341,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   private blockedMessage(call: ToolCall, decision: ToolCallDecision): ToolMessage {
     const guard: GuardArtifact = {
       blocked: true,
-      level: decision.level ?? "consecutive",
+      rule: decision.rule ?? "consecutive",
       count: decision.count,
       message: decision.message ?? "",
       escalation: decision.escalation,

@@ -94,7 +94,7 @@ interface RunReport {
   source?: string | undefined;
   file: string;
   totals: ReplayTotals;
-  notRun: { index: number; toolName: string; action: string; level?: string | undefined; waste: boolean }[];
+  notRun: { index: number; toolName: string; action: string; rule?: string | undefined; waste: boolean }[];
 }
 
 /**
@@ -152,7 +152,7 @@ export async function main(argv: string[]): Promise<number> {
         totals,
         notRun: decisions
           .filter((d) => d.action !== "allow" && d.recorded)
-          .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, level: d.level, waste: d.waste })),
+          .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, rule: d.rule, waste: d.waste })),
       });
     } catch (e) {
       if (e instanceof GuardOptionsError) {
@@ -189,7 +189,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const r of reports) {
         process.stdout.write(`\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`);
         for (const d of r.notRun) {
-          const why = d.action === "block" ? `blocked (${d.level})` : d.action;
+          const why = d.action === "block" ? `blocked (${d.rule})` : d.action;
           process.stdout.write(`  #${d.index} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`);
         }
       }

@@ -1,6 +1,6 @@
 import { identifyCall } from "../core/detect.js";
 import { missingHookMessage, notRunAnswer } from "../core/escalation.js";
-import { BLOCK_LEVELS, type BlockLevel } from "../core/messages.js";
+import { BLOCK_RULES, type BlockRule } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/state.js";
@@ -72,7 +72,7 @@ export interface ReplayRun {
  *
  * @example
  * ```ts
- * const blocked = decisions.filter((d: ReplayDecision) => d.action === "block").map((d) => d.level);
+ * const blocked = decisions.filter((d: ReplayDecision) => d.action === "block").map((d) => d.rule);
  * ```
  */
 export interface ReplayDecision {
@@ -83,8 +83,8 @@ export interface ReplayDecision {
   toolName: string;
   args: unknown;
   action: "allow" | "block" | "cache" | "stop";
-  /** The guard that blocked the call. */
-  level?: BlockLevel | undefined;
+  /** The rule that blocked the call (or would have, for an allowed call in observe mode). */
+  rule?: BlockRule | undefined;
   /** Escalation level of a block (1 ask, 2 options, 3 a person is asked, 4 the run ends). */
   escalation?: number | undefined;
   /** A block that is a reminder to acknowledge. */
@@ -112,7 +112,7 @@ export interface ReplayTotals {
   calls: number;
   allowed: number;
   /** Blocked calls, by guard. */
-  blocked: Record<BlockLevel, number>;
+  blocked: Record<BlockRule, number>;
   /** Blocked calls, by escalation level (index 0 = escalation off). */
   escalation: [number, number, number, number, number];
   cached: number;
@@ -180,7 +180,7 @@ export function emptyTotals(): ReplayTotals {
     runs: 0,
     calls: 0,
     allowed: 0,
-    blocked: Object.fromEntries(BLOCK_LEVELS.map((l) => [l, 0])) as Record<BlockLevel, number>,
+    blocked: Object.fromEntries(BLOCK_RULES.map((l) => [l, 0])) as Record<BlockRule, number>,
     escalation: [0, 0, 0, 0, 0],
     cached: 0,
     stopped: 0,
@@ -202,7 +202,7 @@ export function emptyTotals(): ReplayTotals {
  */
 export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
   const blocked = { ...a.blocked };
-  for (const level of BLOCK_LEVELS) blocked[level] += b.blocked[level];
+  for (const rule of BLOCK_RULES) blocked[rule] += b.blocked[rule];
   return {
     runs: a.runs + b.runs,
     calls: a.calls + b.calls,
@@ -410,14 +410,14 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
       if (!decision.allowed) {
         record(c, {
           action: "block",
-          level: decision.level,
+          rule: decision.rule,
           escalation: decision.escalation,
           reminder: decision.reminder,
           content: decision.content ?? "",
         });
         continue;
       }
-      record(c, { action: "allow", level: decision.level, content: c.result?.text ?? "" });
+      record(c, { action: "allow", rule: decision.rule, content: c.result?.text ?? "" });
       outcomes[i] = c.result;
     }
     state = reduceToolGuard(state, commitTurn(plan, outcomes, resolved));
@@ -451,7 +451,7 @@ function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayTotals {
     else t.progressBlocked += 1;
     t.charsSaved += d.resultChars;
     if (d.action === "block") {
-      if (d.level !== undefined) t.blocked[d.level] += 1;
+      if (d.rule !== undefined) t.blocked[d.rule] += 1;
       const at = Math.min(4, d.escalation ?? 0) as 0 | 1 | 2 | 3 | 4;
       t.escalation[at] += 1;
     } else if (d.action === "cache") t.cached += 1;

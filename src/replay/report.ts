@@ -1,4 +1,4 @@
-import { BLOCK_LEVELS } from "../core/messages.js";
+import { BLOCK_RULES } from "../core/messages.js";
 import { type ReplayTotals, rates } from "./replay.js";
 
 /**
@@ -52,7 +52,7 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
       label,
       String(t.runs),
       String(t.calls),
-      BLOCK_LEVELS.map((l) => t.blocked[l]).join("/"),
+      BLOCK_RULES.map((l) => t.blocked[l]).join("/"),
       String(t.cached),
       `${t.runsStopped}/${t.stopped}`,
       String(t.waste),

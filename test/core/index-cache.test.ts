@@ -40,8 +40,8 @@ describe("derived call index", () => {
             const calls = step.calls.map((c, i) => ({ ...c, id: String(i) }));
             const planned = planToolCalls(state, calls, options);
             const rebuilt = planToolCalls(plain, calls, options);
-            expect(planned.decisions.map((d) => [d.allowed, d.level, d.count])).toEqual(
-              rebuilt.decisions.map((d) => [d.allowed, d.level, d.count]),
+            expect(planned.decisions.map((d) => [d.allowed, d.rule, d.count])).toEqual(
+              rebuilt.decisions.map((d) => [d.allowed, d.rule, d.count]),
             );
             const events = planned.decisions.flatMap((d) => [
               ...d.events,
@@ -53,7 +53,7 @@ describe("derived call index", () => {
           for (const c of [...steps.flatMap((s) => s.calls)]) {
             const a = decideToolCall(state, { ...c, id: "q" }, options);
             const b = decideToolCall(JSON.parse(JSON.stringify(state)), { ...c, id: "q" }, options);
-            expect([a.allowed, a.level, a.count]).toEqual([b.allowed, b.level, b.count]);
+            expect([a.allowed, a.rule, a.count]).toEqual([b.allowed, b.rule, b.count]);
           }
         },
       ),

@@ -47,7 +47,7 @@ describe("seed 003 in the graph", () => {
     expect(first?.status).toBe("error"); // the tool ran and failed
     expect(guardOf(first as ToolMessage)).toBeUndefined();
     const content = String(second?.content);
-    expect(guardOf(second as ToolMessage)).toMatchObject({ blocked: true, level: "consecutive", escalation: 1 });
+    expect(guardOf(second as ToolMessage)).toMatchObject({ blocked: true, rule: "consecutive", escalation: 1 });
     expect(content).toContain("[DUPLICATE TOOL CALL BLOCKED]");
     expect(content).toContain("diagnostics_failed");
     expect(content).toContain("What will you do differently");
@@ -69,7 +69,7 @@ describe("seed 003 in the graph", () => {
     ]);
     const out = await agent.invoke({ messages: [{ role: "user", content: "Write the game." }] }, config);
     const replies = toolReplies(out.messages);
-    expect(replies.map((r) => guardOf(r)?.level ?? r.status)).toEqual([
+    expect(replies.map((r) => guardOf(r)?.rule ?? r.status)).toEqual([
       "error",
       "consecutive",
       "near_duplicate",
@@ -102,7 +102,7 @@ describe("reminders", () => {
       });
       const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
       const fates = toolReplies(out.messages).map((r) =>
-        guardOf(r)?.reminder ? "reminder" : (guardOf(r)?.level ?? r.status),
+        guardOf(r)?.reminder ? "reminder" : (guardOf(r)?.rule ?? r.status),
       );
       expect(fates, `maxReminders ${maxReminders}`).toEqual(expected);
       const strikes = expected.filter((f) => f === "consecutive" || f === "near_duplicate").length;
@@ -212,7 +212,7 @@ describe("escalation levels", () => {
     ]);
     expect(
       toolReplies(out.messages)
-        .map((r) => guardOf(r)?.level)
+        .map((r) => guardOf(r)?.rule)
         .at(-1),
     ).toBe("redundant");
   });
@@ -340,7 +340,7 @@ describe("near-duplicates and repeated errors", () => {
       const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
       const replies = toolReplies(out.messages);
       expect(
-        replies.map((r) => guardOf(r)?.level ?? r.status),
+        replies.map((r) => guardOf(r)?.rule ?? r.status),
         `${100 - n}% similar`,
       ).toEqual(["success", "consecutive", expected]);
     }
@@ -365,7 +365,7 @@ describe("near-duplicates and repeated errors", () => {
     );
     const out = await agent.invoke({ messages: [{ role: "user", content: "Update r1." }] }, config);
     const replies = toolReplies(out.messages);
-    expect(replies.map((r) => guardOf(r)?.level ?? r.status)).toEqual([
+    expect(replies.map((r) => guardOf(r)?.rule ?? r.status)).toEqual([
       "error",
       "error",
       "error",

@@ -212,7 +212,7 @@ describe("parallel calls in one AI message", () => {
       ],
       options,
     );
-    expect(decisions.map((d) => [d.allowed, d.level])).toEqual([
+    expect(decisions.map((d) => [d.allowed, d.rule])).toEqual([
       [true, undefined],
       [false, "consecutive"],
     ]);
@@ -230,7 +230,7 @@ describe("escape hatches", () => {
   it("observe mode blocks nothing and records what it would have blocked", async () => {
     const { fates, result } = await runTurns(loop, { guard: { mode: "observe" } });
     expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran"]);
-    expect(result.toolGuard.observed.map((o) => [o.level, o.enforced])).toEqual([
+    expect(result.toolGuard.observed.map((o) => [o.rule, o.enforced])).toEqual([
       ["consecutive", false],
       ["redundant", false],
     ]);

@@ -92,7 +92,7 @@ function liveDecisions(messages: BaseMessage[]): Decided[] {
       return {
         id: c.id as string,
         action,
-        level: blocked ? guard?.level : undefined,
+        level: blocked ? guard?.rule : undefined,
         escalation: blocked ? guard?.escalation : undefined,
         content: String(reply.content),
       };
@@ -149,7 +149,7 @@ describe("one turn procedure under every adapter", () => {
     const replayed = replay.decisions.map((d, i) => ({
       id: expected[i]?.id,
       action: d.action,
-      level: d.action === "block" ? d.level : undefined,
+      level: d.action === "block" ? d.rule : undefined,
       escalation: d.action === "block" ? d.escalation : undefined,
       content: d.content,
     }));

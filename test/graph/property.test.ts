@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  BLOCK_LEVELS,
+  BLOCK_RULES,
   type GuardArtifact,
   GuardedToolNode,
   type GuardedToolNodeOptions,
@@ -471,7 +471,7 @@ function checkReplies(spec: RunSpec, answers: ToolMessage[][], duplicates: numbe
       expect(enforcing).toBe(true);
       expect(reply.status).toBe("error");
       expect(guard.blocked).toBe(true);
-      expect(BLOCK_LEVELS).toContain(guard.level);
+      expect(BLOCK_RULES).toContain(guard.rule);
       expect(typeof reply.content === "string" && reply.content.length > 0).toBe(true);
     }
     // The second of two adjacent identical calls of one message is always blocked.

@@ -52,7 +52,7 @@ function liveDecisions(messages: BaseMessage[]) {
     .map((m) => {
       const guard = (m.artifact as { guard?: GuardArtifact & { stopped?: boolean } } | undefined)?.guard;
       const action = guard?.escalation !== undefined && guard.escalation >= 3 ? "stop" : guard ? "block" : "allow";
-      return { action, level: action === "block" ? guard?.level : undefined, content: String(m.content) };
+      return { action, level: action === "block" ? guard?.rule : undefined, content: String(m.content) };
     });
 }
 
@@ -89,7 +89,7 @@ describe("replay equals the live GuardedToolNode", () => {
     expect(
       replay.decisions.map((d) => ({
         action: d.action,
-        level: d.action === "block" ? d.level : undefined,
+        level: d.action === "block" ? d.rule : undefined,
         content: d.content,
       })),
     ).toEqual(live);
@@ -121,7 +121,7 @@ describe("replay equals the live GuardedToolNode", () => {
     const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: false, escalation });
     const decided = replay.decisions.map((d) => ({
       action: d.action,
-      level: d.action === "block" ? d.level : undefined,
+      level: d.action === "block" ? d.rule : undefined,
       content: d.content,
     }));
     expect(decided.slice(0, live.length)).toEqual(live);
@@ -252,7 +252,7 @@ describe("the CLI", () => {
     const parsed = JSON.parse(json.stdout) as { rates: { wasteCaught: number }; runs: { notRun: unknown[] }[] };
     expect(parsed.rates.wasteCaught).toBe(1);
     expect(parsed.runs[0]?.notRun).toEqual([
-      { index: 1, toolName: "get_x", action: "block", level: "consecutive", waste: true },
+      { index: 1, toolName: "get_x", action: "block", rule: "consecutive", waste: true },
     ]);
   });
 

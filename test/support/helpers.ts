@@ -14,7 +14,7 @@ import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/inde
 export interface CallFate {
   name: string;
   /** "ran" (the tool ran and succeeded), "failed" (it ran and failed), or the level that blocked it. */
-  fate: "ran" | "failed" | GuardArtifact["level"];
+  fate: "ran" | "failed" | GuardArtifact["rule"];
   content: string;
 }
 
@@ -55,7 +55,7 @@ export function fatesOf(messages: BaseMessage[]): CallFate[] {
     if (m.getType() !== "tool") continue;
     const tm = m as ToolMessage;
     const guard = (tm.artifact as { guard?: GuardArtifact } | undefined)?.guard;
-    const fate = guard ? guard.level : tm.status === "error" ? "failed" : "ran";
+    const fate = guard ? guard.rule : tm.status === "error" ? "failed" : "ran";
     fates.push({ name: tm.name ?? "", fate, content: String(tm.content) });
   }
   return fates;
