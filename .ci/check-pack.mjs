@@ -13,6 +13,7 @@ const required = [
   "dist/index.d.ts",
   "dist/core/index.js",
   "dist/testing/index.js",
+  "dist/replay/index.js",
   "dist/replay/cli.js",
   "LICENSE",
 ];
@@ -27,6 +28,7 @@ console.log(`npm pack: ${files.length} files, ${report.size} bytes packed; only 
 const main = await import("../dist/index.js");
 const core = await import("../dist/core/index.js");
 const testing = await import("../dist/testing/index.js");
+const replay = await import("../dist/replay/index.js");
 const expected = [
   [
     main,
@@ -48,7 +50,6 @@ const expected = [
       "SafetyGuard",
       "similarityRatio",
       "createFileTools",
-      "createSandbox",
       "DuplicateHandler",
       "escalationHook",
       "escalationNode",
@@ -69,6 +70,7 @@ const expected = [
     ],
   ],
   [testing, ["ScriptedChatModel"]],
+  [replay, ["replayGuards", "readRuns", "runFromMessages", "summaryTable"]],
 ];
 for (const [module, names] of expected) {
   const absent = names.filter((n) => !(n in module));
@@ -77,7 +79,7 @@ for (const [module, names] of expected) {
     process.exit(1);
   }
 }
-console.log("dist/ imports fine: index, core, testing");
+console.log("dist/ imports fine: index, core, testing, replay");
 
 // The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));

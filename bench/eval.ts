@@ -10,14 +10,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import {
-  type RecordedCall,
-  type ReplayOptions,
-  type ReplayRun,
-  readRuns,
-  recordedCalls,
-  replayGuards,
-} from "../src/index.js";
+import { type ReplayOptions, type ReplayRun, readRuns, replayGuards } from "../src/index.js";
+import { type RecordedCall, recordedCalls } from "../src/replay/replay.js";
 
 type Verdict = "allow" | "block" | "stop";
 

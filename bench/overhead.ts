@@ -17,16 +17,14 @@ import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
 import {
   decideToolCall,
   emptyToolGuardState,
-  GuardedToolNode,
-  GuardMessagesState,
   outcomeEvents,
   type ResolvedToolGuardOptions,
   reduceToolGuard,
   resolveToolGuardOptions,
   type ToolCallDecision,
   type ToolCallInput,
-  type ToolGuardState,
-} from "../src/index.js";
+} from "../src/core/index.js";
+import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
 
 const TURNS = 200;

@@ -9,8 +9,9 @@
  */
 import { performance } from "node:perf_hooks";
 import * as fuzz from "fuzzball";
+import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
 import { similarityScore, similarityUpperBound } from "../src/core/similarity.js";
-import { detectLoopIn, emptyLoopState, type LoopState, resolveSafetyOptions } from "../src/index.js";
+import type { LoopState } from "../src/index.js";
 
 const WORDS = (
   "the agent reads the file and then writes a patch for the failing test while checking the logs of the " +

@@ -1,7 +1,7 @@
 /**
  * The langgraph-guards demo: a createReactAgent with a GuardedToolNode walks through the four scenarios of
  * seed 000 (redundancy protection) on a scripted model — no network, MemorySaver — and prints a transcript that
- * marks each block and its level, then shows what a blocked call looks like to the model. Scenario 5 is seed 003:
+ * marks each block and the rule that blocked it, then shows what a blocked call looks like to the model. Scenario 5 is seed 003:
  * an agent that keeps repeating a failing call escalates from a question to explicit options, to a person
  * (`interrupt()`, answered from the script), to the end of the run.
  *
@@ -15,8 +15,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { canonicalJson } from "../src/core/index.js";
 import {
-  canonicalJson,
   escalationHook,
   type GuardArtifact,
   GuardedToolNode,
@@ -28,12 +28,12 @@ import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.j
 import { runEscalationExample } from "./escalation.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
-const LEVELS: Record<GuardArtifact["rule"], string> = {
-  consecutive: "level 1 · consecutive duplicate",
-  threshold: "level 2 · repetition threshold",
-  redundant: "level 3 · redundant operation",
-  near_duplicate: "repeat of a blocked call",
-  repeat_failure: "same error again",
+const RULES: Record<GuardArtifact["rule"], string> = {
+  consecutive: "rule consecutive · identical to the previous call",
+  threshold: "rule threshold · too many identical calls in the window",
+  redundant: "rule redundant · the result is still valid",
+  near_duplicate: "rule near_duplicate · a repeat of a blocked call",
+  repeat_failure: "rule repeat_failure · the same error again",
 };
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -131,7 +131,7 @@ function printTranscript(messages: BaseMessage[]): string | undefined {
     const head = `  ${String(n).padStart(2)}. ${callText.padEnd(58)}`;
     if (guard) {
       firstBlock ??= String(tm.content);
-      console.log(`${head} ${red("✗ BLOCKED")}  ${LEVELS[guard.rule]}`);
+      console.log(`${head} ${red("✗ BLOCKED")}  ${RULES[guard.rule]}`);
     } else if (tm.status === "error") {
       console.log(`${head} ${green("✓ ran")}      ${dim(`failed: ${firstLine(String(tm.content), 40)}`)}`);
     } else {
@@ -145,7 +145,7 @@ function totals(states: ToolGuardState[]) {
   const sum = { allowed: 0, consecutive: 0, threshold: 0, redundant: 0 };
   for (const s of states) {
     sum.allowed += s.stats.allowed;
-    for (const level of ["consecutive", "threshold", "redundant"] as const) sum[level] += s.stats.blocked[level];
+    for (const rule of ["consecutive", "threshold", "redundant"] as const) sum[rule] += s.stats.blocked[rule];
   }
   return sum;
 }
@@ -201,7 +201,7 @@ async function runScripted(): Promise<void> {
   console.log(
     bold("Totals: ") +
       `${t.allowed} calls ran, ${t.consecutive + t.threshold + t.redundant} blocked ` +
-      `(level 1: ${t.consecutive}, level 2: ${t.threshold}, level 3: ${t.redundant}); every block answered its ` +
+      `(consecutive: ${t.consecutive}, threshold: ${t.threshold}, redundant: ${t.redundant}); every block answered its ` +
       "tool_call_id with one error ToolMessage, and the guard state is in the checkpoint of each thread.\n",
   );
   if (example) {

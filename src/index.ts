@@ -1,41 +1,85 @@
-export * from "./core/index.js";
+/**
+ * `langgraph-guards`: the guards as LangGraph pieces (the tool node, escalation, loop detection, the repeat-query
+ * router), their state channels and options, and the classes that work without a graph. More at the subpaths:
+ * `langgraph-guards/core` (the pure functions the pieces are built on), `/fs` (cache-serving file tools), `/replay`
+ * (recorded runs through the guards), `/testing` (a scripted chat model).
+ */
+
+export type { EscalationOptions } from "./core/escalation.js";
+// Without a graph: the classes of the specs, call identity, similarity, queries
+export { DuplicateHandler, type DuplicateHandlerOptions } from "./core/feedback.js";
 export {
-  type CachedFile,
-  emptyFileCache,
-  type FileCacheState,
-  type FileCacheStats,
-  type FileCacheWrite,
-  reduceFileCache,
-} from "./fs/cache.js";
-export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type SandboxOptions } from "./fs/sandbox.js";
-export { createFileTools, type FileToolArtifact, type FileToolsLogger, type FileToolsOptions } from "./fs/tools.js";
-export { DEFAULT_IGNORED, type DirNode, type DirTree } from "./fs/tree.js";
-export * from "./graph/escalation.js";
-export * from "./graph/hooks.js";
-export * from "./graph/loop-detect.js";
-export * from "./graph/repeat-query.js";
-export * from "./graph/tool-node.js";
+  type LoopState,
+  SafetyGuard,
+  type SafetyOptions,
+  type StopReason,
+  type TokenUsage,
+} from "./core/loop.js";
+export type { BlockContext, BlockRule, MessageTemplate } from "./core/messages.js";
+// Options
+export { GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
+export { normalizeQuery, parseJsonishQuery } from "./core/query.js";
+export { OperationContext, type OperationContextOptions } from "./core/redundancy.js";
 export {
-  type ReadRunsResult,
-  type ReplayFormat,
-  ReplayInputError,
-  readRuns,
-  runFromMessages,
-} from "./replay/formats.js";
+  type RepetitionEvaluation,
+  ToolRepetitionDetector,
+  type ToolRepetitionDetectorOptions,
+} from "./core/repetition.js";
+export { type SignatureOptions, toolCallSignature } from "./core/signature.js";
+export { isSimilar, partialRatio, similarityRatio, tokenSortRatio } from "./core/similarity.js";
+export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/state.js";
+// Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
+export { createFileTools, type FileToolsOptions } from "./fs/tools.js";
+// The tool node and what it writes
+export type { GuardArtifact } from "./graph/answers.js";
+export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";
+// Escalation levels 3 and 4 in a graph
 export {
-  addTotals,
-  emptyTotals,
-  type RecordedCall,
-  type ReplayDecision,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplayRun,
-  type ReplayStep,
-  type ReplayToolCall,
-  type ReplayTotals,
-  rates,
-  recordedCalls,
-  replayGuards,
-} from "./replay/replay.js";
-export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./replay/report.js";
-export * from "./state/index.js";
+  type EscalationGraphState,
+  type EscalationHookOptions,
+  type EscalationNodeOptions,
+  escalationHook,
+  escalationNode,
+} from "./graph/escalation.js";
+export { type GuardHook, guardHooks } from "./graph/hooks.js";
+export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./graph/interrupt.js";
+// Loop detection and safety limits
+export {
+  defaultTurnOutput,
+  type LoopDetectNodeOptions,
+  type LoopDetectOptions,
+  loopDetectHook,
+  loopDetectNode,
+} from "./graph/loop-detect.js";
+// The repeat-query router
+export {
+  clearRetrievalQueries,
+  defaultQueryPayload,
+  defaultRepeatHint,
+  type RepeatHintInfo,
+  type RepeatQueryGuard,
+  type RepeatQueryGuardOptions,
+  type RepeatQueryRouter,
+  type RepeatQueryRouterOptions,
+  type RepeatQueryState,
+  type RetrievalQueryUpdate,
+  recordRetrievalQuery,
+  repeatQueryGuard,
+  repeatQueryRouter,
+  withQueryHistory,
+} from "./graph/repeat-query.js";
+export {
+  type GuardableTool,
+  GuardedToolNode,
+  type GuardedToolNodeOptions,
+  type GuardPlan,
+} from "./graph/tool-node.js";
+export { type ReplayOptions, type ReplayResult, type ReplayRun, readRuns, replayGuards } from "./replay/index.js";
+// State channels
+export {
+  GuardMessagesState,
+  GuardState,
+  guardMessagesStateSchema,
+  guardStateSchema,
+  type ToolGuardUpdate,
+} from "./state/index.js";

@@ -1,69 +1,15 @@
+/** Escalation levels 3 and 4 in a graph: the createReactAgent post-model hook and the custom-graph node. */
 import { randomUUID } from "node:crypto";
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import type { ToolCall } from "@langchain/core/messages/tool";
-import { Command, END, interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { ToolCallDecision } from "../core/decide.js";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
 import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import type { TurnStop } from "../core/turn.js";
+import { answerAll } from "./answers.js";
+import { GuardStateMissingError } from "./errors.js";
+import { askPerson, type EscalationInterrupt } from "./interrupt.js";
 import { lastAIMessageIndex } from "./messages.js";
-import { type GuardArtifact, type GuardedToolNode, GuardStateMissingError } from "./tool-node.js";
-
-/**
- * The value of the interrupt raised at escalation level 3: what a person needs to decide how the agent goes on.
- * Find it in `(await graph.getState(config)).tasks[i].interrupts[j].value`, or in the `__interrupt__` of an
- * `invoke` result.
- *
- * @example
- * ```ts
- * const snapshot = await graph.getState(config);
- * const ask = snapshot.tasks.flatMap((t) => t.interrupts).find((i) => isEscalationInterrupt(i.value))
- *   ?.value as EscalationInterrupt;
- * console.log(ask.question, ask.tool, ask.attempts);
- * ```
- */
-export interface EscalationInterrupt {
-  type: "langgraph-guards/escalation";
-  level: 3;
-  /** What the agent asks the person. */
-  question: string;
-  /** The tool that keeps being repeated, and its arguments. */
-  tool: string;
-  args: unknown;
-  /** Strikes so far: blocked repeats in this thread, this one included. */
-  attempts: number;
-  /** The previous result of the repeated call, when recorded. */
-  previousResult?: { ok: boolean; text: string } | undefined;
-  /** Every pending tool call of the response (none of them runs). */
-  calls: { id?: string | undefined; name: string; args: unknown }[];
-  /** How to answer: `Command({ resume })` with one of {@link EscalationResume}. */
-  howToAnswer: string;
-}
-
-/**
- * A person's answer at level 3, passed as `new Command({ resume })`: a text for the model (the strikes stay), or an
- * object whose `action` also says what happens next: `"continue"` (default) gives `answer` to the model, `"reset"`
- * gives it and forgets the strikes, `"end"` ends the run (with `answer` as the reason).
- *
- * @example
- * ```ts
- * await graph.invoke(new Command({ resume: { answer: "Install pygame first.", action: "reset" } }), config);
- * ```
- */
-export type EscalationResume = string | { answer?: string; action?: "continue" | "reset" | "end" };
-
-/**
- * Whether an interrupt value is the escalation's.
- *
- * @example
- * ```ts
- * result.__interrupt__?.some((i) => isEscalationInterrupt(i.value)); // a person is asked
- * ```
- */
-export function isEscalationInterrupt(value: unknown): value is EscalationInterrupt {
-  return (
-    typeof value === "object" && value !== null && (value as { type?: unknown }).type === "langgraph-guards/escalation"
-  );
-}
+import type { GuardedToolNode, GuardPlan } from "./tool-node.js";
 
 /**
  * Options of {@link escalationHook}.
@@ -100,157 +46,125 @@ export interface EscalationNodeOptions extends EscalationHookOptions {
   exit?: string;
 }
 
-interface EscalationGraphState {
+/**
+ * The state the escalation hook and node read: the messages and the guard channel.
+ *
+ * @example
+ * ```ts
+ * const state: EscalationGraphState = { messages: [], toolGuard: emptyToolGuardState() };
+ * ```
+ */
+export interface EscalationGraphState {
   messages: BaseMessage[];
   toolGuard?: ToolGuardState;
 }
 
-/** What the hook decided for the response. */
-type Outcome =
-  | { kind: "pass"; events: GuardEvent[] }
-  | { kind: "answered"; events: GuardEvent[]; messages: BaseMessage[] }
-  | { kind: "ended"; events: GuardEvent[]; messages: BaseMessage[] };
-
-function hasCheckpointer(config: LangGraphRunnableConfig): boolean {
-  return Boolean((config.configurable as Record<string, unknown> | undefined)?.__pregel_checkpointer);
+/** What the hook decided for the response: let it go on, answer its calls (level 3), or end the run. */
+interface Outcome {
+  kind: "pass" | "answered" | "ended";
+  events: GuardEvent[];
+  messages?: BaseMessage[];
 }
 
-function parseResume(value: unknown): { answer: string; action: "continue" | "reset" | "end" } {
-  if (typeof value === "string") return { answer: value, action: "continue" };
-  if (typeof value === "object" && value !== null) {
-    const { answer, action } = value as { answer?: unknown; action?: unknown };
-    const act = action === "reset" || action === "end" ? action : "continue";
-    return { answer: typeof answer === "string" ? answer : "", action: act };
-  }
-  return { answer: value === undefined || value === null ? "" : String(value), action: "continue" };
-}
-
-function answerCalls(
-  calls: ToolCall[],
-  decisions: ToolCallDecision[],
-  content: (decision: ToolCallDecision) => string,
-  artifact: (decision: ToolCallDecision) => Partial<GuardArtifact>,
-): ToolMessage[] {
-  return calls.map((call, i) => {
-    const decision = decisions[i] as ToolCallDecision;
-    const guard = decision.allowed
-      ? { stopped: true, kind: "escalation" }
-      : {
-          blocked: true,
-          rule: decision.rule,
-          count: decision.count,
-          message: decision.message ?? "",
-          escalation: decision.escalation,
-          strikes: decision.strikes,
-          ...artifact(decision),
-        };
-    return new ToolMessage({
-      status: "error",
-      name: call.name,
-      tool_call_id: call.id ?? "",
-      content: content(decision),
-      artifact: { guard },
-    });
-  });
-}
-
-/** The one decision procedure of the hook and the node. */
-function decide<T>(
-  toolNode: GuardedToolNode<T>,
-  state: EscalationGraphState,
-  config: LangGraphRunnableConfig,
-  options: EscalationHookOptions,
-): Outcome {
-  const guard = state.toolGuard;
-  if (guard === undefined) throw new GuardStateMissingError();
-  const messages = state.messages ?? [];
-  const events: GuardEvent[] = [];
-  let current = guard;
-
-  // A run ended at level 4 and a person wrote since: they have taken over, the strikes start again.
+/** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
+function forgiveness(guard: ToolGuardState, messages: BaseMessage[]): GuardEvent[] {
   const endedBy = guard.escalation?.endedBy;
-  if (endedBy) {
-    const at = messages.findIndex((m) => m.id === endedBy);
-    if (at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human")) {
-      events.push({ type: "forgive" });
-      current = reduceToolGuard(current, [{ type: "forgive" }]);
-    }
-  }
+  if (!endedBy) return [];
+  const at = messages.findIndex((m) => m.id === endedBy);
+  return at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human") ? [{ type: "forgive" }] : [];
+}
 
-  const plan = toolNode.planCalls({ ...state, toolGuard: current }, config);
-  const stop = plan.turn.stop;
-  if (stop === undefined) return { kind: "pass", events };
+/** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */
+function endRun(
+  plan: GuardPlan,
+  stop: TurnStop,
+  guard: ToolGuardState,
+  events: GuardEvent[],
+  byUser?: string,
+): Outcome {
+  const { call, previousResult } = stop.decision;
+  const id = randomUUID();
+  const endedByUser = byUser === undefined ? undefined : { answer: byUser };
+  const text = endExplanation({
+    tool: call.name,
+    args: call.args,
+    strikes: stop.strikes,
+    previousResult,
+    alsoBlocked: guard.escalation?.blocked,
+    endedByUser,
+  });
+  const notRun = answerAll(plan.calls, plan.decisions, () => notRunAnswer(call.name, stop.strikes, !!endedByUser), {
+    escalation: 4,
+  });
+  const final = new AIMessage({
+    id,
+    content: text,
+    response_metadata: { guard: { kind: "escalation", level: 4, tool: call.name, strikes: stop.strikes } },
+  });
+  return { kind: "ended", events: [...events, { type: "end", by: id }], messages: [...notRun, final] };
+}
 
-  // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  const top = stop.decision;
-  const written = [...events, ...stop.events];
-  const previousResult = top.previousResult;
-  const attempts = stop.strikes;
-  const end = (endedByUser?: { answer: string }): Outcome => {
-    const id = randomUUID();
-    const text = endExplanation({
-      tool: top.call.name,
-      args: top.call.args,
-      strikes: attempts,
-      previousResult,
-      alsoBlocked: current.escalation?.blocked,
-      endedByUser,
-    });
-    const notRun = answerCalls(
-      plan.calls,
-      plan.decisions,
-      () => notRunAnswer(top.call.name, attempts, endedByUser !== undefined),
-      () => ({ escalation: 4 }),
-    );
-    const final = new AIMessage({
-      id,
-      content: text,
-      response_metadata: { guard: { kind: "escalation", level: 4, tool: top.call.name, strikes: attempts } },
-    });
-    return { kind: "ended", events: [...written, { type: "end", by: id }], messages: [...notRun, final] };
-  };
-  if (stop.level >= 4 || options.interrupt === false || !hasCheckpointer(config)) return end();
-
-  const question = userQuestion(top.call.name, attempts);
+/** Level 3: ask a person; their answer goes to the model as the result of the held-back calls. */
+function askAndAnswer(plan: GuardPlan, stop: TurnStop, guard: ToolGuardState, events: GuardEvent[]): Outcome {
+  const { call, previousResult } = stop.decision;
+  const question = userQuestion(call.name, stop.strikes);
   const payload: EscalationInterrupt = {
     type: "langgraph-guards/escalation",
     level: 3,
     question,
-    tool: top.call.name,
-    args: top.call.args,
-    attempts,
+    tool: call.name,
+    args: call.args,
+    attempts: stop.strikes,
     previousResult,
     calls: plan.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
     howToAnswer:
       'Resume with new Command({ resume: "guidance for the agent" }), or { answer, action: "continue" | "reset" | "end" }.',
   };
-  const reply = parseResume(interrupt(payload));
-  if (reply.action === "end") {
-    return end({ answer: reply.answer });
-  }
+  const reply = askPerson(payload);
+  if (reply === undefined) return endRun(plan, stop, guard, events); // no checkpointer: nobody can answer later
+  if (reply.action === "end") return endRun(plan, stop, guard, events, reply.answer);
   const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
-  const answered = answerCalls(
+  const answered = answerAll(
     plan.calls,
     plan.decisions,
     (d) =>
       d.allowed
         ? `Not run: automatic execution was stopped to ask the user. The user answered:\n${said}`
         : `${question}\n\nThe user answered:\n${said}`,
-    () => ({ escalation: 3, answer: said }),
+    { escalation: 3, answer: said },
   );
-  const after: GuardEvent[] = reply.action === "reset" ? [{ type: "forgive" }] : [{ type: "acknowledge" }];
-  return { kind: "answered", events: [...written, ...after], messages: answered };
+  const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
+  return { kind: "answered", events: [...events, after], messages: answered };
+}
+
+/** The one decision procedure of the hook and the node: the tool node's own plan of the response. */
+function decide<T>(
+  toolNode: GuardedToolNode<T>,
+  state: EscalationGraphState,
+  config: LangGraphRunnableConfig,
+  options: EscalationHookOptions,
+): Outcome {
+  if (state.toolGuard === undefined) throw new GuardStateMissingError();
+  const messages = state.messages ?? [];
+  const forgive = forgiveness(state.toolGuard, messages);
+  const guard = reduceToolGuard(state.toolGuard, forgive);
+  const plan = toolNode.planCalls({ ...state, toolGuard: guard }, config);
+  const stop = plan.turn.stop;
+  if (stop === undefined) return { kind: "pass", events: forgive };
+  // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
+  const events = [...forgive, ...stop.events];
+  if (stop.level >= 4 || options.interrupt === false) return endRun(plan, stop, guard, events);
+  return askAndAnswer(plan, stop, guard, events);
 }
 
 /**
- * Escalation levels 3 and 4 (seed 003) as a createReactAgent `postModelHook`, for the calls a
- * {@link GuardedToolNode} would block: it looks at the model's response before the tools run, with the same
- * decisions the node makes. Levels 1 and 2 are the node's feedback (ask what will be different, then explicit
- * options). At level 3 it stops and asks a person with `interrupt()` (resume with `Command({ resume })`, see
- * {@link EscalationResume}); the answer goes to the model as the result of the blocked calls. At level 4 (or at
- * level 3 without a checkpointer) it ends the run with an AI message that says why. Every tool call it holds back
- * gets exactly one ToolMessage, so the history stays valid for every provider. A human message after a run ended
- * at level 4 forgives the strikes.
+ * Escalation levels 3 and 4 as a createReactAgent `postModelHook`, for the calls a {@link GuardedToolNode} would
+ * block: it looks at the model's response before the tools run, with the same decisions the node makes. Levels 1
+ * and 2 are the node's feedback (ask what will be different, then explicit options). At level 3 it stops and asks a
+ * person with `interrupt()` (resume with `Command({ resume })`, see {@link EscalationResume}); the answer goes to
+ * the model as the result of the blocked calls. At level 4 (or at level 3 without a checkpointer) it ends the run
+ * with an AI message that says why. Every tool call it holds back gets exactly one ToolMessage, so the history stays
+ * valid for every provider. A human message after a run ended at level 4 forgives the strikes.
  *
  * @example
  * ```ts
@@ -269,9 +183,8 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
     state: EscalationGraphState,
     config: LangGraphRunnableConfig,
   ): Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[] }> => {
-    const outcome = decide(toolNode, state, config, options);
-    if (outcome.kind === "pass") return outcome.events.length > 0 ? { toolGuard: outcome.events } : {};
-    return { messages: outcome.messages, toolGuard: outcome.events };
+    const { events, messages } = decide(toolNode, state, config, options);
+    return { ...(messages ? { messages } : {}), ...(events.length > 0 ? { toolGuard: events } : {}) };
   };
 }
 
@@ -295,19 +208,13 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
  * ```
  */
 export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: EscalationNodeOptions = {}) {
-  const model = options.model ?? "agent";
-  const next = options.next ?? "tools";
-  const done = options.done ?? END;
-  const exit = options.exit ?? END;
+  const { model = "agent", next = "tools", done = END, exit = END } = options;
   return async (state: EscalationGraphState, config: LangGraphRunnableConfig): Promise<Command> => {
-    const outcome = decide(toolNode, state, config, options);
-    const update = outcome.events.length > 0 ? { toolGuard: outcome.events } : {};
-    if (outcome.kind === "ended") return new Command({ goto: exit, update: { ...update, messages: outcome.messages } });
-    if (outcome.kind === "answered") {
-      return new Command({ goto: model, update: { ...update, messages: outcome.messages } });
-    }
-    const messages = state.messages ?? [];
-    const last = messages[lastAIMessageIndex(messages)] as AIMessage | undefined;
+    const { kind, events, messages } = decide(toolNode, state, config, options);
+    const update = { ...(messages ? { messages } : {}), ...(events.length > 0 ? { toolGuard: events } : {}) };
+    if (kind !== "pass") return new Command({ goto: kind === "ended" ? exit : model, update });
+    const all = state.messages ?? [];
+    const last = all[lastAIMessageIndex(all)] as AIMessage | undefined;
     return new Command({ goto: (last?.tool_calls ?? []).length > 0 ? next : done, update });
   };
 }

@@ -11,7 +11,7 @@ import {
   resolveToolGuardOptions,
   responseAcknowledges,
   textAcknowledges,
-} from "../../src/index.js";
+} from "../../src/core/index.js";
 
 const options = resolveToolGuardOptions().escalation;
 const strike = (turn: string, args: unknown = { path: "a" }) =>

@@ -11,8 +11,8 @@ import {
   planToolCalls,
   reduceToolGuard,
   resolveToolGuardOptions,
-  type ToolGuardState,
-} from "../../src/index.js";
+} from "../../src/core/index.js";
+import type { ToolGuardState } from "../../src/index.js";
 
 const callArb = fc.record({
   name: fc.constantFrom("read_file", "write_to_file", "bash", "list_files"),

@@ -2,7 +2,8 @@
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
-import { isSimilar, lcsLength, similarityRatio, similarityScore, similarityUpperBound } from "../../src/index.js";
+import { lcsLength, similarityScore, similarityUpperBound } from "../../src/core/index.js";
+import { isSimilar, similarityRatio } from "../../src/index.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
 const unicode = [

@@ -7,14 +7,16 @@ import { z } from "zod";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import {
   emptyToolGuardState,
-  GuardedToolNode,
-  GuardMessagesState,
-  GuardOptionsError,
-  GuardStateMissingError,
   isReadOnlyCall,
   isReadOnlyCommand,
   planToolCalls,
   resolveToolGuardOptions,
+} from "../../src/core/index.js";
+import {
+  GuardedToolNode,
+  GuardMessagesState,
+  GuardOptionsError,
+  GuardStateMissingError,
   toolCallSignature,
 } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";

@@ -20,9 +20,9 @@ import {
   GuardedToolNode,
   GuardMessagesState,
   replayGuards,
-  runFromMessages,
   type ToolGuardState,
 } from "../../src/index.js";
+import { runFromMessages } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 

@@ -6,8 +6,8 @@ import { toolsCondition } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { BLOCK_RULES } from "../../src/core/index.js";
 import {
-  BLOCK_RULES,
   type GuardArtifact,
   GuardedToolNode,
   type GuardedToolNodeOptions,

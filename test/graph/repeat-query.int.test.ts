@@ -10,6 +10,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildRetrievalGraph, loopingModel } from "../../examples/repeat-query.js";
+import { unionQueries } from "../../src/core/index.js";
 import {
   clearRetrievalQueries,
   GuardOptionsError,
@@ -20,7 +21,6 @@ import {
   recordRetrievalQuery,
   repeatQueryGuard,
   repeatQueryRouter,
-  unionQueries,
   withQueryHistory,
 } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";

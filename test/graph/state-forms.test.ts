@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { buildGraph } from "../../examples/custom-graph.js";
 import { buildZodGraph } from "../../examples/custom-graph-zod.js";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
-import { emptyToolGuardState, GuardState, guardStateSchema, reduceToolGuard } from "../../src/index.js";
+import { emptyToolGuardState, reduceToolGuard } from "../../src/core/index.js";
+import { GuardState, guardStateSchema } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { fatesOf } from "../support/helpers.js";
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 const run = promisify(execFile);
 
 describe("npm run demo", () => {
-  it("walks through the four scenarios and marks each block with its level", async () => {
+  it("walks through the four scenarios and marks each block with its rule", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/demo.ts"], {
       cwd: join(import.meta.dirname, "..", ".."),
       env: { ...process.env, NO_COLOR: "1" },
@@ -15,13 +15,13 @@ describe("npm run demo", () => {
     const verdicts = stdout
       .split("\n")
       .filter((l) => /^\s+\d+\. /.test(l))
-      .map((l) => (l.includes("✗ BLOCKED") ? (l.match(/level (\d)/)?.[1] ?? "?") : "ran"));
+      .map((l) => (l.includes("✗ BLOCKED") ? (l.match(/rule (\w+)/)?.[1] ?? "?") : "ran"));
     expect(verdicts).toEqual([
-      ...["ran", "1", "ran", "3"], // scenario 1
-      ...["ran", "1", "ran", "ran"], // scenario 2
-      ...["ran", "1", "ran", "ran", "ran", "ran", "ran", "ran", "2"], // scenario 3
-      ...["ran", "ran", "3", "ran"], // scenario 4
-      ...["ran", "1"], // two identical calls in one message
+      ...["ran", "consecutive", "ran", "redundant"], // scenario 1
+      ...["ran", "consecutive", "ran", "ran"], // scenario 2
+      ...["ran", "consecutive", "ran", "ran", "ran", "ran", "ran", "ran", "threshold"], // scenario 3
+      ...["ran", "ran", "redundant", "ran"], // scenario 4
+      ...["ran", "consecutive"], // two identical calls in one message
     ]);
     expect(stdout).toContain("What a blocked call looks like to the model");
     expect(stdout).toContain("What will you do differently?");

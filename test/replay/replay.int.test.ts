@@ -18,9 +18,9 @@ import {
   type ReplayRun,
   readRuns,
   replayGuards,
-  runFromMessages,
   type ToolGuardState,
 } from "../../src/index.js";
+import { runFromMessages } from "../../src/replay/index.js";
 import type { ScriptStep } from "../../src/testing/index.js";
 import { buildEscalationAgent } from "../support/escalation.js";
 

@@ -1,0 +1,19 @@
+/**
+ * `langgraph-guards/replay`: recorded agent runs replayed through the same turn procedure as the live graph, their
+ * input formats, and the summary the `langgraph-guards replay` command prints.
+ */
+export { type ReadRunsResult, type ReplayFormat, ReplayInputError, readRuns, runFromMessages } from "./formats.js";
+export {
+  addTotals,
+  emptyTotals,
+  type ReplayDecision,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayRun,
+  type ReplayStep,
+  type ReplayToolCall,
+  type ReplayTotals,
+  rates,
+  replayGuards,
+} from "./replay.js";
+export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./report.js";
