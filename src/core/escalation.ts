@@ -4,7 +4,7 @@ import { canonicalJson, digest, toolCallSignature, truncate } from "./signature.
 import { similarityRatio } from "./similarity.js";
 
 /**
- * The seed's acknowledgment patterns (seed 003), plus close variants.
+ * Phrases that acknowledge a block (say what will be done differently), with close variants.
  *
  * @example
  * ```ts
@@ -22,8 +22,8 @@ export const DEFAULT_ACKNOWLEDGMENT_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
- * Words that make a response a plain retry, never an acknowledgment (DESIGN decision 7: the seed's test rejects
- * "Let me try writing the file again" though its patterns contain "let me try").
+ * Words that make a response a plain retry, never an acknowledgment: "Let me try writing the file again" does not
+ * acknowledge a block, though "let me try" alone is one of the acknowledgment patterns.
  *
  * @example
  * ```ts
@@ -35,11 +35,11 @@ export const DEFAULT_RETRY_PATTERNS: readonly RegExp[] = [/\b(again|retry|retryi
 const strike = z.number().int().min(1);
 
 /**
- * Options of the escalation that follows a block (seed 003), validated with the guard options (`escalation`).
+ * Options of the escalation that follows a block, validated with the guard options (`escalation`).
  */
 export const escalationOptionsSchema = z
   .object({
-    /** Count strikes and escalate. `false` keeps the seed-000 behaviour: every block asks the same question. */
+    /** Count strikes and escalate. `false`: no strikes, every block asks the same question. */
     enabled: z.boolean().default(true),
     /**
      * The strike at which each level starts: 1 ask what will be different, 2 present options, 3 ask the user
@@ -302,7 +302,7 @@ export function substanceKey(call: CallLike, keys?: readonly string[]): string {
 
 /**
  * Whether two calls are the same in substance: the same tool and, for a file write (a path and a content), the
- * same path with content more than `contentThreshold` similar (seed 003); otherwise the same arguments (only the
+ * same path with content more than `contentThreshold` similar; otherwise the same arguments (only the
  * tool's `keys` when given), keys in any order.
  *
  * @example
@@ -444,7 +444,7 @@ export function matchesBlocked(
 export interface EscalationFeedbackInput {
   tool: string;
   args: unknown;
-  /** The guard's message for the kind of block (seed 000's, or the user's). */
+  /** The rule's message (the default, or the user's). */
   message: string;
   /** Escalation level (0 when escalation is off: the level-1 text without a count). */
   level: number;
@@ -459,7 +459,7 @@ export interface EscalationFeedbackInput {
 }
 
 /**
- * The seed-003 body shared by every block: the tool, the arguments (JSON, cut at `maxArgsChars`), the previous
+ * The body shared by every block's feedback: the tool, the arguments (JSON, cut at `maxArgsChars`), the previous
  * result (cut at `maxResultChars`) and why the call was blocked.
  */
 function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; maxResultChars: number }): string[] {
@@ -480,7 +480,7 @@ function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; ma
   ];
 }
 
-/** Level 1's closing: seed 003's advice and question. */
+/** Level 1's closing: the advice and the question. */
 const ASK = [
   "To make progress, you must CHANGE your approach:",
   "1. If previous call failed: Fix the underlying issue first",
@@ -491,7 +491,7 @@ const ASK = [
 ];
 
 /**
- * The feedback of seed 003 for a blocked duplicate, as the seed writes it: the tool, the arguments (JSON, cut at
+ * The feedback for a blocked duplicate: the tool, the arguments (JSON, cut at
  * 500 characters), the previous result of this exact call (cut at 1000), why it was blocked, and "What will you do
  * differently?". The graph's blocks carry it under the guard's message ({@link escalationFeedback}).
  *
@@ -511,13 +511,13 @@ export function duplicateFeedback(tool: string, args: unknown, previousResult: s
     previousResult: { ok: previousOk ?? true, text: previousResult },
   };
   const lines = body(input, { maxArgsChars: 500, maxResultChars: 1000 });
-  // The seed's wording when the outcome is not known.
+  // The wording when the outcome is not known.
   if (previousOk === undefined) lines[lines.length - 1] = "- The previous attempt already failed/succeeded";
   return [...lines, "", ...ASK].join("\n");
 }
 
 /**
- * The ToolMessage content of a blocked call at an escalation level: the guard's message, then seed 003's feedback
+ * The ToolMessage content of a blocked call at an escalation level: the rule's message, then the feedback
  * (tool, arguments, previous result, reasons); level 1 asks what will be different, level 2 and above say how
  * many times it was tried and present explicit options built from the situation.
  *

@@ -125,7 +125,7 @@ export function emptyLoopState(): LoopState {
 
 const positiveInt = z.number().int().min(1);
 
-/** The options of the loop detector and the safety limits (seed 004), validated when a guard is built. */
+/** The options of the loop detector and the safety limits, validated when a guard is built. */
 export const safetyOptionsSchema = z
   .object({
     /** Similarity at or above which an output is a loop. Default 0.9. */
@@ -374,7 +374,7 @@ export function loopStopReason(similarity: number, threshold: number): StopReaso
 }
 
 /**
- * Seed 004's `SafetyGuard` as a class over the same functions the loop node uses: fuzzy loop detection over the
+ * `SafetyGuard`: a class over the same functions the loop node uses: fuzzy loop detection over the
  * last `maxRecentOutputs` outputs, plus the iteration, runtime, token, cost and consecutive-failure limits.
  *
  * @example

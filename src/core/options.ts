@@ -10,7 +10,7 @@ export const toolGuardConfigSchema = z
   .object({
     /** Never block this tool (its calls are still recorded). */
     exempt: z.boolean().optional(),
-    /** Level 2 threshold for this tool (overrides `repetitionThreshold`). */
+    /** The threshold rule's threshold for this tool (overrides `repetitionThreshold`). */
     repetitionThreshold: positiveInt.optional(),
     /** Argument fields of this tool to ignore when comparing calls (added to the global `ignoreArgs`). */
     ignoreArgs: z.array(z.string()).optional(),
@@ -20,9 +20,9 @@ export const toolGuardConfigSchema = z
     invalidates: z.enum(["all", "paths", "none"]).optional(),
     /** Argument names that hold paths for this tool. */
     pathArgs: z.array(z.string()).optional(),
-    /** Level 1 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
+    /** The consecutive rule for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
     consecutive: z.boolean().optional(),
-    /** Level 3 for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
+    /** The redundant rule for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
     redundancy: z.boolean().optional(),
     /**
      * Calling it again after it succeeded does something again (a second booking): such a repeat is never blocked.
@@ -31,11 +31,11 @@ export const toolGuardConfigSchema = z
     repeatable: z.boolean().optional(),
     /**
      * It changes something, but calling it again with the same arguments with nothing changed since does nothing
-     * new: level 3 blocks such a repeat. Default by name: `update_`, `set_`, `transfer_`.
+     * new: the redundant rule blocks such a repeat. Default by name: `update_`, `set_`, `transfer_`.
      */
     idempotent: z.boolean().optional(),
     /**
-     * The argument fields that decide whether a call repeats a blocked call in substance (seed 003's per-tool
+     * The argument fields that decide whether a call repeats a blocked call in substance (per tool
      * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
      */
     keys: z.array(z.string()).optional(),
@@ -75,7 +75,7 @@ export const toolGuardOptionsSchema = z
     ...repetitionRulesSchema.shape,
     /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
-    /** Level 3: successful read-only operations remembered. Default 10. */
+    /** The redundant rule: successful read-only operations remembered. Default 10. */
     operationsHistoryLimit: z.number().int().min(0).default(10),
     /** File operations remembered for the summary. Default 10. */
     fileHistoryLimit: z.number().int().min(0).default(10),
@@ -98,7 +98,7 @@ export const toolGuardOptionsSchema = z
       })
       .strict()
       .default({}),
-    /** What follows a block (seed 003): strikes, escalation levels, reminders, near-duplicates, repeated errors. */
+    /** What follows a block: strikes, escalation levels, reminders, near-duplicates, repeated errors. */
     escalation: escalationOptionsSchema.prefault({}),
     /** Characters of the blocked call's arguments shown to the model. Default 500. */
     maxArgsChars: positiveInt.default(500),

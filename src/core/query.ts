@@ -79,7 +79,7 @@ export function parseJsonish(text: string, want: (value: unknown) => boolean = (
 }
 
 /**
- * Extracts the `query` from JSON-ish model output (the `JsonishQueryParser` / `jsonish_v1` parser of seed 002):
+ * Extracts the `query` from JSON-ish model output (the `JsonishQueryParser` / `jsonish_v1` parser):
  * strict JSON, JSON in a code fence or surrounded by prose, single quotes, trailing commas, unquoted keys, or a
  * bare string (quoted or not). Returns `""` when nothing can be extracted (e.g. an object without `query`), which
  * the repeat-query guard routes to `on_repeat`.
@@ -104,7 +104,7 @@ export function parseJsonishQuery(payload: unknown): string {
 }
 
 /**
- * The names of the query parsers a guard can be configured with (seed 002).
+ * The names of the query parsers a guard can be configured with.
  *
  * @example
  * ```ts
@@ -140,7 +140,7 @@ export function extractQuery(payload: unknown, parser?: QueryParserName): string
 }
 
 /**
- * The repeat-query decision (seed 002): `"repeat"` when the normalized query is empty or already asked, else
+ * The repeat-query decision: `"repeat"` when the normalized query is empty or already asked, else
  * `"ok"`. Pure: it reads the asked set and never changes it.
  *
  * @example

@@ -3,7 +3,7 @@ import { type RecordedResult, resultDigest } from "./repetition.js";
 import type { SignatureOptions } from "./signature.js";
 
 /**
- * A successful read-only call whose result the model still has (level 3).
+ * A successful read-only call whose result the model still has (the redundant rule).
  *
  * @example
  * ```ts
@@ -33,7 +33,7 @@ export interface FileOperation {
 }
 
 /**
- * Plain, serialisable state of level 3.
+ * Plain, serialisable state of the redundant rule.
  *
  * @example
  * ```ts
@@ -63,7 +63,7 @@ export interface OperationLimits {
 }
 
 /**
- * The default bounds (seed 000).
+ * The default bounds of the operation history.
  *
  * @example
  * ```ts
@@ -73,7 +73,7 @@ export interface OperationLimits {
 export const DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = { operationsHistoryLimit: 10, fileHistoryLimit: 10 };
 
 /**
- * An empty level 3 state.
+ * An empty state of the redundant rule.
  *
  * @example
  * ```ts
@@ -176,7 +176,7 @@ export function findOperation(state: OperationsState, key: string): OperationRec
 export interface OperationContextOptions extends Partial<OperationLimits>, SignatureOptions, ClassifyOptions {}
 
 /**
- * Level 3 of seed 000 as a class: remembers successful read-only operations and answers whether an identical
+ * The redundant rule as a class: remembers successful read-only operations and answers whether an identical
  * one was already done and is still valid. Failed calls never count; writes are never redundant; a write to a
  * path makes the reads of that path (and listings of its folders) stale; any other mutating call (a command, an
  * unknown tool) makes every read stale.
@@ -234,7 +234,7 @@ export class OperationContext {
   }
 
   /**
-   * Whether an identical read-only call already succeeded and is still valid (level 3 would block it).
+   * Whether an identical read-only call already succeeded and is still valid (the redundant rule would block it).
    *
    * @example
    * ```ts

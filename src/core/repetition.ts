@@ -53,7 +53,7 @@ export interface CallRecord {
 }
 
 /**
- * Plain, serialisable state of levels 1 and 2: the last `windowSize` allowed calls. An index by call key is derived
+ * Plain, serialisable state of the consecutive and threshold rules: the last `windowSize` allowed calls. An index by call key is derived
  * from the window and kept beside it (never stored), so a decision costs the same at window 10 and at 10,000.
  *
  * @example
@@ -334,7 +334,7 @@ export function recordResult(
 export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>, SignatureOptions {
   /** How tools are classified (only needed with `countAcrossMutations: false`). */
   classify?: ClassifyOptions;
-  /** Replacements for the level 1 and level 2 messages. */
+  /** Replacements for the consecutive and threshold messages. */
   messages?: Partial<Record<BlockRule, MessageTemplate>>;
 }
 
@@ -350,13 +350,13 @@ export interface RepetitionEvaluation {
   allowed: boolean;
   level?: "consecutive" | "threshold" | undefined;
   count: number;
-  /** The block message (seed 000 wording unless replaced). */
+  /** The block message (the default wording unless replaced). */
   message?: string | undefined;
 }
 
 /**
- * Levels 1 and 2 of seed 000 as a class, over the same pure functions the graph nodes use.
- * Level 1 blocks a call identical to the previous recorded call; level 2 blocks a call when the window already
+ * The consecutive and threshold rules as a class, over the same pure functions the graph nodes use.
+ * The consecutive rule blocks a call identical to the previous recorded call; the threshold rule blocks a call when the window already
  * holds `repetitionThreshold` identical calls (the 4th with the default). A blocked call is not recorded, so
  * {@link ToolRepetitionDetector.isConsecutiveDuplicate} after a failed {@link ToolRepetitionDetector.check}
  * tells which level blocked it.
@@ -366,7 +366,7 @@ export interface RepetitionEvaluation {
  * const detector = new ToolRepetitionDetector({ repetitionThreshold: 3 });
  * detector.check("read_file", { path: "config.py" }); // true
  * detector.check("read_file", { path: "config.py" }); // false
- * detector.isConsecutiveDuplicate("read_file", { path: "config.py" }); // true: level 1
+ * detector.isConsecutiveDuplicate("read_file", { path: "config.py" }); // true: the consecutive rule
  * ```
  */
 export class ToolRepetitionDetector {
@@ -410,7 +410,7 @@ export class ToolRepetitionDetector {
   }
 
   /**
-   * `true` if the call is allowed (and then recorded), `false` if level 1 or 2 blocks it.
+   * `true` if the call is allowed (and then recorded), `false` if the consecutive or threshold rule blocks it.
    *
    * @example
    * ```ts

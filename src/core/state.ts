@@ -69,7 +69,7 @@ export interface ToolGuardState {
   /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
   observed: ObservedBlock[];
   stats: GuardStats;
-  /** Strikes, the pending acknowledgment and the recent blocked calls (seed 003). */
+  /** Strikes, the pending acknowledgment and the recent blocked calls. */
   escalation: EscalationState;
 }
 

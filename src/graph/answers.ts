@@ -33,7 +33,7 @@ export interface GuardArtifact {
 }
 
 /** What a not-run call's ToolMessage carries in `artifact.guard` when the run stopped before it. */
-interface StopArtifact {
+export interface StopArtifact {
   stopped: true;
   kind: string;
 }

@@ -11,6 +11,7 @@ import {
   stepLoopGuard,
 } from "../core/loop.js";
 import { canonicalJson, digest } from "../core/signature.js";
+import { guardAnswer } from "./answers.js";
 import { lastAIMessageIndex, messageText } from "./messages.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
@@ -130,15 +131,8 @@ function readTurn(
  * stays valid for every provider), then an AI message that says which limit or loop stopped the run.
  */
 function stopMessages(message: AIWithCalls, reason: StopReason): BaseMessage[] {
-  const skipped = (message.tool_calls ?? []).map(
-    (c) =>
-      new ToolMessage({
-        status: "error",
-        name: c.name,
-        tool_call_id: c.id ?? "",
-        content: `Not run: ${reason.message}`,
-        artifact: { guard: { stopped: true, kind: reason.kind } },
-      }),
+  const skipped = (message.tool_calls ?? []).map((c) =>
+    guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
   );
   return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }
@@ -162,7 +156,7 @@ function split(options: LoopDetectNodeOptions) {
 
 /**
  * A node for custom graphs, placed after the model: it counts the turn, checks the safety limits (iterations,
- * runtime, tokens, cost, failures in a row) and compares the turn's output with the recent ones (seed 004). It
+ * runtime, tokens, cost, failures in a row) and compares the turn's output with the recent ones. It
  * routes with a `Command`: to `exit` (default `END`) with a final AI message that says what stopped the run and
  * the similarity found, else to `next` (default `"tools"`) when the model called tools, else to `done` (default
  * `END`). Its memory is the `loopGuard` channel, so a checkpointer persists it. Add it with its `ends`.

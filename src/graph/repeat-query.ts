@@ -44,7 +44,7 @@ const routerOptionsSchema = z
   .strict();
 
 /**
- * Options of {@link repeatQueryRouter} (seed 002's step configuration).
+ * Options of {@link repeatQueryRouter}: where it routes and how it reads the query.
  *
  * @example
  * ```ts
@@ -102,7 +102,7 @@ function validateRouterOptions<S extends RepeatQueryState>(options: RepeatQueryR
 }
 
 /**
- * The repeat-query guard of seed 002 as a conditional-edge function: `on_ok` when the query is new and non-empty,
+ * The repeat-query guard as a conditional-edge function: `on_ok` when the query is new and non-empty,
  * `on_repeat` when it is empty or already in `retrievalQueriesAskedNorm` (after trim, lowercase and whitespace
  * collapsing). It never writes state: the retrieval node records a query when it really runs
  * ({@link recordRetrievalQuery}, {@link withQueryHistory}). Options are validated when the router is built.
@@ -298,7 +298,7 @@ export interface RepeatQueryGuard<
 }
 
 /**
- * The repeat-query guard as a graph step (the seed's `repeat_query_guard` action): a node `id` (default
+ * The repeat-query guard as a graph step (a `repeat_query_guard` action in a step-configured pipeline): a node `id` (default
  * `"guard_repeat_query"`) and two labelled conditional edges, `on_ok` and `on_repeat`, so that
  * `getGraph().drawMermaid()` shows both. Add it with `.addNode(guard.id, guard.node)` and
  * `.addConditionalEdges(guard.id, guard.route, guard.pathMap)`, then route your decision node to `guard.id`.

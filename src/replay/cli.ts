@@ -126,34 +126,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const errors: string[] = [];
-  const inputs: { file: string; run: ReplayRun }[] = [];
-  for (const file of parsed.files) {
-    let text: string;
-    try {
-      text = readInput(file);
-    } catch (e) {
-      errors.push(`${file}: ${(e as Error).message}`);
-      continue;
-    }
-    const { runs, errors: bad } = readRuns(text, { file: basename(file), format: parsed.format });
-    errors.push(...bad.map((e) => e.message));
-    inputs.push(...runs.map((run) => ({ file, run })));
-  }
-
+  const inputs = readInputs(parsed.files, parsed.format, errors);
   const bar = progressBar(inputs.length, parsed.progress && process.stderr.isTTY === true && !parsed.json);
   const reports: RunReport[] = [];
   for (const [i, { file, run }] of inputs.entries()) {
     try {
-      const { decisions, totals } = replayGuards(run, options);
-      reports.push({
-        id: run.id,
-        source: run.source,
-        file,
-        totals,
-        notRun: decisions
-          .filter((d) => d.action !== "allow" && d.recorded)
-          .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, rule: d.rule, waste: d.waste })),
-      });
+      reports.push(replayOne(file, run, options));
     } catch (e) {
       if (e instanceof GuardOptionsError) {
         bar.end();
@@ -165,7 +143,45 @@ export async function main(argv: string[]): Promise<number> {
     bar.tick(i + 1);
   }
   bar.end();
+  process.stdout.write(parsed.json ? jsonReport(reports, errors, parsed.detail) : textReport(reports, parsed.detail));
+  for (const e of errors) process.stderr.write(`langgraph-guards: ${e}\n`);
+  if (reports.length === 0 && errors.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
+  return errors.length > 0 ? 1 : 0;
+}
 
+/** Every run of every input file; unreadable files and bad lines go to `errors`. */
+function readInputs(files: string[], format: ReplayFormat | "auto", errors: string[]) {
+  const inputs: { file: string; run: ReplayRun }[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readInput(file);
+    } catch (e) {
+      errors.push(`${file}: ${(e as Error).message}`);
+      continue;
+    }
+    const { runs, errors: bad } = readRuns(text, { file: basename(file), format });
+    errors.push(...bad.map((e) => e.message));
+    inputs.push(...runs.map((run) => ({ file, run })));
+  }
+  return inputs;
+}
+
+function replayOne(file: string, run: ReplayRun, options: ReplayOptions): RunReport {
+  const { decisions, totals } = replayGuards(run, options);
+  return {
+    id: run.id,
+    source: run.source,
+    file,
+    totals,
+    notRun: decisions
+      .filter((d) => d.action !== "allow" && d.recorded)
+      .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, rule: d.rule, waste: d.waste })),
+  };
+}
+
+/** The totals of all runs, and per source (the run's `source`, else its file). */
+function totalsOf(reports: RunReport[]) {
   const bySource = new Map<string, ReplayTotals>();
   let all = emptyTotals();
   for (const r of reports) {
@@ -173,31 +189,34 @@ export async function main(argv: string[]): Promise<number> {
     const key = r.source ?? basename(r.file);
     bySource.set(key, addTotals(bySource.get(key) ?? emptyTotals(), r.totals));
   }
-  if (parsed.json) {
-    const out = {
-      totals: all,
-      rates: rates(all),
-      sources: Object.fromEntries([...bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
-      runs: parsed.detail ? reports : reports.map(({ notRun: _n, ...r }) => r),
-      errors,
-    };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-  } else {
-    const rows = bySource.size > 1 ? [...bySource].map(([label, totals]) => ({ label, totals })) : [];
-    process.stdout.write(`${summaryTable([...rows, { label: "all", totals: all }])}\n\n${SUMMARY_LEGEND}\n`);
-    if (parsed.detail) {
-      for (const r of reports) {
-        process.stdout.write(`\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`);
-        for (const d of r.notRun) {
-          const why = d.action === "block" ? `blocked (${d.rule})` : d.action;
-          process.stdout.write(`  #${d.index} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`);
-        }
-      }
+  return { all, bySource };
+}
+
+function jsonReport(reports: RunReport[], errors: string[], detail: boolean): string {
+  const { all, bySource } = totalsOf(reports);
+  const out = {
+    totals: all,
+    rates: rates(all),
+    sources: Object.fromEntries([...bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
+    runs: detail ? reports : reports.map(({ notRun: _n, ...r }) => r),
+    errors,
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+function textReport(reports: RunReport[], detail: boolean): string {
+  const { all, bySource } = totalsOf(reports);
+  const rows = bySource.size > 1 ? [...bySource].map(([label, totals]) => ({ label, totals })) : [];
+  let text = `${summaryTable([...rows, { label: "all", totals: all }])}\n\n${SUMMARY_LEGEND}\n`;
+  if (!detail) return text;
+  for (const r of reports) {
+    text += `\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`;
+    for (const d of r.notRun) {
+      const why = d.action === "block" ? `blocked (${d.rule})` : d.action;
+      text += `  #${d.index} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`;
     }
   }
-  for (const e of errors) process.stderr.write(`langgraph-guards: ${e}\n`);
-  if (reports.length === 0 && errors.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
-  return errors.length > 0 ? 1 : 0;
+  return text;
 }
 
 function parse(argv: string[]) {
