@@ -68,6 +68,16 @@ export const repetitionRulesSchema = z.object({
 });
 
 /**
+ * The bounds of the redundant rule's memory, shared by {@link OperationContext} and the tool node.
+ */
+export const operationLimitsSchema = z.object({
+  /** The redundant rule: successful read-only operations remembered (an evicted one is allowed again). Default 10. */
+  operationsHistoryLimit: z.number().int().min(0).default(10),
+  /** File operations remembered for the summary. Default 10. */
+  fileHistoryLimit: z.number().int().min(0).default(10),
+});
+
+/**
  * The options of the tool-call guards, validated when a guard is built. Every field is optional.
  */
 export const toolGuardOptionsSchema = z
@@ -75,10 +85,7 @@ export const toolGuardOptionsSchema = z
     ...repetitionRulesSchema.shape,
     /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
-    /** The redundant rule: successful read-only operations remembered. Default 10. */
-    operationsHistoryLimit: z.number().int().min(0).default(10),
-    /** File operations remembered for the summary. Default 10. */
-    fileHistoryLimit: z.number().int().min(0).default(10),
+    ...operationLimitsSchema.shape,
     /** Project root: relative and absolute forms of one path are the same operation. */
     root: z.string().min(1).optional(),
     /** Argument fields ignored when comparing calls, for every tool (dotted names reach nested fields). */

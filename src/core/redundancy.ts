@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "./classify.js";
+import { operationLimitsSchema, parseOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
 import type { SignatureOptions } from "./signature.js";
 
@@ -55,22 +57,17 @@ export interface OperationsState {
  * const limits: OperationLimits = { operationsHistoryLimit: 20, fileHistoryLimit: 20 };
  * ```
  */
-export interface OperationLimits {
-  /** Successful read-only operations remembered (default 10): an evicted one is allowed again. */
-  operationsHistoryLimit: number;
-  /** File operations remembered (default 10). */
-  fileHistoryLimit: number;
-}
+export type OperationLimits = z.output<typeof operationLimitsSchema>;
 
 /**
- * The default bounds of the operation history.
+ * The default bounds of the operation history: the schema's defaults, the same the tool node uses.
  *
  * @example
  * ```ts
  * DEFAULT_OPERATION_LIMITS.operationsHistoryLimit; // 10
  * ```
  */
-export const DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = { operationsHistoryLimit: 10, fileHistoryLimit: 10 };
+export const DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = Object.freeze(operationLimitsSchema.parse({}));
 
 /**
  * An empty state of the redundant rule.
@@ -196,13 +193,8 @@ export class OperationContext {
   private state: OperationsState;
 
   constructor(options: OperationContextOptions = {}, state: OperationsState = emptyOperationsState()) {
-    this.limits = {
-      operationsHistoryLimit: options.operationsHistoryLimit ?? DEFAULT_OPERATION_LIMITS.operationsHistoryLimit,
-      fileHistoryLimit: options.fileHistoryLimit ?? DEFAULT_OPERATION_LIMITS.fileHistoryLimit,
-    };
-    for (const [name, value] of Object.entries(this.limits)) {
-      if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be an integer >= 0, got ${value}`);
-    }
+    const { operationsHistoryLimit, fileHistoryLimit } = options;
+    this.limits = parseOptions(operationLimitsSchema, { operationsHistoryLimit, fileHistoryLimit }, "OperationContext");
     this.options = options;
     this.state = state;
   }

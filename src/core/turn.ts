@@ -8,7 +8,6 @@ import { decideToolCall, type ToolCallDecision } from "./decide.js";
 import type { DecideContext, ToolCallInput } from "./detect.js";
 import { emptyEscalationState, responseAcknowledges } from "./escalation.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
-import { DEFAULT_OPERATION_LIMITS } from "./redundancy.js";
 import { resultDigest } from "./repetition.js";
 import { truncate } from "./signature.js";
 import { applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
@@ -235,10 +234,7 @@ export function outcomeEvents(
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
   if (!decision.allowed || decision.seq === undefined) return [];
-  const limits = {
-    operationsHistoryLimit: options.operationsHistoryLimit ?? DEFAULT_OPERATION_LIMITS.operationsHistoryLimit,
-    fileHistoryLimit: options.fileHistoryLimit ?? DEFAULT_OPERATION_LIMITS.fileHistoryLimit,
-  };
+  const limits = { operationsHistoryLimit: options.operationsHistoryLimit, fileHistoryLimit: options.fileHistoryLimit };
   const result = {
     ok: outcome.ok,
     digest: resultDigest(outcome.ok, outcome.text),
