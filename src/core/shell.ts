@@ -1,3 +1,9 @@
+/**
+ * What the guards understand of a shell command line: which commands only read ({@link isReadOnlyCommand}) and which
+ * paths a command changes ({@link changedPaths}). Both read one parse of the line ({@link splitCommandLine}), so they
+ * agree on what a command line is. No LangGraph import.
+ */
+import { isAbsolute, resolve } from "node:path";
 import { type ParseEntry, parse } from "shell-quote";
 
 /**
@@ -82,8 +88,108 @@ const FIND_ACTIONS = new Set([
 
 type Token = ParseEntry | { variable: string };
 
-function isOp(token: Token): token is Extract<Token, { op: string }> {
-  return typeof token === "object" && token !== null && "op" in token;
+/**
+ * One simple command of a command line: its words, and the files its `>` and `>>` redirections write to.
+ *
+ * @example
+ * ```ts
+ * const sort: SimpleCommand = { words: ["sort", "a.txt"], outputs: ["b.txt"] }; // sort a.txt > b.txt
+ * ```
+ */
+interface SimpleCommand {
+  words: string[];
+  outputs: string[];
+}
+
+/**
+ * A command line as the guards model it: simple commands joined by `|`, `&&`, `||` or `;`.
+ *
+ * @example
+ * ```ts
+ * const line: CommandLine | undefined = splitCommandLine("ls src && cat a.txt");
+ * ```
+ */
+interface CommandLine {
+  commands: SimpleCommand[];
+  /**
+   * Whether every word is known before the shell runs: false when the line has a glob or a `$VARIABLE` (kept in
+   * `words` as the pattern and as `$VAR`), reads a file with `<`, or has a comment.
+   */
+  literal: boolean;
+}
+
+/** A redirection target that names a file descriptor (`2>&1`), not a file. */
+const FD = /^\d+$/;
+
+/**
+ * Splits a shell command line into its simple commands, or `undefined` for what is beyond the model: command and
+ * process substitution, subshells, background jobs, a redirection to something other than a plain file name (or,
+ * for `>&`, a file descriptor), unparsable text.
+ *
+ * @example
+ * ```ts
+ * splitCommandLine("grep -n x a.py > hits.txt 2>&1; wc -l hits.txt");
+ * // { commands: [{ words: ["grep", "-n", "x", "a.py", "2"], outputs: ["hits.txt"] },
+ * //              { words: ["wc", "-l", "hits.txt"], outputs: [] }], literal: true }
+ * splitCommandLine("echo $(date)"); // undefined
+ * ```
+ */
+function splitCommandLine(command: string): CommandLine | undefined {
+  if (/`|\$\(|<\(|>\(/.test(command)) return undefined;
+  let tokens: Token[];
+  try {
+    tokens = parse(command, (key) => ({ variable: key }));
+  } catch {
+    return undefined;
+  }
+  let current: SimpleCommand = { words: [], outputs: [] };
+  const line: CommandLine = { commands: [current], literal: true };
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] as Token;
+    if (typeof token === "string") current.words.push(token);
+    else if ("variable" in token) {
+      // Its value is unknown, but as an argument of a known reader it cannot make it write.
+      current.words.push("$VAR");
+      line.literal = false;
+    } else if ("comment" in token) line.literal = false;
+    else {
+      switch (token.op) {
+        case "glob":
+          current.words.push(token.pattern);
+          line.literal = false;
+          break;
+        case "<": // the file it reads stays a word of the command
+          line.literal = false;
+          break;
+        case "|":
+        case "&&":
+        case "||":
+        case ";":
+          current = { words: [], outputs: [] };
+          line.commands.push(current);
+          break;
+        case ">":
+        case ">>":
+        case ">&": {
+          const target = tokens[i + 1];
+          if (typeof target !== "string") return undefined;
+          // `2>&1` sends one output where another goes; `>& file` (both outputs into a file) is beyond the model.
+          if (token.op !== ">&") current.outputs.push(target);
+          else if (!FD.test(target)) return undefined;
+          i += 1;
+          break;
+        }
+        default: // `&`, `(`, `|&`, `;;`, `&>`, ...
+          return undefined;
+      }
+    }
+  }
+  return line;
+}
+
+/** Whether `sed` arguments edit files in place (`-i`, `-Ei`, `--in-place=.bak`). */
+function sedInPlace(args: readonly string[]): boolean {
+  return args.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith("--in-place"));
 }
 
 function simpleCommandIsReadOnly(words: readonly string[]): boolean {
@@ -99,13 +205,18 @@ function simpleCommandIsReadOnly(words: readonly string[]): boolean {
   }
   if (name === "sed") {
     // sed writes only with -i/--in-place or a `w` command in its script.
-    const inPlace = rest.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith("--in-place"));
     const writes = rest.some((w) => !w.startsWith("-") && /(^|[;{\s])w\s/.test(w));
-    return !inPlace && !writes;
+    return !sedInPlace(rest) && !writes;
   }
   if (name === "find") return !rest.some((w) => FIND_ACTIONS.has(w));
   if (name === "sort") return !rest.some((w) => w === "-o" || w.startsWith("--output"));
   return READ_ONLY_COMMANDS.has(name);
+}
+
+function lineIsReadOnly(line: CommandLine): boolean {
+  return line.commands.every(
+    ({ words, outputs }) => outputs.every((t) => t === "/dev/null") && simpleCommandIsReadOnly(words),
+  );
 }
 
 /**
@@ -122,52 +233,66 @@ function simpleCommandIsReadOnly(words: readonly string[]): boolean {
  */
 export function isReadOnlyCommand(command: string): boolean {
   if (command.trim() === "") return false;
-  if (command.includes("`") || command.includes("$(") || command.includes("<(") || command.includes(">(")) {
-    return false;
-  }
-  let tokens: Token[];
-  try {
-    tokens = parse(command, (key) => ({ variable: key }));
-  } catch {
-    return false;
-  }
-  let words: string[] = [];
-  for (let i = 0; i < tokens.length; i += 1) {
-    const token = tokens[i] as Token;
-    if (typeof token === "string") {
-      words.push(token);
-      continue;
+  const line = splitCommandLine(command);
+  return line !== undefined && lineIsReadOnly(line);
+}
+
+/**
+ * The paths one simple command changes, as written: the operands of `rm`, `mv`, `touch`, ..., the destination of
+ * `cp`, the files of `sed -i` and of `git checkout -- <paths>` / `git restore <paths>`; `[]` for a reader;
+ * `undefined` when it may change anything (an unknown program, other git forms).
+ */
+function pathsChangedBy(words: readonly string[]): string[] | undefined {
+  const [program, ...args] = words;
+  if (program === undefined) return [];
+  const operands = args.filter((a) => !a.startsWith("-"));
+  switch (program) {
+    case "rm":
+    case "rmdir":
+    case "mkdir":
+    case "touch":
+    case "mv":
+    case "tee":
+      return operands;
+    case "cp":
+      return operands.slice(-1);
+    case "git": {
+      const [sub, ...rest] = args;
+      const dashes = rest.indexOf("--");
+      if (sub === "checkout" && dashes >= 0 && dashes < rest.length - 1) return rest.slice(dashes + 1);
+      if (sub === "restore" && rest.some((a) => !a.startsWith("-"))) return rest.filter((a) => !a.startsWith("-"));
+      break;
     }
-    if (isOp(token)) {
-      const op = token.op;
-      if (op === "|" || op === "&&" || op === "||" || op === ";") {
-        if (!simpleCommandIsReadOnly(words)) return false;
-        words = [];
-        continue;
-      }
-      if (op === ">" || op === ">>") {
-        const target = tokens[i + 1];
-        if (target !== "/dev/null") return false;
-        i += 1;
-        continue;
-      }
-      if (op === ">&") {
-        const target = tokens[i + 1];
-        if (typeof target !== "string" || !/^\d+$/.test(target)) return false;
-        i += 1;
-        continue;
-      }
-      if (op === "glob") {
-        words.push((token as { pattern: string }).pattern);
-        continue;
-      }
-      // `<` reads; anything else (`&`, `(`, `|&`, `;;`) is beyond what we model.
-      if (op === "<") continue;
-      return false;
-    }
-    if ("comment" in token) continue;
-    // A $VARIABLE: its value is unknown, but as an argument of a known reader it cannot make it write.
-    words.push("$VAR");
+    case "sed":
+      if (sedInPlace(args)) return operands.slice(1); // the first operand is the script
+      break;
   }
-  return simpleCommandIsReadOnly(words);
+  return simpleCommandIsReadOnly(words) ? [] : undefined;
+}
+
+/**
+ * The paths a shell command may change (absolute, resolved against `cwd`) when the command is understood;
+ * `undefined` when it may change anything. A read-only command changes nothing (`[]`); otherwise every command of
+ * the line must be understood and every word known before the shell runs (no glob, no `$VARIABLE`). The file tools
+ * use it to drop only what `execute_command` may have touched from their cache.
+ *
+ * @example
+ * ```ts
+ * changedPaths("rm -f a.txt && echo x > b.txt", "/repo"); // ["/repo/a.txt", "/repo/b.txt"]
+ * changedPaths("cat a.txt | grep x", "/repo");            // []
+ * changedPaths("python build.py", "/repo");               // undefined
+ * ```
+ */
+export function changedPaths(command: string, cwd: string): string[] | undefined {
+  const line = splitCommandLine(command);
+  if (line === undefined) return undefined;
+  if (lineIsReadOnly(line)) return [];
+  if (!line.literal) return undefined;
+  const paths: string[] = [];
+  for (const { words, outputs } of line.commands) {
+    const changed = pathsChangedBy(words);
+    if (changed === undefined) return undefined;
+    paths.push(...outputs.filter((t) => t !== "/dev/null"), ...changed);
+  }
+  return paths.map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
 }

@@ -1,0 +1,224 @@
+/**
+ * What the file tools share: one {@link FileToolKit} per `createFileTools` call (options, sandbox, clock, logger),
+ * the context of one call (its id, the cache in state, the messages) and how an {@link Answer} becomes the tool's
+ * result (a ToolMessage, with the cache writes in a Command when the graph has the `fileCache` channel).
+ */
+import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { Command } from "@langchain/langgraph";
+import type { z } from "zod";
+import { digest } from "../core/signature.js";
+import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
+import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";
+import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
+
+/**
+ * What a file tool's ToolMessage carries in `artifact` (never sent to the model).
+ *
+ * @example
+ * ```ts
+ * const artifact = toolMessage.artifact as FileToolArtifact | undefined;
+ * if (artifact?.cached) console.log(`served from the cache: ${artifact.path}`);
+ * ```
+ */
+export interface FileToolArtifact {
+  path: string;
+  /** Served without touching the file's bytes (content cache, or listing from the tree). */
+  cached: boolean;
+  /** The tool call whose result holds the content this answer refers to. */
+  content_ref?: string;
+}
+
+/**
+ * The context of one tool call, read from the tool runtime.
+ *
+ * @example
+ * ```ts
+ * const call: CallContext = { toolCallId: "call_1", cache: emptyFileCache(), messages: [], channel: true };
+ * ```
+ */
+export interface CallContext {
+  toolCallId?: string | undefined;
+  /** The file cache in state (only when the graph has the channel). */
+  cache?: FileCacheState | undefined;
+  messages: BaseMessage[];
+  /** Whether the graph has the `fileCache` channel (so the tool can write to it). */
+  channel: boolean;
+}
+
+/**
+ * What a tool answers: text, success or failure, artifact, and cache writes.
+ *
+ * @example
+ * ```ts
+ * const answer: Answer = { content: "Wrote 3 lines (12 characters) to a.py.", ok: true, writes: [] };
+ * ```
+ */
+export interface Answer {
+  content: string;
+  ok: boolean;
+  artifact?: FileToolArtifact;
+  writes?: FileCacheWrite[];
+}
+
+/**
+ * A path the sandbox accepted.
+ *
+ * @example
+ * ```ts
+ * const target = kit.sandbox.resolve("src/app.ts");
+ * if (target.ok) use(target satisfies Target);
+ * ```
+ */
+export type Target = Extract<ResolvedPath, { ok: true }>;
+
+/**
+ * The state one `createFileTools` call shares between its tools.
+ *
+ * @example
+ * ```ts
+ * const kit: FileToolKit = createToolKit({ root: "/repo" });
+ * kit.sandbox.resolve("src/app.ts");
+ * ```
+ */
+export interface FileToolKit {
+  /** The options, validated, defaults filled in. */
+  readonly options: ResolvedFileToolsOptions;
+  readonly sandbox: Sandbox;
+  /** The real path of the root (symlinks resolved). */
+  readonly root: string;
+  /** The clock (ms): the `clock` option, else `Date.now`. */
+  now(): number;
+  /** Sends a `[TOOL_RUNNER]` line (e.g. `[CACHE_HIT] ...`) to the logger, if any. */
+  log(line: string): void;
+  /** The cache entry of content just read or written, with the stat taken for it. */
+  cacheEntry(content: string, stat: FileStat): CachedFile;
+}
+
+/**
+ * The context of one call: its id, and the file cache and messages of the graph state (when the tool runs in a
+ * graph).
+ *
+ * @example
+ * ```ts
+ * contextOf({ toolCallId: "call_1", state: { messages: [], fileCache: emptyFileCache() } }).channel; // true
+ * ```
+ */
+function contextOf(runtime: unknown): CallContext {
+  const r = runtime as { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown> } | undefined;
+  const state = r?.state;
+  const channel = state !== undefined && state !== null && typeof state === "object" && "fileCache" in state;
+  return {
+    toolCallId: r?.toolCallId || r?.toolCall?.id || undefined,
+    cache: channel ? (state.fileCache as FileCacheState | undefined) : undefined,
+    messages: Array.isArray(state?.messages) ? (state.messages as BaseMessage[]) : [],
+    channel,
+  };
+}
+
+/**
+ * A failed answer: the message tells the model what went wrong and what to do instead.
+ *
+ * @example
+ * ```ts
+ * fail("File not found: a.py"); // { content: "File not found: a.py", ok: false }
+ * ```
+ */
+export function fail(content: string): Answer {
+  return { content, ok: false };
+}
+
+/**
+ * The tool's result for an answer: the text alone when called without a tool call id (a failure then throws), else
+ * the ToolMessage, wrapped in a Command with the cache writes when the cache is on and the graph has the
+ * `fileCache` channel.
+ *
+ * @example
+ * ```ts
+ * respond("read_file", contextOf(runtime), { content: "(empty file)", ok: true }, true); // a ToolMessage
+ * ```
+ */
+function respond(
+  name: string,
+  call: CallContext,
+  answer: Answer,
+  cacheOn: boolean,
+): string | ToolMessage | Command {
+  if (call.toolCallId === undefined) {
+    if (!answer.ok) throw new Error(answer.content);
+    return answer.content;
+  }
+  const message = new ToolMessage({
+    content: answer.content,
+    name,
+    tool_call_id: call.toolCallId,
+    status: answer.ok ? "success" : "error",
+    ...(answer.artifact ? { artifact: answer.artifact } : {}),
+  });
+  if (!cacheOn || !call.channel || !answer.writes?.length) return message;
+  return new Command({ update: { messages: [message], fileCache: answer.writes } });
+}
+
+/**
+ * Validates the options and makes the kit the tools of one `createFileTools` call share.
+ *
+ * @example
+ * ```ts
+ * const kit = createToolKit({ root: "/repo", clock: () => 0 });
+ * kit.now(); // 0
+ * ```
+ */
+export function createToolKit(options: FileToolsOptions): FileToolKit {
+  const o = resolveFileToolsOptions(options);
+  const sandbox = createSandbox({ root: o.root, denyWrites: o.denyWrites });
+  const now = () => (o.clock ?? Date.now)();
+  return {
+    options: o,
+    sandbox,
+    root: sandbox.root,
+    now,
+    log: (line) => o.logger?.info(`[TOOL_RUNNER]${line}`),
+    cacheEntry: (content, s) => ({
+      content,
+      hash: digest(content),
+      mtimeMs: s.mtimeMs,
+      size: s.size,
+      ino: s.ino,
+      cachedAt: now(),
+    }),
+  };
+}
+
+/**
+ * A file tool: `run` gets the input and the call's context (read from the tool runtime), and its answer becomes
+ * the tool's result (see {@link respond}). `fields` go to LangChain's `tool` as they are.
+ *
+ * @example
+ * ```ts
+ * const schema = z.object({ path: z.string() });
+ * fileTool(kit, { name: "touch_file", description: "Touch a file.", schema }, (input) => fail(`No: ${input.path}`));
+ * ```
+ */
+export function fileTool<S extends z.ZodObject, N extends string>(
+  kit: FileToolKit,
+  fields: { name: N; description: string; schema: S; metadata?: Record<string, unknown> },
+  run: (input: z.output<S>, call: CallContext) => Answer | Promise<Answer>,
+) {
+  return tool(async (input: z.output<S>, runtime: unknown): Promise<string | ToolMessage | Command> => {
+    const call = contextOf(runtime);
+    return respond(fields.name, call, await run(input, call), kit.options.cache);
+  }, fields);
+}
+
+/**
+ * The metadata of a tool that only reads and answers a repeat cheaply from its cache: `GuardedToolNode` then
+ * leaves its repeats to the threshold rule (no consecutive or redundant block).
+ *
+ * @example
+ * ```ts
+ * tool(run, { name: "read_file", description, schema, metadata: cachedReaderMetadata() });
+ * ```
+ */
+export function cachedReaderMetadata() {
+  return { readOnlyHint: true, langgraphGuards: { servesRepeats: true } };
+}

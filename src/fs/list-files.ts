@@ -1,0 +1,86 @@
+/**
+ * `list_files`: a folder's entries from the directory tree in state, each listed folder checked by `stat` first
+ * (see `refreshTree`); the first listing scans the whole root once.
+ */
+import { z } from "zod";
+import type { FileCacheWrite } from "./cache.js";
+import { type Answer, type CallContext, cachedReaderMetadata, type FileToolKit, fail, fileTool } from "./kit.js";
+import { type DirNode, type DirTree, refreshTree, renderListing, scanTree } from "./tree.js";
+
+const schema = z.object({
+  path: z.string().optional().describe("Folder relative to the project root; default the root"),
+  recursive: z.boolean().optional(),
+});
+
+type ScanOptions = Parameters<typeof refreshTree>[4];
+
+/** A tree to list from, the cache writes that record it, and whether it was served unchanged from the cache. */
+interface CurrentTree {
+  tree: DirTree;
+  writes: FileCacheWrite[];
+  fromCache: boolean;
+}
+
+/**
+ * A fresh scan: of the whole root when the cache is on (then cached), else of the folder `rel` only. Over the
+ * entry cap the root scan is not cached and only the listed folder is scanned.
+ */
+function scan(kit: FileToolKit, rel: string, scanOptions: ScanOptions): CurrentTree {
+  const scanned = scanTree(kit.root, kit.options.cache ? "" : rel, scanOptions);
+  if (scanned === undefined) {
+    const partial = scanTree(kit.root, rel, { ...scanOptions, entryCap: Number.MAX_SAFE_INTEGER });
+    return { tree: partial ?? {}, writes: [], fromCache: false };
+  }
+  if (!kit.options.cache) return { tree: scanned, writes: [], fromCache: false };
+  kit.log(`[DIR_CACHE] Initialized directory cache (${Object.keys(scanned).length} folders)`);
+  return { tree: scanned, writes: [{ op: "treeSet", dirs: scanned, complete: true }], fromCache: false };
+}
+
+/** The tree with the part a listing of `rel` needs brought up to date (the cached one when nothing changed). */
+function currentTree(kit: FileToolKit, call: CallContext, rel: string, recursive: boolean): CurrentTree {
+  const o = kit.options;
+  const scanOptions = { ignored: o.ignored, entryCap: o.scanEntryCap, now: kit.now(), racyWindowMs: o.racyWindowMs };
+  const cached = o.cache ? (call.cache?.tree ?? null) : null;
+  if (cached === null) return scan(kit, rel, scanOptions);
+  const changes = refreshTree(kit.root, cached, rel, recursive, scanOptions);
+  if (!(rel in cached) && !(rel in changes)) Object.assign(changes, scanTree(kit.root, rel, scanOptions) ?? {});
+  if (Object.keys(changes).length === 0) return { tree: cached, writes: [], fromCache: true };
+  const tree = { ...cached };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null) delete tree[k];
+    else tree[k] = v as DirNode;
+  }
+  return { tree, writes: [{ op: "treeSet", dirs: changes }], fromCache: false };
+}
+
+function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: CallContext): Answer {
+  const target = kit.sandbox.resolve(input.path ?? ".");
+  if (!target.ok) return fail(target.message);
+  const rel = target.relative === "." ? "" : target.relative;
+  const recursive = input.recursive ?? false;
+  const { tree, writes, fromCache } = currentTree(kit, call, rel, recursive);
+  if (!(rel in tree)) return fail(`Not a folder: ${input.path ?? "."}`);
+  if (fromCache) writes.push({ op: "count", hits: 1 });
+  return {
+    content: renderListing(tree, rel, recursive, kit.options.listLimit),
+    ok: true,
+    artifact: { path: target.relative, cached: fromCache },
+    writes,
+  };
+}
+
+/**
+ * The `list_files` tool of {@link createFileTools}.
+ *
+ * @example
+ * ```ts
+ * const list = listFilesTool(createToolKit({ root: "/repo" }));
+ * await list.invoke({ path: "src", recursive: true });
+ * ```
+ */
+export function listFilesTool(kit: FileToolKit) {
+  const description =
+    "List the files and folders in a folder of the project (folders end with /). recursive lists everything below it.";
+  const fields = { name: "list_files", description, schema, metadata: cachedReaderMetadata() } as const;
+  return fileTool(kit, fields, (input, call) => listFilesAnswer(kit, input, call));
+}

@@ -1,0 +1,90 @@
+/** The options of `createFileTools`, validated by one zod schema that also fills in the defaults. */
+import { z } from "zod";
+import { parseOptions } from "../core/options.js";
+import { DEFAULT_READ_LIMITS } from "./read.js";
+import { DEFAULT_IGNORED } from "./tree.js";
+
+/**
+ * Receives the cache log lines (`[TOOL_RUNNER][CACHE_HIT] ...`, `[TOOL_RUNNER][DIR_CACHE] ...`): the line formats
+ * stay fixed so that existing log scrapers keep working.
+ *
+ * @example
+ * ```ts
+ * createFileTools({ root: "/repo", logger: { info: (line) => console.info(line) } satisfies FileToolsLogger });
+ * ```
+ */
+export interface FileToolsLogger {
+  info(message: string): void;
+}
+
+const optionsSchema = z
+  .object({
+    /** The project root: every path is confined to it. */
+    root: z.string().min(1),
+    /** Keep the content cache and the directory tree in state. Default true. */
+    cache: z.boolean().default(true),
+    /** Also create `execute_command` (runs `bash -c` in the root). Default false. */
+    allowCommands: z.boolean().default(false),
+    /** `execute_command` timeout in ms. Default 60 s. */
+    commandTimeoutMs: z.number().int().positive().default(60_000),
+    /** Characters of command output kept (the rest is cut with a note). Default 30,000. */
+    maxCommandOutputChars: z.number().int().positive().default(30_000),
+    /** Largest file `read_file` shows, in bytes. Default 10 MB. */
+    maxFileBytes: z.number().int().positive().default(10_000_000),
+    /** Characters of file contents the cache keeps (least recently used evicted first). Default 50 M. */
+    cacheBudgetChars: z.number().int().min(0).default(50_000_000),
+    /** A file or folder modified within this many ms of being cached is verified (same-tick edits). Default 2 s. */
+    racyWindowMs: z.number().int().min(0).default(2000),
+    /** `"stat"` trusts a matching stat outside the racy window; `"hash"` always compares the content. */
+    verify: z.enum(["stat", "hash"]).default("stat"),
+    /** Lines shown when `read_file` gets no `limit`. Default 2000. */
+    defaultLineLimit: z.number().int().positive().default(DEFAULT_READ_LIMITS.defaultLineLimit),
+    /** Characters of one line shown. Default 2000. */
+    maxLineChars: z.number().int().positive().default(DEFAULT_READ_LIMITS.maxLineChars),
+    /** Lines of one listing. Default 500. */
+    listLimit: z.number().int().positive().default(500),
+    /** Entries beyond which the root scan is not cached. Default 100,000. */
+    scanEntryCap: z.number().int().positive().default(100_000),
+    /** Names never listed. Default `.git`, `node_modules`, `__pycache__`, `.venv`, ... */
+    ignored: z.array(z.string()).default([...DEFAULT_IGNORED]),
+    /** Paths tools may read but not write. Default `[".git/"]`. */
+    denyWrites: z.array(z.string()).default([".git/"]),
+    /** Receives `[CACHE_HIT] ...` lines. Default: none. */
+    logger: z.custom<FileToolsLogger>((v) => typeof (v as FileToolsLogger)?.info === "function").optional(),
+    /** The clock (ms). Default `Date.now`. */
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+  })
+  .strict();
+
+/**
+ * Options of {@link createFileTools}.
+ *
+ * @example
+ * ```ts
+ * const options: FileToolsOptions = { root: "/repo", allowCommands: true, commandTimeoutMs: 30_000 };
+ * ```
+ */
+export type FileToolsOptions = z.input<typeof optionsSchema>;
+
+/**
+ * {@link FileToolsOptions} validated, with every default filled in.
+ *
+ * @example
+ * ```ts
+ * resolveFileToolsOptions({ root: "/repo" }).listLimit; // 500
+ * ```
+ */
+export type ResolvedFileToolsOptions = z.output<typeof optionsSchema>;
+
+/**
+ * Validates file-tool options and fills in the defaults; throws `GuardOptionsError` naming every bad field.
+ *
+ * @example
+ * ```ts
+ * resolveFileToolsOptions({ root: "/repo" }).cache; // true
+ * resolveFileToolsOptions({ root: "" });            // throws GuardOptionsError: root: ...
+ * ```
+ */
+export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFileToolsOptions {
+  return parseOptions(optionsSchema, options, "file-tool");
+}

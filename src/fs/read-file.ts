@@ -1,0 +1,154 @@
+/**
+ * `read_file`: a text file with line numbers, from the content cache while its stat (taken before reading) still
+ * matches; a repeat read of unchanged content answers with a reference to the earlier result while that result is
+ * still in `messages`.
+ */
+import type { Stats } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { ToolMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import { digest } from "../core/signature.js";
+import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
+import {
+  type Answer,
+  type CallContext,
+  cachedReaderMetadata,
+  type FileToolKit,
+  fail,
+  fileTool,
+  type Target,
+} from "./kit.js";
+import { type LineView, looksBinary, viewLines } from "./read.js";
+import { errorCode } from "./sandbox.js";
+
+const schema = z.object({
+  path: z.string().describe("Path relative to the project root"),
+  offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
+  limit: z.number().int().min(1).optional().describe("How many lines to show"),
+});
+
+/** The stat of a file `read_file` may show, or why it may not (missing, a folder, too large). */
+async function statReadable(kit: FileToolKit, shown: string, path: string): Promise<Stats | string> {
+  let s: Stats;
+  try {
+    s = await stat(path);
+  } catch (e) {
+    return errorCode(e) === "ENOENT" ? `File not found: ${shown}` : `Cannot read ${shown}: ${(e as Error).message}`;
+  }
+  if (s.isDirectory()) return `${shown} is a folder: use list_files to see its entries.`;
+  if (s.size > kit.options.maxFileBytes) {
+    return `${shown} is too large to read (${s.size} bytes; the limit is ${kit.options.maxFileBytes}).`;
+  }
+  return s;
+}
+
+/** A file's whole content, whether it came from the cache, and the cache writes of reading it from disk. */
+interface Loaded {
+  content: string;
+  hit: boolean;
+  writes: FileCacheWrite[];
+}
+
+/**
+ * The whole content of a file: the cached one while it is current (a matching stat, and a matching hash within
+ * the racy window or with `verify: "hash"`), else the file's (then cached); why not when it is binary.
+ */
+async function loadContent(
+  kit: FileToolKit,
+  shown: string,
+  target: Target,
+  s: Stats,
+  cached: CachedFile | undefined,
+): Promise<Loaded | string> {
+  const o = kit.options;
+  const hit = (content: string): Loaded => {
+    kit.log(`[CACHE_HIT] Returned cached content for ${target.relative}`);
+    return { content, hit: true, writes: [] };
+  };
+  /** Bytes already read to verify a racy entry: a mismatch reuses them instead of reading the file again. */
+  let bytesRead: Buffer | undefined;
+  if (cached !== undefined) {
+    const state = freshness(cached, s, o.racyWindowMs);
+    if (state === "fresh" && o.verify === "stat") return hit(cached.content);
+    if (state !== "stale") {
+      bytesRead = await readFile(target.path);
+      const text = bytesRead.toString("utf8");
+      if (digest(text) === cached.hash) return hit(text);
+    }
+  }
+  const stale = cached !== undefined;
+  const bytes = bytesRead ?? (await readFile(target.path));
+  if (looksBinary(bytes)) return `${shown} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
+  const content = bytes.toString("utf8");
+  const writes: FileCacheWrite[] = [];
+  if (o.cache) {
+    writes.push({ op: "put", path: target.path, file: kit.cacheEntry(content, s), budget: o.cacheBudgetChars });
+    writes.push(stale ? { op: "count", staleRefreshes: 1 } : { op: "count", misses: 1 });
+  }
+  kit.log(
+    stale
+      ? `[CACHE_STALE] ${target.relative} changed on disk; read it again`
+      : `[CACHE_MISS] Read ${target.relative} from disk`,
+  );
+  return { content, hit: false, writes };
+}
+
+/**
+ * A reference to the earlier result that holds the same whole content, while that result is still in the
+ * messages unchanged and the reference is shorter than what it stands for (not so for a few lines, a tiny file).
+ */
+function referenceAnswer(target: Target, view: LineView, cached: CachedFile, call: CallContext): Answer | undefined {
+  const { ref, refDigest } = cached;
+  if (ref === undefined || refDigest === undefined) return undefined;
+  const earlier = call.messages.some(
+    (m) => ToolMessage.isInstance(m) && m.tool_call_id === ref && digest(String(m.content)) === refDigest,
+  );
+  const range = view.whole ? "" : ` Lines ${view.from}-${view.to} are among them.`;
+  const reference = `${target.relative} is unchanged since your earlier read: its full content is in the result of tool call ${ref} above.${range}`;
+  if (!earlier || reference.length >= view.text.length) return undefined;
+  return {
+    content: reference,
+    ok: true,
+    artifact: { path: target.relative, cached: true, content_ref: ref },
+    writes: [
+      { op: "touch", path: target.path },
+      { op: "count", hits: 1, bytesSaved: view.text.length - reference.length },
+    ],
+  };
+}
+
+async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: CallContext): Promise<Answer> {
+  const target = kit.sandbox.resolve(input.path);
+  if (!target.ok) return fail(target.message);
+  const s = await statReadable(kit, input.path, target.path);
+  if (typeof s === "string") return fail(s);
+  const cached = kit.options.cache ? call.cache?.files[target.path] : undefined;
+  const loaded = await loadContent(kit, input.path, target, s, cached);
+  if (typeof loaded === "string") return fail(loaded);
+  const { hit, writes } = loaded;
+  const view = viewLines(loaded.content, { offset: input.offset, limit: input.limit }, kit.options);
+  const reference = hit && cached !== undefined ? referenceAnswer(target, view, cached, call) : undefined;
+  if (reference !== undefined) return reference;
+  if (hit) writes.push({ op: "count", hits: 1 });
+  if (kit.options.cache && view.whole && call.toolCallId !== undefined) {
+    // This answer now holds the whole content: later reads of unchanged content can refer to it.
+    writes.push({ op: "touch", path: target.path, ref: call.toolCallId, refDigest: digest(view.text) });
+  } else if (hit) writes.push({ op: "touch", path: target.path });
+  return { content: view.text, ok: true, artifact: { path: target.relative, cached: hit }, writes };
+}
+
+/**
+ * The `read_file` tool of {@link createFileTools}.
+ *
+ * @example
+ * ```ts
+ * const read = readFileTool(createToolKit({ root: "/repo" }));
+ * await read.invoke({ path: "src/app.py", offset: 10, limit: 20 });
+ * ```
+ */
+export function readFileTool(kit: FileToolKit) {
+  const description =
+    "Read a text file of the project, with line numbers. Use offset (1-based line) and limit to read part of a long file.";
+  const fields = { name: "read_file", description, schema, metadata: cachedReaderMetadata() } as const;
+  return fileTool(kit, fields, (input, call) => readFileAnswer(kit, input, call));
+}
