@@ -200,7 +200,14 @@ export function reduceFileCache(
   return current;
 }
 
-/** What `stat` says about a file now. */
+/**
+ * What `stat` says about a file now.
+ *
+ * @example
+ * ```ts
+ * const { mtimeMs, size, ino }: FileStat = await stat("/repo/src/app.ts");
+ * ```
+ */
 export interface FileStat {
   mtimeMs: number;
   size: number;

@@ -1,6 +1,13 @@
 /** How `read_file` shows a file: line numbers, ranges, long lines cut, continuation hints. Pure functions. */
 
-/** Limits of one read. */
+/**
+ * Limits of one read.
+ *
+ * @example
+ * ```ts
+ * viewLines(content, {}, { defaultLineLimit: 200, maxLineChars: 500 } satisfies ReadLimits);
+ * ```
+ */
 export interface ReadLimits {
   /** Lines shown when the call gives no `limit`. */
   defaultLineLimit: number;
@@ -32,7 +39,15 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** The lines of a text: `\n`, `\r\n` and a final newline handled as editors do (no phantom last line). */
+/**
+ * The lines of a text: `\n`, `\r\n` and a final newline handled as editors do (no phantom last line).
+ *
+ * @example
+ * ```ts
+ * splitLines("a\r\nb\n"); // ["a", "b"]
+ * splitLines("");          // []
+ * ```
+ */
 export function splitLines(content: string): string[] {
   if (content === "") return [];
   const lines = content.split(/\r?\n/);
@@ -40,7 +55,14 @@ export function splitLines(content: string): string[] {
   return lines;
 }
 
-/** A numbered view of part of a file, and what the model needs to read on. */
+/**
+ * A numbered view of part of a file, and what the model needs to read on.
+ *
+ * @example
+ * ```ts
+ * const view: LineView = viewLines("a\nb\nc\n", { offset: 2 }); // { from: 2, to: 3, totalLines: 3, whole: false, ... }
+ * ```
+ */
 export interface LineView {
   text: string;
   /** 1-based first line shown. */

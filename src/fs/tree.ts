@@ -126,6 +126,12 @@ class IgnoreRules {
  * Scans the folder `from` (relative to `root`, `""` for the root) and everything below it in one fdir crawl,
  * building the tree as fdir reports entries (nothing else is collected). Returns `undefined` when there are more
  * than `entryCap` entries (the crawl stops descending then).
+ *
+ * @example
+ * ```ts
+ * const tree = scanTree("/repo", "", { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now() });
+ * tree?.["src"]?.entries; // ["app.ts", "utils/"]
+ * ```
  */
 export function scanTree(
   root: string,
@@ -211,6 +217,12 @@ function subtree(tree: DirTree, dir: string): string[] {
  * `.gitignore` applies) is checked with `stat`; a changed folder is read again, a new subfolder scanned, a removed
  * one dropped, a changed `.gitignore` rescans its subtree. Returns the folders to replace (null = removed), or
  * nothing when the tree was current.
+ *
+ * @example
+ * ```ts
+ * const options = { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now(), racyWindowMs: 2000 };
+ * const changes = refreshTree("/repo", tree, "src", false, options); // {} when src is unchanged
+ * ```
  */
 export function refreshTree(
   root: string,
@@ -281,18 +293,29 @@ export function refreshTree(
     for (const added of after)
       if (!before.has(added)) Object.assign(changes, scanTree(root, joinRel(rel, added.slice(0, -1)), options) ?? {});
   }
-  if (recursive) {
-    // A subfolder the tree lists but has no node for (dropped by an invalidation) is scanned now.
-    for (const rel of folders) {
-      const node = rel in changes ? changes[rel] : tree[rel];
-      for (const entry of node?.entries ?? []) {
-        if (!entry.endsWith("/")) continue;
-        const child = joinRel(rel, entry.slice(0, -1));
-        if (!(child in tree) && !(child in changes)) Object.assign(changes, scanTree(root, child, options) ?? {});
-      }
+  if (recursive) scanUnscanned(root, tree, folders, changes, options);
+  return changes;
+}
+
+/**
+ * Scans, into `changes`, every subfolder of `folders` that the tree lists but has no node for (one dropped by an
+ * invalidation), so that a recursive listing shows what is below it.
+ */
+function scanUnscanned(
+  root: string,
+  tree: DirTree,
+  folders: readonly string[],
+  changes: Record<string, DirNode | null>,
+  options: { ignored: readonly string[]; entryCap: number; now: number },
+): void {
+  for (const rel of folders) {
+    const node = rel in changes ? changes[rel] : tree[rel];
+    for (const entry of node?.entries ?? []) {
+      if (!entry.endsWith("/")) continue;
+      const child = joinRel(rel, entry.slice(0, -1));
+      if (!(child in tree) && !(child in changes)) Object.assign(changes, scanTree(root, child, options) ?? {});
     }
   }
-  return changes;
 }
 
 /**

@@ -1,0 +1,17 @@
+/**
+ * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, `execute_command`) with
+ * their sandbox, and the file cache they keep in graph state.
+ */
+export {
+  type CachedFile,
+  emptyFileCache,
+  type FileCacheState,
+  type FileCacheStats,
+  type FileCacheWrite,
+  reduceFileCache,
+} from "./cache.js";
+export type { FileToolArtifact } from "./kit.js";
+export type { FileToolsLogger, FileToolsOptions } from "./options.js";
+export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type SandboxOptions } from "./sandbox.js";
+export { createFileTools } from "./tools.js";
+export { DEFAULT_IGNORED, type DirNode, type DirTree } from "./tree.js";
