@@ -138,12 +138,7 @@ export function fail(content: string): Answer {
  * respond("read_file", contextOf(runtime), { content: "(empty file)", ok: true }, true); // a ToolMessage
  * ```
  */
-function respond(
-  name: string,
-  call: CallContext,
-  answer: Answer,
-  cacheOn: boolean,
-): string | ToolMessage | Command {
+function respond(name: string, call: CallContext, answer: Answer, cacheOn: boolean): string | ToolMessage | Command {
   if (call.toolCallId === undefined) {
     if (!answer.ok) throw new Error(answer.content);
     return answer.content;
