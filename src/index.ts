@@ -55,19 +55,21 @@ export {
 export {
   clearRetrievalQueries,
   defaultQueryPayload,
-  defaultRepeatHint,
-  type RepeatHintInfo,
-  type RepeatQueryGuard,
-  type RepeatQueryGuardOptions,
   type RepeatQueryRouter,
   type RepeatQueryRouterOptions,
   type RepeatQueryState,
   type RetrievalQueryUpdate,
   recordRetrievalQuery,
-  repeatQueryGuard,
   repeatQueryRouter,
   withQueryHistory,
 } from "./graph/repeat-query.js";
+export {
+  defaultRepeatHint,
+  type RepeatHintInfo,
+  type RepeatQueryGuard,
+  type RepeatQueryGuardOptions,
+  repeatQueryGuard,
+} from "./graph/repeat-query-guard.js";
 export {
   type GuardableTool,
   GuardedToolNode,

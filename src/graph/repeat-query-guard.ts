@@ -1,0 +1,140 @@
+/** The repeat-query guard as a graph step: a node that writes a hint, and labelled `on_ok` / `on_repeat` edges. */
+import { GuardOptionsError } from "../core/options.js";
+import { decideRepeatQuery, normalizeQuery } from "../core/query.js";
+import {
+  type RepeatQueryRouter,
+  type RepeatQueryRouterOptions,
+  type RepeatQueryState,
+  repeatQueryRouter,
+} from "./repeat-query.js";
+
+/**
+ * What a hint builder knows.
+ *
+ * @example
+ * ```ts
+ * const hint = ({ query, asked }: RepeatHintInfo) => `Already searched "${query}" (${asked.length} queries so far).`;
+ * ```
+ */
+export interface RepeatHintInfo {
+  /** The query as read (after the parser). */
+  query: string;
+  /** The normalized queries already run. */
+  asked: readonly string[];
+}
+
+/**
+ * The default hint written to `repeatQueryHint` after a repeat.
+ *
+ * @example
+ * ```ts
+ * defaultRepeatHint({ query: "Foo", asked: ["foo"] });
+ * ```
+ */
+export function defaultRepeatHint({ query, asked }: RepeatHintInfo): string {
+  const list = asked.length ? asked.map((q) => `"${q}"`).join(", ") : "none";
+  const what = normalizeQuery(query) === "" ? "The retrieval query was empty." : `"${query}" was already searched.`;
+  return `${what} Queries already run: ${list}. Ask a different query, or answer with the evidence you have.`;
+}
+
+/**
+ * Options of {@link repeatQueryGuard}.
+ *
+ * @example
+ * ```ts
+ * repeatQueryGuard({ on_ok: "search", on_repeat: "answer", id: "guard", hint: true });
+ * ```
+ */
+export interface RepeatQueryGuardOptions<
+  S extends RepeatQueryState,
+  OnOk extends string,
+  OnRepeat extends string,
+  Id extends string,
+> extends RepeatQueryRouterOptions<S> {
+  on_ok: OnOk;
+  on_repeat: OnRepeat;
+  /** The guard node's name (route your decision node to it). Default `"guard_repeat_query"`. */
+  id?: Id;
+  /**
+   * On `on_repeat`, write a hint for the model to `repeatQueryHint` (and `null` on `on_ok`): `true` for
+   * {@link defaultRepeatHint}, or a builder. Default `false` (the guard node writes nothing).
+   */
+  hint?: boolean | ((info: RepeatHintInfo) => string);
+}
+
+/**
+ * The parts that put the guard into a `StateGraph` as a node with two labelled edges.
+ *
+ * @example
+ * ```ts
+ * const guard = repeatQueryGuard({ on_ok: "search", on_repeat: "answer" });
+ * builder.addNode(guard.id, guard.node).addConditionalEdges(guard.id, guard.route, guard.pathMap);
+ * ```
+ */
+export interface RepeatQueryGuard<
+  S extends RepeatQueryState,
+  OnOk extends string,
+  OnRepeat extends string,
+  Id extends string,
+> {
+  /** The guard node's name. */
+  id: Id;
+  /** The guard node: writes the hint when enabled, nothing otherwise. */
+  node: (state: S) => { repeatQueryHint?: string | null };
+  /** The conditional-edge function: `"on_ok"` or `"on_repeat"` (labels of `pathMap`). */
+  route: (state: S) => "on_ok" | "on_repeat";
+  /** Maps the labels to the target nodes, so the drawn graph names both edges. */
+  pathMap: { on_ok: OnOk; on_repeat: OnRepeat };
+  /** The router itself (returns node names), and its `queryOf` for {@link withQueryHistory}. */
+  router: RepeatQueryRouter<S>;
+}
+
+/**
+ * The repeat-query guard as a graph step (a `repeat_query_guard` action in a step-configured pipeline): a node `id` (default
+ * `"guard_repeat_query"`) and two labelled conditional edges, `on_ok` and `on_repeat`, so that
+ * `getGraph().drawMermaid()` shows both. Add it with `.addNode(guard.id, guard.node)` and
+ * `.addConditionalEdges(guard.id, guard.route, guard.pathMap)`, then route your decision node to `guard.id`.
+ * Node names stay typed, so the builder checks every edge. Options are validated here.
+ *
+ * @example
+ * ```ts
+ * const guard = repeatQueryGuard({ query_parser: "JsonishQueryParser", on_ok: "search", on_repeat: "answer", hint: true });
+ * const graph = new StateGraph(State)
+ *   .addNode("decide", decide)
+ *   .addNode("search", withQueryHistory(search, guard.router.queryOf))
+ *   .addNode("answer", answer)
+ *   .addNode(guard.id, guard.node)
+ *   .addConditionalEdges(guard.id, guard.route, guard.pathMap)
+ *   .addConditionalEdges("decide", routeDecision, [guard.id, "answer"]);
+ * ```
+ */
+export function repeatQueryGuard<
+  const OnOk extends string,
+  const OnRepeat extends string,
+  const Id extends string = "guard_repeat_query",
+  S extends RepeatQueryState = RepeatQueryState,
+>(options: RepeatQueryGuardOptions<S, OnOk, OnRepeat, Id>): RepeatQueryGuard<S, OnOk, OnRepeat, Id> {
+  const { id, hint = false, ...routerOptions } = options ?? ({} as RepeatQueryGuardOptions<S, OnOk, OnRepeat, Id>);
+  if (id !== undefined && (typeof id !== "string" || id === "")) {
+    throw new GuardOptionsError("Invalid repeat-query guard options:\n- id: must be a non-empty node name");
+  }
+  const router = repeatQueryRouter<S>(routerOptions);
+  const buildHint = hint === true ? defaultRepeatHint : hint === false ? undefined : hint;
+  const decide = (state: S) => {
+    const query = router.queryOf(state);
+    const asked = state.retrievalQueriesAskedNorm ?? [];
+    return { query, asked, verdict: decideRepeatQuery(query, asked) };
+  };
+  return {
+    id: id ?? ("guard_repeat_query" as Id),
+    node: (state) => {
+      if (buildHint === undefined) return {};
+      const { query, asked, verdict } = decide(state);
+      return { repeatQueryHint: verdict === "ok" ? null : buildHint({ query, asked }) };
+    },
+    // Routing by label (not by node name) names both edges, even when on_ok and on_repeat are the same node.
+    route: (state) => (decide(state).verdict === "ok" ? "on_ok" : "on_repeat"),
+    pathMap: { on_ok: options.on_ok, on_repeat: options.on_repeat },
+    router,
+  };
+}
