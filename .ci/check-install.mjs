@@ -146,6 +146,7 @@ const documented = {
   core: ["decideToolCall", "planToolCalls", "normalizeQuery"],
   testing: ["ScriptedChatModel"],
   replay: ["replayGuards", "readRuns", "runFromMessages", "summaryTable"],
+  fs: ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"],
 };
 writeFileSync(
   join(project, "probe.ts"),

@@ -14,6 +14,7 @@ const required = [
   "dist/core/index.js",
   "dist/testing/index.js",
   "dist/replay/index.js",
+  "dist/fs/index.js",
   "dist/replay/cli.js",
   "LICENSE",
 ];
@@ -29,6 +30,7 @@ const main = await import("../dist/index.js");
 const core = await import("../dist/core/index.js");
 const testing = await import("../dist/testing/index.js");
 const replay = await import("../dist/replay/index.js");
+const fs = await import("../dist/fs/index.js");
 const expected = [
   [
     main,
@@ -71,6 +73,7 @@ const expected = [
   ],
   [testing, ["ScriptedChatModel"]],
   [replay, ["replayGuards", "readRuns", "runFromMessages", "summaryTable"]],
+  [fs, ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"]],
 ];
 for (const [module, names] of expected) {
   const absent = names.filter((n) => !(n in module));
@@ -79,7 +82,7 @@ for (const [module, names] of expected) {
     process.exit(1);
   }
 }
-console.log("dist/ imports fine: index, core, testing, replay");
+console.log("dist/ imports fine: index, core, testing, replay, fs");
 
 // The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));

@@ -29,7 +29,7 @@ export { type SignatureOptions, toolCallSignature } from "./core/signature.js";
 export { isSimilar, partialRatio, similarityRatio, tokenSortRatio } from "./core/similarity.js";
 export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/state.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
-export { createFileTools, type FileToolsOptions } from "./fs/tools.js";
+export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 // The tool node and what it writes
 export type { GuardArtifact } from "./graph/answers.js";
 export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";
