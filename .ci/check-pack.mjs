@@ -15,6 +15,7 @@ const required = [
   "dist/testing/index.js",
   "dist/replay/index.js",
   "dist/fs/index.js",
+  "dist/middleware/index.js",
   "dist/replay/cli.js",
   "LICENSE",
 ];
@@ -31,6 +32,7 @@ const core = await import("../dist/core/index.js");
 const testing = await import("../dist/testing/index.js");
 const replay = await import("../dist/replay/index.js");
 const fs = await import("../dist/fs/index.js");
+const middleware = await import("../dist/middleware/index.js");
 const expected = [
   [
     main,
@@ -74,6 +76,7 @@ const expected = [
   [testing, ["ScriptedChatModel"]],
   [replay, ["replayGuards", "readRuns", "runFromMessages", "summaryTable"]],
   [fs, ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"]],
+  [middleware, ["guardMiddleware"]],
 ];
 for (const [module, names] of expected) {
   const absent = names.filter((n) => !(n in module));
@@ -82,7 +85,7 @@ for (const [module, names] of expected) {
     process.exit(1);
   }
 }
-console.log("dist/ imports fine: index, core, testing, replay, fs");
+console.log("dist/ imports fine: index, core, testing, replay, fs, middleware");
 
 // The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));

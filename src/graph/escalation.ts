@@ -1,15 +1,11 @@
 /** Escalation levels 3 and 4 in a graph: the createReactAgent post-model hook and the custom-graph node. */
-import { randomUUID } from "node:crypto";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
 import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import type { TurnStop } from "../core/turn.js";
-import { answerAll } from "./answers.js";
 import { GuardStateMissingError } from "./errors.js";
-import { askPerson, type EscalationInterrupt } from "./interrupt.js";
 import { lastAIMessageIndex } from "./messages.js";
-import type { GuardedToolNode, GuardPlan } from "./tool-node.js";
+import { forgiveness, type Outcome, stopResponse } from "./stop.js";
+import type { GuardedToolNode } from "./tool-node.js";
 
 /**
  * Options of {@link escalationHook}.
@@ -59,84 +55,6 @@ export interface EscalationGraphState {
   toolGuard?: ToolGuardState;
 }
 
-/** What the hook decided for the response: let it go on, answer its calls (level 3), or end the run. */
-interface Outcome {
-  kind: "pass" | "answered" | "ended";
-  events: GuardEvent[];
-  messages?: BaseMessage[];
-}
-
-/** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
-function forgiveness(guard: ToolGuardState, messages: BaseMessage[]): GuardEvent[] {
-  const endedBy = guard.escalation?.endedBy;
-  if (!endedBy) return [];
-  const at = messages.findIndex((m) => m.id === endedBy);
-  return at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human") ? [{ type: "forgive" }] : [];
-}
-
-/** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */
-function endRun(
-  plan: GuardPlan,
-  stop: TurnStop,
-  guard: ToolGuardState,
-  events: GuardEvent[],
-  byUser?: string,
-): Outcome {
-  const { call, previousResult } = stop.decision;
-  const id = randomUUID();
-  const endedByUser = byUser === undefined ? undefined : { answer: byUser };
-  const text = endExplanation({
-    tool: call.name,
-    args: call.args,
-    strikes: stop.strikes,
-    previousResult,
-    alsoBlocked: guard.escalation?.blocked,
-    endedByUser,
-  });
-  const notRun = answerAll(plan.calls, plan.decisions, () => notRunAnswer(call.name, stop.strikes, !!endedByUser), {
-    escalation: 4,
-  });
-  const final = new AIMessage({
-    id,
-    content: text,
-    response_metadata: { guard: { kind: "escalation", level: 4, tool: call.name, strikes: stop.strikes } },
-  });
-  return { kind: "ended", events: [...events, { type: "end", by: id }], messages: [...notRun, final] };
-}
-
-/** Level 3: ask a person; their answer goes to the model as the result of the held-back calls. */
-function askAndAnswer(plan: GuardPlan, stop: TurnStop, guard: ToolGuardState, events: GuardEvent[]): Outcome {
-  const { call, previousResult } = stop.decision;
-  const question = userQuestion(call.name, stop.strikes);
-  const payload: EscalationInterrupt = {
-    type: "langgraph-guards/escalation",
-    level: 3,
-    question,
-    tool: call.name,
-    args: call.args,
-    attempts: stop.strikes,
-    previousResult,
-    calls: plan.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
-    howToAnswer:
-      'Resume with new Command({ resume: "guidance for the agent" }), or { answer, action: "continue" | "reset" | "end" }.',
-  };
-  const reply = askPerson(payload);
-  if (reply === undefined) return endRun(plan, stop, guard, events); // no checkpointer: nobody can answer later
-  if (reply.action === "end") return endRun(plan, stop, guard, events, reply.answer);
-  const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
-  const answered = answerAll(
-    plan.calls,
-    plan.decisions,
-    (d) =>
-      d.allowed
-        ? `Not run: automatic execution was stopped to ask the user. The user answered:\n${said}`
-        : `${question}\n\nThe user answered:\n${said}`,
-    { escalation: 3, answer: said },
-  );
-  const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
-  return { kind: "answered", events: [...events, after], messages: answered };
-}
-
 /** The one decision procedure of the hook and the node: the tool node's own plan of the response. */
 function decide<T>(
   toolNode: GuardedToolNode<T>,
@@ -152,9 +70,7 @@ function decide<T>(
   const stop = plan.turn.stop;
   if (stop === undefined) return { kind: "pass", events: forgive };
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  const events = [...forgive, ...stop.events];
-  if (stop.level >= 4 || options.interrupt === false) return endRun(plan, stop, guard, events);
-  return askAndAnswer(plan, stop, guard, events);
+  return stopResponse(plan, stop, guard, [...forgive, ...stop.events], options.interrupt !== false);
 }
 
 /**

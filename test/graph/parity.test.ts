@@ -12,6 +12,7 @@ import {
 } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -22,6 +23,7 @@ import {
   replayGuards,
   type ToolGuardState,
 } from "../../src/index.js";
+import { guardMiddleware } from "../../src/middleware/index.js";
 import { runFromMessages } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
@@ -107,6 +109,23 @@ async function viaReactAgent(version: "v1" | "v2") {
   return { messages: out.messages as BaseMessage[], state: out.toolGuard as ToolGuardState };
 }
 
+async function viaMiddleware() {
+  const agent = createAgent({
+    model: new ScriptedChatModel(script()),
+    tools: allTools(),
+    middleware: [
+      guardMiddleware({
+        escalation: { sameErrorThreshold: 3 },
+        interrupt: false,
+        toolNames: allTools().map((t) => t.name),
+      }),
+    ],
+    checkpointer: new MemorySaver(),
+  });
+  const out = await agent.invoke(input, { configurable: { thread_id: "parity" }, recursionLimit: 100 });
+  return { messages: out.messages as BaseMessage[], state: out.toolGuard as ToolGuardState };
+}
+
 async function viaCustomGraph() {
   const llm = new ScriptedChatModel(script());
   const tools = toolsOf();
@@ -123,7 +142,7 @@ async function viaCustomGraph() {
 }
 
 describe("one turn procedure under every adapter", () => {
-  it("createReactAgent v1 and v2, a custom graph and replay decide every call alike", async () => {
+  it("createReactAgent v1 and v2, a custom graph, createAgent middleware and replay decide every call alike", async () => {
     const v1 = await viaReactAgent("v1");
     const expected = liveDecisions(v1.messages);
     // The script exercises every kind of decision.
@@ -133,7 +152,7 @@ describe("one turn procedure under every adapter", () => {
     );
     expect(validHistory(v1.messages)).toEqual([]);
 
-    for (const other of [await viaReactAgent("v2"), await viaCustomGraph()]) {
+    for (const other of [await viaReactAgent("v2"), await viaCustomGraph(), await viaMiddleware()]) {
       expect(liveDecisions(other.messages)).toEqual(expected);
       expect(other.state.stats).toEqual(v1.state.stats);
       expect(other.state.escalation.strikes).toBe(v1.state.escalation.strikes);

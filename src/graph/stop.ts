@@ -1,0 +1,112 @@
+/**
+ * What a graph does when a response reaches escalation level 3 or 4 (the escalation hook and node, and the
+ * createAgent middleware): end the run with an explanation, or ask a person and give their answer to the model.
+ */
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { ToolCallDecision } from "../core/decide.js";
+import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
+import type { GuardEvent, ToolGuardState } from "../core/state.js";
+import type { TurnStop } from "../core/turn.js";
+import { answerAll } from "./answers.js";
+import { askPerson, type EscalationInterrupt } from "./interrupt.js";
+
+/** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
+export interface Outcome {
+  kind: "pass" | "answered" | "ended";
+  events: GuardEvent[];
+  messages?: BaseMessage[];
+}
+
+/** The response the run stops at: the calls to answer and their decisions. */
+export interface StoppedResponse {
+  calls: readonly ToolCall[];
+  decisions: readonly ToolCallDecision[];
+}
+
+/** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
+export function forgiveness(guard: ToolGuardState, messages: BaseMessage[]): GuardEvent[] {
+  const endedBy = guard.escalation?.endedBy;
+  if (!endedBy) return [];
+  const at = messages.findIndex((m) => m.id === endedBy);
+  return at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human") ? [{ type: "forgive" }] : [];
+}
+
+/** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */
+export function endRun(
+  response: StoppedResponse,
+  stop: TurnStop,
+  guard: ToolGuardState,
+  events: GuardEvent[],
+  byUser?: string,
+): Outcome {
+  const { call, previousResult } = stop.decision;
+  const id = randomUUID();
+  const endedByUser = byUser === undefined ? undefined : { answer: byUser };
+  const text = endExplanation({
+    tool: call.name,
+    args: call.args,
+    strikes: stop.strikes,
+    previousResult,
+    alsoBlocked: guard.escalation?.blocked,
+    endedByUser,
+  });
+  const notRun = answerAll(
+    response.calls,
+    response.decisions,
+    () => notRunAnswer(call.name, stop.strikes, !!endedByUser),
+    {
+      escalation: 4,
+    },
+  );
+  const final = new AIMessage({
+    id,
+    content: text,
+    response_metadata: { guard: { kind: "escalation", level: 4, tool: call.name, strikes: stop.strikes } },
+  });
+  return { kind: "ended", events: [...events, { type: "end", by: id }], messages: [...notRun, final] };
+}
+
+/**
+ * Level 3: ask a person; their answer goes to the model as the result of the held-back calls. Without a
+ * checkpointer (nobody could answer later) or with `interrupt: false` it ends the run instead.
+ */
+export function stopResponse(
+  response: StoppedResponse,
+  stop: TurnStop,
+  guard: ToolGuardState,
+  events: GuardEvent[],
+  interrupt: boolean,
+): Outcome {
+  if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events);
+  const { call, previousResult } = stop.decision;
+  const question = userQuestion(call.name, stop.strikes);
+  const payload: EscalationInterrupt = {
+    type: "langgraph-guards/escalation",
+    level: 3,
+    question,
+    tool: call.name,
+    args: call.args,
+    attempts: stop.strikes,
+    previousResult,
+    calls: response.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+    howToAnswer:
+      'Resume with new Command({ resume: "guidance for the agent" }), or { answer, action: "continue" | "reset" | "end" }.',
+  };
+  const reply = askPerson(payload);
+  if (reply === undefined) return endRun(response, stop, guard, events);
+  if (reply.action === "end") return endRun(response, stop, guard, events, reply.answer);
+  const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
+  const answered = answerAll(
+    response.calls,
+    response.decisions,
+    (d) =>
+      d.allowed
+        ? `Not run: automatic execution was stopped to ask the user. The user answered:\n${said}`
+        : `${question}\n\nThe user answered:\n${said}`,
+    { escalation: 3, answer: said },
+  );
+  const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
+  return { kind: "answered", events: [...events, after], messages: answered };
+}

@@ -1,0 +1,215 @@
+import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { Command, isGraphInterrupt } from "@langchain/langgraph";
+import { withLangGraph } from "@langchain/langgraph/zod";
+import { createMiddleware } from "langchain";
+import { z } from "zod";
+import type { CallEffect } from "../core/classify.js";
+import type { ToolCallDecision } from "../core/decide.js";
+import { resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
+import { canonicalJson, digest } from "../core/signature.js";
+import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { outcomeEvents, planTurn, type TurnPlan } from "../core/turn.js";
+import { blockArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
+import { lastAIMessageIndex, messageText } from "../graph/messages.js";
+import { forgiveness, stopResponse } from "../graph/stop.js";
+import type { ToolGuardUpdate } from "../state/index.js";
+
+/**
+ * Options of {@link guardMiddleware}: the tool node's guard options, plus whether level 3 asks a person.
+ *
+ * @example
+ * ```ts
+ * guardMiddleware({ repetitionThreshold: 4, escalation: { levelStrikes: [1, 2, 3, 4] } } satisfies GuardMiddlewareOptions);
+ * ```
+ */
+export interface GuardMiddlewareOptions extends ToolGuardOptions {
+  /**
+   * Ask a person at escalation level 3 with `interrupt()` (default true). Without a checkpointer, or with `false`,
+   * level 3 ends the run as level 4 does.
+   */
+  interrupt?: boolean;
+  /** The agent's tools, named in the level-2 options ("use another tool: …"). Default: none named. */
+  toolNames?: string[];
+}
+
+/** What `afterModel` leaves for `wrapToolCall`: for each allowed call, the events that record it. */
+type Pending = Record<
+  string,
+  { events: GuardEvent[]; tool: string; seq: number; key: string; effect: CallEffect; progress: boolean }
+>;
+
+/**
+ * A custom zod field with a default: createAgent initialises middleware state from zod defaults (the channel's own
+ * default is not enough), and the default keeps the field optional in the agent's input type.
+ */
+function defaulted<T extends object>(make: () => T): z.ZodDefault<z.ZodCustom<T, T>> {
+  return z.custom<T>().default(make as () => z.util.NoUndefined<T>);
+}
+
+const stateSchema = z.object({
+  toolGuard: withLangGraph<
+    ToolGuardState | undefined,
+    ToolGuardUpdate,
+    z.ZodDefault<z.ZodCustom<ToolGuardState, ToolGuardState>>
+  >(defaulted(emptyToolGuardState), {
+    // The reducer also accepts a whole state (and then replaces it): createAgent feeds each channel's own value back
+    // on every invoke, which must change nothing.
+    reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
+    default: emptyToolGuardState,
+  }),
+  // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
+  _guardPending: withLangGraph<Pending | undefined, Pending, z.ZodDefault<z.ZodCustom<Pending, Pending>>>(
+    defaulted<Pending>(() => ({})),
+    {
+      reducer: { fn: (_current: Pending | undefined, update: Pending) => update, schema: z.custom<Pending>() },
+      default: () => ({}),
+    },
+  ),
+});
+
+/**
+ * createAgent types a hook's update as the channel's value, but the `toolGuard` reducer takes events (as it does in
+ * every graph); this is the one place that says so.
+ */
+function update<U extends { toolGuard: GuardEvent[] }>(u: U): Omit<U, "toolGuard"> & { toolGuard: ToolGuardState } {
+  return u as unknown as Omit<U, "toolGuard"> & { toolGuard: ToolGuardState };
+}
+
+interface Turn {
+  message: AIMessage;
+  calls: ToolCall[];
+}
+
+/** The last AI message and its calls that no ToolMessage answers yet. */
+function pendingTurn(messages: BaseMessage[]): Turn | undefined {
+  const index = lastAIMessageIndex(messages);
+  if (index < 0) return undefined;
+  const message = messages[index] as AIMessage;
+  const answered = new Set(
+    messages.slice(index + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])),
+  );
+  const calls = (message.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
+  return calls.length > 0 ? { message, calls } : undefined;
+}
+
+/** The blocked calls answered now; the allowed ones left for `wrapToolCall` with the events that record them. */
+function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
+  const blocked = plan.decisions.some((d) => !d.allowed);
+  const pending: Pending = {};
+  const messages: ToolMessage[] = [];
+  const written = [...events, ...plan.turnEvents];
+  for (const [i, decision] of plan.decisions.entries()) {
+    const call = turn.calls[i] as ToolCall;
+    if (!decision.allowed) {
+      messages.push(guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision)));
+      written.push(...decision.events);
+    } else if (call.id != null) {
+      const { seq = 0, key, effect } = decision as ToolCallDecision & { seq: number };
+      pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !blocked };
+    } else written.push(...decision.events);
+  }
+  // With every call answered here, nothing is left for the tools: the model reads the feedback next.
+  const allAnswered = Object.keys(pending).length === 0 && messages.length === turn.calls.length;
+  return update({
+    messages,
+    toolGuard: written,
+    _guardPending: pending,
+    ...(allAnswered ? { jumpTo: "model" as const } : {}),
+  });
+}
+
+/**
+ * The tool-call guards as createAgent middleware, deciding exactly as {@link GuardedToolNode} with
+ * {@link escalationHook} does: the consecutive, threshold and redundant rules block calls with feedback, strikes
+ * escalate, at level 3 a person is asked with `interrupt()` (with a checkpointer) and at level 4 the run ends with a
+ * message that says why. Guard state lives in the middleware's `toolGuard` channel, so the checkpointer keeps it per
+ * thread. Options are validated here.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { guardMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({ model, tools, middleware: [guardMiddleware()], checkpointer: new MemorySaver() });
+ * ```
+ */
+export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
+  const { interrupt: ask = true, toolNames, ...guardOptions } = options;
+  const resolved = resolveToolGuardOptions(guardOptions);
+  const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) => {
+    const outcome = outcomeOf(output, callId);
+    const decision = {
+      call: { name: pending.tool, args: null },
+      allowed: true,
+      seq: pending.seq,
+      key: pending.key,
+      effect: pending.effect,
+    } as ToolCallDecision;
+    const events = [...pending.events, ...outcomeEvents(decision, outcome, resolved)];
+    return outcome.ok && pending.progress ? [...events, { type: "progress" } as GuardEvent] : events;
+  };
+  return createMiddleware({
+    name: "GuardMiddleware",
+    stateSchema,
+    afterModel: {
+      canJumpTo: ["end", "model"],
+      hook: (state, runtime) => {
+        const messages = state.messages as BaseMessage[];
+        const forgive = forgiveness(state.toolGuard, messages);
+        const turn = pendingTurn(messages);
+        if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive }) : undefined;
+        const guard = reduceToolGuard(state.toolGuard, forgive);
+        const siblings = (turn.message.tool_calls ?? []).map((c) => ({ name: c.name, args: c.args, id: c.id }));
+        const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
+        const plan = planTurn(
+          guard,
+          {
+            id: turn.message.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
+            text: messageText(turn.message),
+            calls: turn.calls.map((c) => ({ name: c.name, args: c.args, id: c.id })),
+            siblings,
+          },
+          resolved,
+          { disabled: configurable?.guards === false, toolNames },
+        );
+        if (plan.stop === undefined) return proceeding(turn, plan, forgive);
+        const events = [...forgive, ...plan.stop.events];
+        const outcome = stopResponse({ calls: turn.calls, decisions: plan.decisions }, plan.stop, guard, events, ask);
+        // Ended: nothing may run; answered (level 3): the model reads the person's answer next.
+        return update({
+          messages: outcome.messages ?? [],
+          toolGuard: outcome.events,
+          _guardPending: {} as Pending,
+          jumpTo: outcome.kind === "ended" ? ("end" as const) : ("model" as const),
+        });
+      },
+    },
+    wrapToolCall: async (request, handler) => {
+      const id = request.toolCall.id;
+      const pending = id == null ? undefined : (request.state._guardPending as Pending | undefined)?.[id];
+      let output: ToolMessage | Command;
+      try {
+        output = await handler(request);
+      } catch (error) {
+        // With a wrapToolCall present, createAgent no longer turns a throwing tool into an error ToolMessage.
+        if (isGraphInterrupt(error)) throw error;
+        output = new ToolMessage({
+          status: "error",
+          name: request.toolCall.name,
+          tool_call_id: id ?? "",
+          content: `Error: ${(error as Error).message}\n Please fix your mistakes.`,
+        });
+      }
+      if (pending === undefined) return output;
+      const toolGuard = recorded(pending, output, id);
+      if (ToolMessage.isInstance(output)) return new Command({ update: { messages: [output], toolGuard } });
+      const update = output.update;
+      if (update === undefined || (typeof update === "object" && !Array.isArray(update))) {
+        return new Command({ ...output, update: { ...(update ?? {}), toolGuard } });
+      }
+      return output;
+    },
+  });
+}

@@ -1,0 +1,2 @@
+/** `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware. */
+export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";

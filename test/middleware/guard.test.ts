@@ -1,0 +1,82 @@
+/** guardMiddleware in createAgent: the quick-start scenario (a model that retries a failing call forever). */
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isEscalationInterrupt, type ToolGuardState } from "../../src/index.js";
+import { guardMiddleware } from "../../src/middleware/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
+import { validHistory } from "../support/escalation.js";
+
+const getWeather = tool(
+  async () => {
+    throw new Error("weather service unavailable");
+  },
+  { name: "get_weather", description: "Current weather in a city", schema: z.object({ city: z.string() }) },
+);
+const forever = () => new ScriptedChatModel(() => ({ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }));
+const toolCalls = (messages: BaseMessage[]) =>
+  messages.filter((m): m is AIMessage => AIMessage.isInstance(m)).flatMap((m) => m.tool_calls ?? []);
+const input = { messages: [{ role: "user", content: "Weather in Paris?" }] };
+
+describe("guardMiddleware in createAgent", () => {
+  it("asks a person at strike 3 (interrupt), and after the resume ends the run at strike 4", async () => {
+    const llm = forever();
+    const agent = createAgent({
+      model: llm,
+      tools: [getWeather],
+      middleware: [guardMiddleware()],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "mw" }, recursionLimit: 100 };
+    const first = await agent.invoke(input, config);
+    expect(isInterrupted(first)).toBe(true);
+    const ask = isInterrupted(first) ? first.__interrupt__[0]?.value : undefined;
+    expect(isEscalationInterrupt(ask)).toBe(true);
+    expect(ask).toMatchObject({ level: 3, tool: "get_weather", attempts: 3 });
+    expect(validHistory(first.messages as BaseMessage[], { pendingLast: true })).toEqual([]);
+
+    const last = await agent.invoke(new Command({ resume: "Say you cannot get it." }), config);
+    const final = last.messages.at(-1) as AIMessage;
+    expect(final.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
+    expect(String(final.content)).toMatch(/^I stopped this run because I kept repeating one step/);
+    // The person's answer reached the model as the result of the held-back call.
+    expect(
+      last.messages.some((m: BaseMessage) => String(m.content).includes("The user answered:\nSay you cannot get it.")),
+    ).toBe(true);
+    expect(toolCalls(last.messages as BaseMessage[])).toHaveLength(5);
+    expect(validHistory(last.messages as BaseMessage[])).toEqual([]);
+    expect(llm.stepsTaken).toBe(5);
+    expect((last.toolGuard as ToolGuardState).escalation.strikes).toBe(4);
+  });
+
+  it("without a checkpointer ends the run at strike 3 with the final message", async () => {
+    const llm = forever();
+    const agent = createAgent({ model: llm, tools: [getWeather], middleware: [guardMiddleware()] });
+    const out = await agent.invoke(input, { recursionLimit: 100 });
+    const final = out.messages.at(-1) as AIMessage;
+    expect(final.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 3 });
+    expect(toolCalls(out.messages as BaseMessage[])).toHaveLength(4);
+    expect(validHistory(out.messages as BaseMessage[])).toEqual([]);
+  });
+
+  it("configurable.guards = false switches the guards off for a run", async () => {
+    let n = 0;
+    const llm = new ScriptedChatModel(() =>
+      n++ < 3 ? { toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] } : "I could not get it.",
+    );
+    const agent = createAgent({ model: llm, tools: [getWeather], middleware: [guardMiddleware()] });
+    const out = await agent.invoke(input, { configurable: { guards: false }, recursionLimit: 100 });
+    const blocked = (out.messages as BaseMessage[]).filter(
+      (m) => ToolMessage.isInstance(m) && (m.artifact as { guard?: unknown } | undefined)?.guard,
+    );
+    expect(blocked).toEqual([]);
+    expect(String(out.messages.at(-1)?.content)).toBe("I could not get it.");
+  });
+
+  it("validates its options when it is built", () => {
+    expect(() => guardMiddleware({ windowSize: 0 })).toThrow(/windowSize/);
+  });
+});
