@@ -147,7 +147,7 @@ const documented = {
   testing: ["ScriptedChatModel"],
   replay: ["replayGuards", "readRuns", "runFromMessages", "summaryTable"],
   fs: ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"],
-  middleware: ["guardMiddleware"],
+  middleware: ["guardMiddleware", "loopDetectMiddleware"],
 };
 writeFileSync(
   join(project, "probe.ts"),

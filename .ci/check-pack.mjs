@@ -76,7 +76,7 @@ const expected = [
   [testing, ["ScriptedChatModel"]],
   [replay, ["replayGuards", "readRuns", "runFromMessages", "summaryTable"]],
   [fs, ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"]],
-  [middleware, ["guardMiddleware"]],
+  [middleware, ["guardMiddleware", "loopDetectMiddleware"]],
 ];
 for (const [module, names] of expected) {
   const absent = names.filter((n) => !(n in module));

@@ -130,26 +130,29 @@ function readTurn(
  * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run (the history
  * stays valid for every provider), then an AI message that says which limit or loop stopped the run.
  */
-function stopMessages(message: AIWithCalls, reason: StopReason): BaseMessage[] {
+export function stopMessages(message: AIWithCalls, reason: StopReason): BaseMessage[] {
   const skipped = (message.tool_calls ?? []).map((c) =>
     guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
   );
   return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }
 
-interface LoopGraphState {
+/** The state the loop guard reads and writes (not part of the public API). */
+export interface LoopGraphState {
   messages: BaseMessage[];
   loopGuard?: LoopState;
 }
 
-function evaluate(state: LoopGraphState, options: LoopDetectOptions, resolved: ResolvedSafetyOptions) {
+/** One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). */
+export function evaluate(state: LoopGraphState, options: LoopDetectOptions, resolved: ResolvedSafetyOptions) {
   const read = readTurn(state.messages ?? [], options);
   if (read === undefined) return undefined;
   const result = stepLoopGuard(state.loopGuard ?? emptyLoopState(), read.turn, resolved);
   return { ...result, read };
 }
 
-function split(options: LoopDetectNodeOptions) {
+/** The safety options among the loop guard's options, validated. */
+export function split(options: LoopDetectNodeOptions) {
   const { outputOf: _o, isFailure: _f, session: _s, exit: _e, next: _n, done: _d, ...safety } = options;
   return resolveSafetyOptions(safety);
 }

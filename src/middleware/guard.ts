@@ -14,6 +14,7 @@ import { blockArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
 import { lastAIMessageIndex, messageText } from "../graph/messages.js";
 import { forgiveness, stopResponse } from "../graph/stop.js";
 import type { ToolGuardUpdate } from "../state/index.js";
+import { defaulted } from "./state.js";
 
 /**
  * Options of {@link guardMiddleware}: the tool node's guard options, plus whether level 3 asks a person.
@@ -38,14 +39,6 @@ type Pending = Record<
   string,
   { events: GuardEvent[]; tool: string; seq: number; key: string; effect: CallEffect; progress: boolean }
 >;
-
-/**
- * A custom zod field with a default: createAgent initialises middleware state from zod defaults (the channel's own
- * default is not enough), and the default keeps the field optional in the agent's input type.
- */
-function defaulted<T extends object>(make: () => T): z.ZodDefault<z.ZodCustom<T, T>> {
-  return z.custom<T>().default(make as () => z.util.NoUndefined<T>);
-}
 
 const stateSchema = z.object({
   toolGuard: withLangGraph<
