@@ -6,11 +6,11 @@ import { createMiddleware } from "langchain";
 import { z } from "zod";
 import type { CallEffect } from "../core/classify.js";
 import type { ToolCallDecision } from "../core/decide.js";
-import { resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
+import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson, digest } from "../core/signature.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import { outcomeEvents, planTurn, type TurnPlan } from "../core/turn.js";
-import { blockArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
+import { type CallOutcome, outcomeEvents, planTurn, type TurnPlan } from "../core/turn.js";
+import { blockArtifact, type GuardArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
 import { lastAIMessageIndex, messageText } from "../graph/messages.js";
 import { forgiveness, stopResponse } from "../graph/stop.js";
 import type { ToolGuardUpdate } from "../state/index.js";
@@ -37,7 +37,16 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
 /** What `afterModel` leaves for `wrapToolCall`: for each allowed call, the events that record it. */
 type Pending = Record<
   string,
-  { events: GuardEvent[]; tool: string; seq: number; key: string; effect: CallEffect; progress: boolean }
+  {
+    events: GuardEvent[];
+    tool: string;
+    seq: number;
+    key: string;
+    effect: CallEffect;
+    progress: boolean;
+    /** A blocked call: its answer, given in `wrapToolCall` in place of running the tool. */
+    blocked?: { content: string; artifact: GuardArtifact } | undefined;
+  }
 >;
 
 const stateSchema = z.object({
@@ -88,28 +97,44 @@ function pendingTurn(messages: BaseMessage[]): Turn | undefined {
 
 /** The blocked calls answered now; the allowed ones left for `wrapToolCall` with the events that record them. */
 function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
-  const blocked = plan.decisions.some((d) => !d.allowed);
+  const anyBlocked = plan.decisions.some((d) => !d.allowed);
   const pending: Pending = {};
   const messages: ToolMessage[] = [];
   const written = [...events, ...plan.turnEvents];
   for (const [i, decision] of plan.decisions.entries()) {
     const call = turn.calls[i] as ToolCall;
-    if (!decision.allowed) {
-      messages.push(guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision)));
+    const content = decision.content ?? decision.message ?? "";
+    if (call.id == null) {
+      // Without an id no later hook can find the call: decide it here.
+      if (!decision.allowed) messages.push(guardAnswer(call, content, blockArtifact(decision)));
       written.push(...decision.events);
-    } else if (call.id != null) {
-      const { seq = 0, key, effect } = decision as ToolCallDecision & { seq: number };
-      pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !blocked };
-    } else written.push(...decision.events);
+      continue;
+    }
+    // Blocked calls are answered in wrapToolCall too, not here: a middleware whose afterModel runs after this one
+    // (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips calls
+    // that are answered already.
+    const { seq = 0, key, effect } = decision as ToolCallDecision & { seq: number };
+    const blocked = decision.allowed ? undefined : { content, artifact: blockArtifact(decision) };
+    pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !anyBlocked, blocked };
   }
-  // With every call answered here, nothing is left for the tools: the model reads the feedback next.
-  const allAnswered = Object.keys(pending).length === 0 && messages.length === turn.calls.length;
-  return update({
-    messages,
-    toolGuard: written,
-    _guardPending: pending,
-    ...(allAnswered ? { jumpTo: "model" as const } : {}),
-  });
+  return update({ messages, toolGuard: written, _guardPending: pending });
+}
+
+/** The events that record an allowed call that ran: its own, its outcome, and progress. */
+function recordedEvents(
+  pending: Pending[string],
+  outcome: CallOutcome,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  const decision = {
+    call: { name: pending.tool, args: null },
+    allowed: true,
+    seq: pending.seq,
+    key: pending.key,
+    effect: pending.effect,
+  } as ToolCallDecision;
+  const events = [...pending.events, ...outcomeEvents(decision, outcome, options)];
+  return outcome.ok && pending.progress ? [...events, { type: "progress" }] : events;
 }
 
 /**
@@ -131,18 +156,8 @@ function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
 export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const { interrupt: ask = true, toolNames, ...guardOptions } = options;
   const resolved = resolveToolGuardOptions(guardOptions);
-  const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) => {
-    const outcome = outcomeOf(output, callId);
-    const decision = {
-      call: { name: pending.tool, args: null },
-      allowed: true,
-      seq: pending.seq,
-      key: pending.key,
-      effect: pending.effect,
-    } as ToolCallDecision;
-    const events = [...pending.events, ...outcomeEvents(decision, outcome, resolved)];
-    return outcome.ok && pending.progress ? [...events, { type: "progress" } as GuardEvent] : events;
-  };
+  const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) =>
+    recordedEvents(pending, outcomeOf(output, callId), resolved);
   return createMiddleware({
     name: "GuardMiddleware",
     stateSchema,
@@ -182,6 +197,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     wrapToolCall: async (request, handler) => {
       const id = request.toolCall.id;
       const pending = id == null ? undefined : (request.state._guardPending as Pending | undefined)?.[id];
+      if (pending?.blocked !== undefined) {
+        const answer = guardAnswer(request.toolCall, pending.blocked.content, pending.blocked.artifact);
+        return new Command({ update: { messages: [answer], toolGuard: pending.events } });
+      }
       let output: ToolMessage | Command;
       try {
         output = await handler(request);
