@@ -137,6 +137,7 @@ export {
   planToolCalls,
   planTurn,
   progressEvents,
+  resultEvents,
   type TurnInput,
   type TurnPlan,
   type TurnStop,

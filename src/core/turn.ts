@@ -3,7 +3,7 @@
  * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
-import { ownEntry } from "./classify.js";
+import { type CallEffect, ownEntry } from "./classify.js";
 import { decideToolCall, type ToolCallDecision } from "./decide.js";
 import type { DecideContext, ToolCallInput } from "./detect.js";
 import { emptyEscalationState, responseAcknowledges } from "./escalation.js";
@@ -234,21 +234,29 @@ export function outcomeEvents(
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
   if (!decision.allowed || decision.seq === undefined) return [];
+  const { seq, key, effect } = decision;
+  return resultEvents({ seq, key, tool: decision.call.name, effect }, outcome, options);
+}
+
+/**
+ * The event that records what a recorded call returned, from the call's record alone (an adapter that ran the call
+ * later than it planned it keeps only this much of the decision).
+ *
+ * @example
+ * ```ts
+ * const events = resultEvents({ seq: 3, key, tool: "read_file", effect }, { ok: true, text: "…" }, options);
+ * ```
+ */
+export function resultEvents(
+  call: { seq: number; key: string; tool: string; effect: CallEffect },
+  outcome: CallOutcome,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
   const limits = { operationsHistoryLimit: options.operationsHistoryLimit, fileHistoryLimit: options.fileHistoryLimit };
   const result = {
     ok: outcome.ok,
     digest: resultDigest(outcome.ok, outcome.text),
     preview: truncate(outcome.text, options.maxResultChars),
   };
-  return [
-    {
-      type: "result",
-      seq: decision.seq,
-      key: decision.key,
-      tool: decision.call.name,
-      effect: decision.effect,
-      result,
-      limits,
-    },
-  ];
+  return [{ type: "result", ...call, result, limits }];
 }

@@ -1,5 +1,9 @@
 /** Small readers of LangChain messages shared by the graph adapters. */
-import { type BaseMessage, isAIMessage, isBaseMessage } from "@langchain/core/messages";
+import { type AIMessage, type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { ToolCallInput } from "../core/detect.js";
+import { canonicalJson, digest } from "../core/signature.js";
+import type { TurnInput } from "../core/turn.js";
 
 /**
  * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).
@@ -32,4 +36,39 @@ export function messageText(message: BaseMessage): string {
   return content
     .map((block) => (typeof block === "string" ? block : block.type === "text" ? String(block.text ?? "") : ""))
     .join("");
+}
+
+/**
+ * The calls of `message` that no ToolMessage in `messages` answers yet (another node or middleware may have
+ * answered some).
+ *
+ * @example
+ * ```ts
+ * unansweredCalls(aiMessage, state.messages).map((c) => c.id);
+ * ```
+ */
+export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
+  const answered = new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
+  return (message.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
+}
+
+const toInput = (call: ToolCall): ToolCallInput => ({ name: call.name, args: call.args, id: call.id });
+
+/**
+ * A model response as the turn procedure takes it: its id (or one derived from its calls' ids), its text, the calls
+ * to decide and all of its calls.
+ *
+ * @example
+ * ```ts
+ * planTurn(state.toolGuard, turnInput(aiMessage, unansweredCalls(aiMessage, state.messages)), options);
+ * ```
+ */
+export function turnInput(message: AIMessage | undefined, calls: readonly ToolCall[]): TurnInput {
+  const siblings = message?.tool_calls ?? [];
+  return {
+    id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
+    text: message === undefined ? "" : messageText(message),
+    calls: calls.map(toInput),
+    siblings: siblings.map(toInput),
+  };
 }

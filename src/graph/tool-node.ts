@@ -5,14 +5,13 @@ import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools
 import type { Command, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { ToolCallDecision } from "../core/decide.js";
-import type { DecideContext, ToolCallInput } from "../core/detect.js";
+import type { DecideContext } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import { canonicalJson, digest } from "../core/signature.js";
 import type { ToolGuardState } from "../core/state.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, guardAnswer, outcomeOf } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
-import { lastAIMessageIndex, messageText } from "./messages.js";
+import { lastAIMessageIndex, turnInput, unansweredCalls } from "./messages.js";
 
 /**
  * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
@@ -96,8 +95,6 @@ function letCachesServeRepeats(tools: GuardableTool[], options: ResolvedToolGuar
   }
 }
 
-const toInput = (call: ToolCall): ToolCallInput => ({ name: call.name, args: call.args, id: call.id });
-
 /**
  * A drop-in `ToolNode` that guards every tool call before it runs: the consecutive rule blocks a call identical to
  * the previous one, the threshold rule a call repeated `repetitionThreshold` times in the recent window, the
@@ -171,19 +168,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const message = index < 0 ? undefined : (messages[index] as AIMessage);
     if (single === undefined && message === undefined)
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
-    const siblings = message?.tool_calls ?? [];
-    const { calls, planned, indices } = this.pending(single, siblings, messages);
-    const turn = planTurn(
-      toolGuard,
-      {
-        id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
-        text: message === undefined ? "" : messageText(message),
-        calls: planned.map(toInput),
-        siblings: siblings.map(toInput),
-      },
-      this.guardOptions,
-      this.context(config),
-    );
+    const { calls, planned, indices } = this.pending(single, message, messages);
+    const turn = planTurn(toolGuard, turnInput(message, planned), this.guardOptions, this.context(config));
     const decisions = indices.map((i) => turn.decisions[i] as ToolCallDecision);
     return { calls, decisions, turn, indices, message };
   }
@@ -227,17 +213,15 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   }
 
   /** The calls this invocation answers, the calls planned with them, and where the former are in the latter. */
-  private pending(single: ToolCall | undefined, siblings: ToolCall[], messages: BaseMessage[]) {
+  private pending(single: ToolCall | undefined, message: AIMessage | undefined, messages: BaseMessage[]) {
     if (single !== undefined) {
       // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message
       // too, so that parallel branches agree with what one node would have decided.
+      const siblings = message?.tool_calls ?? [];
       const index = siblings.findIndex((c) => c.id !== undefined && c.id === single.id);
       return { calls: [single], planned: index >= 0 ? siblings : [single], indices: [Math.max(0, index)] };
     }
-    const answered = new Set(
-      messages.flatMap((m) => (m.getType() === "tool" ? [(m as ToolMessage).tool_call_id] : [])),
-    );
-    const calls = siblings.filter((c) => c.id == null || !answered.has(c.id));
+    const calls = message === undefined ? [] : unansweredCalls(message, messages);
     return { calls, planned: calls, indices: calls.map((_, i) => i) };
   }
 

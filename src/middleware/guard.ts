@@ -5,13 +5,11 @@ import { withLangGraph } from "@langchain/langgraph/zod";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import type { CallEffect } from "../core/classify.js";
-import type { ToolCallDecision } from "../core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import { canonicalJson, digest } from "../core/signature.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import { type CallOutcome, outcomeEvents, planTurn, type TurnPlan } from "../core/turn.js";
+import { type CallOutcome, planTurn, resultEvents, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, type GuardArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
-import { lastAIMessageIndex, messageText } from "../graph/messages.js";
+import { lastAIMessageIndex, turnInput, unansweredCalls } from "../graph/messages.js";
 import { forgiveness, stopResponse } from "../graph/stop.js";
 import type { ToolGuardUpdate } from "../state/index.js";
 import { defaulted } from "./state.js";
@@ -88,10 +86,7 @@ function pendingTurn(messages: BaseMessage[]): Turn | undefined {
   const index = lastAIMessageIndex(messages);
   if (index < 0) return undefined;
   const message = messages[index] as AIMessage;
-  const answered = new Set(
-    messages.slice(index + 1).flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])),
-  );
-  const calls = (message.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
+  const calls = unansweredCalls(message, messages);
   return calls.length > 0 ? { message, calls } : undefined;
 }
 
@@ -113,7 +108,7 @@ function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
     // Blocked calls are answered in wrapToolCall too, not here: a middleware whose afterModel runs after this one
     // (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips calls
     // that are answered already.
-    const { seq = 0, key, effect } = decision as ToolCallDecision & { seq: number };
+    const { seq = 0, key, effect } = decision; // a blocked call has no seq, and records no result
     const blocked = decision.allowed ? undefined : { content, artifact: blockArtifact(decision) };
     pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !anyBlocked, blocked };
   }
@@ -126,14 +121,8 @@ function recordedEvents(
   outcome: CallOutcome,
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
-  const decision = {
-    call: { name: pending.tool, args: null },
-    allowed: true,
-    seq: pending.seq,
-    key: pending.key,
-    effect: pending.effect,
-  } as ToolCallDecision;
-  const events = [...pending.events, ...outcomeEvents(decision, outcome, options)];
+  const { seq, key, tool, effect } = pending;
+  const events = [...pending.events, ...resultEvents({ seq, key, tool, effect }, outcome, options)];
   return outcome.ok && pending.progress ? [...events, { type: "progress" }] : events;
 }
 
@@ -169,19 +158,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
         const turn = pendingTurn(messages);
         if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive }) : undefined;
         const guard = reduceToolGuard(state.toolGuard, forgive);
-        const siblings = (turn.message.tool_calls ?? []).map((c) => ({ name: c.name, args: c.args, id: c.id }));
         const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
-        const plan = planTurn(
-          guard,
-          {
-            id: turn.message.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
-            text: messageText(turn.message),
-            calls: turn.calls.map((c) => ({ name: c.name, args: c.args, id: c.id })),
-            siblings,
-          },
-          resolved,
-          { disabled: configurable?.guards === false, toolNames },
-        );
+        const plan = planTurn(guard, turnInput(turn.message, turn.calls), resolved, {
+          disabled: configurable?.guards === false,
+          toolNames,
+        });
         if (plan.stop === undefined) return proceeding(turn, plan, forgive);
         const events = [...forgive, ...plan.stop.events];
         const outcome = stopResponse({ calls: turn.calls, decisions: plan.decisions }, plan.stop, guard, events, ask);
