@@ -180,7 +180,7 @@ describe("never stale", () => {
 });
 
 describe("ranges", () => {
-  const long = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const long = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 
   it("a range read after a whole read, and a whole read after a range read, return the right lines", async () => {
     const root = project({ "long.txt": long });

@@ -98,7 +98,7 @@ describe("freshness", () => {
 });
 
 describe("read_file views", () => {
-  const content = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const content = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 
   it("numbers lines, cuts ranges from the whole content, and hints where to continue", () => {
     const whole = viewLines(content);

@@ -3,13 +3,7 @@
  * the escalation hook, a custom StateGraph with the escalation node, and replay of the recorded messages gives the
  * same decision for every call and the same guard counters.
  */
-import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  mapChatMessagesToStoredMessages,
-  ToolMessage,
-} from "@langchain/core/messages";
+import { type BaseMessage, HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { createAgent } from "langchain";
@@ -17,7 +11,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   escalationNode,
-  type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
   replayGuards,
@@ -26,6 +19,7 @@ import {
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { runFromMessages } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
+import { liveDecisions, replayedDecisions } from "../support/decisions.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 
 const getStatus = tool(async () => "status: green", {
@@ -68,37 +62,6 @@ function script(): ScriptStep[] {
     { content: "", toolCalls: [update(6)] }, // strike 3: the run ends (no interrupts)
     "never reached",
   ];
-}
-
-interface Decided {
-  id: string;
-  action: "allow" | "block" | "stop";
-  level?: string | undefined;
-  escalation?: number | undefined;
-  content: string;
-}
-
-/** Each call of each AI message, in call order, with what its ToolMessage says was done. */
-function liveDecisions(messages: BaseMessage[]): Decided[] {
-  const replies = new Map(
-    messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]),
-  );
-  return messages
-    .filter((m): m is AIMessage => AIMessage.isInstance(m))
-    .flatMap((m) => m.tool_calls ?? [])
-    .map((c) => {
-      const reply = replies.get(c.id as string) as ToolMessage;
-      const guard = (reply.artifact as { guard?: GuardArtifact } | undefined)?.guard;
-      const action = (guard?.escalation ?? 0) >= 3 ? "stop" : guard ? "block" : "allow";
-      const blocked = action === "block";
-      return {
-        id: c.id as string,
-        action,
-        level: blocked ? guard?.rule : undefined,
-        escalation: blocked ? guard?.escalation : undefined,
-        content: String(reply.content),
-      };
-    });
 }
 
 const input = { messages: [new HumanMessage("Check the status, write the game, then update r1.")] };
@@ -147,7 +110,7 @@ describe("one turn procedure under every adapter", () => {
     const expected = liveDecisions(v1.messages);
     // The script exercises every kind of decision.
     expect(new Set(expected.map((d) => d.action))).toEqual(new Set(["allow", "block", "stop"]));
-    expect(new Set(expected.map((d) => d.level).filter(Boolean))).toEqual(
+    expect(new Set(expected.map((d) => d.rule).filter(Boolean))).toEqual(
       new Set(["consecutive", "redundant", "near_duplicate", "repeat_failure"]),
     );
     expect(validHistory(v1.messages)).toEqual([]);
@@ -165,13 +128,10 @@ describe("one turn procedure under every adapter", () => {
       toolNames: tools,
       escalation: { sameErrorThreshold: 3 },
     });
-    const replayed = replay.decisions.map((d, i) => ({
-      id: expected[i]?.id,
-      action: d.action,
-      level: d.action === "block" ? d.rule : undefined,
-      escalation: d.action === "block" ? d.escalation : undefined,
-      content: d.content,
-    }));
+    const replayed = replayedDecisions(
+      replay.decisions,
+      expected.map((d) => d.id),
+    );
     // Replay answers a stopped call with the same "Not run" text the hook gives it.
     expect(replayed).toEqual(expected);
     expect(replay.state.stats).toEqual(v1.state.stats);

@@ -12,16 +12,10 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type GuardArtifact,
-  GuardEscalationError,
-  type ReplayRun,
-  readRuns,
-  replayGuards,
-  type ToolGuardState,
-} from "../../src/index.js";
+import { GuardEscalationError, type ReplayRun, readRuns, replayGuards, type ToolGuardState } from "../../src/index.js";
 import { runFromMessages } from "../../src/replay/index.js";
 import type { ScriptStep } from "../../src/testing/index.js";
+import { liveDecisions, replayedDecisions } from "../support/decisions.js";
 import { buildEscalationAgent } from "../support/escalation.js";
 
 const exec = promisify(execFile);
@@ -45,17 +39,6 @@ const SCRIPT: ScriptStep[] = [
   "never reached",
 ];
 
-/** What the live graph did with each tool call: its action and its ToolMessage content. */
-function liveDecisions(messages: BaseMessage[]) {
-  return messages
-    .filter((m): m is ToolMessage => ToolMessage.isInstance(m))
-    .map((m) => {
-      const guard = (m.artifact as { guard?: GuardArtifact & { stopped?: boolean } } | undefined)?.guard;
-      const action = guard?.escalation !== undefined && guard.escalation >= 3 ? "stop" : guard ? "block" : "allow";
-      return { action, level: action === "block" ? guard?.rule : undefined, content: String(m.content) };
-    });
-}
-
 describe("replay equals the live GuardedToolNode", () => {
   it("same decisions and same messages for a scripted run (blocks, a reminder, repeated errors, the end)", async () => {
     const escalation = { sameErrorThreshold: 3 };
@@ -75,7 +58,7 @@ describe("replay equals the live GuardedToolNode", () => {
       "block",
       "stop",
     ]);
-    expect(live.map((d) => d.level).filter(Boolean)).toEqual([
+    expect(live.map((d) => d.rule).filter(Boolean)).toEqual([
       "consecutive",
       "near_duplicate",
       "repeat_failure",
@@ -87,11 +70,10 @@ describe("replay equals the live GuardedToolNode", () => {
     const run = runFromMessages(stored, "live");
     const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: true, escalation });
     expect(
-      replay.decisions.map((d) => ({
-        action: d.action,
-        level: d.action === "block" ? d.rule : undefined,
-        content: d.content,
-      })),
+      replayedDecisions(
+        replay.decisions,
+        live.map((d) => d.id),
+      ),
     ).toEqual(live);
     // The stop is recorded as the live hook records it: the same strikes, counters and blocked calls.
     const liveState = out.toolGuard as ToolGuardState;
@@ -119,14 +101,19 @@ describe("replay equals the live GuardedToolNode", () => {
     // The unanswered call is replayed too (with no recorded result): that is where the replay stops.
     const run = runFromMessages(stored, "live");
     const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: false, escalation });
-    const decided = replay.decisions.map((d) => ({
-      action: d.action,
-      level: d.action === "block" ? d.rule : undefined,
-      content: d.content,
-    }));
+    const decided = replayedDecisions(
+      replay.decisions,
+      live.map((d) => d.id),
+    );
     expect(decided.slice(0, live.length)).toEqual(live);
     expect(decided.slice(live.length)).toEqual([
-      { action: "stop", level: undefined, content: `GuardEscalationError: ${(thrown as Error).message}` },
+      {
+        id: undefined,
+        action: "stop",
+        rule: undefined,
+        escalation: undefined,
+        content: `GuardEscalationError: ${(thrown as Error).message}`,
+      },
     ]);
   });
 
