@@ -1,6 +1,7 @@
 /**
  * `langgraph-guards`: the guards as LangGraph pieces (the tool node, escalation, loop detection, the repeat-query
- * router), their state channels and options, and the classes that work without a graph. More at the subpaths:
+ * router), as createAgent middleware, their state channels, events and options, and the classes that work without
+ * a graph. More at the subpaths:
  * `langgraph-guards/core` (the pure functions the pieces are built on), `/fs` (cache-serving file tools), `/replay`
  * (recorded runs through the guards), `/testing` (a scripted chat model).
  */
@@ -28,6 +29,14 @@ export {
 export { type SignatureOptions, toolCallSignature } from "./core/signature.js";
 export { isSimilar, partialRatio, similarityRatio, tokenSortRatio } from "./core/similarity.js";
 export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/state.js";
+// Guard events (custom stream and the guardLog channel)
+export {
+  GUARD_EVENT_VERSION,
+  type GuardLog,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  isGuardStreamEvent,
+} from "./core/stream-events.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 // The tool node and what it writes
@@ -76,9 +85,19 @@ export {
   type GuardedToolNodeOptions,
   type GuardPlan,
 } from "./graph/tool-node.js";
+// createAgent middleware (also at langgraph-guards/middleware; langchain is not loaded at run time)
+export {
+  fileToolsMiddleware,
+  type GuardMiddlewareOptions,
+  guardMiddleware,
+  loopDetectMiddleware,
+  type SafetyLimitsOptions,
+  safetyLimitsMiddleware,
+} from "./middleware/index.js";
 export { type ReplayOptions, type ReplayResult, type ReplayRun, readRuns, replayGuards } from "./replay/index.js";
 // State channels
 export {
+  type GuardLogUpdate,
   GuardMessagesState,
   GuardState,
   guardMessagesStateSchema,

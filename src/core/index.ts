@@ -131,6 +131,20 @@ export {
   type ToolGuardState,
 } from "./state.js";
 export {
+  emptyGuardLog,
+  escalationStreamEvent,
+  GUARD_EVENT_VERSION,
+  GUARD_LOG_LIMIT,
+  type GuardLog,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  guardStreamEvent,
+  isGuardStreamEvent,
+  reduceGuardLog,
+  stopStreamEvent,
+  turnStreamEvents,
+} from "./stream-events.js";
+export {
   type CallOutcome,
   commitTurn,
   outcomeEvents,

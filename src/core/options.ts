@@ -113,6 +113,11 @@ export const toolGuardOptionsSchema = z
     maxResultChars: positiveInt.default(1000),
     /** Observe-mode records kept. Default 50. */
     observedLimit: z.number().int().min(0).default(50),
+    /**
+     * Write a guard event for each block, near miss and escalation to LangGraph's custom stream and count it in the
+     * `guardLog` channel. Default true.
+     */
+    events: z.boolean().default(true),
   })
   .strict();
 

@@ -8,6 +8,8 @@ import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
 import type { z } from "zod";
 import { digest } from "../core/signature.js";
+import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../graph/stream.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";
 import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
@@ -44,6 +46,10 @@ export interface CallContext {
   messages: BaseMessage[];
   /** Whether the graph has the `fileCache` channel (so the tool can write to it). */
   channel: boolean;
+  /** Whether the graph has the `guardLog` channel. */
+  logChannel?: boolean;
+  /** LangGraph's custom-stream writer, when the tool runs in a graph. */
+  writer?: WriterHost;
 }
 
 /**
@@ -105,15 +111,37 @@ export interface FileToolKit {
  * ```
  */
 function contextOf(runtime: unknown): CallContext {
-  const r = runtime as { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown> } | undefined;
+  const r = runtime as
+    | { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown>; writer?: unknown }
+    | undefined;
   const state = r?.state;
-  const channel = state !== undefined && state !== null && typeof state === "object" && "fileCache" in state;
+  const isState = state !== undefined && state !== null && typeof state === "object";
+  const channel = isState && "fileCache" in state;
   return {
     toolCallId: r?.toolCallId || r?.toolCall?.id || undefined,
     cache: channel ? (state.fileCache as FileCacheState | undefined) : undefined,
     messages: Array.isArray(state?.messages) ? (state.messages as BaseMessage[]) : [],
     channel,
+    logChannel: isState && "guardLog" in state,
+    writer: r as WriterHost,
   };
+}
+
+/** The guard event of an answer served from the cache (none for any other answer). */
+function cacheEvents(name: string, call: CallContext, answer: Answer): GuardStreamEvent[] {
+  if (!answer.artifact?.cached) return [];
+  const saved = answer.writes?.reduce((n, w) => n + (w.op === "count" ? (w.bytesSaved ?? 0) : 0), 0);
+  const event = guardStreamEvent({
+    kind: "cache",
+    guard: "file-cache",
+    tool: name,
+    callId: call.toolCallId,
+    bytesSaved: saved,
+    message: answer.artifact.content_ref
+      ? `${answer.artifact.path}: unchanged, answered with a reference to ${answer.artifact.content_ref}`
+      : `${answer.artifact.path}: served from the cache`,
+  });
+  return [event];
 }
 
 /**
@@ -135,10 +163,12 @@ export function fail(content: string): Answer {
  *
  * @example
  * ```ts
- * respond("read_file", contextOf(runtime), { content: "(empty file)", ok: true }, true); // a ToolMessage
+ * respond("read_file", contextOf(runtime), { content: "(empty file)", ok: true }, kit); // a ToolMessage
  * ```
  */
-function respond(name: string, call: CallContext, answer: Answer, cacheOn: boolean): string | ToolMessage | Command {
+function respond(name: string, call: CallContext, answer: Answer, kit: FileToolKit): string | ToolMessage | Command {
+  const cacheOn = kit.options.cache;
+  const log = emitGuardEvents(call.writer, cacheEvents(name, call, answer), kit.options.events);
   if (call.toolCallId === undefined) {
     if (!answer.ok) throw new Error(answer.content);
     return answer.content;
@@ -150,8 +180,10 @@ function respond(name: string, call: CallContext, answer: Answer, cacheOn: boole
     status: answer.ok ? "success" : "error",
     ...(answer.artifact ? { artifact: answer.artifact } : {}),
   });
-  if (!cacheOn || !call.channel || !answer.writes?.length) return message;
-  return new Command({ update: { messages: [message], fileCache: answer.writes } });
+  const writes = cacheOn && call.channel && answer.writes?.length ? { fileCache: answer.writes } : {};
+  const logged = call.logChannel && log.length > 0 ? { guardLog: log } : {};
+  if (Object.keys(writes).length + Object.keys(logged).length === 0) return message;
+  return new Command({ update: { messages: [message], ...writes, ...logged } });
 }
 
 /**
@@ -201,7 +233,7 @@ export function fileTool<S extends z.ZodObject, N extends string>(
 ) {
   return tool(async (input: z.output<S>, runtime: unknown): Promise<string | ToolMessage | Command> => {
     const call = contextOf(runtime);
-    return respond(fields.name, call, await run(input, call), kit.options.cache);
+    return respond(fields.name, call, await run(input, call), kit);
   }, fields);
 }
 

@@ -53,6 +53,8 @@ const optionsSchema = z
     logger: z.custom<FileToolsLogger>((v) => typeof (v as FileToolsLogger)?.info === "function").optional(),
     /** The clock (ms). Default `Date.now`. */
     clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+    /** Write a guard event for each answer from the cache (custom stream and `guardLog`). Default true. */
+    events: z.boolean().default(true),
   })
   .strict();
 

@@ -2,6 +2,7 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import type { GuardStreamEvent } from "../core/stream-events.js";
 import { GuardStateMissingError } from "./errors.js";
 import { lastAIMessageIndex } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
@@ -68,9 +69,19 @@ function decide<T>(
   const guard = reduceToolGuard(state.toolGuard, forgive);
   const plan = toolNode.planCalls({ ...state, toolGuard: guard }, config);
   const stop = plan.turn.stop;
-  if (stop === undefined) return { kind: "pass", events: forgive };
+  if (stop === undefined) return { kind: "pass", events: forgive, log: [] };
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  return stopResponse(plan, stop, guard, [...forgive, ...stop.events], options.interrupt !== false);
+  const emit = { host: config, on: toolNode.guardOptions.events };
+  return stopResponse(plan, stop, guard, [...forgive, ...stop.events], options.interrupt !== false, emit);
+}
+
+/** The channel update of an outcome (empty channels left out). */
+function updateOf({ events, messages, log }: Outcome) {
+  return {
+    ...(messages ? { messages } : {}),
+    ...(events.length > 0 ? { toolGuard: events } : {}),
+    ...(log.length > 0 ? { guardLog: log } : {}),
+  };
 }
 
 /**
@@ -98,10 +109,8 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
   return async (
     state: EscalationGraphState,
     config: LangGraphRunnableConfig,
-  ): Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[] }> => {
-    const { events, messages } = decide(toolNode, state, config, options);
-    return { ...(messages ? { messages } : {}), ...(events.length > 0 ? { toolGuard: events } : {}) };
-  };
+  ): Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[]; guardLog?: GuardStreamEvent[] }> =>
+    updateOf(decide(toolNode, state, config, options));
 }
 
 /**
@@ -126,8 +135,9 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
 export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: EscalationNodeOptions = {}) {
   const { model = "agent", next = "tools", done = END, exit = END } = options;
   return async (state: EscalationGraphState, config: LangGraphRunnableConfig): Promise<Command> => {
-    const { kind, events, messages } = decide(toolNode, state, config, options);
-    const update = { ...(messages ? { messages } : {}), ...(events.length > 0 ? { toolGuard: events } : {}) };
+    const outcome = decide(toolNode, state, config, options);
+    const update = updateOf(outcome);
+    const { kind } = outcome;
     if (kind !== "pass") return new Command({ goto: kind === "ended" ? exit : model, update });
     const all = state.messages ?? [];
     const last = all[lastAIMessageIndex(all)] as AIMessage | undefined;

@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
-import { Command, END } from "@langchain/langgraph";
+import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import {
   emptyLoopState,
   type LoopState,
@@ -11,8 +11,10 @@ import {
   stepLoopGuard,
 } from "../core/loop.js";
 import { canonicalJson, digest } from "../core/signature.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
 import { lastAIMessageIndex, messageText } from "./messages.js";
+import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
 type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
@@ -38,6 +40,8 @@ export interface LoopDetectOptions extends SafetyOptions {
    * human message in the thread, `"thread"` never (the whole thread is one session).
    */
   session?: "human-message" | "thread";
+  /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */
+  events?: boolean;
 }
 
 /**
@@ -143,17 +147,31 @@ export interface LoopGraphState {
   loopGuard?: LoopState;
 }
 
-/** One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). */
-export function evaluate(state: LoopGraphState, options: LoopDetectOptions, resolved: ResolvedSafetyOptions) {
+/**
+ * One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). A stop
+ * is written to the custom stream of `host`, and its event returned in `log` for the `guardLog` channel.
+ */
+export function evaluate(
+  state: LoopGraphState,
+  options: LoopDetectOptions,
+  resolved: ResolvedSafetyOptions,
+  host: WriterHost,
+) {
   const read = readTurn(state.messages ?? [], options);
   if (read === undefined) return undefined;
   const result = stepLoopGuard(state.loopGuard ?? emptyLoopState(), read.turn, resolved);
-  return { ...result, read };
+  const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
+  return { ...result, read, log: emitGuardEvents(host, stopped, options.events !== false) };
+}
+
+/** The `guardLog` part of an update (none when nothing was logged). */
+function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
+  return log.length > 0 ? { guardLog: log } : {};
 }
 
 /** The safety options among the loop guard's options, validated. */
 export function split(options: LoopDetectNodeOptions) {
-  const { outputOf: _o, isFailure: _f, session: _s, exit: _e, next: _n, done: _d, ...safety } = options;
+  const { outputOf: _o, isFailure: _f, session: _s, exit: _e, next: _n, done: _d, events: _v, ...safety } = options;
   return resolveSafetyOptions(safety);
 }
 
@@ -181,14 +199,12 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
   const exit = options.exit ?? END;
   const next = options.next ?? "tools";
   const done = options.done ?? END;
-  return async (state: LoopGraphState): Promise<Command> => {
-    const result = evaluate(state, options, resolved);
+  return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<Command> => {
+    const result = evaluate(state, options, resolved, config);
     if (result === undefined) return new Command({ goto: done });
     if (result.stop !== null) {
-      return new Command({
-        goto: exit,
-        update: { loopGuard: result.state, messages: stopMessages(result.read.message, result.stop) },
-      });
+      const messages = stopMessages(result.read.message, result.stop);
+      return new Command({ goto: exit, update: { loopGuard: result.state, messages, ...logged(result.log) } });
     }
     return new Command({ goto: result.read.turn.continues ? next : done, update: { loopGuard: result.state } });
   };
@@ -211,11 +227,15 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
  */
 export function loopDetectHook(options: LoopDetectOptions = {}) {
   const resolved = split(options);
-  return async (state: LoopGraphState): Promise<{ loopGuard?: LoopState; messages?: BaseMessage[] }> => {
-    const result = evaluate(state, options, resolved);
+  return async (
+    state: LoopGraphState,
+    config?: LangGraphRunnableConfig,
+  ): Promise<{ loopGuard?: LoopState; messages?: BaseMessage[]; guardLog?: GuardStreamEvent[] }> => {
+    const result = evaluate(state, options, resolved, config);
     if (result === undefined) return {};
     if (result.stop !== null) {
-      return { loopGuard: result.state, messages: stopMessages(result.read.message, result.stop) };
+      const messages = stopMessages(result.read.message, result.stop);
+      return { loopGuard: result.state, messages, ...logged(result.log) };
     }
     return { loopGuard: result.state };
   };

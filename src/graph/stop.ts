@@ -5,18 +5,34 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
+import { isGraphInterrupt } from "@langchain/langgraph";
 import type { ToolCallDecision } from "../core/decide.js";
 import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
 import type { GuardEvent, ToolGuardState } from "../core/state.js";
+import {
+  escalationStreamEvent,
+  type GuardStreamEvent,
+  guardStreamEvent,
+  turnStreamEvents,
+} from "../core/stream-events.js";
 import type { TurnStop } from "../core/turn.js";
 import { answerAll } from "./answers.js";
 import { askPerson, type EscalationInterrupt } from "./interrupt.js";
+import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 /** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
 export interface Outcome {
   kind: "pass" | "answered" | "ended";
   events: GuardEvent[];
   messages?: BaseMessage[];
+  /** The guard events for the `guardLog` channel (already written to the custom stream). */
+  log: GuardStreamEvent[];
+}
+
+/** Where a stop writes its guard events: the custom stream's host, and whether events are on. */
+export interface StopEvents {
+  host: WriterHost;
+  on: boolean;
 }
 
 /** The response the run stops at: the calls to answer and their decisions. */
@@ -39,7 +55,9 @@ export function endRun(
   stop: TurnStop,
   guard: ToolGuardState,
   events: GuardEvent[],
+  emit: StopEvents,
   byUser?: string,
+  reported = false,
 ): Outcome {
   const { call, previousResult } = stop.decision;
   const id = randomUUID();
@@ -65,7 +83,15 @@ export function endRun(
     content: text,
     response_metadata: { guard: { kind: "escalation", level: 4, tool: call.name, strikes: stop.strikes } },
   });
-  return { kind: "ended", events: [...events, { type: "end", by: id }], messages: [...notRun, final] };
+  const log = [...turnStreamEvents(response.decisions), escalationStreamEvent(stop, "end")];
+  // After a person's "end" the stream has seen the escalation already (before the interrupt): only the log needs it.
+  if (!reported) emitGuardEvents(emit.host, log, emit.on);
+  return {
+    kind: "ended",
+    events: [...events, { type: "end", by: id }],
+    messages: [...notRun, final],
+    log: emit.on ? log : [],
+  };
 }
 
 /**
@@ -78,8 +104,9 @@ export function stopResponse(
   guard: ToolGuardState,
   events: GuardEvent[],
   interrupt: boolean,
+  emit: StopEvents,
 ): Outcome {
-  if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events);
+  if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events, emit);
   const { call, previousResult } = stop.decision;
   const question = userQuestion(call.name, stop.strikes);
   const payload: EscalationInterrupt = {
@@ -94,9 +121,14 @@ export function stopResponse(
     howToAnswer:
       'Resume with new Command({ resume: "guidance for the agent" }), or { answer, action: "continue" | "reset" | "end" }.',
   };
-  const reply = askPerson(payload);
-  if (reply === undefined) return endRun(response, stop, guard, events);
-  if (reply.action === "end") return endRun(response, stop, guard, events, reply.answer);
+  const log = [
+    ...turnStreamEvents(response.decisions),
+    escalationStreamEvent(stop, "ask"),
+    guardStreamEvent({ kind: "interrupt", guard: "tool-calls", tool: call.name, level: 3, message: question }),
+  ];
+  const reply = ask(payload, emit, log);
+  if (reply === undefined) return endRun(response, stop, guard, events, emit);
+  if (reply.action === "end") return endRun(response, stop, guard, events, emit, reply.answer, true);
   const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
   const answered = answerAll(
     response.calls,
@@ -108,5 +140,19 @@ export function stopResponse(
     { escalation: 3, answer: said },
   );
   const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
-  return { kind: "answered", events: [...events, after], messages: answered };
+  return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
+}
+
+/**
+ * `askPerson`, with the events of the question written to the custom stream once: when the graph pauses (a graph
+ * interrupt is thrown), not again when it resumes and this code runs a second time. The `guardLog` update is the
+ * resumed run's (the paused run's update is never applied).
+ */
+function ask(payload: EscalationInterrupt, emit: StopEvents, log: GuardStreamEvent[]) {
+  try {
+    return askPerson(payload);
+  } catch (error) {
+    if (isGraphInterrupt(error)) emitGuardEvents(emit.host, log, emit.on);
+    throw error;
+  }
 }

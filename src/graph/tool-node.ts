@@ -8,10 +8,12 @@ import type { ToolCallDecision } from "../core/decide.js";
 import type { DecideContext } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import type { ToolGuardState } from "../core/state.js";
+import { turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, guardAnswer, outcomeOf } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { lastAIMessageIndex, turnInput, unansweredCalls } from "./messages.js";
+import { emitGuardEvents } from "./stream.js";
 
 /**
  * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
@@ -72,7 +74,8 @@ interface Invocation {
   outcomes: (CallOutcome | undefined)[];
 }
 
-function readOnlyHintOf(tool: GuardableTool): boolean | undefined {
+/** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
+export function readOnlyHintOf(tool: unknown): boolean | undefined {
   const metadata = (tool as { metadata?: Record<string, unknown> }).metadata;
   if (!metadata) return undefined;
   const direct = metadata.readOnlyHint;
@@ -86,12 +89,13 @@ function readOnlyHintOf(tool: GuardableTool): boolean | undefined {
  * reference to the earlier result: the consecutive and redundant rules would only get in the way (the threshold
  * rule still stops loops). An explicit per-tool setting still wins.
  */
-function letCachesServeRepeats(tools: GuardableTool[], options: ResolvedToolGuardOptions): void {
+export function letCachesServeRepeats(tools: readonly unknown[], options: ResolvedToolGuardOptions): void {
   for (const t of tools) {
     const meta = (t as { metadata?: { langgraphGuards?: { servesRepeats?: boolean } } }).metadata;
     if (!meta?.langgraphGuards?.servesRepeats) continue;
-    const own = options.tools[t.name];
-    options.tools[t.name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
+    const { name } = t as { name: string };
+    const own = options.tools[name];
+    options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
   }
 }
 
@@ -182,6 +186,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const plan = this.planCalls(input, config);
     const stop = plan.turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
+    const log = emitGuardEvents(config, turnStreamEvents(plan.decisions), this.guardOptions.events);
     const invocation: Invocation = { plan, outcomes: [] };
     this.invocations.set(config, invocation);
     let output: unknown;
@@ -191,8 +196,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
       this.invocations.delete(config);
     }
     const events = commitTurn(plan.turn, invocation.outcomes, this.guardOptions, plan.indices);
-    if (Array.isArray(output)) return [...output, { toolGuard: events }] as T;
-    return { ...(output as object), toolGuard: events } as T;
+    const own = log.length > 0 ? { toolGuard: events, guardLog: log } : { toolGuard: events };
+    if (Array.isArray(output)) return [...output, own] as T;
+    return { ...(output as object), ...own } as T;
   }
 
   /** A blocked call is answered with its feedback; an allowed one runs as in `ToolNode` and its outcome is kept. */

@@ -1,18 +1,20 @@
 import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command, isGraphInterrupt } from "@langchain/langgraph";
-import { withLangGraph } from "@langchain/langgraph/zod";
-import { createMiddleware } from "langchain";
 import { z } from "zod";
 import type { CallEffect } from "../core/classify.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { type GuardLog, type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, planTurn, resultEvents, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, type GuardArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
 import { lastAIMessageIndex, turnInput, unansweredCalls } from "../graph/messages.js";
 import { forgiveness, stopResponse } from "../graph/stop.js";
+import { emitGuardEvents } from "../graph/stream.js";
+import { letCachesServeRepeats, readOnlyHintOf } from "../graph/tool-node.js";
 import type { ToolGuardUpdate } from "../state/index.js";
-import { defaulted } from "./state.js";
+import { defineMiddleware } from "./define.js";
+import { guardLogField, reducedField } from "./state.js";
 
 /**
  * Options of {@link guardMiddleware}: the tool node's guard options, plus whether level 3 asks a person.
@@ -28,7 +30,10 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    * level 3 ends the run as level 4 does.
    */
   interrupt?: boolean;
-  /** The agent's tools, named in the level-2 options ("use another tool: …"). Default: none named. */
+  /**
+   * The agent's tools, named in the level-2 options ("use another tool: …"). Default: the tools the agent binds to
+   * its model, as seen by this middleware's `wrapModelCall` (with their `readOnlyHint`, and the file tools' cache).
+   */
   toolNames?: string[];
 }
 
@@ -48,32 +53,23 @@ type Pending = Record<
 >;
 
 const stateSchema = z.object({
-  toolGuard: withLangGraph<
-    ToolGuardState | undefined,
-    ToolGuardUpdate,
-    z.ZodDefault<z.ZodCustom<ToolGuardState, ToolGuardState>>
-  >(defaulted(emptyToolGuardState), {
-    // The reducer also accepts a whole state (and then replaces it): createAgent feeds each channel's own value back
-    // on every invoke, which must change nothing.
-    reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
-    default: emptyToolGuardState,
-  }),
+  toolGuard: reducedField<ToolGuardState, ToolGuardUpdate>(emptyToolGuardState, reduceToolGuard),
+  guardLog: guardLogField,
   // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
-  _guardPending: withLangGraph<Pending | undefined, Pending, z.ZodDefault<z.ZodCustom<Pending, Pending>>>(
-    defaulted<Pending>(() => ({})),
-    {
-      reducer: { fn: (_current: Pending | undefined, update: Pending) => update, schema: z.custom<Pending>() },
-      default: () => ({}),
-    },
+  _guardPending: reducedField<Pending, Pending>(
+    () => ({}),
+    (_current, update) => update,
   ),
 });
 
 /**
- * createAgent types a hook's update as the channel's value, but the `toolGuard` reducer takes events (as it does in
- * every graph); this is the one place that says so.
+ * createAgent types a hook's update as the channels' values, but the `toolGuard` and `guardLog` reducers take events
+ * (as they do in every graph); this is the one place that says so.
  */
-function update<U extends { toolGuard: GuardEvent[] }>(u: U): Omit<U, "toolGuard"> & { toolGuard: ToolGuardState } {
-  return u as unknown as Omit<U, "toolGuard"> & { toolGuard: ToolGuardState };
+function update<U extends { toolGuard: GuardEvent[]; guardLog: GuardStreamEvent[] }>(
+  u: U,
+): Omit<U, "toolGuard" | "guardLog"> & { toolGuard: ToolGuardState; guardLog: GuardLog } {
+  return u as unknown as Omit<U, "toolGuard" | "guardLog"> & { toolGuard: ToolGuardState; guardLog: GuardLog };
 }
 
 interface Turn {
@@ -91,7 +87,7 @@ function pendingTurn(messages: BaseMessage[]): Turn | undefined {
 }
 
 /** The blocked calls answered now; the allowed ones left for `wrapToolCall` with the events that record them. */
-function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
+function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[], log: GuardStreamEvent[]) {
   const anyBlocked = plan.decisions.some((d) => !d.allowed);
   const pending: Pending = {};
   const messages: ToolMessage[] = [];
@@ -112,7 +108,7 @@ function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[]) {
     const blocked = decision.allowed ? undefined : { content, artifact: blockArtifact(decision) };
     pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !anyBlocked, blocked };
   }
-  return update({ messages, toolGuard: written, _guardPending: pending });
+  return update({ messages, toolGuard: written, guardLog: log, _guardPending: pending });
 }
 
 /** The events that record an allowed call that ran: its own, its outcome, and progress. */
@@ -124,6 +120,33 @@ function recordedEvents(
   const { seq, key, tool, effect } = pending;
   const events = [...pending.events, ...resultEvents({ seq, key, tool, effect }, outcome, options)];
   return outcome.ok && pending.progress ? [...events, { type: "progress" }] : events;
+}
+
+/**
+ * What the middleware knows of the agent's tools: createAgent gives a middleware its tools only in `wrapModelCall`
+ * (the model's request), so they are learned there, before the first `afterModel`. Tool names, read-only hints and
+ * "serves repeats from a cache" are the agent's configuration, not thread state: they accumulate in the middleware.
+ */
+function agentTools(resolved: ResolvedToolGuardOptions, given: string[] | undefined) {
+  const names = new Set(given);
+  const readOnlyHints: Record<string, boolean> = Object.create(null);
+  let seen: readonly unknown[] | undefined;
+  return {
+    readOnlyHints,
+    names: () => (names.size > 0 ? [...names] : undefined),
+    learn(tools: readonly unknown[]) {
+      if (tools === seen) return;
+      seen = tools;
+      for (const tool of tools) {
+        const name = (tool as { name?: unknown }).name;
+        if (typeof name !== "string") continue;
+        if (given === undefined) names.add(name);
+        const hint = readOnlyHintOf(tool);
+        if (hint !== undefined) readOnlyHints[name] = hint;
+      }
+      letCachesServeRepeats(tools, resolved);
+    },
+  };
 }
 
 /**
@@ -145,9 +168,10 @@ function recordedEvents(
 export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const { interrupt: ask = true, toolNames, ...guardOptions } = options;
   const resolved = resolveToolGuardOptions(guardOptions);
+  const tools = agentTools(resolved, toolNames);
   const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) =>
     recordedEvents(pending, outcomeOf(output, callId), resolved);
-  return createMiddleware({
+  return defineMiddleware({
     name: "GuardMiddleware",
     stateSchema,
     afterModel: {
@@ -156,24 +180,34 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
         const messages = state.messages as BaseMessage[];
         const forgive = forgiveness(state.toolGuard, messages);
         const turn = pendingTurn(messages);
-        if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive }) : undefined;
+        if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive, guardLog: [] }) : undefined;
         const guard = reduceToolGuard(state.toolGuard, forgive);
         const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
         const plan = planTurn(guard, turnInput(turn.message, turn.calls), resolved, {
           disabled: configurable?.guards === false,
-          toolNames,
+          toolNames: tools.names(),
+          readOnlyHints: tools.readOnlyHints,
         });
-        if (plan.stop === undefined) return proceeding(turn, plan, forgive);
+        const emit = { host: runtime, on: resolved.events };
+        if (plan.stop === undefined) {
+          return proceeding(turn, plan, forgive, emitGuardEvents(runtime, turnStreamEvents(plan.decisions), emit.on));
+        }
         const events = [...forgive, ...plan.stop.events];
-        const outcome = stopResponse({ calls: turn.calls, decisions: plan.decisions }, plan.stop, guard, events, ask);
+        const response = { calls: turn.calls, decisions: plan.decisions };
+        const outcome = stopResponse(response, plan.stop, guard, events, ask, emit);
         // Ended: nothing may run; answered (level 3): the model reads the person's answer next.
         return update({
           messages: outcome.messages ?? [],
           toolGuard: outcome.events,
+          guardLog: outcome.log,
           _guardPending: {} as Pending,
           jumpTo: outcome.kind === "ended" ? ("end" as const) : ("model" as const),
         });
       },
+    },
+    wrapModelCall: (request, handler) => {
+      tools.learn(request.tools);
+      return handler(request);
     },
     wrapToolCall: async (request, handler) => {
       const id = request.toolCall.id;

@@ -1,3 +1,7 @@
-/** `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (needs the peer `langchain`). */
+/**
+ * `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (also exported at the root). The
+ * middleware is built without loading `langchain` at run time; its types come from the peer `langchain`.
+ */
+export { fileToolsMiddleware } from "./file-tools.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
-export { loopDetectMiddleware } from "./loop.js";
+export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";

@@ -1,15 +1,44 @@
 /**
  * The loop detector and the safety limits as createAgent middleware: after each model response it counts the turn,
- * checks the limits and compares the response with the recent ones, exactly as `loopDetectHook` does.
+ * checks the limits and (the loop detector) compares the response with the recent ones, exactly as
+ * `loopDetectHook` does.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
+import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
 import { evaluate, type LoopDetectOptions, split, stopMessages } from "../graph/loop-detect.js";
-import { defaulted } from "./state.js";
+import type { WriterHost } from "../graph/stream.js";
+import { defineMiddleware } from "./define.js";
+import { defaulted, guardLogField } from "./state.js";
 
-const stateSchema = z.object({ loopGuard: defaulted<LoopState>(emptyLoopState) });
+/**
+ * Options of {@link safetyLimitsMiddleware}: the limits alone (no similarity check).
+ *
+ * @example
+ * ```ts
+ * safetyLimitsMiddleware({ maxIterations: 30, maxTokens: 200_000 } satisfies SafetyLimitsOptions);
+ * ```
+ */
+export type SafetyLimitsOptions = Omit<
+  LoopDetectOptions,
+  "loopThreshold" | "maxRecentOutputs" | "minOutputLength" | "scorer" | "outputOf"
+>;
+
+/** `afterModel`: one step of the guard over the channel `key`; a stop answers the pending calls and ends the run. */
+function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, options: LoopDetectOptions) {
+  const resolved = split(options);
+  return (state: { messages: unknown } & { [P in K]: LoopState }, runtime: WriterHost) => {
+    const messages = state.messages as BaseMessage[];
+    const result = evaluate({ messages, loopGuard: state[key] }, options, resolved, runtime);
+    if (result === undefined) return undefined;
+    const own = { [key]: result.state } as { [P in K]: LoopState };
+    if (result.stop === null) return own;
+    // The reducer of guardLog takes events; createAgent types the update as the channel's value.
+    const guardLog = result.log as GuardStreamEvent[] as unknown as GuardLog;
+    return { ...own, guardLog, messages: stopMessages(result.read.message, result.stop), jumpTo: "end" as const };
+  };
+}
 
 /**
  * The loop detector and the safety limits (iterations, runtime, tokens, cost, failures in a row) for langchain
@@ -26,26 +55,39 @@ const stateSchema = z.object({ loopGuard: defaulted<LoopState>(emptyLoopState) }
  * ```
  */
 export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
-  const resolved = split(options);
-  return createMiddleware({
+  const hook = stepHook("loopGuard", options);
+  return defineMiddleware({
     name: "LoopDetectMiddleware",
-    stateSchema,
-    afterModel: {
-      canJumpTo: ["end"],
-      hook: (state) => {
-        const result = evaluate(
-          { messages: state.messages as BaseMessage[], loopGuard: state.loopGuard },
-          options,
-          resolved,
-        );
-        if (result === undefined) return undefined;
-        if (result.stop === null) return { loopGuard: result.state };
-        return {
-          loopGuard: result.state,
-          messages: stopMessages(result.read.message, result.stop),
-          jumpTo: "end" as const,
-        };
-      },
-    },
+    stateSchema: z.object({ loopGuard: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField }),
+    afterModel: { canJumpTo: ["end"], hook },
+  });
+}
+
+/**
+ * The safety limits alone (iterations, runtime, tokens, cost, failures in a row), without the loop detector's
+ * similarity check, for langchain `createAgent`: a limit reached answers every pending tool call with an error
+ * ToolMessage and ends the run with an AI message that says which limit. Its counters live in the `safetyLimits`
+ * channel, per thread, and start again with each new human message (`session: "thread"` keeps them for the whole
+ * thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { guardMiddleware, safetyLimitsMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools,
+ *   middleware: [guardMiddleware(), safetyLimitsMiddleware({ maxIterations: 25, maxConsecutiveFailures: 3 })],
+ * });
+ * ```
+ */
+export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
+  // An empty output is never a loop and is not remembered: the similarity check is off.
+  const hook = stepHook("safetyLimits", { ...options, outputOf: () => "" });
+  return defineMiddleware({
+    name: "SafetyLimitsMiddleware",
+    stateSchema: z.object({ safetyLimits: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField }),
+    afterModel: { canJumpTo: ["end"], hook },
   });
 }

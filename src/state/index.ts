@@ -5,6 +5,7 @@ import { z } from "zod";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
 import { unionQueries } from "../core/query.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { emptyGuardLog, type GuardLog, type GuardStreamEvent, reduceGuardLog } from "../core/stream-events.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
 
 /**
@@ -16,6 +17,16 @@ import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCac
  * ```
  */
 export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
+
+/**
+ * What a node may write to the `guardLog` channel: events (counted and appended) or a whole log.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ guardLog: emptyGuardLog() satisfies GuardLogUpdate }); // start the log again
+ * ```
+ */
+export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog;
 
 /**
  * Every guard channel, without `messages`; spread it into your own state:
@@ -30,6 +41,8 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
  *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
  * - `fileCache`: the file tools' content cache and directory tree, in a `DeltaChannel`: a checkpoint stores each
  *   step's changes, not the whole cache.
+ * - `guardLog`: the guard events of the thread (the same ones written to the custom stream), counted per kind, the
+ *   last 50 kept.
  *
  * @example
  * ```ts
@@ -59,6 +72,10 @@ export const GuardState = Annotation.Root({
   }),
   fileCache: new DeltaChannel<FileCacheState, FileCacheWrite | FileCacheWrite[]>(reduceFileCache, {
     initialValueFactory: emptyFileCache,
+  }),
+  guardLog: Annotation<GuardLog, GuardLogUpdate>({
+    reducer: reduceGuardLog,
+    default: emptyGuardLog,
   }),
 });
 
@@ -117,6 +134,10 @@ export const guardStateSchema = z.object({
       schema: z.custom<FileCacheWrite | FileCacheWrite[]>(),
     },
     default: emptyFileCache,
+  }),
+  guardLog: withLangGraph(z.custom<GuardLog>(), {
+    reducer: { fn: reduceGuardLog, schema: z.custom<GuardLogUpdate>() },
+    default: emptyGuardLog,
   }),
 });
 

@@ -1,0 +1,261 @@
+/**
+ * Guard events: one typed, versioned shape for every decision a guard makes that a person may want to see (a
+ * block, a near miss, a would-be block in observe mode, an answer from a cache, a loop, a limit, an escalation, a
+ * question to a person). Adapters write them to LangGraph's custom stream and count them in the `guardLog`
+ * channel; this module only builds them (pure).
+ */
+import type { ToolCallDecision } from "./decide.js";
+import type { StopReason } from "./loop.js";
+import type { BlockRule } from "./messages.js";
+import { canonicalJson } from "./signature.js";
+import type { TurnStop } from "./turn.js";
+
+/**
+ * The version of {@link GuardStreamEvent}'s shape. Fields may be added within a version; a field that changes
+ * meaning or disappears bumps it.
+ *
+ * @example
+ * ```ts
+ * if (chunk.source === "langgraph-guards" && chunk.version === GUARD_EVENT_VERSION) show(chunk);
+ * ```
+ */
+export const GUARD_EVENT_VERSION = 1;
+
+/**
+ * What happened:
+ * - `blocked`: a tool call was not run (`rule`, `count`, and with escalation on `level` and `strikes`);
+ * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`);
+ * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
+ * - `cache`: a file tool answered from its cache without reading the file again;
+ * - `loop`: the loop detector found the model repeating itself (`similarity`, `threshold`) and ended the run;
+ * - `limit`: a safety limit ended the run (`limit`, `value`, `threshold`);
+ * - `escalation`: a response reached escalation level 3 (a person is asked) or 4 (the run ends);
+ * - `interrupt`: the run is paused for a person's answer (`interrupt()`).
+ *
+ * @example
+ * ```ts
+ * const stops: GuardStreamEventKind[] = ["loop", "limit", "escalation"];
+ * ```
+ */
+export type GuardStreamEventKind =
+  | "blocked"
+  | "near-miss"
+  | "observed"
+  | "cache"
+  | "loop"
+  | "limit"
+  | "escalation"
+  | "interrupt";
+
+/**
+ * One guard event, as written to the custom stream (`streamMode: "custom"`) and kept in the `guardLog` channel.
+ * Plain JSON; `source` tells it apart from other custom chunks.
+ *
+ * @example
+ * ```ts
+ * for await (const chunk of await agent.stream(input, { ...config, streamMode: "custom" })) {
+ *   if (isGuardStreamEvent(chunk) && chunk.kind === "blocked") console.log(`${chunk.tool}: ${chunk.rule}`);
+ * }
+ * ```
+ */
+export interface GuardStreamEvent {
+  source: "langgraph-guards";
+  version: typeof GUARD_EVENT_VERSION;
+  kind: GuardStreamEventKind;
+  /** Which guard decided. */
+  guard: "tool-calls" | "loop" | "limits" | "file-cache";
+  /** The tool the call was for. */
+  tool?: string;
+  /** The tool call's id. */
+  callId?: string;
+  /** The call's arguments as canonical JSON, cut at 200 characters. */
+  args?: string;
+  /** The rule that blocked the call (or would have). */
+  rule?: BlockRule;
+  /** Identical calls in the window, this one included. */
+  count?: number;
+  /** Escalation level (1 ask, 2 options, 3 ask a person, 4 end the run). */
+  level?: number;
+  /** Strikes in the thread with this event. */
+  strikes?: number;
+  /** For `loop` and `limit`: which limit (`loop`, `iterations`, `runtime`, `cost`, `tokens`, `failures`). */
+  limit?: string;
+  /** For `loop` and `limit`: the value reached (similarity 0..1 for a loop). */
+  value?: number;
+  /** For `loop` and `limit`: the threshold. */
+  threshold?: number;
+  /** For `cache`: characters not read again (or not sent again). */
+  bytesSaved?: number;
+  /** A sentence for people, cut at 300 characters. */
+  message?: string;
+}
+
+/**
+ * Whether a custom-stream chunk is a guard event (of any version).
+ *
+ * @example
+ * ```ts
+ * const events = chunks.filter(isGuardStreamEvent);
+ * ```
+ */
+export function isGuardStreamEvent(value: unknown): value is GuardStreamEvent {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { source?: unknown }).source === "langgraph-guards" &&
+    typeof (value as { kind?: unknown }).kind === "string"
+  );
+}
+
+/** How many recent events the `guardLog` channel keeps. */
+export const GUARD_LOG_LIMIT = 50;
+
+/**
+ * The guard events of a thread, counted (per kind, for the thread's lifetime) and the most recent ones kept
+ * (at most {@link GUARD_LOG_LIMIT}, oldest first): the `guardLog` channel.
+ *
+ * @example
+ * ```ts
+ * const { values } = await agent.getState(config);
+ * const log: GuardLog = values.guardLog;
+ * console.log(`${log.counts.blocked ?? 0} calls blocked; last: ${log.recent.at(-1)?.kind}`);
+ * ```
+ */
+export interface GuardLog {
+  counts: Partial<Record<GuardStreamEventKind, number>>;
+  total: number;
+  recent: GuardStreamEvent[];
+}
+
+/**
+ * An empty log (the channel default).
+ *
+ * @example
+ * ```ts
+ * emptyGuardLog().total; // 0
+ * ```
+ */
+export function emptyGuardLog(): GuardLog {
+  return { counts: {}, total: 0, recent: [] };
+}
+
+function isLog(value: unknown): value is GuardLog {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && "recent" in value;
+}
+
+/**
+ * The `guardLog` reducer: events are counted and appended (the oldest dropped beyond the limit); a whole log
+ * replaces the current one (createAgent feeds each channel's own value back on every invoke, which must change
+ * nothing).
+ *
+ * @example
+ * ```ts
+ * reduceGuardLog(emptyGuardLog(), [event]).counts[event.kind]; // 1
+ * ```
+ */
+export function reduceGuardLog(
+  current: GuardLog | undefined,
+  update: GuardStreamEvent | GuardStreamEvent[] | GuardLog | undefined,
+): GuardLog {
+  if (isLog(update)) return update;
+  const log = current ?? emptyGuardLog();
+  const events = update === undefined ? [] : Array.isArray(update) ? update : [update];
+  if (events.length === 0) return log;
+  const counts = { ...log.counts };
+  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+  return { counts, total: log.total + events.length, recent: [...log.recent, ...events].slice(-GUARD_LOG_LIMIT) };
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * A guard event with its header, long fields cut and empty ones left out.
+ *
+ * @example
+ * ```ts
+ * guardStreamEvent({ kind: "cache", guard: "file-cache", tool: "read_file", bytesSaved: 1200 });
+ * ```
+ */
+export function guardStreamEvent(
+  fields: Omit<GuardStreamEvent, "source" | "version" | "args"> & { args?: unknown },
+): GuardStreamEvent {
+  const { args, message, ...rest } = fields;
+  const event: GuardStreamEvent = { source: "langgraph-guards", version: GUARD_EVENT_VERSION, ...rest };
+  if (args !== undefined) event.args = cut(canonicalJson(args), 200);
+  if (message !== undefined) event.message = cut(message, 300);
+  for (const key of Object.keys(event) as (keyof GuardStreamEvent)[]) if (event[key] === undefined) delete event[key];
+  return event;
+}
+
+/** The event of one decision, or none (a call that ran and repeats nothing). */
+function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
+  const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
+  if (!d.allowed) {
+    const escalation = d.escalation ? { level: d.escalation, strikes: d.strikes } : {};
+    const message = d.reminder ? "held back with a reminder (no strike)" : d.message;
+    return guardStreamEvent({ kind: "blocked", guard: "tool-calls", ...call, rule: d.rule, ...escalation, message });
+  }
+  if (d.observed) return guardStreamEvent({ kind: "observed", guard: "tool-calls", ...call, rule: d.rule });
+  if (d.count >= 2) return guardStreamEvent({ kind: "near-miss", guard: "tool-calls", ...call });
+  return undefined;
+}
+
+/**
+ * The guard events of a response's decisions: one per call blocked, let through in observe mode, or let through
+ * although it repeats an earlier identical call.
+ *
+ * @example
+ * ```ts
+ * const plan = planTurn(state, turn, options);
+ * for (const event of turnStreamEvents(plan.decisions)) writer(event);
+ * ```
+ */
+export function turnStreamEvents(decisions: readonly ToolCallDecision[]): GuardStreamEvent[] {
+  return decisions.map(decisionEvent).filter((e): e is GuardStreamEvent => e !== undefined);
+}
+
+/**
+ * The event of a response that reached escalation level 3 or 4, with what happens: a person is asked, or the run
+ * ends (level 4, level 3 without a checkpointer or with `interrupt: false`, or a person's "end").
+ *
+ * @example
+ * ```ts
+ * if (plan.stop) writer(escalationStreamEvent(plan.stop, plan.stop.level >= 4 ? "end" : "ask"));
+ * ```
+ */
+export function escalationStreamEvent(stop: TurnStop, action: "ask" | "end"): GuardStreamEvent {
+  const { call, rule } = stop.decision;
+  return guardStreamEvent({
+    kind: "escalation",
+    guard: "tool-calls",
+    tool: call.name,
+    callId: call.id,
+    args: call.args,
+    rule,
+    level: stop.level,
+    strikes: stop.strikes,
+    message: action === "end" ? "the run ends" : "a person is asked",
+  });
+}
+
+/**
+ * The event of a run stopped by the loop detector (`loop`) or a safety limit (`limit`).
+ *
+ * @example
+ * ```ts
+ * stopStreamEvent({ kind: "iterations", value: 30, limit: 30, message: "Maximum iterations (30) reached." });
+ * ```
+ */
+export function stopStreamEvent(reason: StopReason): GuardStreamEvent {
+  const loop = reason.kind === "loop";
+  return guardStreamEvent({
+    kind: loop ? "loop" : "limit",
+    guard: loop ? "loop" : "limits",
+    limit: reason.kind,
+    value: reason.value,
+    threshold: reason.limit,
+    message: reason.message,
+  });
+}

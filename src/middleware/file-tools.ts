@@ -1,0 +1,58 @@
+/** The file tools as createAgent tools, their caches in the middleware's state. */
+import { z } from "zod";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
+import type { FileToolsOptions } from "../fs/options.js";
+import { createFileTools } from "../fs/tools.js";
+import { defineMiddleware } from "./define.js";
+import { guardLogField, reducedField } from "./state.js";
+
+type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState;
+
+function isCache(update: FileCacheUpdate): update is FileCacheState {
+  return !Array.isArray(update) && "files" in update && "stats" in update;
+}
+
+/**
+ * The `fileCache` reducer for createAgent: writes are applied; a whole cache (createAgent feeds each channel's own
+ * value back on every invoke) replaces the current one.
+ */
+function reduce(current: FileCacheState | undefined, update: FileCacheUpdate): FileCacheState {
+  return isCache(update) ? update : reduceFileCache(current, [update]);
+}
+
+/**
+ * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
+ * `allowCommands: true`) for langchain `createAgent`: the middleware registers the tools with the agent (do not pass
+ * them in `tools` as well) and keeps their content cache and directory tree in its `fileCache` channel, per thread.
+ * With {@link guardMiddleware} in the same agent, a repeat read is answered from the cache (with a reference to the
+ * earlier result while it is still in `messages`) rather than blocked. Options are `createFileTools`'s, validated
+ * here.
+ *
+ * createAgent stores a middleware's state whole at every step (its `DeltaChannel`-style "changes only" channels do
+ * not work there), so keep `cacheBudgetChars` in proportion to what a checkpoint may weigh; `GuardState` in a
+ * createReactAgent or custom graph stores changes only.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { fileToolsMiddleware, guardMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools: [],
+ *   middleware: [guardMiddleware(), fileToolsMiddleware({ root: "/repo", cacheBudgetChars: 2_000_000 })],
+ *   checkpointer: new MemorySaver(),
+ * });
+ * ```
+ */
+export function fileToolsMiddleware(options: FileToolsOptions) {
+  return defineMiddleware({
+    name: "FileToolsMiddleware",
+    stateSchema: z.object({
+      fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduce),
+      guardLog: guardLogField,
+    }),
+    tools: createFileTools(options),
+  });
+}
