@@ -7,7 +7,7 @@
 // Usage: node .ci/check-install.mjs [README]   (or npm run check:install); README: where to take the quick start
 // from (default: the package's README.md), to try an edited one.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -218,6 +218,29 @@ for (const [alias, spec] of entryPoints) {
   }
 }
 console.log(`ok   node imports ${entryPoints.map(([, s]) => s).join(", ")}, ${pkg.name}/package.json (${r.seconds}s)`);
+
+// 4b. langchain is an optional peer: every entry point (the middleware included) must import without it.
+{
+  const installed = join(project, "node_modules", "langchain");
+  const hidden = join(project, "node_modules", ".langchain-hidden");
+  renameSync(installed, hidden);
+  try {
+    writeFileSync(
+      join(project, "without-langchain.mjs"),
+      `${entryPoints.map(([, spec]) => `await import("${spec}");`).join("\n")}
+const { guardMiddleware } = await import("${pkg.name}");
+const m = guardMiddleware();
+if (m.name !== "GuardMiddleware" || typeof m.afterModel?.hook !== "function") throw new Error("not a middleware");
+try { await import("langchain"); throw new Error("langchain is still installed"); } catch (e) { if (e.code !== "ERR_MODULE_NOT_FOUND") throw e; }
+`,
+    );
+    r = run(process.execPath, ["without-langchain.mjs"], { timeout: 60_000 });
+  } finally {
+    renameSync(hidden, installed);
+  }
+  if (r.status !== 0) fail("import the entry points without langchain installed", output(r));
+  console.log(`ok   every entry point imports without langchain (an optional peer); guardMiddleware() builds (${r.seconds}s)`);
+}
 
 // 5. The files to type-check: every exported name (generated), a hand-written use of the documented API, the quick start.
 let generated =

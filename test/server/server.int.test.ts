@@ -1,0 +1,260 @@
+/**
+ * The guards behind a real LangGraph server: `npx langgraphjs dev` serves examples/server/langgraph.json (graph
+ * `react`: createReactAgent + GuardedToolNode + escalationHook; graph `agent`: createAgent + guardMiddleware), and the
+ * official SDK client drives both. The scripted model repeats one failing call forever. The server brings its own
+ * checkpointer, so strike 3 is an `interrupt()`; after the resume, strike 4 ends the run; a new message on the same
+ * thread goes on from the guard state the server persisted. Offline: no tracing, no analytics, no browser.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const CONFIG = "examples/server/langgraph.json";
+const START_TIMEOUT_MS = 60_000;
+
+/** What the guards write to LangGraph's custom stream (the contract this test checks). */
+interface GuardStreamEvent {
+  source: "langgraph-guards";
+  version: 1;
+  kind: "blocked" | "near-miss" | "observed" | "cache" | "loop" | "limit" | "escalation" | "interrupt";
+  guard: "tool-calls" | "loop" | "limits" | "file-cache";
+  tool?: string;
+  callId?: string;
+  rule?: string;
+  count?: number;
+  level?: number;
+  strikes?: number;
+  message?: string;
+}
+
+const isGuardEvent = (data: unknown): data is GuardStreamEvent =>
+  typeof data === "object" && data !== null && (data as { source?: unknown }).source === "langgraph-guards";
+
+/** The plain JSON of a message as the server returns it. */
+interface WireMessage {
+  type: string;
+  content: unknown;
+  response_metadata?: { guard?: { kind?: string; level?: number; strikes?: number; tool?: string } };
+}
+
+interface ToolGuardWire {
+  stats: { allowed: number; blocked: Record<string, number> };
+  escalation: { strikes: number };
+}
+
+interface ThreadValues {
+  messages: WireMessage[];
+  toolGuard?: ToolGuardWire;
+}
+
+/** Everything one streamed run sent, by stream mode. */
+interface RunRecord {
+  custom: unknown[];
+  guardEvents: GuardStreamEvent[];
+  updates: Record<string, unknown>[];
+  errors: unknown[];
+}
+
+let server: ChildProcess | undefined;
+let serverLog = "";
+let client: Client;
+const threads: string[] = [];
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  await once(probe, "close");
+  if (address === null || typeof address === "string") throw new Error("no TCP port");
+  return address.port;
+}
+
+/** Polls `/ok` until the server answers; fails early, with the server's output, if it exits. */
+async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}):\n${serverLog}`);
+    const ok = await fetch(`${url}/ok`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server did not answer within ${START_TIMEOUT_MS} ms:\n${serverLog}`);
+}
+
+/** Ends the server's whole process group (npx, the CLI, tsx watch, the server), SIGKILL if it lingers. */
+async function stopServer(child: ChildProcess): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(-pid, "SIGTERM");
+  const deadline = Date.now() + 5_000;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(-pid, "SIGKILL");
+}
+
+async function newThread(): Promise<string> {
+  const { thread_id } = await client.threads.create();
+  threads.push(thread_id);
+  return thread_id;
+}
+
+/** Streams one run to its end and keeps what each mode sent. */
+async function streamRun(
+  threadId: string,
+  graph: string,
+  payload: { input: { messages: { role: string; content: string }[] } } | { command: { resume: string } },
+): Promise<RunRecord> {
+  const record: RunRecord = { custom: [], guardEvents: [], updates: [], errors: [] };
+  const stream = client.runs.stream(threadId, graph, {
+    ...payload,
+    streamMode: ["custom", "values", "updates"],
+  });
+  for await (const chunk of stream) {
+    const { event, data } = chunk as { event: string; data: unknown };
+    if (event === "custom") {
+      record.custom.push(data);
+      if (isGuardEvent(data)) record.guardEvents.push(data);
+    } else if (event === "updates") record.updates.push(data as Record<string, unknown>);
+    else if (event === "error") record.errors.push(data);
+  }
+  return record;
+}
+
+/** The thread's state: its values and the escalation interrupts waiting for an answer. */
+async function threadState(threadId: string) {
+  const state = await client.threads.getState<ThreadValues>(threadId);
+  const interrupts = state.tasks
+    .flatMap((t) => t.interrupts)
+    .map((i) => i.value as { type?: string; level?: number; tool?: string })
+    .filter((v) => v?.type === "langgraph-guards/escalation");
+  return { values: state.values, next: state.next, interrupts };
+}
+
+const totalBlocked = (guard: ToolGuardWire) => Object.values(guard.stats.blocked).reduce((a, b) => a + b, 0);
+const text = (m: WireMessage | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content));
+/** Shown when a custom-stream assertion fails: what the run did send there. */
+const customChunks = (run: RunRecord) => `custom chunks received: ${JSON.stringify(run.custom, null, 1)}`;
+
+beforeAll(async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  server = spawn(
+    "npx",
+    ["--no", "langgraphjs", "dev", "--no-browser", "--host", "127.0.0.1", "--port", String(port), "--config", CONFIG],
+    {
+      cwd: root,
+      detached: true, // its own process group, so that afterAll ends every process it started
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        // Offline: no LangSmith tracing, no CLI analytics, no browser.
+        LANGSMITH_TRACING: "false",
+        LANGSMITH_TRACING_V2: "false",
+        LANGCHAIN_TRACING: "false",
+        LANGCHAIN_TRACING_V2: "false",
+        LANGGRAPH_CLI_NO_ANALYTICS: "1",
+        BROWSER: "none",
+        NO_COLOR: "1",
+      },
+    },
+  );
+  const keep = (chunk: Buffer) => {
+    serverLog = (serverLog + chunk.toString()).slice(-20_000);
+  };
+  server.stdout?.on("data", keep);
+  server.stderr?.on("data", keep);
+  await waitUntilUp(url, server);
+  console.info(`langgraphjs dev answered after ${Date.now() - started} ms`);
+  client = new Client({ apiUrl: url });
+}, START_TIMEOUT_MS + 10_000);
+
+afterAll(async () => {
+  // Leave the server's storage (examples/server/.langgraph_api) as it was: the test's threads go.
+  if (client) await Promise.allSettled(threads.map((id) => client.threads.delete(id)));
+  if (server) await stopServer(server);
+});
+
+describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
+  it("blocks the repeats, asks a person at strike 3, ends at strike 4, and a new message resumes the guard state", async () => {
+    const threadId = await newThread();
+
+    // Run 1: the first call runs and fails, the next two are blocked, the fourth is held back for a person.
+    const first = await streamRun(threadId, graph, {
+      input: { messages: [{ role: "user", content: "Weather in Paris?" }] },
+    });
+    expect(first.errors).toEqual([]);
+    expect(
+      first.guardEvents.filter((e) => e.kind === "blocked" && e.tool === "get_weather"),
+      customChunks(first),
+    ).not.toHaveLength(0);
+    expect(
+      first.guardEvents.some((e) => e.kind === "escalation" || e.kind === "interrupt"),
+      customChunks(first),
+    ).toBe(true);
+    const asked = await threadState(threadId);
+    expect(asked.interrupts).toEqual([expect.objectContaining({ level: 3, tool: "get_weather" })]);
+    expect(first.updates.some((u) => "__interrupt__" in u)).toBe(true);
+    const afterFirst = asked.values.toolGuard;
+    expect(afterFirst).toBeDefined();
+    expect(afterFirst?.stats.allowed).toBe(1);
+    expect(afterFirst?.stats.blocked.consecutive).toBeGreaterThanOrEqual(2);
+
+    // Run 2: the person answers; the model repeats once more and the run ends at strike 4.
+    const second = await streamRun(threadId, graph, { command: { resume: "stop repeating and answer" } });
+    expect(second.errors).toEqual([]);
+    const ended = await threadState(threadId);
+    expect(ended.interrupts).toEqual([]);
+    expect(ended.next).toEqual([]);
+    const final = ended.values.messages.at(-1);
+    expect(final?.type).toBe("ai");
+    expect(final?.response_metadata?.guard).toMatchObject({ kind: "escalation", level: 4, tool: "get_weather" });
+    expect(text(final)).toMatch(/^I stopped this run because I kept repeating one step/);
+    // The person's answer reached the model as the result of the held-back call.
+    expect(ended.values.messages.some((m) => text(m).includes("stop repeating and answer"))).toBe(true);
+    expect(
+      second.guardEvents.some((e) => e.kind === "escalation" && e.level === 4),
+      customChunks(second),
+    ).toBe(true);
+    const afterEnd = ended.values.toolGuard;
+    expect(afterEnd).toBeDefined();
+    if (!afterFirst || !afterEnd) return;
+    expect(afterEnd.escalation.strikes).toBe(4);
+    expect(totalBlocked(afterEnd)).toBeGreaterThan(totalBlocked(afterFirst));
+
+    // Run 3: a new message on the same thread. The guards go on from the persisted state: the model's very first
+    // call is blocked at once (a fresh state would let it run), and the counters keep growing from where they were.
+    const third = await streamRun(threadId, graph, {
+      input: { messages: [{ role: "user", content: "Try once more, please." }] },
+    });
+    expect(third.errors).toEqual([]);
+    const resumed = await threadState(threadId);
+    const afterThird = resumed.values.toolGuard;
+    expect(afterThird).toBeDefined();
+    if (!afterThird) return;
+    expect(afterThird.stats.allowed).toBe(afterEnd.stats.allowed);
+    expect(totalBlocked(afterThird)).toBeGreaterThan(totalBlocked(afterEnd));
+    expect(resumed.values.messages.length).toBeGreaterThan(ended.values.messages.length);
+    // The new message forgave the strikes (the run had ended at level 4), so it escalates again from strike 1.
+    expect(resumed.interrupts).toEqual([expect.objectContaining({ level: 3, tool: "get_weather" })]);
+    expect(third.guardEvents[0], customChunks(third)).toMatchObject({ kind: "blocked", tool: "get_weather", level: 1 });
+  });
+});
