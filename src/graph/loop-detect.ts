@@ -13,7 +13,7 @@ import {
 import { canonicalJson, digest } from "../core/signature.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
-import { lastAIMessageIndex, messageText } from "./messages.js";
+import { isPersonMessage, lastAIMessageIndex, messageText } from "./messages.js";
 import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
@@ -86,7 +86,7 @@ function sessionMarker(messages: BaseMessage[], mode: "human-message" | "thread"
   if (mode === "thread") return "thread";
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const m = messages[i] as BaseMessage;
-    if (m.getType() === "human") return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
+    if (isPersonMessage(m)) return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
   }
   return "none";
 }
@@ -102,7 +102,7 @@ function readTurn(
   let previous: LoopTurn["previous"];
   for (let i = current - 1; i >= 0; i -= 1) {
     const m = messages[i] as BaseMessage;
-    if (m.getType() === "human") break; // the previous turn belongs to another session
+    if (isPersonMessage(m)) break; // the previous turn belongs to another session
     if (!isAIMessage(m)) continue;
     const calls = (m as AIWithCalls).tool_calls ?? [];
     if (calls.length > 0) {

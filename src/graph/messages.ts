@@ -72,3 +72,12 @@ export function turnInput(message: AIMessage | undefined, calls: readonly ToolCa
     siblings: siblings.map(toInput),
   };
 }
+
+/**
+ * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts
+ * its summary in a human message marked `additional_kwargs.lc_source = "summarization"`). A person's message starts
+ * a new run; a summary does not.
+ */
+export function isPersonMessage(message: BaseMessage): boolean {
+  return message.getType() === "human" && message.additional_kwargs?.lc_source !== "summarization";
+}

@@ -18,6 +18,7 @@ import {
 import type { TurnStop } from "../core/turn.js";
 import { answerAll } from "./answers.js";
 import { askPerson, type EscalationInterrupt } from "./interrupt.js";
+import { isPersonMessage } from "./messages.js";
 import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 /** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
@@ -46,7 +47,7 @@ export function forgiveness(guard: ToolGuardState, messages: BaseMessage[]): Gua
   const endedBy = guard.escalation?.endedBy;
   if (!endedBy) return [];
   const at = messages.findIndex((m) => m.id === endedBy);
-  return at < 0 || messages.slice(at + 1).some((m) => m.getType() === "human") ? [{ type: "forgive" }] : [];
+  return at < 0 || messages.slice(at + 1).some(isPersonMessage) ? [{ type: "forgive" }] : [];
 }
 
 /** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */

@@ -3,6 +3,8 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command, isGraphInterrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import type { CallEffect } from "../core/classify.js";
+import type { ToolCallDecision } from "../core/decide.js";
+import { identifyCall } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
 import { type GuardLog, type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
@@ -104,11 +106,17 @@ function proceeding(turn: Turn, plan: TurnPlan, events: GuardEvent[], log: Guard
     // Blocked calls are answered in wrapToolCall too, not here: a middleware whose afterModel runs after this one
     // (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips calls
     // that are answered already.
-    const { seq = 0, key, effect } = decision; // a blocked call has no seq, and records no result
-    const blocked = decision.allowed ? undefined : { content, artifact: blockArtifact(decision) };
-    pending[call.id] = { events: decision.events, tool: call.name, seq, key, effect, progress: !anyBlocked, blocked };
+    pending[call.id] = pendingOf(call, decision, !anyBlocked);
   }
   return update({ messages, toolGuard: written, guardLog: log, _guardPending: pending });
+}
+
+/** What `wrapToolCall` needs of a planned call's decision. */
+function pendingOf(call: ToolCall, decision: ToolCallDecision, progress: boolean): Pending[string] {
+  const { seq = 0, key, effect } = decision; // a blocked call has no seq, and records no result
+  const content = decision.content ?? decision.message ?? "";
+  const blocked = decision.allowed ? undefined : { content, artifact: blockArtifact(decision) };
+  return { events: decision.events, tool: call.name, seq, key, effect, progress, blocked };
 }
 
 /** The events that record an allowed call that ran: its own, its outcome, and progress. */
@@ -169,6 +177,14 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const { interrupt: ask = true, toolNames, ...guardOptions } = options;
   const resolved = resolveToolGuardOptions(guardOptions);
   const tools = agentTools(resolved, toolNames);
+  const context = (runtime: unknown) => ({
+    disabled: (runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable?.guards === false,
+    toolNames: tools.names(),
+    readOnlyHints: tools.readOnlyHints,
+  });
+  /** Whether the call is still the one planned (same tool, same identity). */
+  const plannedAs = (pending: Pending[string], call: ToolCall) =>
+    pending.tool === call.name && pending.key === identifyCall(call, resolved, context(undefined)).key;
   const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) =>
     recordedEvents(pending, outcomeOf(output, callId), resolved);
   return defineMiddleware({
@@ -182,12 +198,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
         const turn = pendingTurn(messages);
         if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive, guardLog: [] }) : undefined;
         const guard = reduceToolGuard(state.toolGuard, forgive);
-        const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
-        const plan = planTurn(guard, turnInput(turn.message, turn.calls), resolved, {
-          disabled: configurable?.guards === false,
-          toolNames: tools.names(),
-          readOnlyHints: tools.readOnlyHints,
-        });
+        const plan = planTurn(guard, turnInput(turn.message, turn.calls), resolved, context(runtime));
         const emit = { host: runtime, on: resolved.events };
         if (plan.stop === undefined) {
           return proceeding(turn, plan, forgive, emitGuardEvents(runtime, turnStreamEvents(plan.decisions), emit.on));
@@ -211,7 +222,17 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     },
     wrapToolCall: async (request, handler) => {
       const id = request.toolCall.id;
-      const pending = id == null ? undefined : (request.state._guardPending as Pending | undefined)?.[id];
+      let pending = id == null ? undefined : (request.state._guardPending as Pending | undefined)?.[id];
+      const call = request.toolCall as ToolCall;
+      if (pending !== undefined && !plannedAs(pending, call)) {
+        // A middleware whose afterModel ran after the plan changed the call (humanInTheLoopMiddleware's "edit"):
+        // decide the call that will really run, from the state before this response's calls.
+        const state = reduceToolGuard(request.state.toolGuard as ToolGuardState, []);
+        const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id: call.id }] };
+        const plan = planTurn(state, turn, resolved, context(request.runtime));
+        emitGuardEvents(request.runtime, turnStreamEvents(plan.decisions), resolved.events);
+        pending = pendingOf(call, plan.decisions[0] as ToolCallDecision, pending.progress);
+      }
       if (pending?.blocked !== undefined) {
         const answer = guardAnswer(request.toolCall, pending.blocked.content, pending.blocked.artifact);
         return new Command({ update: { messages: [answer], toolGuard: pending.events } });
