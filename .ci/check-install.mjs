@@ -7,7 +7,16 @@
 // Usage: node .ci/check-install.mjs [README]   (or npm run check:install); README: where to take the quick start
 // from (default: the package's README.md), to try an edited one.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -239,7 +248,9 @@ try { await import("langchain"); throw new Error("langchain is still installed")
     renameSync(hidden, installed);
   }
   if (r.status !== 0) fail("import the entry points without langchain installed", output(r));
-  console.log(`ok   every entry point imports without langchain (an optional peer); guardMiddleware() builds (${r.seconds}s)`);
+  console.log(
+    `ok   every entry point imports without langchain (an optional peer); guardMiddleware() builds (${r.seconds}s)`,
+  );
 }
 
 // 5. The files to type-check: every exported name (generated), a hand-written use of the documented API, the quick start.
