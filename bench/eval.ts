@@ -141,9 +141,15 @@ function ours(run: ReplayRun, options: ReplayOptions): Verdict[] {
 }
 
 /** Where each run's first loop of 5+ identical consecutive calls starts (or -1). */
-function loopStart(calls: RecordedCall[]): number {
+/**
+ * Where 5 identical consecutive calls start (-1: nowhere); `inOneRun` asks that no person's message comes between
+ * them (a call repeated once per user turn is not a loop of one run: see the `runBoundary` option).
+ */
+function loopStart(calls: RecordedCall[], inOneRun: boolean): number {
   for (let i = 0; i + 4 < calls.length; i += 1) {
-    if ([1, 2, 3, 4].every((k) => calls[i + k]?.signature === calls[i]?.signature)) return i;
+    const same = (k: number) =>
+      calls[i + k]?.signature === calls[i]?.signature && (!inOneRun || calls[i + k]?.run === calls[i]?.run);
+    if ([1, 2, 3, 4].every(same)) return i;
   }
   return -1;
 }
@@ -190,6 +196,10 @@ function main(): void {
   evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
   );
+  evaluate("langgraph-guards defaults with acrossRuns: \"keep\"", (run) => ours(run, { acrossRuns: "keep" }));
+  evaluate("langgraph-guards defaults with runBoundary: \"none\" (one run)", (run) =>
+    ours(run, { runBoundary: "none" }),
+  );
   evaluate("langgraph-guards defaults with countChangedResults: true", (run) =>
     ours(run, { countChangedResults: true }),
   );
@@ -206,23 +216,29 @@ function main(): void {
     });
   }
 
-  // Runs with 5+ identical consecutive calls: stopped (level 3 interrupt or level 4 end) within 4 calls?
+  // Runs with 5+ identical consecutive calls in one run: stopped (level 3 interrupt or level 4 end) within 4 calls?
+  // Calls repeated once per person's message are counted apart: each run holds one of them, so no run loops.
   let loops = 0;
   let stoppedInTime = 0;
+  let acrossRuns = 0;
   const late: string[] = [];
   for (const run of runs) {
-    const start = loopStart(recorded.get(run) as RecordedCall[]);
-    if (start < 0) continue;
+    const calls = recorded.get(run) as RecordedCall[];
+    const start = loopStart(calls, true);
+    if (start < 0) {
+      if (loopStart(calls, false) >= 0) acrossRuns += 1;
+      continue;
+    }
     loops += 1;
     const verdicts = defaults.get(run) as Verdict[];
-    const stop = verdicts.indexOf("stop");
+    const stop = verdicts.findIndex((v, i) => v === "stop" && i >= start);
     if (stop >= 0 && stop <= start + 4) stoppedInTime += 1;
     else late.push(`${run.id} (loop at call ${start}, stop at ${stop})`);
   }
 
   if (args.includes("--json")) {
     const json = Object.fromEntries(rows.map((r) => [r.label, Object.fromEntries(r.scores)]));
-    console.log(JSON.stringify({ runs: runs.length, rows: json, loops, stoppedInTime, late }, null, 2));
+    console.log(JSON.stringify({ runs: runs.length, rows: json, loops, stoppedInTime, acrossRuns, late }, null, 2));
     return;
   }
   const total = rows[0]?.scores.get("all") as Score;
@@ -240,7 +256,10 @@ function main(): void {
     );
   }
   console.log(
-    `\nruns with 5+ identical consecutive calls: ${loops}; stopped within 4 calls of the loop's start: ${stoppedInTime}`,
+    `\nruns with 5+ identical consecutive calls in one run: ${loops}; stopped within 4 calls of the loop's start: ${stoppedInTime}`,
+  );
+  console.log(
+    `runs whose 5+ identical consecutive calls span person's messages (one per run: not a loop of a run): ${acrossRuns}`,
   );
   for (const l of late) console.log(`  not in time: ${l}`);
   console.log(`replaying our defaults over all runs took ${ms.toFixed(0)} ms`);

@@ -70,6 +70,13 @@ export const escalationOptionsSchema = z
     retryPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_RETRY_PATTERNS]),
     /** Blocked calls remembered for the near-duplicate check (their arguments are kept in state). Default 5. */
     blockedLimit: z.number().int().min(1).default(5),
+    /**
+     * Carry escalation into the next run of the thread (a new person's message): the strikes, the acknowledgment
+     * still owed and the blocked calls, so a repeat of a blocked call in the next run is held back and escalates
+     * from where the last run left off. Default false: each run starts with no strikes. A run ended at level 4 is
+     * forgiven by the person's next message either way.
+     */
+    carryStrikes: z.boolean().default(false),
   })
   .strict();
 

@@ -152,6 +152,7 @@ export {
   planTurn,
   progressEvents,
   resultEvents,
+  runEvents,
   type TurnInput,
   type TurnPlan,
   type TurnStop,

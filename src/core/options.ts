@@ -114,6 +114,18 @@ export const toolGuardOptionsSchema = z
     /** Observe-mode records kept. Default 50. */
     observedLimit: z.number().int().min(0).default(50),
     /**
+     * What starts a new run of a thread: `"human-message"` (default) a new person's message (a summary is not one),
+     * `"none"` nothing (the whole thread is one run). A new run starts the repetition windows, strikes and
+     * acknowledgment afresh; the thread's counters, observed blocks and the file caches stay.
+     */
+    runBoundary: z.enum(["human-message", "none"]).default("human-message"),
+    /**
+     * Whether a read recorded as still valid (the redundant rule) stays valid into the next run: `"fresh"` (default)
+     * forgets it, since the world may have changed between a person's messages; `"keep"` keeps it until a change
+     * the guards see.
+     */
+    acrossRuns: z.enum(["fresh", "keep"]).default("fresh"),
+    /**
      * Write a guard event for each block, near miss and escalation to LangGraph's custom stream and count it in the
      * `guardLog` channel. Default true.
      */

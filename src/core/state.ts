@@ -71,6 +71,11 @@ export interface ToolGuardState {
   stats: GuardStats;
   /** Strikes, the pending acknowledgment and the recent blocked calls. */
   escalation: EscalationState;
+  /**
+   * What marks the current run (the id of the person's message that started it), or null/absent before the first
+   * (states saved before runs existed have none).
+   */
+  run?: string | null | undefined;
 }
 
 /**
@@ -97,6 +102,8 @@ export type GuardEvent =
   | { type: "block"; block: ObservedBlock; observedLimit: number }
   | { type: "reset" }
   | { type: "external"; effect: CallEffect }
+  /** A new run starts (see `runBoundary`): per-run memory starts afresh; `keep` says what stays. */
+  | { type: "run"; run: string; keep: { operations: boolean; strikes: boolean } }
   | EscalationEvent;
 
 /**
@@ -153,6 +160,18 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
     }
     case "reset":
       return emptyToolGuardState();
+    case "run": {
+      if (state.run === event.run) return state; // every task of one response records the same start
+      return {
+        ...state,
+        run: event.run,
+        // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
+        repetition: { ...state.repetition, window: [] },
+        operations: event.keep.operations ? state.operations : emptyOperationsState(),
+        // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
+        escalation: event.keep.strikes ? (state.escalation ?? emptyEscalationState()) : emptyEscalationState(),
+      };
+    }
     case "external": {
       // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
       const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";

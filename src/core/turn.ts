@@ -68,6 +68,11 @@ export interface TurnInput {
   calls: readonly ToolCallInput[];
   /** Every call of the response, when `calls` is only part of it (the acknowledgment looks at all). */
   siblings?: readonly ToolCallInput[] | undefined;
+  /**
+   * What marks the run the response belongs to (the id of the person's message that started it); a marker other
+   * than the state's starts a new run. Absent: the response continues the current run.
+   */
+  run?: string | undefined;
 }
 
 /**
@@ -128,7 +133,10 @@ export function planTurn(
 ): TurnPlan {
   const siblings = turn.siblings ?? turn.calls;
   const response = { id: turn.id, text: turn.text, calls: siblings.map((c) => ({ tool: c.name, args: c.args })) };
-  const planned = planToolCalls(state, turn.calls, options, { ...ctx, response });
+  const started = runEvents(state, turn.run, options);
+  const afterStart = applyEvents(state, started, false);
+  const inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
+  const planned = { ...inRun, turnEvents: [...started, ...inRun.turnEvents] };
   const top = topEscalation(planned.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return planned;
@@ -140,6 +148,25 @@ export function planTurn(
     events: [...planned.turnEvents, ...blocks],
   };
   return { ...planned, stop };
+}
+
+/**
+ * The event that starts a new run, when the response's run marker differs from the state's (none when runs are
+ * off, the marker is unknown, or the run goes on).
+ *
+ * @example
+ * ```ts
+ * runEvents(state, "human-msg-7", options); // [{ type: "run", run: "human-msg-7", keep: { ... } }] for a new run
+ * ```
+ */
+export function runEvents(
+  state: ToolGuardState,
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  if (options.runBoundary === "none" || run === undefined || state.run === run) return [];
+  const keep = { operations: options.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
+  return [{ type: "run", run, keep }];
 }
 
 /**

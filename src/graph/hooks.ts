@@ -3,6 +3,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { LoopState } from "../core/loop.js";
 import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import { reduceToolGuard } from "../core/state.js";
+import type { GuardStreamEvent } from "../core/stream-events.js";
 
 /**
  * What this package's post-model hooks read and write.
@@ -15,7 +16,12 @@ import { reduceToolGuard } from "../core/state.js";
 export type GuardHook = (
   state: { messages: BaseMessage[]; toolGuard?: ToolGuardState; loopGuard?: LoopState },
   config: LangGraphRunnableConfig,
-) => Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[]; loopGuard?: LoopState }>;
+) => Promise<{
+  messages?: BaseMessage[];
+  toolGuard?: GuardEvent[];
+  loopGuard?: LoopState;
+  guardLog?: GuardStreamEvent[];
+}>;
 
 /**
  * Runs several of this package's post-model hooks as one (createReactAgent takes a single `postModelHook`), in
@@ -40,8 +46,15 @@ export function guardHooks(...hooks: GuardHook[]): GuardHook {
     let current = state;
     const events: GuardEvent[] = [];
     let loopGuard: LoopState | undefined;
+    const log: GuardStreamEvent[] = [];
+    const own = () => ({
+      ...(events.length > 0 ? { toolGuard: events } : {}),
+      ...(loopGuard ? { loopGuard } : {}),
+      ...(log.length > 0 ? { guardLog: log } : {}),
+    });
     for (const hook of hooks) {
       const update = await hook(current, config);
+      if (update.guardLog !== undefined) log.push(...update.guardLog);
       if (update.toolGuard !== undefined && update.toolGuard.length > 0) {
         events.push(...update.toolGuard);
         current = { ...current, toolGuard: reduceToolGuard(current.toolGuard, update.toolGuard) };
@@ -50,14 +63,8 @@ export function guardHooks(...hooks: GuardHook[]): GuardHook {
         loopGuard = update.loopGuard;
         current = { ...current, loopGuard: update.loopGuard };
       }
-      if (update.messages !== undefined && update.messages.length > 0) {
-        return {
-          messages: update.messages,
-          ...(events.length > 0 ? { toolGuard: events } : {}),
-          ...(loopGuard ? { loopGuard } : {}),
-        };
-      }
+      if (update.messages !== undefined && update.messages.length > 0) return { messages: update.messages, ...own() };
     }
-    return { ...(events.length > 0 ? { toolGuard: events } : {}), ...(loopGuard ? { loopGuard } : {}) };
+    return own();
   };
 }

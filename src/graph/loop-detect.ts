@@ -13,7 +13,7 @@ import {
 import { canonicalJson, digest } from "../core/signature.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
-import { isPersonMessage, lastAIMessageIndex, messageText } from "./messages.js";
+import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "./messages.js";
 import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
@@ -82,20 +82,11 @@ function isFree(result: ToolMessage): boolean {
   return artifact?.guard?.blocked === true || artifact?.cached === true;
 }
 
-function sessionMarker(messages: BaseMessage[], mode: "human-message" | "thread"): string {
-  if (mode === "thread") return "thread";
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const m = messages[i] as BaseMessage;
-    if (isPersonMessage(m)) return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
-  }
-  return "none";
-}
-
 /** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
 function readTurn(
   messages: BaseMessage[],
   options: LoopDetectOptions,
-): { turn: LoopTurn; message: AIWithCalls } | undefined {
+): { turn: Omit<LoopTurn, "session"> & { session: string | undefined }; message: AIWithCalls } | undefined {
   const current = lastAIMessageIndex(messages);
   if (current < 0) return undefined;
   const message = messages[current] as AIWithCalls;
@@ -125,17 +116,19 @@ function readTurn(
       continues: (message.tool_calls ?? []).length > 0,
       usage: message.usage_metadata,
       previous,
-      session: sessionMarker(messages, options.session ?? "human-message"),
+      // A new person's message starts a new session; none (all summarized away) continues the current one.
+      session: options.session === "thread" ? "thread" : runMarker(messages),
     },
   };
 }
 
 /**
- * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run (the history
- * stays valid for every provider), then an AI message that says which limit or loop stopped the run.
+ * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run and nothing has
+ * answered yet (another middleware may have: the history stays valid, one answer per call), then an AI message
+ * that says which limit or loop stopped the run.
  */
-export function stopMessages(message: AIWithCalls, reason: StopReason): BaseMessage[] {
-  const skipped = (message.tool_calls ?? []).map((c) =>
+export function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
+  const skipped = unansweredCalls(message as AIMessage, messages).map((c) =>
     guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
   );
   return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
@@ -159,7 +152,9 @@ export function evaluate(
 ) {
   const read = readTurn(state.messages ?? [], options);
   if (read === undefined) return undefined;
-  const result = stepLoopGuard(state.loopGuard ?? emptyLoopState(), read.turn, resolved);
+  const loopGuard = state.loopGuard ?? emptyLoopState();
+  const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
+  const result = stepLoopGuard(loopGuard, turn, resolved);
   const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
   return { ...result, read, log: emitGuardEvents(host, stopped, options.events !== false) };
 }
@@ -203,7 +198,7 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
     const result = evaluate(state, options, resolved, config);
     if (result === undefined) return new Command({ goto: done });
     if (result.stop !== null) {
-      const messages = stopMessages(result.read.message, result.stop);
+      const messages = stopMessages(result.read.message, result.stop, state.messages ?? []);
       return new Command({ goto: exit, update: { loopGuard: result.state, messages, ...logged(result.log) } });
     }
     return new Command({ goto: result.read.turn.continues ? next : done, update: { loopGuard: result.state } });
@@ -234,7 +229,7 @@ export function loopDetectHook(options: LoopDetectOptions = {}) {
     const result = evaluate(state, options, resolved, config);
     if (result === undefined) return {};
     if (result.stop !== null) {
-      const messages = stopMessages(result.read.message, result.stop);
+      const messages = stopMessages(result.read.message, result.stop, state.messages ?? []);
       return { loopGuard: result.state, messages, ...logged(result.log) };
     }
     return { loopGuard: result.state };

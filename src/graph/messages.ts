@@ -63,14 +63,36 @@ const toInput = (call: ToolCall): ToolCallInput => ({ name: call.name, args: cal
  * planTurn(state.toolGuard, turnInput(aiMessage, unansweredCalls(aiMessage, state.messages)), options);
  * ```
  */
-export function turnInput(message: AIMessage | undefined, calls: readonly ToolCall[]): TurnInput {
+export function turnInput(
+  message: AIMessage | undefined,
+  calls: readonly ToolCall[],
+  messages: readonly BaseMessage[] = [],
+): TurnInput {
   const siblings = message?.tool_calls ?? [];
   return {
     id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
     text: message === undefined ? "" : messageText(message),
     calls: calls.map(toInput),
     siblings: siblings.map(toInput),
+    run: runMarker(messages),
   };
+}
+
+/**
+ * What marks the run the latest messages belong to: the id of the last person's message (or, without an id, its
+ * position and content); `undefined` when there is none (e.g. all of them were summarized away: the run goes on).
+ *
+ * @example
+ * ```ts
+ * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage]); // "h1"
+ * ```
+ */
+export function runMarker(messages: readonly BaseMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i] as BaseMessage;
+    if (isPersonMessage(m)) return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
+  }
+  return undefined;
 }
 
 /**

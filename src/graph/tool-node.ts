@@ -173,7 +173,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (single === undefined && message === undefined)
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
     const { calls, planned, indices } = this.pending(single, message, messages);
-    const turn = planTurn(toolGuard, turnInput(message, planned), this.guardOptions, this.context(config));
+    const turn = planTurn(toolGuard, turnInput(message, planned, messages), this.guardOptions, this.context(config));
     const decisions = indices.map((i) => turn.decisions[i] as ToolCallDecision);
     return { calls, decisions, turn, indices, message };
   }

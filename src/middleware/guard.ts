@@ -198,7 +198,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
         const turn = pendingTurn(messages);
         if (turn === undefined) return forgive.length > 0 ? update({ toolGuard: forgive, guardLog: [] }) : undefined;
         const guard = reduceToolGuard(state.toolGuard, forgive);
-        const plan = planTurn(guard, turnInput(turn.message, turn.calls), resolved, context(runtime));
+        const plan = planTurn(guard, turnInput(turn.message, turn.calls, messages), resolved, context(runtime));
         const emit = { host: runtime, on: resolved.events };
         if (plan.stop === undefined) {
           return proceeding(turn, plan, forgive, emitGuardEvents(runtime, turnStreamEvents(plan.decisions), emit.on));

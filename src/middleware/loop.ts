@@ -36,7 +36,12 @@ function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, options: LoopD
     if (result.stop === null) return own;
     // The reducer of guardLog takes events; createAgent types the update as the channel's value.
     const guardLog = result.log as GuardStreamEvent[] as unknown as GuardLog;
-    return { ...own, guardLog, messages: stopMessages(result.read.message, result.stop), jumpTo: "end" as const };
+    return {
+      ...own,
+      guardLog,
+      messages: stopMessages(result.read.message, result.stop, messages),
+      jumpTo: "end" as const,
+    };
   };
 }
 

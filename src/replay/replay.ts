@@ -249,7 +249,11 @@ interface AgentTurn {
   calls: AgentCall[];
 }
 
-type RunEvent = { kind: "turn"; turn: AgentTurn } | { kind: "external"; call: ReplayToolCall };
+type RunEvent =
+  | { kind: "turn"; turn: AgentTurn }
+  | { kind: "external"; call: ReplayToolCall }
+  /** A person's message: a new run of the thread starts (see the `runBoundary` option). */
+  | { kind: "user"; step: number };
 
 /** The agent's turns (with each call's recorded result) and the calls other actors made, in order. */
 function readRun(run: ReplayRun): RunEvent[] {
@@ -263,6 +267,7 @@ function readRun(run: ReplayRun): RunEvent[] {
       pending = [...calls];
       events.push({ kind: "turn", turn: { step: i, text: step.text ?? "", calls } });
     } else if (step.role === "user") {
+      events.push({ kind: "user", step: i });
       for (const call of step.tool_calls ?? []) events.push({ kind: "external", call });
       pending = [];
     } else if (step.requestor === "user") {
@@ -309,6 +314,8 @@ export interface RecordedCall {
   signature: string;
   result: { ok: boolean; text: string };
   waste: boolean;
+  /** Which run of the thread the call belongs to: the number of person's messages before it. */
+  run: number;
 }
 
 /**
@@ -321,11 +328,18 @@ export interface RecordedCall {
  * ```
  */
 export function recordedCalls(run: ReplayRun): RecordedCall[] {
-  const turns = readRun(run).flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
+  const events = readRun(run);
+  const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
   const waste = groundTruth(turns);
-  const calls = turns.flatMap((t) => t.calls);
+  const runOf = new Map<AgentTurn, number>();
+  let runs = 0;
+  for (const e of events) {
+    if (e.kind === "user") runs += 1;
+    else if (e.kind === "turn") runOf.set(e.turn, runs);
+  }
+  const calls = turns.flatMap((t) => t.calls.map((c) => ({ c, run: runOf.get(t) ?? 0 })));
   const out: RecordedCall[] = [];
-  for (const [i, c] of calls.entries()) {
+  for (const [i, { c, run: segment }] of calls.entries()) {
     if (c.result === undefined) continue;
     out.push({
       name: c.call.name,
@@ -333,6 +347,7 @@ export function recordedCalls(run: ReplayRun): RecordedCall[] {
       signature: `${c.call.name}\u0000${canonicalJson(c.call.args)}`,
       result: c.result,
       waste: waste[i] ?? false,
+      run: segment,
     });
   }
   return out;
@@ -366,7 +381,14 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
   let state = emptyToolGuardState();
   const decisions: ReplayDecision[] = [];
   let stopText: string | undefined;
+  let runMarker: string | undefined;
   for (const event of events) {
+    if (event.kind === "user") {
+      // A person's message starts a new run, as in a live thread; after a stop the person has taken over.
+      runMarker = `user@${event.step}`;
+      if (resolved.runBoundary !== "none") stopText = undefined;
+      continue;
+    }
     if (event.kind === "external") {
       if (stopText === undefined) state = applyExternal(state, event.call, resolved, ctxBase);
       continue;
@@ -392,7 +414,12 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
       continue;
     }
     const inputs = turn.calls.map((c) => ({ name: c.call.name, args: c.call.args, id: c.call.id }));
-    const plan = planTurn(state, { id: `step-${turn.step}`, text: turn.text, calls: inputs }, resolved, ctxBase);
+    const plan = planTurn(
+      state,
+      { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: runMarker },
+      resolved,
+      ctxBase,
+    );
     if (plan.stop !== undefined) {
       // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
       // the tool node stops the run with an error.

@@ -20,6 +20,7 @@ import {
   type GuardLog,
   GuardMessagesState,
   type GuardStreamEvent,
+  guardHooks,
   guardMiddleware,
   isGuardStreamEvent,
   loopDetectHook,
@@ -124,6 +125,22 @@ describe("guard events", () => {
         "escalation",
       ]);
     }
+  });
+
+  it("guardHooks passes on every hook's guardLog: the log holds what the stream showed", async () => {
+    const tools = new GuardedToolNode([getWeather]);
+    const agent = createReactAgent({
+      llm: repeating(),
+      tools,
+      stateSchema: GuardMessagesState,
+      // The loop detector sees every turn (no similarity check here) and lets the escalation hook stop the run.
+      postModelHook: guardHooks(loopDetectHook({ outputOf: () => "" }), escalationHook(tools)),
+    });
+    const run = await streamRun(agent as unknown as Streamable, input, {});
+    const log = run.values.guardLog as GuardLog;
+    expect(run.events.map((e) => e.kind)).toEqual(["blocked", "blocked", "blocked", "escalation"]);
+    expect(log.total).toBe(run.events.length);
+    expect(log.recent.map((e) => e.kind)).toEqual(run.events.map((e) => e.kind));
   });
 
   it("events: false writes nothing to the stream or the log, and blocks as before", async () => {

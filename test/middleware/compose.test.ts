@@ -4,7 +4,7 @@ import { tool } from "@langchain/core/tools";
 import { createAgent, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { guardMiddleware } from "../../src/middleware/index.js";
+import { guardMiddleware, loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
 
@@ -61,5 +61,37 @@ describe("guardMiddleware with toolCallLimitMiddleware", () => {
       expect(answered).toContain("limit");
       expect(answered.filter((k) => k === "ran").length).toBeLessThanOrEqual(4);
     });
+  }
+});
+
+describe("the loop and limit middleware with toolCallLimitMiddleware", () => {
+  const stoppers = {
+    safetyLimits: () => safetyLimitsMiddleware({ maxIterations: 2 }),
+    loopDetect: () => loopDetectMiddleware({ maxIterations: 2 }),
+  };
+  for (const [name, make] of Object.entries(stoppers)) {
+    for (const order of ["stopper first", "stopper last"] as const) {
+      it(`[${name}, ${order}]: a stop answers only the calls the limit left unanswered`, async () => {
+        const limit = toolCallLimitMiddleware({ runLimit: 3 });
+        const stopper = make();
+        const agent = createAgent({
+          model: model(),
+          tools: [search],
+          middleware: order === "stopper first" ? [stopper, limit] : [limit, stopper],
+        });
+        const out = await agent.invoke(
+          { messages: [{ role: "user", content: "How do I set it up?" }] },
+          { recursionLimit: 60 },
+        );
+        const messages = out.messages as BaseMessage[];
+        expect(validHistory(messages)).toEqual([]);
+        // The second response stops the run. Stopper first: its afterModel runs last (reverse order), after the limit
+        // answered the call over the limit, and answers only the other. Stopper last: it answers both and ends the
+        // run before the limit's afterModel.
+        const second = order === "stopper first" ? ["limit", "guard"] : ["guard", "guard"];
+        expect(kinds(messages)).toEqual(["ran", "ran", ...second]);
+        expect(String(messages.at(-1)?.content)).toMatch(/iteration limit/);
+      });
+    }
   }
 });
