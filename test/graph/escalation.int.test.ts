@@ -16,6 +16,7 @@ import {
   type GuardArtifact,
   GuardEscalationError,
   GuardedToolNode,
+  type GuardedToolNodeOptions,
   GuardMessagesState,
   guardHooks,
   isEscalationInterrupt,
@@ -24,6 +25,7 @@ import {
   type ToolGuardState,
 } from "../../src/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
+import type { EscalationTurnOutput } from "../fixtures/escalation-turn.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 
 const run = promisify(execFile);
@@ -35,6 +37,29 @@ const repeatWrite = (content = "Let me try writing the file again."): ScriptStep
 
 function guardOf(m: BaseMessage): GuardArtifact | undefined {
   return ToolMessage.isInstance(m) ? (m.artifact as { guard?: GuardArtifact } | undefined)?.guard : undefined;
+}
+
+/** Runs test/fixtures/escalation-turn.ts on a thread of a SQLite file, in a new Node process. */
+async function escalationTurn(
+  db: string,
+  threadId: string,
+  mode: "message" | "resume",
+  guard?: GuardedToolNodeOptions,
+): Promise<EscalationTurnOutput> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "test/fixtures/escalation-turn.ts",
+      db,
+      threadId,
+      mode,
+      ...(guard ? [JSON.stringify(guard)] : []),
+    ],
+    { cwd: join(import.meta.dirname, "..", ".."), timeout: 60_000 },
+  );
+  return JSON.parse(stdout.trim()) as EscalationTurnOutput;
 }
 
 const toolReplies = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
@@ -301,23 +326,59 @@ describe("escalation levels", () => {
     }
   });
 
-  it("strikes survive a restart with SqliteSaver: a new process escalates where the first left off", async () => {
+  it("strikes survive a restart with SqliteSaver within a run: a new process resumes the question and escalates on", async () => {
+    const db = join(dir, "escalation-resume.sqlite");
+    const steps = [repeatWrite("Writing."), repeatWrite(), repeatWrite(), repeatWrite(), "never reached"];
+    const first = buildEscalationAgent(steps, { checkpointer: SqliteSaver.fromConnString(db) });
+    const out = await first.agent.invoke({ messages: [{ role: "user", content: "Write." }] }, first.config);
+    // Strike 3: the run waits for a person (the third strike is written when the answer comes).
+    const paused = out.toolGuard as ToolGuardState;
+    expect(paused.escalation.strikes).toBe(2);
+    const asked = (await first.agent.getState(first.config)).tasks
+      .flatMap((t) => t.interrupts.map((i) => i.value))
+      .find(isEscalationInterrupt);
+    expect(asked).toMatchObject({ level: 3, attempts: 3, tool: "write_file" });
+    const person = (out.messages as BaseMessage[]).find((m) => m.getType() === "human")?.id;
+    expect(paused.run).toBe(person);
+
+    // A new Node process answers the question: the same run goes on, so the model's next repeat is strike 4.
+    const report = await escalationTurn(db, first.threadId, "resume");
+    expect(report.run).toBe(paused.run); // a resume is no new run
+    expect(report.person).toBe(person);
+    expect(report.replies).toEqual([3, 4]);
+    expect(report.strikes).toBe(4);
+    expect(report.ended).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
+    expect(report.interrupt).toBeNull();
+  });
+
+  it("with escalation.carryStrikes, strikes survive a restart and a new message: a new process escalates on", async () => {
+    const steps = [repeatWrite("Writing."), repeatWrite(), repeatWrite(), "Pausing."];
+    const carry = { escalation: { carryStrikes: true } };
     const db = join(dir, "escalation.sqlite");
-    const first = buildEscalationAgent([repeatWrite("Writing."), repeatWrite(), repeatWrite(), "Pausing."], {
-      checkpointer: SqliteSaver.fromConnString(db),
-    });
+    const first = buildEscalationAgent(steps, { checkpointer: SqliteSaver.fromConnString(db), guard: carry });
     const out = await first.agent.invoke({ messages: [{ role: "user", content: "Write." }] }, first.config);
     expect((out.toolGuard as ToolGuardState).escalation.strikes).toBe(2);
 
-    // A new Node process, the same thread: one more repeat is the third strike, so a person is asked.
-    const { stdout } = await run(
-      process.execPath,
-      ["--import", "tsx", "test/fixtures/escalation-turn.ts", db, first.threadId],
-      { cwd: join(import.meta.dirname, "..", ".."), timeout: 60_000 },
-    );
-    const report = JSON.parse(stdout.trim()) as { strikes: number; interrupt: EscalationInterrupt | null };
+    // A new Node process, the same thread, a new message (a new run): one more repeat is the third strike, so a
+    // person is asked.
+    const report = await escalationTurn(db, first.threadId, "message", carry);
     expect(report.strikes).toBe(2); // the interrupt comes before the third strike is written
     expect(report.interrupt).toMatchObject({ level: 3, attempts: 3, tool: "write_file" });
+    expect(report.person).not.toBe((out.toolGuard as ToolGuardState).run);
+    // Another process answers: the held-back call gets the answer at level 3, and the new message's run is
+    // recorded with the third strike (at the question, the state still holds the previous run's marker).
+    const answered = await escalationTurn(db, first.threadId, "resume", carry);
+    expect(answered.replies[0]).toBe(3);
+    expect(answered.run).toBe(report.person);
+    expect(answered.person).toBe(report.person);
+
+    // The control, by default: the new message's run starts with no strikes, so the repeat runs (and fails).
+    const plain = buildEscalationAgent(steps, { checkpointer: SqliteSaver.fromConnString(db) });
+    const plainOut = await plain.agent.invoke({ messages: [{ role: "user", content: "Write." }] }, plain.config);
+    expect((plainOut.toolGuard as ToolGuardState).escalation.strikes).toBe(2);
+    const fresh = await escalationTurn(db, plain.threadId, "message");
+    expect(fresh).toMatchObject({ strikes: 0, interrupt: null, replies: ["error"], ended: null });
+    expect(fresh.run).toBe(fresh.person);
   });
 });
 

@@ -429,11 +429,17 @@ function playedPrefix(specs: MessageSpec[]): number {
   return firstEmpty < 0 ? specs.length : firstEmpty;
 }
 
-/** A guard state without blocked-call timestamps and response ids (they differ from run to run). */
+/** The ids of the person's messages, in order (the graph gives each message one). */
+function personIds(messages: BaseMessage[]): (string | undefined)[] {
+  return messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.id);
+}
+
+/** A guard state without blocked-call timestamps, response ids and run marker (they differ from run to run). */
 function comparable(state: ToolGuardState): ToolGuardState {
   const escalation = state.escalation;
   return {
     ...state,
+    run: state.run == null ? state.run : "run",
     escalation: {
       ...escalation,
       lastTurn: escalation.lastTurn === null ? null : "turn",
@@ -524,7 +530,39 @@ describe("GuardedToolNode in a graph, property-based", () => {
         const graph = buildGraph(spec.options, queue, checkpointer);
         const config = runConfig(spec, messages.length, `thread-${thread++}`);
 
-        // Two invocations of one thread: the second starts from the checkpoint the first left.
+        // Two invocations of one thread: the second starts from the checkpoint the first left. It brings no
+        // person's message, so it goes on with the run the first one started.
+        await graph.invoke({ messages: [new HumanMessage("first")] }, config);
+        queue.push(...messages.slice(split));
+        const result = await graph.invoke({ messages: [] }, config);
+
+        const answers = checkAnswers(result.messages);
+        expect(answers).toHaveLength(messages.length);
+        checkGuardState(result.toolGuard, spec, answers);
+        const saved = await graph.getState(config);
+        expect(saved.values.toolGuard).toEqual(result.toolGuard);
+        expect(result.toolGuard.run).toBe(personIds(result.messages)[0]);
+
+        // The same calls in one invocation without a checkpointer leave the same guard state (but for the clock
+        // and the ids the graph assigned).
+        const reference = await runOnce(spec);
+        expect(comparable(result.toolGuard)).toEqual(comparable(reference.result.toolGuard));
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+
+  it("with runBoundary none, a new person's message goes on from the stored state as one invocation would", async () => {
+    let thread = 0;
+    await fc.assert(
+      fc.asyncProperty(runSpecArb(jsonArgsArb, { emptyMessages: false }), fc.nat(), async (base, cut) => {
+        const spec: RunSpec = { ...base, options: { ...base.options, runBoundary: "none" } };
+        const { messages } = materialize(spec.messages, "call");
+        const split = cut % (messages.length + 1);
+        const queue: AIMessage[] = messages.slice(0, split);
+        const graph = buildGraph(spec.options, queue, new MemorySaver());
+        const config = runConfig(spec, messages.length, `none-${thread++}`);
+
         await graph.invoke({ messages: [new HumanMessage("first")] }, config);
         queue.push(...messages.slice(split));
         const result = await graph.invoke({ messages: [new HumanMessage("second")] }, config);
@@ -532,15 +570,52 @@ describe("GuardedToolNode in a graph, property-based", () => {
         const answers = checkAnswers(result.messages);
         expect(answers).toHaveLength(messages.length);
         checkGuardState(result.toolGuard, spec, answers);
-        const saved = await graph.getState(config);
-        expect(saved.values.toolGuard).toEqual(result.toolGuard);
-
-        // The same calls in one invocation without a checkpointer leave the same guard state (but for the clock
-        // and the message ids the graph assigned).
+        expect((await graph.getState(config)).values.toolGuard).toEqual(result.toolGuard);
+        expect(result.toolGuard.run ?? null).toBeNull(); // the whole thread is one run: no marker is kept
         const reference = await runOnce(spec);
         expect(comparable(result.toolGuard)).toEqual(comparable(reference.result.toolGuard));
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it("a new person's message starts a new run from the stored state: its counters go on, its windows start afresh", async () => {
+    let thread = 0;
+    await fc.assert(
+      fc.asyncProperty(runSpecArb(jsonArgsArb, { emptyMessages: false }), fc.nat(), async (spec, cut) => {
+        const { messages } = materialize(spec.messages, "call");
+        const split = cut % (messages.length + 1);
+        const queue: AIMessage[] = messages.slice(0, split);
+        const graph = buildGraph(spec.options, queue, new MemorySaver());
+        const config = runConfig(spec, messages.length, `runs-${thread++}`);
+
+        const before = await graph.invoke({ messages: [new HumanMessage("first")] }, config);
+        queue.push(...messages.slice(split));
+        const result = await graph.invoke({ messages: [new HumanMessage("second")] }, config);
+
+        // The counters cover the calls of both runs.
+        const answers = checkAnswers(result.messages);
+        expect(answers).toHaveLength(messages.length);
+        checkGuardState(result.toolGuard, spec, answers);
+        expect((await graph.getState(config)).values.toolGuard).toEqual(result.toolGuard);
+        const persons = personIds(result.messages);
+        expect(persons).toHaveLength(2);
+        if (split < messages.length) {
+          expect(result.toolGuard.run).toBe(persons[1]);
+          // The window holds only the second run's calls: their sequence numbers go on from the first run's.
+          const firstSeq = before.toolGuard.repetition.nextSeq;
+          expect(result.toolGuard.repetition.window.every((r) => r.seq >= firstSeq)).toBe(true);
+        }
+
+        // Within the second run, the guards decide as on a fresh thread with only that run's calls.
+        const alone = await runOnce({ ...spec, messages: spec.messages.slice(split) });
+        const second = answers.slice(split).map((replies) => replies.map((r) => guardOf(r)?.rule ?? null));
+        const fresh = checkAnswers(alone.result.messages).map((replies) =>
+          replies.map((r) => guardOf(r)?.rule ?? null),
+        );
+        expect(second).toEqual(fresh);
+      }),
+      { numRuns: 150 },
     );
   }, 120_000);
 });

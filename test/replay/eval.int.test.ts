@@ -35,7 +35,7 @@ describe("npm run eval on data/trajectories", () => {
     expect(stdout).toMatch(/any earlier identical call\s+100\.0% \/ 33\.0%/);
   }, 180_000);
 
-  it("our defaults catch more waste than every peer at ≤ 1% harmful, stay ≤ 1%, and stop every 5+ loop in 4 calls", async () => {
+  it("our defaults catch more waste than every peer at ≤ 1% harmful, stay ≤ 1%, and stop every 5+ loop of one run in 4 calls", async () => {
     const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/eval.ts", "--json"], {
       cwd: root,
       timeout: 120_000,
@@ -44,6 +44,7 @@ describe("npm run eval on data/trajectories", () => {
       rows: Record<string, Record<string, Score>>;
       loops: number;
       stoppedInTime: number;
+      acrossRuns: number;
       late: string[];
     };
     const ours = result.rows[OURS]?.all as Score;
@@ -54,8 +55,11 @@ describe("npm run eval on data/trajectories", () => {
     const safePeers = peers.filter(([, s]) => harm(s.all as Score) <= 0.01);
     expect(safePeers.length).toBeGreaterThan(0);
     for (const [label, s] of safePeers) expect(caught(ours), label).toBeGreaterThan(caught(s.all as Score));
-    expect(result.loops).toBe(16);
+    // Loops of 5+ identical consecutive calls within one run (no person's message between them): all stopped.
+    expect(result.loops).toBe(14);
     expect(result.late).toEqual([]);
     expect(result.stoppedInTime).toBe(result.loops);
+    // 5+ identical consecutive calls that only span person's messages (each run has fewer): counted apart.
+    expect(result.acrossRuns).toBe(2);
   }, 180_000);
 });

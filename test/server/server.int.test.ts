@@ -3,7 +3,8 @@
  * `react`: createReactAgent + GuardedToolNode + escalationHook; graph `agent`: createAgent + guardMiddleware), and the
  * official SDK client drives both. The scripted model repeats one failing call forever. The server brings its own
  * checkpointer, so strike 3 is an `interrupt()`; after the resume, strike 4 ends the run; a new message on the same
- * thread goes on from the guard state the server persisted. Offline: no tracing, no analytics, no browser.
+ * thread starts a new run of it from the guard state the server persisted: the counters go on, the strikes start
+ * again. Offline: no tracing, no analytics, no browser.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -36,14 +37,19 @@ const isGuardEvent = (data: unknown): data is GuardStreamEvent =>
 
 /** The plain JSON of a message as the server returns it. */
 interface WireMessage {
+  id?: string;
   type: string;
   content: unknown;
+  status?: string;
+  artifact?: { guard?: { rule?: string; escalation?: number } };
   response_metadata?: { guard?: { kind?: string; level?: number; strikes?: number; tool?: string } };
 }
 
 interface ToolGuardWire {
   stats: { allowed: number; blocked: Record<string, number> };
   escalation: { strikes: number };
+  /** The id of the person's message that started the current run. */
+  run?: string | null;
 }
 
 interface ThreadValues {
@@ -148,6 +154,8 @@ async function threadState(threadId: string) {
   return { values: state.values, next: state.next, interrupts };
 }
 
+/** The id of the last person's message. */
+const lastPerson = (messages: WireMessage[]) => messages.filter((m) => m.type === "human").at(-1)?.id;
 const totalBlocked = (guard: ToolGuardWire) => Object.values(guard.stats.blocked).reduce((a, b) => a + b, 0);
 const text = (m: WireMessage | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content));
 /** Shown when a custom-stream assertion fails: what the run did send there. */
@@ -194,7 +202,7 @@ afterAll(async () => {
 });
 
 describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
-  it("blocks the repeats, asks a person at strike 3, ends at strike 4, and a new message resumes the guard state", async () => {
+  it("blocks the repeats, asks a person at strike 3, ends at strike 4, and a new message starts a new run from the stored state", async () => {
     const threadId = await newThread();
 
     // Run 1: the first call runs and fails, the next two are blocked, the fourth is held back for a person.
@@ -217,6 +225,9 @@ describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
     expect(afterFirst).toBeDefined();
     expect(afterFirst?.stats.allowed).toBe(1);
     expect(afterFirst?.stats.blocked.consecutive).toBeGreaterThanOrEqual(2);
+    const firstPerson = lastPerson(asked.values.messages);
+    expect(firstPerson).toBeDefined();
+    expect(afterFirst?.run).toBe(firstPerson);
 
     // Run 2: the person answers; the model repeats once more and the run ends at strike 4.
     const second = await streamRun(threadId, graph, { command: { resume: "stop repeating and answer" } });
@@ -239,9 +250,12 @@ describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
     if (!afterFirst || !afterEnd) return;
     expect(afterEnd.escalation.strikes).toBe(4);
     expect(totalBlocked(afterEnd)).toBeGreaterThan(totalBlocked(afterFirst));
+    expect(afterEnd.run).toBe(firstPerson); // the resume went on with the same run
 
-    // Run 3: a new message on the same thread. The guards go on from the persisted state: the model's very first
-    // call is blocked at once (a fresh state would let it run), and the counters keep growing from where they were.
+    // Run 3: a new message on the same thread starts a new run. The guards read the persisted state: the counters
+    // go on from where they were, the run marker is the new message, and the strikes start again (the run had
+    // ended at level 4, and a new run has a window of its own): the model's first call runs, its repeats escalate
+    // again from strike 1 to the question at strike 3.
     const third = await streamRun(threadId, graph, {
       input: { messages: [{ role: "user", content: "Try once more, please." }] },
     });
@@ -250,10 +264,19 @@ describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
     const afterThird = resumed.values.toolGuard;
     expect(afterThird).toBeDefined();
     if (!afterThird) return;
-    expect(afterThird.stats.allowed).toBe(afterEnd.stats.allowed);
+    expect(afterThird.stats.allowed).toBe(afterEnd.stats.allowed + 1);
     expect(totalBlocked(afterThird)).toBeGreaterThan(totalBlocked(afterEnd));
-    expect(resumed.values.messages.length).toBeGreaterThan(ended.values.messages.length);
-    // The new message forgave the strikes (the run had ended at level 4), so it escalates again from strike 1.
+    const added = resumed.values.messages.slice(ended.values.messages.length);
+    expect(added.length).toBeGreaterThan(0);
+    const secondPerson = lastPerson(added);
+    expect(secondPerson).toBeDefined();
+    expect(secondPerson).not.toBe(firstPerson);
+    expect(afterThird.run).toBe(secondPerson);
+    // The first call of the new run ran (and failed): no guard answered it.
+    const replies = added.filter((m) => m.type === "tool");
+    expect(replies[0]?.status).toBe("error");
+    expect(replies[0]?.artifact?.guard).toBeUndefined();
+    expect(replies.slice(1).map((m) => m.artifact?.guard?.escalation)).toEqual([1, 2]);
     expect(resumed.interrupts).toEqual([expect.objectContaining({ level: 3, tool: "get_weather" })]);
     expect(third.guardEvents[0], customChunks(third)).toMatchObject({ kind: "blocked", tool: "get_weather", level: 1 });
   });
