@@ -10,7 +10,7 @@ import {
   type StopReason,
   stepLoopGuard,
 } from "../core/loop.js";
-import { canonicalJson, digest } from "../core/signature.js";
+import { canonicalJson } from "../core/signature.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "./messages.js";

@@ -179,7 +179,7 @@ describe("run boundary: a new person's message starts a new run", () => {
         expect((a.artifact as { guard?: unknown }).guard).toBeUndefined();
       }
       // The first read has the content; the others refer to it (it is still in the conversation).
-      expect((answers[0]?.artifact as { cached: boolean }).cached).toBe(false);
+      expect((answers[0]?.artifact as { cached: boolean } | undefined)?.cached).toBe(false);
       expect(answers.slice(1).every((a) => (a.artifact as { cached: boolean }).cached)).toBe(true);
       expect(validHistory(messages)).toEqual([]);
     }
