@@ -196,10 +196,8 @@ function main(): void {
   evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
   );
-  evaluate("langgraph-guards defaults with acrossRuns: \"keep\"", (run) => ours(run, { acrossRuns: "keep" }));
-  evaluate("langgraph-guards defaults with runBoundary: \"none\" (one run)", (run) =>
-    ours(run, { runBoundary: "none" }),
-  );
+  evaluate('langgraph-guards defaults with acrossRuns: "keep"', (run) => ours(run, { acrossRuns: "keep" }));
+  evaluate('langgraph-guards defaults with runBoundary: "none" (one run)', (run) => ours(run, { runBoundary: "none" }));
   evaluate("langgraph-guards defaults with countChangedResults: true", (run) =>
     ours(run, { countChangedResults: true }),
   );
