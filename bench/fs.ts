@@ -39,7 +39,11 @@ utimesSync(join(root, "big.ts"), hourAgo, hourAgo);
 utimesSync(root, hourAgo, hourAgo);
 
 type AnyTool = { name: string; invoke: (input: unknown, config?: unknown) => Promise<unknown> };
-const tools = (cache: boolean) => createFileTools({ root, cache, listLimit: 100 }) as unknown as AnyTool[];
+// The tree is made just before it is measured: a clock ahead of it keeps the cache's racy window (which ctime, unlike
+// mtime, cannot be set back to escape) from turning every cached answer into a re-read.
+const later = () => Date.now() + 5000;
+const tools = (cache: boolean) =>
+  createFileTools({ root, cache, listLimit: 100, clock: later }) as unknown as AnyTool[];
 const byName = (list: AnyTool[], name: string) => list.find((t) => t.name === name) as AnyTool;
 
 /** Calls a tool as ToolNode does, with a state; returns the tool's Command/ToolMessage. */
@@ -165,7 +169,13 @@ const OrdinaryState = Annotation.Root({
 async function checkpointBytes(kind: "on" | "off" | "ordinary"): Promise<{ ckpt: number; writes: number }> {
   const saver = new MemorySaver();
   const node = new GuardedToolNode(
-    createFileTools({ root, cache: kind !== "off", defaultLineLimit: 100_000, maxLineChars: 100_000 }),
+    createFileTools({
+      root,
+      cache: kind !== "off",
+      defaultLineLimit: 100_000,
+      maxLineChars: 100_000,
+      clock: later,
+    }),
   );
   // Both states have the same channels; only fileCache's kind differs.
   const graph = new StateGraph((kind === "ordinary" ? OrdinaryState : GuardMessagesState) as typeof GuardMessagesState)

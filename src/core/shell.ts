@@ -1,298 +1,1108 @@
 /**
- * What the guards understand of a shell command line: which commands only read ({@link isReadOnlyCommand}) and which
- * paths a command changes ({@link changedPaths}). Both read one parse of the line ({@link splitCommandLine}), so they
- * agree on what a command line is. No LangGraph import.
+ * What the guards understand of a shell command line: which lines only read ({@link isReadOnlyCommand}) and which
+ * paths a line may change ({@link changedPaths}). Both read one analysis of the line, so they always agree. The
+ * commands and the forms in which they write are data ({@link SHELL_COMMANDS}); anything not understood (an unknown
+ * program, a subshell, a command substitution, an argument whose value is only known when the shell runs and that
+ * could be a writing option) may change anything. No LangGraph import.
  */
-import { isAbsolute, resolve } from "node:path";
-import { type ParseEntry, parse } from "shell-quote";
+import { isAbsolute, posix, resolve } from "node:path";
 
 /**
- * Commands that only read. `date`, `ps` and friends also only read, but their whole point is a new answer each
- * time, so they are left out (unknown = mutating = never redundant).
- */
-const READ_ONLY_COMMANDS = new Set([
-  "cat",
-  "ls",
-  "ll",
-  "grep",
-  "egrep",
-  "fgrep",
-  "rg",
-  "ag",
-  "head",
-  "tail",
-  "wc",
-  "nl",
-  "tree",
-  "pwd",
-  "echo",
-  "printf",
-  "file",
-  "stat",
-  "du",
-  "which",
-  "type",
-  "whereis",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "sort",
-  "uniq",
-  "cut",
-  "tr",
-  "diff",
-  "cmp",
-  "md5sum",
-  "sha1sum",
-  "sha256sum",
-  "true",
-  "cd",
-  "column",
-  "less",
-  "more",
-  "od",
-  "xxd",
-  "hexdump",
-  "strings",
-]);
-
-/** git subcommands that never change the repository or the work tree. */
-const READ_ONLY_GIT = new Set([
-  "status",
-  "diff",
-  "log",
-  "show",
-  "blame",
-  "ls-files",
-  "ls-tree",
-  "rev-parse",
-  "grep",
-  "shortlog",
-  "describe",
-  "cat-file",
-]);
-
-/** `find` actions that write, delete or run something. */
-const FIND_ACTIONS = new Set([
-  "-delete",
-  "-exec",
-  "-execdir",
-  "-ok",
-  "-okdir",
-  "-fprint",
-  "-fprint0",
-  "-fprintf",
-  "-fls",
-]);
-
-type Token = ParseEntry | { variable: string };
-
-/**
- * One simple command of a command line: its words, and the files its `>` and `>>` redirections write to.
+ * One way a command writes.
+ * - `{ option, writes: "value" }`: the option's value is a file it writes (`sort -o out`, `--output=out`).
+ * - `{ option, writes: "all" }`: with the option the command may change anything (it runs a program, or writes
+ *   files it does not name: `git grep -O`, `find -exec`).
+ * - `{ option, writes: "operands" }`: the option makes it write its operands (`sed -i` its files, `find -delete`
+ *   its starting points and everything below them). `value: "optional"`: the rest of the word is the option's
+ *   value (`-i.bak`, `--in-place=.bak`).
+ * - `{ operand }`: it writes that operand (1-based), every operand (`"all"`), the last one (`"last"`), or the
+ *   ones after `--` (`"afterDashes"`; without `--` it may change anything).
+ * - `{ script }`: a command of its script writes (`sed`'s `w FILE`) or runs a program (`sed`'s `e`).
  *
  * @example
  * ```ts
- * const sort: SimpleCommand = { words: ["sort", "a.txt"], outputs: ["b.txt"] }; // sort a.txt > b.txt
+ * const output: WriteForm = { option: "-o", writes: "value" };
  * ```
  */
-interface SimpleCommand {
-  words: string[];
-  outputs: string[];
-}
+export type WriteForm =
+  | { option: string; writes: "value" }
+  | { option: string; writes: "all" }
+  | { option: string; writes: "operands"; value?: "optional" }
+  | { operand: number | "all" | "last" | "afterDashes" }
+  | { script: string };
 
 /**
- * A command line as the guards model it: simple commands joined by `|`, `&&`, `||` or `;`.
+ * A command the guards understand.
  *
  * @example
  * ```ts
- * const line: CommandLine | undefined = splitCommandLine("ls src && cat a.txt");
+ * const sort: CommandRow = { command: "sort", readOnly: true, writes: [{ option: "-o", writes: "value" }] };
  * ```
  */
-interface CommandLine {
-  commands: SimpleCommand[];
+export interface CommandRow {
+  /** The program (`sort`), or `git <subcommand>` (`git diff`). */
+  command: string;
+  /** `true`: it only reads unless one of `writes` is used. `false`: it always changes something. */
+  readOnly: boolean;
+  /** The forms in which it writes. */
+  writes?: readonly WriteForm[];
+  /** Options that take a value (the next word, or attached: `-f1`, `--skip-fields=1`). */
+  valueOptions?: readonly string[];
   /**
-   * Whether every word is known before the shell runs: false when the line has a glob or a `$VARIABLE` (kept in
-   * `words` as the pattern and as `$VAR`), reads a file with `<`, or has a comment.
+   * Every option without a value it accepts. When given, an option in none of the lists makes the command
+   * beyond the model (it could take a value and shift the operands a write form counts).
    */
-  literal: boolean;
+  flags?: readonly string[];
+  /** Options are whole words after one dash (`find -name`, `xxd -cols`), never bundled letters. */
+  singleDash?: boolean;
+  /** Options end at the first operand (`xxd in -r` has two operands). */
+  optionsFirst?: boolean;
 }
 
-/** A redirection target that names a file descriptor (`2>&1`), not a file. */
-const FD = /^\d+$/;
+const value = (option: string): WriteForm => ({ option, writes: "value" });
+const anything = (option: string): WriteForm => ({ option, writes: "all" });
+
+/** The words of space-separated lists. */
+const words = (...lists: string[]): string[] => lists.flatMap((list) => list.split(" "));
+
+/** git subcommands that only read; `--output=<file>` (a diff option, accepted by all of them) writes. */
+const READ_ONLY_GIT = words("status diff log show blame ls-files ls-tree rev-parse shortlog describe cat-file");
 
 /**
- * Splits a shell command line into its simple commands, or `undefined` for what is beyond the model: command and
- * process substitution, subshells, background jobs, a redirection to something other than a plain file name (or,
- * for `>&`, a file descriptor), unparsable text.
+ * The commands the guards understand, and the forms in which they write. A command not in the table may change
+ * anything. `date`, `ps` and friends only read too, but their whole point is a new answer each time, so they are
+ * left out (unknown = mutating = never redundant).
  *
  * @example
  * ```ts
- * splitCommandLine("grep -n x a.py > hits.txt 2>&1; wc -l hits.txt");
- * // { commands: [{ words: ["grep", "-n", "x", "a.py", "2"], outputs: ["hits.txt"] },
- * //              { words: ["wc", "-l", "hits.txt"], outputs: [] }], literal: true }
- * splitCommandLine("echo $(date)"); // undefined
+ * SHELL_COMMANDS.find((row) => row.command === "uniq")?.writes; // [{ operand: 2 }]
  * ```
  */
-function splitCommandLine(command: string): CommandLine | undefined {
-  if (/`|\$\(|<\(|>\(/.test(command)) return undefined;
-  let tokens: Token[];
-  try {
-    tokens = parse(command, (key) => ({ variable: key }));
-  } catch {
-    return undefined;
+export const SHELL_COMMANDS: readonly CommandRow[] = [
+  ...words(
+    "cat ls ll grep egrep fgrep head tail wc nl pwd echo printf stat du which type whereis basename dirname realpath",
+    "readlink cut tr diff cmp md5sum sha1sum sha256sum true cd column more od hexdump strings",
+  ).map((command): CommandRow => ({ command, readOnly: true })),
+  { command: "rg", readOnly: true, writes: [anything("--pre")] },
+  { command: "ag", readOnly: true, writes: [anything("--pager")] },
+  { command: "file", readOnly: true, writes: [anything("-C"), anything("--compile")] },
+  {
+    command: "tree",
+    readOnly: true,
+    writes: [value("-o"), anything("-R")],
+    valueOptions: ["-L", "-P", "-I", "-H", "-T"],
+  },
+  {
+    command: "less",
+    readOnly: true,
+    writes: [value("-o"), value("--log-file"), value("-O"), value("--LOG-FILE"), anything("+")],
+  },
+  {
+    command: "sort",
+    readOnly: true,
+    writes: [value("-o"), value("--output"), anything("--compress-program")],
+  },
+  {
+    command: "uniq",
+    readOnly: true,
+    writes: [{ operand: 2 }],
+    valueOptions: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+    flags: [
+      ...["-c", "-d", "-D", "-i", "-u", "-z", "--count", "--repeated", "--ignore-case", "--unique"],
+      ...["--zero-terminated", "--all-repeated", "--group", "--help", "--version"],
+    ],
+  },
+  {
+    command: "xxd",
+    readOnly: true,
+    writes: [{ operand: 2 }],
+    singleDash: true,
+    optionsFirst: true,
+    valueOptions: words("-c -cols -g -groupsize -l -len -o -offset -s -seek -n -name -R"),
+    flags: [
+      ...["-a", "-autoskip", "-b", "-bits", "-C", "-capitalize", "-E", "-EBCDIC", "-e", "-i", "-include", "-p", "-ps"],
+      ...["-postscript", "-plain", "-r", "-revert", "-u", "-d", "-h", "-help", "-v", "-version"],
+    ],
+  },
+  {
+    command: "sed",
+    readOnly: true,
+    writes: [
+      { option: "-i", writes: "operands", value: "optional" },
+      { option: "--in-place", writes: "operands", value: "optional" },
+      anything("-f"),
+      anything("--file"),
+      { script: "w FILE" },
+      { script: "W FILE" },
+      { script: "s///w FILE" },
+      { script: "e COMMAND" },
+      { script: "s///e" },
+    ],
+    valueOptions: ["-e", "--expression", "-l", "--line-length"],
+  },
+  {
+    command: "find",
+    readOnly: true,
+    singleDash: true,
+    writes: [
+      { option: "-delete", writes: "operands" },
+      ...["-exec", "-execdir", "-ok", "-okdir"].map(anything),
+      ...["-fprint", "-fprint0", "-fprintf", "-fls"].map(value),
+    ],
+    valueOptions: [
+      ...["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"],
+      ...["-type", "-xtype", "-maxdepth", "-mindepth", "-newer", "-anewer", "-cnewer", "-size", "-mtime", "-atime"],
+      ...["-ctime", "-mmin", "-amin", "-cmin", "-user", "-group", "-uid", "-gid", "-perm", "-inum", "-links"],
+      ...["-samefile", "-printf", "-fstype", "-used", "-context", "-regextype", "-files0-from", "-D"],
+    ],
+  },
+  {
+    command: "tee",
+    readOnly: true,
+    writes: [{ operand: "all" }],
+    flags: ["-a", "-i", "-p", "--append", "--ignore-interrupts", "--output-error", "--help", "--version"],
+  },
+  ...READ_ONLY_GIT.map((sub): CommandRow => ({ command: `git ${sub}`, readOnly: true, writes: [value("--output")] })),
+  {
+    command: "git grep",
+    readOnly: true,
+    writes: [value("--output"), anything("-O"), anything("--open-files-in-pager")],
+    valueOptions: ["-e", "-f", "-A", "-B", "-C", "-m"],
+  },
+  { command: "git checkout", readOnly: false, writes: [{ operand: "afterDashes" }] },
+  { command: "git restore", readOnly: false, writes: [{ operand: "all" }], valueOptions: ["-s", "--source"] },
+  ...["rm", "rmdir"].map((command): CommandRow => ({ command, readOnly: false, writes: [{ operand: "all" }] })),
+  {
+    command: "mkdir",
+    readOnly: false,
+    writes: [{ operand: "all" }],
+    valueOptions: ["-m", "--mode"],
+  },
+  {
+    command: "touch",
+    readOnly: false,
+    writes: [{ operand: "all" }],
+    valueOptions: ["-r", "-d", "-t", "--reference", "--date"],
+  },
+  {
+    command: "mv",
+    readOnly: false,
+    writes: [{ operand: "all" }, value("-t"), value("--target-directory")],
+    valueOptions: ["-S", "--suffix"],
+  },
+  {
+    command: "cp",
+    readOnly: false,
+    writes: [{ operand: "last" }, value("-t"), value("--target-directory")],
+    valueOptions: ["-S", "--suffix", "--no-preserve", "--sparse"],
+    flags: [
+      ...["-a", "-b", "-d", "-f", "-i", "-H", "-l", "-L", "-n", "-P", "-p", "-R", "-r", "-s", "-T", "-u", "-v", "-x"],
+      ...["--archive", "--attributes-only", "--backup", "--copy-contents", "--dereference", "--force", "--debug"],
+      ...["--interactive", "--link", "--no-clobber", "--no-dereference", "--parents", "--recursive", "--update"],
+      ...["--remove-destination", "--strip-trailing-slashes", "--symbolic-link", "--verbose", "--one-file-system"],
+      ...["--preserve", "--no-target-directory", "--reflink", "--keep-directory-symlink", "--context", "-Z"],
+    ],
+  },
+];
+
+/**
+ * The redirections, with or without a file descriptor number before them (`2>`, `1>>`), and what they write: their
+ * target file, or nothing. A target under `/dev` (`/dev/null`, `/dev/stderr`) writes nothing we track.
+ *
+ * @example
+ * ```ts
+ * REDIRECTIONS.find((r) => r.op === ">&")?.writes; // "target unless fd" (`2>&1` writes nothing, `>& out` writes out)
+ * ```
+ */
+export const REDIRECTIONS: readonly { op: string; writes: "target" | "target unless fd" | "nothing" }[] = [
+  { op: ">", writes: "target" },
+  { op: ">>", writes: "target" },
+  { op: ">|", writes: "target" },
+  { op: "&>", writes: "target" },
+  { op: "&>>", writes: "target" },
+  { op: "<>", writes: "target" }, // opens for reading and writing: creates the file
+  { op: ">&", writes: "target unless fd" },
+  { op: "<", writes: "nothing" },
+  { op: "<&", writes: "nothing" },
+  { op: "<<", writes: "nothing" }, // a heredoc: its body is the input
+  { op: "<<-", writes: "nothing" },
+  { op: "<<<", writes: "nothing" },
+];
+
+const ROWS = new Map(SHELL_COMMANDS.map((row) => [row.command, row]));
+
+/** git options before the subcommand that change nothing we track (`-C <dir>` is handled apart). */
+const GIT_GLOBAL_FLAGS = new Set(
+  words("--no-pager -P -p --paginate --no-optional-locks --literal-pathspecs --glob-pathspecs --noglob-pathspecs"),
+);
+
+/** Environment settings that cannot make a known reader write (`LC_ALL=C sort`, `GIT_PAGER=cat git log`). */
+const SAFE_ASSIGNMENT = /^(LC_[A-Z]+|LANG|LANGUAGE|TZ|COLUMNS|LINES|TERM|NO_COLOR|FORCE_COLOR|GREP_COLORS?)$/;
+const PAGER_ASSIGNMENT = /^(PAGER|GIT_PAGER)$/;
+
+/** Files a write to changes nothing we track. */
+const DEVICE = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
+
+/** Folders a bare program name may be spelled with (`/usr/bin/cat` is `cat`; `./cat` is a local program). */
+const BIN_DIR = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lexing
+
+/**
+ * One word of a command, after quote removal. `exact`: `text` is what the program receives. Otherwise `text` is
+ * the word as written and its value is only known when the shell runs (`$VAR`, a glob, `~`); `many`: it may become
+ * several words or none (unquoted `$VAR`, a glob, a brace expansion); `optionLike`: it may start with `-`.
+ */
+interface Word {
+  text: string;
+  exact: boolean;
+  many: boolean;
+  optionLike: boolean;
+}
+
+type Separator = "|" | "|&" | "&&" | "||" | ";" | "\n" | "&" | "(" | ")" | ";;";
+
+type Token =
+  | { kind: "word"; word: Word }
+  | { kind: "sep"; op: Separator }
+  /** A redirection, with its fd number (`2>`) and its target word (for `<<`, the delimiter; the body is dropped). */
+  | { kind: "redir"; op: string; fd: string | undefined };
+
+/** Characters that end an unquoted word. */
+const META = new Set([" ", "\t", "\n", ";", "&", "|", "<", ">", "(", ")"]);
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[A-Za-z0-9_]/;
+const SPECIAL_PARAM = /[0-9@*#?$!-]/;
+
+/** Thrown inside the lexer for what is beyond the model; {@link lex} turns it into `undefined`. */
+class Beyond extends Error {}
+
+/** The lexer's view of one word being read. */
+interface WordState {
+  text: string;
+  exact: boolean;
+  many: boolean;
+  optionLike: boolean;
+  /** Nothing read yet (so an unknown part here makes the word option-like). */
+  empty: boolean;
+  /** Some part was quoted (a heredoc delimiter with quotes keeps its body unexpanded). */
+  quoted: boolean;
+}
+
+/**
+ * Marks the word's value unknown from here on: `many` when it may become several words or none (a glob, a brace
+ * expansion, an unquoted `$VAR`); `splits` when a part of it may become a word of its own, so an option (an
+ * unquoted `$VAR`); `dash` when its value may start with `-` (all but `~`).
+ */
+function unknownPart(w: WordState, many: boolean, splits: boolean, dash = true): void {
+  if ((w.empty && dash) || splits) w.optionLike = true;
+  if (many) w.many = true;
+  w.exact = false;
+  w.empty = false;
+}
+
+function literal(w: WordState, text: string): void {
+  if (w.empty && text.startsWith("-")) w.optionLike = true;
+  w.text += text;
+  if (text !== "") w.empty = false;
+}
+
+/** Reads `$...` at `s[i]` (inside double quotes when `quoted`); returns the index after it. */
+function readDollar(s: string, i: number, w: WordState, quoted: boolean): number {
+  const next = s[i + 1];
+  if (next === "(") throw new Beyond("command substitution");
+  if (next === "{") {
+    const end = s.indexOf("}", i + 2);
+    if (end < 0) throw new Beyond("unterminated ${");
+    const inner = s.slice(i + 2, end);
+    if (/`|\$\(/.test(inner)) throw new Beyond("command substitution");
+    w.text += s.slice(i, end + 1);
+    unknownPart(w, !quoted, !quoted);
+    return end + 1;
   }
-  let current: SimpleCommand = { words: [], outputs: [] };
-  const line: CommandLine = { commands: [current], literal: true };
+  if (next !== undefined && (NAME_START.test(next) || SPECIAL_PARAM.test(next))) {
+    let j = i + 2;
+    if (NAME_START.test(next)) while (j < s.length && NAME_CHAR.test(s[j] as string)) j += 1;
+    w.text += s.slice(i, j);
+    unknownPart(w, !quoted, !quoted);
+    return j;
+  }
+  literal(w, "$");
+  return i + 1;
+}
+
+/** Reads a double-quoted part starting after the opening `"`; returns the index after the closing `"`. */
+function readDoubleQuoted(s: string, start: number, w: WordState): number {
+  let i = start;
+  w.quoted = true;
+  while (i < s.length) {
+    const c = s[i] as string;
+    if (c === '"') {
+      if (w.empty) w.empty = false; // `""` is an (empty) word
+      return i + 1;
+    }
+    if (c === "`") throw new Beyond("command substitution");
+    if (c === "$") {
+      i = readDollar(s, i, w, true);
+      continue;
+    }
+    if (c === "\\" && i + 1 < s.length) {
+      const n = s[i + 1] as string;
+      if (n === "\n") i += 2;
+      else if ('$`"\\'.includes(n)) {
+        literal(w, n);
+        i += 2;
+      } else {
+        literal(w, "\\");
+        i += 1;
+      }
+      continue;
+    }
+    literal(w, c);
+    i += 1;
+  }
+  throw new Beyond("unterminated double quote");
+}
+
+/** The rest of the word from `i`, quotes and all (quoted metacharacters do not end it). */
+function restOfWord(s: string, i: number): string {
+  let j = i;
+  while (j < s.length && !META.has(s[j] as string)) {
+    const c = s[j] as string;
+    if (c === "\\") j += 2;
+    else if (c === "'" || c === '"') {
+      const end = s.indexOf(c, j + 1);
+      j = end < 0 ? s.length : end + 1;
+    } else j += 1;
+  }
+  return s.slice(i, j);
+}
+
+/** The unquoted rest of a word from `i`: up to a metacharacter or a quote. */
+function unquotedAhead(s: string, i: number): string {
+  let j = i;
+  while (j < s.length && !META.has(s[j] as string) && !"'\"\\$`".includes(s[j] as string)) j += 1;
+  return s.slice(i, j);
+}
+
+/** Reads one word starting at `s[start]` (not a metacharacter); returns it and the index after it. */
+function readWord(s: string, start: number): { word: WordState; end: number } {
+  const w: WordState = { text: "", exact: true, many: false, optionLike: false, empty: true, quoted: false };
+  let i = start;
+  while (i < s.length) {
+    const c = s[i] as string;
+    if (META.has(c)) break;
+    if (c === "\\") {
+      if (s[i + 1] === "\n") i += 2;
+      else if (i + 1 < s.length) {
+        w.quoted = true;
+        literal(w, s[i + 1] as string);
+        i += 2;
+      } else {
+        literal(w, "\\");
+        i += 1;
+      }
+    } else if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end < 0) throw new Beyond("unterminated single quote");
+      w.quoted = true;
+      literal(w, s.slice(i + 1, end));
+      w.empty = false;
+      i = end + 1;
+    } else if (c === '"') i = readDoubleQuoted(s, i + 1, w);
+    else if (c === "`") throw new Beyond("command substitution");
+    else if (c === "$" && s[i + 1] === "'") {
+      // ANSI-C quoting: its escapes are not decoded, so its value is unknown (but one word).
+      let j = i + 2;
+      while (j < s.length && s[j] !== "'") j += s[j] === "\\" ? 2 : 1;
+      if (j >= s.length) throw new Beyond("unterminated $'");
+      w.text += s.slice(i, j + 1);
+      w.quoted = true;
+      unknownPart(w, false, false);
+      i = j + 1;
+    } else if (c === "$" && s[i + 1] === '"') i = readDoubleQuoted(s, i + 2, w);
+    else if (c === "$") i = readDollar(s, i, w, false);
+    else if (c === "*" || c === "?" || (c === "[" && restOfWord(s, i + 1).includes("]"))) {
+      w.text += c;
+      unknownPart(w, true, false); // its file names start with what comes before it
+      i += 1;
+    } else if (c === "{" && /(,|\.\.).*\}/s.test(restOfWord(s, i + 1))) {
+      w.text += c;
+      unknownPart(w, true, false);
+      i += 1;
+    } else if (c === "~" && w.empty && /^($|\/|[A-Za-z0-9_.-]*(\/|$))/.test(unquotedAhead(s, i + 1))) {
+      w.text += c;
+      unknownPart(w, false, false, false);
+      i += 1;
+    } else {
+      literal(w, c);
+      i += 1;
+    }
+  }
+  return { word: w, end: i };
+}
+
+/** The operator at `s[i]`, longest first. */
+const OPERATORS = [...words("<<< <<- &>> ;;& << <> <& >> >| >& &> && || |& ;; ;& < > | & ; ( )"), "\n"];
+
+/** A heredoc whose body starts after the next newline. */
+interface PendingHeredoc {
+  delimiter: string;
+  stripTabs: boolean;
+  expands: boolean;
+}
+
+/** Skips the bodies of the pending heredocs, starting at `i` (just after a newline); returns where the line resumes. */
+function skipHeredocs(s: string, start: number, pending: PendingHeredoc[]): number {
+  let i = start;
+  for (const doc of pending) {
+    for (;;) {
+      if (i >= s.length) return i; // bash reads to the end, with a warning
+      const nl = s.indexOf("\n", i);
+      const end = nl < 0 ? s.length : nl;
+      const line = s.slice(i, end);
+      i = end + 1;
+      if ((doc.stripTabs ? line.replace(/^\t+/, "") : line) === doc.delimiter) break;
+      if (doc.expands && /`|\$\(/.test(line)) throw new Beyond("command substitution in a heredoc");
+    }
+  }
+  pending.length = 0;
+  return i;
+}
+
+/**
+ * Splits a command line into words, separators and redirections, as bash would; `undefined` for what is beyond
+ * the model (command or process substitution, an unterminated quote).
+ */
+function lex(s: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  const pending: PendingHeredoc[] = [];
+  let heredocNext: { stripTabs: boolean } | undefined;
+  let i = 0;
+  try {
+    while (i < s.length) {
+      const c = s[i] as string;
+      if (c === " " || c === "\t") {
+        i += 1;
+        continue;
+      }
+      if (c === "\\" && s[i + 1] === "\n") {
+        i += 2;
+        continue;
+      }
+      if (c === "#") {
+        while (i < s.length && s[i] !== "\n") i += 1;
+        continue;
+      }
+      const op = OPERATORS.find((o) => s.startsWith(o, i));
+      if (op !== undefined) {
+        if ((op === "<" || op === ">") && s[i + 1] === "(") throw new Beyond("process substitution");
+        i += op.length;
+        if (op === "\n") {
+          tokens.push({ kind: "sep", op });
+          i = skipHeredocs(s, i, pending);
+        } else if ("|&;()".includes(op[0] as string) && !op.includes(">")) {
+          tokens.push({ kind: "sep", op: op as Separator });
+        } else {
+          tokens.push({ kind: "redir", op, fd: undefined });
+          if (op === "<<" || op === "<<-") heredocNext = { stripTabs: op === "<<-" };
+        }
+        continue;
+      }
+      const { word, end } = readWord(s, i);
+      const raw = s.slice(i, end);
+      i = end;
+      if (/^\d+$/.test(raw) && (s[i] === "<" || s[i] === ">")) {
+        const redirect = OPERATORS.find((o) => s.startsWith(o, i)) as string;
+        if (s[i + 1] === "(") throw new Beyond("process substitution");
+        i += redirect.length;
+        tokens.push({ kind: "redir", op: redirect, fd: raw });
+        if (redirect === "<<" || redirect === "<<-") heredocNext = { stripTabs: redirect === "<<-" };
+        continue;
+      }
+      if (heredocNext !== undefined) {
+        pending.push({ delimiter: word.text, stripTabs: heredocNext.stripTabs, expands: !word.quoted });
+        heredocNext = undefined;
+      }
+      const { text, exact, many, optionLike } = word;
+      tokens.push({ kind: "word", word: { text, exact, many, optionLike } });
+    }
+  } catch (e) {
+    if (e instanceof Beyond) return undefined;
+    throw e;
+  }
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+/** A redirection of one simple command: its operator, fd number and target (for a heredoc, its delimiter). */
+interface Redirect {
+  op: string;
+  fd: string | undefined;
+  target: Word;
+}
+
+/** One simple command: its leading `NAME=value` assignments, its words, its redirections. */
+interface SimpleCommand {
+  assignments: Word[];
+  words: Word[];
+  redirects: Redirect[];
+}
+
+/** A command line: pipelines joined by `&&`, `||`, `;` (or a newline), each with the operator before it. */
+type CommandLine = { op: ";" | "&&" | "||"; pipeline: SimpleCommand[] }[];
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+
+/**
+ * Groups tokens into pipelines and simple commands; `undefined` for what is beyond the model: subshells and
+ * groups, background jobs, `case` arms.
+ */
+function parse(tokens: Token[]): CommandLine | undefined {
+  const newCommand = (): SimpleCommand => ({ assignments: [], words: [], redirects: [] });
+  let command = newCommand();
+  let pipeline: SimpleCommand[] = [command];
+  const line: CommandLine = [{ op: ";", pipeline }];
+  let continuation = false; // after `|`, `&&`, `||` a newline continues the line
   for (let i = 0; i < tokens.length; i += 1) {
     const token = tokens[i] as Token;
-    if (typeof token === "string") current.words.push(token);
-    else if ("variable" in token) {
-      // Its value is unknown, but as an argument of a known reader it cannot make it write.
-      current.words.push("$VAR");
-      line.literal = false;
-    } else if ("comment" in token) line.literal = false;
-    else {
-      switch (token.op) {
-        case "glob":
-          current.words.push(token.pattern);
-          line.literal = false;
-          break;
-        case "<": // the file it reads stays a word of the command
-          line.literal = false;
-          break;
-        case "|":
-        case "&&":
-        case "||":
-        case ";":
-          current = { words: [], outputs: [] };
-          line.commands.push(current);
-          break;
-        case ">":
-        case ">>":
-        case ">&": {
-          const target = tokens[i + 1];
-          if (typeof target !== "string") return undefined;
-          // `2>&1` sends one output where another goes; `>& file` (both outputs into a file) is beyond the model.
-          if (token.op !== ">&") current.outputs.push(target);
-          else if (!FD.test(target)) return undefined;
-          i += 1;
-          break;
-        }
-        default: // `&`, `(`, `|&`, `;;`, `&>`, ...
-          return undefined;
-      }
-    }
+    if (token.kind === "word") {
+      const w = token.word;
+      if (command.words.length === 0 && ASSIGNMENT.test(w.text)) command.assignments.push(w);
+      else command.words.push(w);
+      continuation = false;
+    } else if (token.kind === "redir") {
+      const target = tokens[i + 1];
+      if (target?.kind !== "word") return undefined;
+      command.redirects.push({ op: token.op, fd: token.fd, target: target.word });
+      i += 1;
+      continuation = false;
+    } else if (token.op === "|" || token.op === "|&") {
+      command = newCommand();
+      pipeline.push(command);
+      continuation = true;
+    } else if (token.op === "&&" || token.op === "||" || token.op === ";" || token.op === "\n") {
+      if (token.op === "\n" && continuation) continue;
+      command = newCommand();
+      pipeline = [command];
+      line.push({ op: token.op === "\n" ? ";" : token.op, pipeline });
+      continuation = token.op === "&&" || token.op === "||";
+    } else return undefined; // `&`, `(`, `)`, `;;`, ...
   }
   return line;
 }
 
-/** Whether `sed` arguments edit files in place (`-i`, `-Ei`, `--in-place=.bak`). */
-function sedInPlace(args: readonly string[]): boolean {
-  return args.some((w) => /^-[a-zA-Z]*i/.test(w) || w.startsWith("--in-place"));
-}
+// ---------------------------------------------------------------------------------------------------------------
+// What one command writes
 
-function simpleCommandIsReadOnly(words: readonly string[]): boolean {
-  // Leading VAR=value assignments only set the environment of this one command.
-  let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i += 1;
-  const [program, ...rest] = words.slice(i);
-  if (program === undefined) return true;
-  const name = program.split("/").pop() ?? program;
-  if (name === "git") {
-    const sub = rest.find((w) => !w.startsWith("-"));
-    return sub !== undefined && READ_ONLY_GIT.has(sub);
-  }
-  if (name === "sed") {
-    // sed writes only with -i/--in-place or a `w` command in its script.
-    const writes = rest.some((w) => !w.startsWith("-") && /(^|[;{\s])w\s/.test(w));
-    return !sedInPlace(rest) && !writes;
-  }
-  if (name === "find") return !rest.some((w) => FIND_ACTIONS.has(w));
-  if (name === "sort") return !rest.some((w) => w === "-o" || w.startsWith("--output"));
-  return READ_ONLY_COMMANDS.has(name);
-}
+/** What one simple command does: only reads, writes these paths (as written), or may change anything. */
+type Effect = { kind: "read" } | { kind: "write"; paths: string[] } | { kind: "all" };
 
-function lineIsReadOnly(line: CommandLine): boolean {
-  return line.commands.every(
-    ({ words, outputs }) => outputs.every((t) => t === "/dev/null") && simpleCommandIsReadOnly(words),
+const ALL: Effect = { kind: "all" };
+
+/** The long option `name` (`--out`) stands for in `row`: an exact one, a writing one it abbreviates, a unique one. */
+function longOption(row: CommandRow, name: string): string | undefined {
+  const names = [...optionNames(row)].filter((o) => o.startsWith("--"));
+  if (names.includes(name)) return name;
+  if (name.length < 3) return undefined;
+  const candidates = names.filter((o) => o.startsWith(name));
+  // An abbreviation that may stand for a writing option counts as it (getopt_long accepts unique abbreviations).
+  return (
+    candidates.find((o) => writeFormOf(row, o) !== undefined) ?? (candidates.length === 1 ? candidates[0] : undefined)
   );
 }
 
+function optionNames(row: CommandRow): Set<string> {
+  const names = new Set([...(row.valueOptions ?? []), ...(row.flags ?? [])]);
+  for (const form of row.writes ?? []) if ("option" in form) names.add(form.option);
+  return names;
+}
+
+function writeFormOf(row: CommandRow, option: string): Extract<WriteForm, { option: string }> | undefined {
+  for (const form of row.writes ?? []) if ("option" in form && form.option === option) return form;
+  return undefined;
+}
+
+/** The arguments of a command, read with its row: the writing options used, the operands, option values. */
+interface ParsedArgs {
+  hits: { form: Extract<WriteForm, { option: string }>; value: Word | undefined }[];
+  operands: Word[];
+  /** How many operands came before `--`, when there was one. */
+  dashes: number | undefined;
+  values: { option: string; value: Word | undefined }[];
+}
+
+/** Reads a command's arguments with its row (getopt's rules); `undefined` when they are beyond the model. */
+function parseArgs(row: CommandRow, args: readonly Word[]): ParsedArgs | undefined {
+  const parsed: ParsedArgs = { hits: [], operands: [], dashes: undefined, values: [] };
+  const takesValue = new Set(row.valueOptions ?? []);
+  const strict = row.flags !== undefined;
+  let optionsEnded = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const w = args[i] as Word;
+    const next = (): Word | undefined => {
+      i += 1;
+      return args[i];
+    };
+    if (optionsEnded) {
+      parsed.operands.push(w);
+      continue;
+    }
+    if (!w.exact && w.optionLike) return undefined; // it could be any option, a writing one included
+    const t = w.text;
+    if (!w.exact || t === "-" || !(t.startsWith("-") || (t.startsWith("+") && writeFormOf(row, "+")))) {
+      parsed.operands.push(w);
+      if (row.optionsFirst) optionsEnded = true;
+      continue;
+    }
+    if (t === "--") {
+      optionsEnded = true;
+      parsed.dashes = parsed.operands.length;
+      continue;
+    }
+    if (t.startsWith("+")) {
+      parsed.hits.push({ form: writeFormOf(row, "+") as ParsedArgs["hits"][number]["form"], value: w });
+      continue;
+    }
+    if (t.startsWith("--")) {
+      const eq = t.indexOf("=");
+      const name = longOption(row, eq < 0 ? t : t.slice(0, eq));
+      const attached: Word | undefined = eq < 0 ? undefined : { ...w, text: t.slice(eq + 1), optionLike: false };
+      if (name === undefined) {
+        if (strict) return undefined;
+        continue;
+      }
+      const form = writeFormOf(row, name);
+      if (form !== undefined) {
+        const v = attached ?? (form.writes === "value" ? next() : undefined);
+        parsed.hits.push({ form, value: v });
+      } else if (takesValue.has(name)) parsed.values.push({ option: name, value: attached ?? next() });
+      continue;
+    }
+    if (row.singleDash) {
+      const form = writeFormOf(row, t);
+      if (form !== undefined) parsed.hits.push({ form, value: form.writes === "value" ? next() : undefined });
+      else if (takesValue.has(t)) parsed.values.push({ option: t, value: next() });
+      else if (takesValue.has(t.slice(0, 2)))
+        parsed.values.push({ option: t.slice(0, 2), value: { ...w, text: t.slice(2) } });
+      else if (strict && !(row.flags ?? []).includes(t)) return undefined;
+      continue;
+    }
+    // A bundle of one-letter options: `-nr`, `-o out`, `-oout`, `-ni.bak`.
+    for (let j = 1; j < t.length; j += 1) {
+      const option = `-${t[j]}`;
+      const rest = t.slice(j + 1);
+      const restWord: Word | undefined = rest === "" ? undefined : { ...w, text: rest, optionLike: false };
+      const form = writeFormOf(row, option);
+      if (form !== undefined) {
+        if (form.writes === "value") {
+          parsed.hits.push({ form, value: restWord ?? next() });
+          break;
+        }
+        if (form.writes === "operands" && form.value === "optional") {
+          parsed.hits.push({ form, value: restWord });
+          break;
+        }
+        parsed.hits.push({ form, value: undefined });
+      } else if (takesValue.has(option)) {
+        parsed.values.push({ option, value: restWord ?? next() });
+        break;
+      } else if (strict && !(row.flags ?? []).includes(option)) return undefined;
+    }
+  }
+  return parsed;
+}
+
+/** sed commands without an argument. */
+const SED_PLAIN = new Set(["{", "=", "d", "D", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z", "F"]);
+
+/** A path as written, or `undefined` when it is not known before the shell runs. */
+function pathOf(w: Word | undefined): string | undefined {
+  return w?.exact && w.text !== "" ? w.text : undefined;
+}
+
+/** The paths `list` names, or `undefined` when one is not known before the shell runs. */
+function pathsOf(list: readonly Word[]): string[] | undefined {
+  const paths: string[] = [];
+  for (const w of list) {
+    const p = pathOf(w);
+    if (p === undefined) return undefined;
+    paths.push(p);
+  }
+  return paths;
+}
+
+/** The paths the operand forms of `row` write, or `undefined` when they are not known. */
+function operandWrites(row: CommandRow, parsed: ParsedArgs): string[] | undefined {
+  const { operands, dashes } = parsed;
+  const counted = operands.some((w) => w.many);
+  const out: string[] = [];
+  for (const form of row.writes ?? []) {
+    if (!("operand" in form)) continue;
+    let written: Word[];
+    if (form.operand === "all") written = operands;
+    else if (form.operand === "afterDashes") {
+      if (dashes === undefined || dashes === operands.length) return undefined;
+      written = operands.slice(dashes);
+    } else if (counted)
+      return undefined; // how many operands there are is only known when the shell runs
+    else if (form.operand === "last") written = operands.slice(-1);
+    else written = operands.slice(form.operand - 1, form.operand);
+    const paths = pathsOf(written.filter((w) => !(w.exact && w.text === "-")));
+    if (paths === undefined) return undefined;
+    out.push(...paths);
+  }
+  return out;
+}
+
 /**
- * Whether a shell command line only reads: every command in it (split at `|`, `&&`, `||`, `;`) is a known reader
- * and nothing is redirected into a file. Command substitution, subshells and anything unparsable count as
+ * The files a `sed` script writes (`w FILE`, `W FILE`, `s/a/b/w FILE`), or `undefined` when it may change anything
+ * (`e`, `s///e`) or is not understood. GNU sed's grammar: addresses, `!`, a command, its arguments.
+ */
+function sedScriptWrites(script: string): string[] | undefined {
+  const writes: string[] = [];
+  let i = 0;
+  const s = script;
+  const toEndOfLine = (): string => {
+    const nl = s.indexOf("\n", i);
+    const end = nl < 0 ? s.length : nl;
+    const text = s.slice(i, end);
+    i = end;
+    return text;
+  };
+  const skipSpace = () => {
+    while (i < s.length && (s[i] === " " || s[i] === "\t")) i += 1;
+  };
+  /** Skips a delimited part (`/re/`, a replacement) from just after its opening delimiter. */
+  const delimited = (delim: string): boolean => {
+    while (i < s.length && s[i] !== delim) {
+      if (s[i] === "\\") i += 1;
+      i += 1;
+    }
+    if (i >= s.length) return false;
+    i += 1;
+    return true;
+  };
+  const address = (): boolean => {
+    const c = s[i];
+    if (c === undefined) return true;
+    if (/[0-9]/.test(c)) {
+      while (/[0-9~]/.test(s[i] ?? "")) i += 1;
+    } else if (c === "$") i += 1;
+    else if (c === "/" || c === "\\") {
+      const delim = c === "/" ? "/" : s[i + 1];
+      if (delim === undefined || delim === "\n" || delim === "\\") return false;
+      i += c === "/" ? 1 : 2;
+      if (!delimited(delim)) return false;
+      while (s[i] === "I" || s[i] === "M") i += 1;
+    } else if ((c === "+" || c === "~") && /[0-9]/.test(s[i + 1] ?? "")) {
+      i += 1;
+      while (/[0-9]/.test(s[i] ?? "")) i += 1;
+    }
+    return true;
+  };
+  const fileArgument = (): string => {
+    skipSpace();
+    return toEndOfLine();
+  };
+  while (i < s.length) {
+    const c = s[i] as string;
+    if (c === ";" || c === "\n" || c === " " || c === "\t" || c === "}") {
+      i += 1;
+      continue;
+    }
+    if (c === "#") {
+      toEndOfLine();
+      continue;
+    }
+    if (!address()) return undefined;
+    skipSpace();
+    if (s[i] === ",") {
+      i += 1;
+      skipSpace();
+      if (!address()) return undefined;
+      skipSpace();
+    }
+    while (s[i] === "!" || s[i] === " " || s[i] === "\t") i += 1;
+    const command = s[i];
+    i += 1;
+    if (command === undefined) return undefined;
+    if (SED_PLAIN.has(command)) continue;
+    if ("lLqQ".includes(command)) {
+      skipSpace();
+      while (/[0-9]/.test(s[i] ?? "")) i += 1;
+    } else if (":btTv".includes(command)) {
+      while (i < s.length && s[i] !== "\n" && s[i] !== ";") i += 1; // a label
+    } else if ("aic".includes(command)) {
+      while (i < s.length && s[i] !== "\n") i += s[i] === "\\" ? 2 : 1; // text; a `\` at the end continues it
+    } else if ("rR".includes(command)) fileArgument();
+    else if ("wW".includes(command)) {
+      const file = fileArgument();
+      if (file === "") return undefined;
+      writes.push(file);
+    } else if (command === "s" || command === "y") {
+      const delim = s[i];
+      if (delim === undefined || delim === "\n" || delim === "\\") return undefined;
+      i += 1;
+      if (!delimited(delim) || !delimited(delim)) return undefined;
+      while (command === "s" && i < s.length) {
+        const flag = s[i] as string;
+        if (flag === "e") return undefined; // runs the pattern space as a command
+        if (flag === "w") {
+          i += 1;
+          const file = fileArgument();
+          if (file === "") return undefined;
+          writes.push(file);
+        } else if (/[gpiImM0-9]/.test(flag)) i += 1;
+        else break;
+      }
+    } else return undefined; // `e` runs a command; anything else is not understood
+  }
+  return writes;
+}
+
+/** What a `sed` command writes: its `-i` files, its script's `w` files. */
+function sedEffect(row: CommandRow, parsed: ParsedArgs): Effect {
+  if (parsed.hits.some(({ form }) => form.writes === "all")) return ALL; // `-f script.sed`: a script we do not read
+  const scripts = parsed.values.filter((v) => v.option === "-e" || v.option === "--expression").map((v) => v.value);
+  const operands = [...parsed.operands];
+  if (scripts.length === 0) scripts.push(operands.shift());
+  const scriptText: string[] = [];
+  for (const w of scripts) {
+    if (w === undefined) return { kind: "read" }; // no script: sed only prints its usage
+    if (!w.exact) return ALL;
+    scriptText.push(w.text);
+  }
+  const paths = sedScriptWrites(scriptText.join("\n"));
+  if (paths === undefined) return ALL;
+  if (parsed.hits.some(({ form }) => form.writes === "operands")) {
+    const files = pathsOf(operands);
+    if (files === undefined) return ALL;
+    return { kind: "write", paths: [...paths, ...files] }; // in place, even when it names no file (an error)
+  }
+  return writeOrRead(row, paths);
+}
+
+/** What a `find` command writes: its `-fprint` files; `-delete` its starting points. */
+function findEffect(row: CommandRow, args: readonly Word[], parsed: ParsedArgs): Effect {
+  const paths: string[] = [];
+  for (const { form, value: v } of parsed.hits) {
+    if (form.writes === "all") return ALL;
+    if (form.writes === "value") {
+      const p = pathOf(v);
+      if (p === undefined) return ALL;
+      paths.push(p);
+    } else {
+      // The starting points: the words before the expression (after -H, -L, -P, -D x, -Olevel).
+      let i = 0;
+      while (i < args.length && /^-([HLP]|O\d*|D)$/.test(args[i]?.text ?? "")) i += args[i]?.text === "-D" ? 2 : 1;
+      const starts: Word[] = [];
+      for (; i < args.length; i += 1) {
+        const w = args[i] as Word;
+        if (w.optionLike || ["(", ")", "!", ","].includes(w.text)) break;
+        starts.push(w);
+      }
+      if (starts.some((w) => w.many)) return ALL;
+      const roots = pathsOf(starts);
+      if (roots === undefined) return ALL;
+      paths.push(...(roots.length > 0 ? roots : ["."]));
+    }
+  }
+  return writeOrRead(row, paths);
+}
+
+/** Read when a read-only command writes nothing we track (`/dev/null` is not a file we track), else a write. */
+function writeOrRead(row: CommandRow, paths: string[]): Effect {
+  const tracked = paths.filter((p) => !DEVICE.test(p));
+  return row.readOnly && tracked.length === 0 ? { kind: "read" } : { kind: "write", paths: tracked };
+}
+
+/** What a command with a row writes, from its arguments. */
+function rowEffect(row: CommandRow, args: readonly Word[]): Effect {
+  if (row.writes === undefined && row.readOnly) return { kind: "read" }; // a plain reader: no argument makes it write
+  const parsed = parseArgs(row, args);
+  if (parsed === undefined) return ALL;
+  if (row.command === "sed") return sedEffect(row, parsed);
+  if (row.command === "find") return findEffect(row, args, parsed);
+  const paths: string[] = [];
+  for (const { form, value: v } of parsed.hits) {
+    if (form.writes !== "value") return ALL;
+    const p = pathOf(v);
+    if (p === undefined) return ALL;
+    paths.push(p);
+  }
+  const operands = operandWrites(row, parsed);
+  if (operands === undefined) return ALL;
+  paths.push(...operands);
+  return writeOrRead(row, paths);
+}
+
+/** What a `git` command writes: its subcommand's row, with paths relative to `-C <dir>`. */
+function gitEffect(args: readonly Word[]): Effect {
+  let base: string | undefined;
+  let i = 0;
+  for (; i < args.length; i += 1) {
+    const w = args[i] as Word;
+    if (!w.exact) return ALL;
+    if (w.text === "-C") {
+      const dir = pathOf(args[i + 1]);
+      if (dir === undefined || args[i + 1]?.many) return ALL;
+      base = base === undefined || isAbsolute(dir) ? dir : posix.join(base, dir);
+      i += 1;
+    } else if (GIT_GLOBAL_FLAGS.has(w.text)) continue;
+    // `-c name=value` can set a pager or an external diff; `--git-dir` and the rest are beyond the model.
+    else if (w.text.startsWith("-")) return ALL;
+    else break;
+  }
+  const row = ROWS.get(`git ${args[i]?.text}`);
+  if (row === undefined) return ALL;
+  const effect = rowEffect(row, args.slice(i + 1));
+  if (effect.kind !== "write" || base === undefined) return effect;
+  const dir = base;
+  return { kind: "write", paths: effect.paths.map((p) => (isAbsolute(p) ? p : posix.join(dir, p))) };
+}
+
+/** The program a command word names: `cat`, `/usr/bin/cat`; `undefined` for `./cat` or an unknown word. */
+function programName(w: Word): string | undefined {
+  if (!w.exact) return undefined;
+  if (!w.text.includes("/")) return w.text;
+  return BIN_DIR.test(w.text) ? w.text.slice(w.text.lastIndexOf("/") + 1) : undefined;
+}
+
+/** Whether a leading `NAME=value` cannot make a known reader write. */
+function safeAssignment(w: Word): boolean {
+  const eq = w.text.indexOf("=");
+  const name = w.text.slice(0, eq).replace(/\+$/, "");
+  if (SAFE_ASSIGNMENT.test(name)) return true;
+  return PAGER_ASSIGNMENT.test(name) && w.exact && ["", "cat"].includes(w.text.slice(eq + 1));
+}
+
+/** What one simple command does, its redirections apart. */
+function commandEffect(command: SimpleCommand): Effect {
+  if (!command.assignments.every(safeAssignment)) return ALL;
+  const [program, ...args] = command.words;
+  if (program === undefined) return { kind: "read" };
+  const name = programName(program);
+  if (name === undefined) return ALL;
+  if (name === "git") return gitEffect(args);
+  const row = ROWS.get(name);
+  return row === undefined ? ALL : rowEffect(row, args);
+}
+
+/** The file a redirection writes, `null` for none (`2>&1`, `< in`, a heredoc), `undefined` when unknown. */
+function redirectWrites(redirect: Redirect): string | null | undefined {
+  const { op, target } = redirect;
+  const row = REDIRECTIONS.find((r) => r.op === op);
+  if (row === undefined || row.writes === "nothing") return row === undefined ? undefined : null;
+  if (row.writes === "target unless fd" && target.exact && /^(\d+|-)$/.test(target.text)) return null; // `2>&1`, `>&-`
+  if (target.many) return undefined;
+  const path = pathOf(target);
+  if (path === undefined) return undefined;
+  return DEVICE.test(path) ? null : path;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The whole line
+
+/** The analysis of a line: whether it only reads, and the absolute paths it may change (`undefined`: anything). */
+interface LineEffect {
+  readOnly: boolean;
+  paths: string[] | undefined;
+}
+
+/** Where `cd` leads from `cwd`: `null` when not known (`cd`, `cd -`, `cd $DIR`, an unknown folder). */
+function cdTarget(args: readonly Word[], cwd: string | null): string | null {
+  let i = 0;
+  while (args[i]?.exact && /^-[LPe@]+$/.test(args[i]?.text ?? "")) i += 1;
+  if (args[i]?.exact && args[i]?.text === "--") i += 1;
+  const dir = args[i];
+  if (dir === undefined || dir.many || !dir.exact || dir.text === "-" || dir.text === "") return null;
+  if (isAbsolute(dir.text)) return resolve(dir.text);
+  return cwd === null ? null : resolve(cwd, dir.text);
+}
+
+/**
+ * Follows a command line through the folders it may be in. A state is a folder and whether the last pipeline
+ * succeeded: `&&` runs the next pipeline only in the states that succeeded, `||` in those that failed, `;` in all;
+ * `cd` moves the states where it succeeds; a pipeline runs each command in a subshell, so a `cd` in one moves
+ * nothing.
+ */
+function analyze(command: string, root: string): LineEffect {
+  const anything: LineEffect = { readOnly: false, paths: undefined };
+  if (command.trim() === "") return anything;
+  const tokens = lex(command);
+  const line = tokens === undefined ? undefined : parse(tokens);
+  if (line === undefined) return anything;
+  let readOnly = true;
+  const paths = new Set<string>();
+  let states: { cwd: string | null; ok: boolean }[] = [{ cwd: root, ok: true }];
+  for (const { op, pipeline } of line) {
+    const runs = (s: { ok: boolean }) => (op === "&&" ? s.ok : op === "||" ? !s.ok : true);
+    const cwds = [...new Set(states.filter(runs).map((s) => s.cwd))];
+    const next = states.filter((s) => !runs(s));
+    for (const simple of pipeline) {
+      const written: string[] = [];
+      for (const redirect of simple.redirects) {
+        const target = redirectWrites(redirect);
+        if (target === undefined) return anything;
+        if (target !== null) written.push(target);
+      }
+      const effect = commandEffect(simple);
+      if (effect.kind === "all") return anything;
+      if (effect.kind === "write") written.push(...effect.paths);
+      if (effect.kind === "write" || written.length > 0) readOnly = false;
+      for (const p of written) {
+        for (const cwd of cwds) {
+          if (!isAbsolute(p) && cwd === null) return anything;
+          paths.add(isAbsolute(p) ? resolve(p) : resolve(cwd as string, p));
+        }
+      }
+    }
+    const [program, ...args] = pipeline.length === 1 ? (pipeline[0]?.words ?? []) : [];
+    const cd = program !== undefined && programName(program) === "cd";
+    for (const cwd of cwds) {
+      next.push({ cwd: cd ? cdTarget(args, cwd) : cwd, ok: true });
+      next.push({ cwd, ok: false });
+    }
+    states = [...new Map(next.map((s) => [`${s.ok}\u0000${s.cwd}`, s])).values()];
+  }
+  return { readOnly, paths: readOnly ? [] : [...paths] };
+}
+
+/**
+ * Whether a shell command line only reads: every command in it (split at `|`, `&&`, `||`, `;`, newlines) is a
+ * known reader used in none of its writing forms ({@link SHELL_COMMANDS}) and nothing is redirected into a file
+ * (`2>/dev/null` is fine). Command substitution, subshells, background jobs and anything not understood count as
  * mutating: a wrong "read-only" could block real progress, a wrong "mutating" only lets a call through.
  *
  * @example
  * ```ts
  * isReadOnlyCommand("sed -n '10,40p' src/app.py | grep -n TODO"); // true
- * isReadOnlyCommand("sed -i 's/a/b/' src/app.py");                 // false
- * isReadOnlyCommand("python reproduce.py");                         // false (unknown)
+ * isReadOnlyCommand("sed -n '1w out.txt' src/app.py");            // false
+ * isReadOnlyCommand("python reproduce.py");                        // false (unknown)
  * ```
  */
 export function isReadOnlyCommand(command: string): boolean {
-  if (command.trim() === "") return false;
-  const line = splitCommandLine(command);
-  return line !== undefined && lineIsReadOnly(line);
+  return analyze(command, "/").readOnly;
 }
 
 /**
- * The paths one simple command changes, as written: the operands of `rm`, `mv`, `touch`, ..., the destination of
- * `cp`, the files of `sed -i` and of `git checkout -- <paths>` / `git restore <paths>`; `[]` for a reader;
- * `undefined` when it may change anything (an unknown program, other git forms).
- */
-function pathsChangedBy(words: readonly string[]): string[] | undefined {
-  const [program, ...args] = words;
-  if (program === undefined) return [];
-  const operands = args.filter((a) => !a.startsWith("-"));
-  switch (program) {
-    case "rm":
-    case "rmdir":
-    case "mkdir":
-    case "touch":
-    case "mv":
-    case "tee":
-      return operands;
-    case "cp":
-      return operands.slice(-1);
-    case "git": {
-      const [sub, ...rest] = args;
-      const dashes = rest.indexOf("--");
-      if (sub === "checkout" && dashes >= 0 && dashes < rest.length - 1) return rest.slice(dashes + 1);
-      if (sub === "restore" && rest.some((a) => !a.startsWith("-"))) return rest.filter((a) => !a.startsWith("-"));
-      break;
-    }
-    case "sed":
-      if (sedInPlace(args)) return operands.slice(1); // the first operand is the script
-      break;
-  }
-  return simpleCommandIsReadOnly(words) ? [] : undefined;
-}
-
-/**
- * The paths a shell command may change (absolute, resolved against `cwd`) when the command is understood;
- * `undefined` when it may change anything. A read-only command changes nothing (`[]`); otherwise every command of
- * the line must be understood and every word known before the shell runs (no glob, no `$VARIABLE`). The file tools
- * use it to drop only what `execute_command` may have touched from their cache.
+ * The paths a shell command line may change, absolute (relative ones resolved against `cwd`, or against the folder
+ * an earlier `cd` of the line moved to); `[]` for a line that only reads; `undefined` when it may change anything
+ * (an unknown program, a path only known when the shell runs). The file tools use it to drop only what
+ * `execute_command` may have touched from their cache; a path stands for itself and everything below it.
  *
  * @example
  * ```ts
  * changedPaths("rm -f a.txt && echo x > b.txt", "/repo"); // ["/repo/a.txt", "/repo/b.txt"]
+ * changedPaths("cd sub && sort -o out.txt in.txt", "/repo"); // ["/repo/sub/out.txt"]
  * changedPaths("cat a.txt | grep x", "/repo");            // []
  * changedPaths("python build.py", "/repo");               // undefined
  * ```
  */
 export function changedPaths(command: string, cwd: string): string[] | undefined {
-  const line = splitCommandLine(command);
-  if (line === undefined) return undefined;
-  if (lineIsReadOnly(line)) return [];
-  if (!line.literal) return undefined;
-  const paths: string[] = [];
-  for (const { words, outputs } of line.commands) {
-    const changed = pathsChangedBy(words);
-    if (changed === undefined) return undefined;
-    paths.push(...outputs.filter((t) => t !== "/dev/null"), ...changed);
-  }
-  return paths.map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
+  return analyze(command, resolve(cwd)).paths;
 }

@@ -21,9 +21,14 @@ export interface CachedFile {
   /** Digest of the content (catches edits that keep size and mtime). */
   hash: string;
   mtimeMs: number;
+  /**
+   * The status-change time: set by the kernel on every change, and unlike the mtime no user can set it back. An
+   * entry stored by an older version has none, and is always verified by hash.
+   */
+  ctimeMs?: number;
   size: number;
   ino: number;
-  /** When it was read (ms): a file modified within the racy window of this time is verified by hash. */
+  /** When it was read (ms): a file changed within the racy window of this time is verified by hash. */
   cachedAt: number;
   /** The tool call whose ToolMessage carries the whole content, for reference answers. */
   ref?: string | undefined;
@@ -75,6 +80,11 @@ export interface FileCacheState {
 export type FileCacheWrite =
   | { op: "put"; path: string; file: CachedFile; budget: number }
   | { op: "touch"; path: string; ref?: string | undefined; refDigest?: string | undefined }
+  /**
+   * A cached file verified by hash against a stat taken at `cachedAt` (ms), outside the racy window: from now on
+   * that stat is trusted (applied only while the entry still has the content `hash`).
+   */
+  | { op: "verified"; path: string; hash: string; cachedAt: number; ctimeMs: number }
   | { op: "drop"; paths: string[] }
   | { op: "dropAll" }
   /** Replace folders of the tree (null removes one); with `complete`, the tree becomes exactly `dirs`. */
@@ -121,6 +131,12 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
       const updated = write.ref === undefined ? file : { ...file, ref: write.ref, refDigest: write.refDigest };
       return { ...state, files: { ...without(state.files, write.path), [write.path]: updated } };
     }
+    case "verified": {
+      const file = state.files[write.path];
+      if (file === undefined || file.hash !== write.hash) return state;
+      const updated = { ...file, cachedAt: write.cachedAt, ctimeMs: write.ctimeMs };
+      return { ...state, files: { ...state.files, [write.path]: updated } };
+    }
     case "drop": {
       let files = state.files;
       let bytes = state.bytes;
@@ -156,7 +172,7 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
         const dir = parts.slice(0, i).join("/");
         const entry = i === parts.length - 1 ? (parts[i] as string) : `${parts[i]}/`;
         // A folder the tree does not know yet gets a node that the next listing checks (mtime 0 never matches).
-        const node = tree[dir] ?? { entries: [], mtimeMs: 0, gitignoreMtimeMs: null, scannedAt: 0 };
+        const node = tree[dir] ?? { entries: [], mtimeMs: 0, gitignore: null, scannedAt: 0 };
         if (!node.entries.includes(entry)) tree[dir] = { ...node, entries: [...node.entries, entry].sort() };
         else tree[dir] = node;
       }
@@ -210,21 +226,26 @@ export function reduceFileCache(
  */
 export interface FileStat {
   mtimeMs: number;
+  ctimeMs: number;
   size: number;
   ino: number;
 }
 
 /**
- * Whether a cached file may be served without re-reading: its stat (taken before any bytes are read) must match,
- * and when its mtime falls within `racyWindowMs` of the time it was cached (an edit in the same clock tick keeps
- * the mtime), the caller must verify the content hash — this returns `"verify"` then.
+ * Whether a cached file may be served without re-reading: its stat (taken before any bytes are read) must match —
+ * mtime, size, inode and ctime (which no user can set back, so a rewrite that restores the size and the mtime is
+ * still seen) — and when the file changed within `racyWindowMs` of the time it was cached (an edit in the same
+ * clock tick keeps both times), or the entry has no ctime (stored by an older version), the caller must verify
+ * the content hash: this returns `"verify"` then.
  *
  * @example
  * ```ts
- * freshness(cached, { mtimeMs: cached.mtimeMs, size: cached.size, ino: cached.ino }, 2000); // "fresh" or "verify"
+ * freshness(cached, { mtimeMs: cached.mtimeMs, ctimeMs: 5, size: cached.size, ino: cached.ino }, 2000);
  * ```
  */
 export function freshness(cached: CachedFile, stat: FileStat, racyWindowMs: number): "fresh" | "stale" | "verify" {
   if (stat.mtimeMs !== cached.mtimeMs || stat.size !== cached.size || stat.ino !== cached.ino) return "stale";
-  return cached.cachedAt - stat.mtimeMs <= racyWindowMs ? "verify" : "fresh";
+  if (cached.ctimeMs === undefined) return "verify";
+  if (stat.ctimeMs !== cached.ctimeMs) return "stale";
+  return cached.cachedAt - Math.max(stat.mtimeMs, stat.ctimeMs) <= racyWindowMs ? "verify" : "fresh";
 }

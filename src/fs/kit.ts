@@ -97,8 +97,11 @@ export interface FileToolKit {
   now(): number;
   /** Sends a `[TOOL_RUNNER]` line (e.g. `[CACHE_HIT] ...`) to the logger, if any. */
   log(line: string): void;
-  /** The cache entry of content just read or written, with the stat taken for it. */
-  cacheEntry(content: string, stat: FileStat): CachedFile;
+  /**
+   * The cache entry of content just read or written, with the stat taken for it; `statAt` is the clock's time
+   * before that stat was taken (what the racy window is measured from), default now.
+   */
+  cacheEntry(content: string, stat: FileStat, statAt?: number): CachedFile;
 }
 
 /**
@@ -205,13 +208,14 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     root: sandbox.root,
     now,
     log: (line) => o.logger?.info(`[TOOL_RUNNER]${line}`),
-    cacheEntry: (content, s) => ({
+    cacheEntry: (content, s, statAt) => ({
       content,
       hash: digest(content),
       mtimeMs: s.mtimeMs,
+      ctimeMs: s.ctimeMs,
       size: s.size,
       ino: s.ino,
-      cachedAt: now(),
+      cachedAt: statAt ?? now(),
     }),
   };
 }

@@ -4,15 +4,14 @@
  */
 import { z } from "zod";
 import type { FileCacheWrite } from "./cache.js";
+import { echo } from "./echo.js";
 import { type Answer, type CallContext, cachedReaderMetadata, type FileToolKit, fail, fileTool } from "./kit.js";
-import { type DirNode, type DirTree, refreshTree, renderListing, scanTree } from "./tree.js";
+import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 
 const schema = z.object({
   path: z.string().optional().describe("Folder relative to the project root; default the root"),
   recursive: z.boolean().optional(),
 });
-
-type ScanOptions = Parameters<typeof refreshTree>[4];
 
 /** A tree to list from, the cache writes that record it, and whether it was served unchanged from the cache. */
 interface CurrentTree {
@@ -23,15 +22,17 @@ interface CurrentTree {
 
 /**
  * A fresh scan: of the whole root when the cache is on (then cached), else of the folder `rel` only. Over the
- * entry cap the root scan is not cached and only the listed folder is scanned.
+ * entry cap the root scan is not cached and only the listed folder is scanned. A folder the root scan leaves out
+ * (an ignored one, asked for by name) is scanned on its own, as a cached tree would do.
  */
-function scan(kit: FileToolKit, rel: string, scanOptions: ScanOptions): CurrentTree {
+function scan(kit: FileToolKit, rel: string, scanOptions: RefreshOptions): CurrentTree {
   const scanned = scanTree(kit.root, kit.options.cache ? "" : rel, scanOptions);
   if (scanned === undefined) {
     const partial = scanTree(kit.root, rel, { ...scanOptions, entryCap: Number.MAX_SAFE_INTEGER });
     return { tree: partial ?? {}, writes: [], fromCache: false };
   }
   if (!kit.options.cache) return { tree: scanned, writes: [], fromCache: false };
+  if (!(rel in scanned)) Object.assign(scanned, scanTree(kit.root, rel, scanOptions) ?? {});
   kit.log(`[DIR_CACHE] Initialized directory cache (${Object.keys(scanned).length} folders)`);
   return { tree: scanned, writes: [{ op: "treeSet", dirs: scanned, complete: true }], fromCache: false };
 }
@@ -39,11 +40,19 @@ function scan(kit: FileToolKit, rel: string, scanOptions: ScanOptions): CurrentT
 /** The tree with the part a listing of `rel` needs brought up to date (the cached one when nothing changed). */
 function currentTree(kit: FileToolKit, call: CallContext, rel: string, recursive: boolean): CurrentTree {
   const o = kit.options;
-  const scanOptions = { ignored: o.ignored, entryCap: o.scanEntryCap, now: kit.now(), racyWindowMs: o.racyWindowMs };
+  const scanOptions: RefreshOptions = {
+    ignored: o.ignored,
+    entryCap: o.scanEntryCap,
+    now: kit.now(),
+    racyWindowMs: o.racyWindowMs,
+    maxIgnoreFileBytes: o.maxIgnoreFileBytes,
+  };
   const cached = o.cache ? (call.cache?.tree ?? null) : null;
   if (cached === null) return scan(kit, rel, scanOptions);
   const changes = refreshTree(kit.root, cached, rel, recursive, scanOptions);
-  if (!(rel in cached) && !(rel in changes)) Object.assign(changes, scanTree(kit.root, rel, scanOptions) ?? {});
+  const present = (k: string) => (k in changes ? changes[k] !== null : k in cached);
+  // A folder the tree leaves out (an ignored one, asked for by name) is scanned on its own.
+  if (!present(rel)) Object.assign(changes, scanTree(kit.root, rel, scanOptions) ?? {});
   if (Object.keys(changes).length === 0) return { tree: cached, writes: [], fromCache: true };
   const tree = { ...cached };
   for (const [k, v] of Object.entries(changes)) {
@@ -59,7 +68,7 @@ function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: 
   const rel = target.relative === "." ? "" : target.relative;
   const recursive = input.recursive ?? false;
   const { tree, writes, fromCache } = currentTree(kit, call, rel, recursive);
-  if (!(rel in tree)) return fail(`Not a folder: ${input.path ?? "."}`);
+  if (!(rel in tree)) return fail(`Not a folder: ${echo(input.path ?? ".")}`);
   if (fromCache) writes.push({ op: "count", hits: 1 });
   return {
     content: renderListing(tree, rel, recursive, kit.options.listLimit),

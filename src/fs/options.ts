@@ -29,8 +29,17 @@ const optionsSchema = z
     commandTimeoutMs: z.number().int().positive().default(60_000),
     /** Characters of command output kept (the rest is cut with a note). Default 30,000. */
     maxCommandOutputChars: z.number().int().positive().default(30_000),
-    /** Largest file `read_file` shows, in bytes. Default 10 MB. */
+    /** Largest file `read_file` shows (and `apply_source_code_diff` changes), in bytes. Default 10 MB. */
     maxFileBytes: z.number().int().positive().default(10_000_000),
+    /** Largest `.gitignore` applied, in bytes (a larger one is not applied, with a note in listings). Default 1 MB. */
+    maxIgnoreFileBytes: z.number().int().positive().default(1_000_000),
+    /** Time one read or write of a file may take, in ms (then the tool answers that it did not finish). Default 10 s. */
+    ioTimeoutMs: z.number().int().positive().default(10_000),
+    /**
+     * Refuse writes to a file with more than one hard link (a hard link to a file outside the root cannot be told
+     * from an ordinary file by its path). Default false.
+     */
+    refuseHardLinks: z.boolean().default(false),
     /** Characters of file contents the cache keeps (least recently used evicted first). Default 50 M. */
     cacheBudgetChars: z.number().int().min(0).default(50_000_000),
     /** A file or folder modified within this many ms of being cached is verified (same-tick edits). Default 2 s. */
@@ -47,7 +56,10 @@ const optionsSchema = z
     scanEntryCap: z.number().int().positive().default(100_000),
     /** Names never listed. Default `.git`, `node_modules`, `__pycache__`, `.venv`, ... */
     ignored: z.array(z.string()).default([...DEFAULT_IGNORED]),
-    /** Paths tools may read but not write. Default `[".git/"]`. */
+    /**
+     * Paths tools may read but not write, matched as in `.gitignore` (`.git/` is any `.git` folder, at any depth;
+     * `/dist/` or `src/gen/` are anchored at the root). Default `[".git/"]`.
+     */
     denyWrites: z.array(z.string()).default([".git/"]),
     /** Receives `[CACHE_HIT] ...` lines. Default: none. */
     logger: z.custom<FileToolsLogger>((v) => typeof (v as FileToolsLogger)?.info === "function").optional(),

@@ -4,11 +4,13 @@
  * still in `messages`.
  */
 import type { Stats } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { digest } from "../core/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
+import { echo } from "./echo.js";
+import { kindOf, problemMessage, readRegularFile } from "./io.js";
 import {
   type Answer,
   type CallContext,
@@ -27,19 +29,43 @@ const schema = z.object({
   limit: z.number().int().min(1).optional().describe("How many lines to show"),
 });
 
-/** The stat of a file `read_file` may show, or why it may not (missing, a folder, too large). */
+/**
+ * The stat of a file `read_file` may show, or why it may not (missing, a folder, a FIFO, socket or device, too
+ * large). Nothing is opened here: a FIFO is reported, never waited on.
+ */
 async function statReadable(kit: FileToolKit, shown: string, path: string): Promise<Stats | string> {
   let s: Stats;
   try {
     s = await stat(path);
   } catch (e) {
-    return errorCode(e) === "ENOENT" ? `File not found: ${shown}` : `Cannot read ${shown}: ${(e as Error).message}`;
+    return problemMessage(
+      shown,
+      errorCode(e) === "ENOENT" ? { kind: "missing" } : { kind: "error", code: errorCode(e) ?? "unknown" },
+      "read",
+    );
   }
-  if (s.isDirectory()) return `${shown} is a folder: use list_files to see its entries.`;
+  const kind = kindOf(s);
+  if (kind === "folder") return problemMessage(shown, { kind: "folder" }, "read");
+  if (kind !== "file") return problemMessage(shown, { kind: "special", what: kind }, "read");
   if (s.size > kit.options.maxFileBytes) {
-    return `${shown} is too large to read (${s.size} bytes; the limit is ${kit.options.maxFileBytes}).`;
+    return problemMessage(shown, { kind: "too-large", size: s.size, limit: kit.options.maxFileBytes }, "read");
   }
   return s;
+}
+
+/** The bytes of the file and the stat of what was read (see `readRegularFile`), or the message why not. */
+async function readBytes(
+  kit: FileToolKit,
+  shown: string,
+  target: Target,
+): Promise<{ bytes: Buffer; stat: Stats } | string> {
+  const o = kit.options;
+  const read = await readRegularFile(target.path, {
+    root: kit.root,
+    maxBytes: o.maxFileBytes,
+    timeoutMs: o.ioTimeoutMs,
+  });
+  return read.ok ? read : problemMessage(shown, read.problem, "read");
 }
 
 /** A file's whole content, whether it came from the cache, and the cache writes of reading it from disk. */
@@ -51,38 +77,63 @@ interface Loaded {
 
 /**
  * The whole content of a file: the cached one while it is current (a matching stat, and a matching hash within
- * the racy window or with `verify: "hash"`), else the file's (then cached); why not when it is binary.
+ * the racy window or with `verify: "hash"`), else the file's (then cached); why not when it is binary. `s` is the
+ * stat taken at `statAt` (the clock's time just before it): an entry verified by hash against a stat that was
+ * already outside the racy window then is marked `verified`, so that the next read trusts the stat.
  */
 async function loadContent(
   kit: FileToolKit,
   shown: string,
   target: Target,
   s: Stats,
+  statAt: number,
   cached: CachedFile | undefined,
 ): Promise<Loaded | string> {
   const o = kit.options;
-  const hit = (content: string): Loaded => {
+  const hit = (content: string, writes: FileCacheWrite[] = []): Loaded => {
     kit.log(`[CACHE_HIT] Returned cached content for ${target.relative}`);
-    return { content, hit: true, writes: [] };
+    return { content, hit: true, writes };
   };
   /** Bytes already read to verify a racy entry: a mismatch reuses them instead of reading the file again. */
-  let bytesRead: Buffer | undefined;
+  let bytesRead: { bytes: Buffer; stat: Stats } | undefined;
+  /** The clock's time before the file was opened (and its stat taken). */
+  let readAt = 0;
   if (cached !== undefined) {
     const state = freshness(cached, s, o.racyWindowMs);
     if (state === "fresh" && o.verify === "stat") return hit(cached.content);
     if (state !== "stale") {
-      bytesRead = await readFile(target.path);
-      const text = bytesRead.toString("utf8");
-      if (digest(text) === cached.hash) return hit(text);
+      readAt = kit.now();
+      const read = await readBytes(kit, shown, target);
+      if (typeof read === "string") return read;
+      bytesRead = read;
+      const text = read.bytes.toString("utf8");
+      if (digest(text) === cached.hash) {
+        const settled = statAt - Math.max(s.mtimeMs, s.ctimeMs) > o.racyWindowMs;
+        if (!settled || !o.cache || o.verify !== "stat") return hit(text);
+        return hit(text, [
+          { op: "verified", path: target.path, hash: cached.hash, cachedAt: statAt, ctimeMs: s.ctimeMs },
+        ]);
+      }
     }
   }
   const stale = cached !== undefined;
-  const bytes = bytesRead ?? (await readFile(target.path));
-  if (looksBinary(bytes)) return `${shown} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
+  if (bytesRead === undefined) readAt = kit.now();
+  const read = bytesRead ?? (await readBytes(kit, shown, target));
+  if (typeof read === "string") return read;
+  const { bytes } = read;
+  if (looksBinary(bytes)) {
+    return `${echo(shown)} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
+  }
   const content = bytes.toString("utf8");
   const writes: FileCacheWrite[] = [];
   if (o.cache) {
-    writes.push({ op: "put", path: target.path, file: kit.cacheEntry(content, s), budget: o.cacheBudgetChars });
+    // The stat of the opened file, taken before its bytes were read: a change made since is seen by the next read.
+    writes.push({
+      op: "put",
+      path: target.path,
+      file: kit.cacheEntry(content, read.stat, readAt),
+      budget: o.cacheBudgetChars,
+    });
     writes.push(stale ? { op: "count", staleRefreshes: 1 } : { op: "count", misses: 1 });
   }
   kit.log(
@@ -120,15 +171,16 @@ function referenceAnswer(target: Target, view: LineView, cached: CachedFile, cal
 async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: CallContext): Promise<Answer> {
   const target = kit.sandbox.resolve(input.path);
   if (!target.ok) return fail(target.message);
+  const statAt = kit.now();
   const s = await statReadable(kit, input.path, target.path);
   if (typeof s === "string") return fail(s);
   const cached = kit.options.cache ? call.cache?.files[target.path] : undefined;
-  const loaded = await loadContent(kit, input.path, target, s, cached);
+  const loaded = await loadContent(kit, input.path, target, s, statAt, cached);
   if (typeof loaded === "string") return fail(loaded);
   const { hit, writes } = loaded;
   const view = viewLines(loaded.content, { offset: input.offset, limit: input.limit }, kit.options);
   const reference = hit && cached !== undefined ? referenceAnswer(target, view, cached, call) : undefined;
-  if (reference !== undefined) return reference;
+  if (reference !== undefined) return { ...reference, writes: [...writes, ...(reference.writes ?? [])] };
   if (hit) writes.push({ op: "count", hits: 1 });
   if (kit.options.cache && view.whole && call.toolCallId !== undefined) {
     // This answer now holds the whole content: later reads of unchanged content can refer to it.

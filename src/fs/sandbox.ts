@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { echo } from "./echo.js";
 
 /**
  * Why a path was refused.
@@ -36,11 +37,76 @@ export interface SandboxOptions {
   /** The project root: every path must resolve (symlinks followed) inside it. */
   root: string;
   /**
-   * Paths (relative to the root, `/`-separated) that tools may read but never write; a trailing `/` covers a
-   * folder. Default: `[".git/"]` (the repository's internals).
+   * Paths (relative to the root, `/`-separated) that tools may read but never write, matched as in `.gitignore`:
+   * an entry with no `/` other than a trailing one (`.git/`, `package-lock.json`) matches that name at any depth,
+   * and everything below it; one with a `/` inside or in front (`src/generated/`, `/dist/`, `./x.lock`) is anchored
+   * at the root, and covers everything below it too. Case is ignored. Default: `[".git/"]` (the internals of
+   * the repository and of any nested repository or submodule).
    */
   denyWrites?: readonly string[];
 }
+
+/**
+ * Whether the real path `real` is `root` or inside it (separator-aware: `/proj2` is not inside `/proj`).
+ *
+ * @example
+ * ```ts
+ * isInside("/repo", "/repo/src"); // true
+ * isInside("/repo", "/repo2");    // false
+ * ```
+ */
+export function isInside(root: string, real: string): boolean {
+  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/**
+ * The real path of `absolute` (symlinks followed, also dangling ones) when it is inside `root`, else undefined
+ * (also for a loop or an unresolvable path): the confinement every path the tools touch goes through.
+ *
+ * @example
+ * ```ts
+ * realPathInside("/repo", "/repo/link-out/x"); // undefined when link-out points outside
+ * ```
+ */
+export function realPathInside(root: string, absolute: string): string | undefined {
+  try {
+    const real = realPathOf(absolute);
+    return isInside(root, real) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One `denyWrites` entry: its name segments, and whether it is anchored at the root. */
+interface DenyRule {
+  segments: string[];
+  anchored: boolean;
+}
+
+function denyRule(entry: string): DenyRule {
+  const anchored = /^\.?\//.test(entry) || entry.replace(/\/+$/, "").includes("/");
+  const bare = entry
+    .replace(/^\.?\//, "")
+    .replace(/\/+$/, "")
+    .toLowerCase();
+  return { segments: bare === "" ? [] : bare.split("/"), anchored };
+}
+
+/** Whether the `/`-separated path `rel` is (or is below) what the rule names. */
+function denies(rule: DenyRule, rel: string): boolean {
+  if (rule.segments.length === 0) return false;
+  const parts = rel.toLowerCase().split("/");
+  const matchesAt = (i: number) => rule.segments.every((s, k) => parts[i + k] === s);
+  if (rule.anchored) return matchesAt(0);
+  for (let i = 0; i + rule.segments.length <= parts.length; i += 1) if (matchesAt(i)) return true;
+  return false;
+}
+
+/**
+ * The longest path (bytes, resolved against the root) the sandbox resolves: the system's `PATH_MAX`. A longer one
+ * could not be opened anyway, and resolving it folder by folder would take time that grows with its square.
+ */
+const MAX_PATH_BYTES = 4096;
 
 /** How many symlinks one resolution may follow before it is called a loop (as the kernel's ELOOP limit). */
 const MAX_LINKS = 40;
@@ -105,7 +171,7 @@ function realPathOf(absolute: string, links = 0): string {
 export function createSandbox(options: SandboxOptions) {
   if (typeof options.root !== "string" || options.root === "") throw new TypeError("createSandbox: root is required");
   const root = realpathSync.native(resolve(options.root));
-  const denied = (options.denyWrites ?? [".git/"]).map((d) => d.replace(/^\.?\//, ""));
+  const denied = (options.denyWrites ?? [".git/"]).map(denyRule);
 
   const resolvePath = (input: unknown, opts: { write?: boolean } = {}): ResolvedPath => {
     if (typeof input !== "string" || input === "") {
@@ -114,29 +180,39 @@ export function createSandbox(options: SandboxOptions) {
     if (input.includes("\0")) {
       return { ok: false, reason: "nul-byte", message: "The path contains a NUL byte, which no file name can." };
     }
-    let real: string;
-    try {
-      real = realPathOf(resolve(root, input));
-    } catch (error) {
-      if (errorCode(error) === "ELOOP") {
-        return { ok: false, reason: "symlink-loop", message: `The path ${input} goes through a symbolic link loop.` };
-      }
+    const absolute = resolve(root, input);
+    if (input.length > MAX_PATH_BYTES || Buffer.byteLength(absolute) >= MAX_PATH_BYTES) {
       return {
         ok: false,
         reason: "invalid",
-        message: `The path ${input} cannot be resolved: ${(error as Error).message}`,
+        message: `The path ${echo(input)} is too long (the limit is ${MAX_PATH_BYTES} bytes).`,
       };
     }
-    if (real !== root && !real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) {
+    let real: string;
+    try {
+      real = realPathOf(absolute);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ELOOP") {
+        return {
+          ok: false,
+          reason: "symlink-loop",
+          message: `The path ${echo(input)} goes through a symbolic link loop.`,
+        };
+      }
+      const why = code === "ENAMETOOLONG" ? "it is too long" : (code ?? "an unknown error");
+      return { ok: false, reason: "invalid", message: `The path ${echo(input)} cannot be resolved: ${why}.` };
+    }
+    if (!isInside(root, real)) {
       return {
         ok: false,
         reason: "outside-root",
-        message: `The path ${input} is outside the project root (${root}); only files inside it can be used.`,
+        message: `The path ${echo(input)} is outside the project root (${echo(root)}); only files inside it can be used.`,
       };
     }
     const rel = relative(root, real).split(sep).join("/");
-    if (opts.write && denied.some((d) => (d.endsWith("/") ? rel === d.slice(0, -1) || rel.startsWith(d) : rel === d))) {
-      return { ok: false, reason: "denied", message: `Writing to ${rel} is not allowed.` };
+    if (opts.write && rel !== "" && denied.some((rule) => denies(rule, rel))) {
+      return { ok: false, reason: "denied", message: `Writing to ${echo(rel)} is not allowed.` };
     }
     return { ok: true, path: real, relative: rel === "" ? "." : rel };
   };

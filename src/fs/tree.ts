@@ -1,28 +1,45 @@
 /**
- * The directory tree behind `list_files`: one fdir scan of the whole root, honouring `.gitignore` files at every
- * level and a default ignore list; later listings come from the tree, each listed folder checked by `stat`
- * (its mtime and its `.gitignore`'s) so that changes made outside the tools are never listed stale.
+ * The directory tree behind `list_files`: one scan of the whole root, honouring `.gitignore` files at every level
+ * and a default ignore list; later listings come from the tree, each listed folder (and each folder above it,
+ * whose `.gitignore` applies) checked by `lstat` first, so that changes made outside the tools are never listed
+ * stale. Folders are only ever reached through real folders from the root (a folder replaced by a symlink is
+ * dropped, never followed); FIFOs, sockets and devices are listed with a marker (`name [fifo]`) and never opened;
+ * a `.gitignore` is read only when it is a regular file inside the root, under a size cap.
  */
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
-import { fdir } from "fdir";
 import ignore, { type Ignore } from "ignore";
+import { type IoProblem, kindOf, readRegularFileSync, specialMarker } from "./io.js";
+import { realPathInside } from "./sandbox.js";
 
 /**
- * One scanned folder: its entries (folders end with `/`) and what proves they are current.
+ * One scanned folder: its entries (folders end with `/`, FIFOs, sockets and devices with a marker such as
+ * ` [fifo]`) and what proves they are current.
  *
  * @example
  * ```ts
- * const src: DirNode | undefined = state.fileCache.tree?.["src"]; // { entries, mtimeMs, ... }
+ * const src: DirNode | undefined = state.fileCache.tree?.["src"]; // { entries, mtimeMs, ctimeMs, ... }
  * ```
  */
 export interface DirNode {
   entries: string[];
   mtimeMs: number;
-  /** mtime of the folder's `.gitignore`, or null when it has none. */
-  gitignoreMtimeMs: number | null;
+  /**
+   * The folder's status-change time, which no user can set back (a folder whose mtime was restored after a change
+   * is still read again). Absent in a tree stored by an older version: such a folder is read again.
+   */
+  ctimeMs?: number;
+  ino?: number;
+  /**
+   * What the folder's `.gitignore` was when the folder was scanned (a signature of its stat, and its target's when
+   * it is a symlink), or null when it has none: an input of every listing below the folder. Absent in a tree
+   * stored by an older version (then the subtree is scanned again).
+   */
+  gitignore?: string | null;
   /** When it was scanned (ms): a folder changed within the racy window of this time is scanned again. */
   scannedAt: number;
+  /** Why the folder's `.gitignore` was not applied (a FIFO, too large, a link outside the root, ...). */
+  note?: string;
 }
 
 /**
@@ -68,28 +85,128 @@ export const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.l
 const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);
 const joinRel = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
 
-function mtimeOrNull(path: string): number | null {
-  // No exception for a missing path: probing every folder for a `.gitignore` must stay cheap.
-  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
+/** Options of a scan (see {@link scanTree}). */
+export interface ScanOptions {
+  ignored: readonly string[];
+  /** Entries beyond which the scan gives up (returns undefined). */
+  entryCap: number;
+  /** The time of the scan (ms), recorded in each node. */
+  now: number;
+  /** Largest `.gitignore` read, in bytes (a larger one is not applied, with a note). Default 1 MB. */
+  maxIgnoreFileBytes?: number;
 }
 
-/** Decides, for one scan, which paths the ignore rules exclude (each folder's `.gitignore` read once). */
+/** Options of a refresh (see {@link refreshTree}). */
+export interface RefreshOptions extends ScanOptions {
+  /** A folder (or `.gitignore`) changed within this many ms of its scan is read again. */
+  racyWindowMs: number;
+}
+
+const DEFAULT_MAX_IGNORE_FILE_BYTES = 1_000_000;
+
+/** A stat as a signature: what changes when the file is replaced, rewritten or touched. */
+const signature = (s: Stats) => `${kindOf(s)}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+
+/** What a folder's `.gitignore` is now: its signature, when it last changed, and where to read it from. */
+interface GitignoreProbe {
+  /** null when the folder has none. */
+  sig: string | null;
+  /** The latest mtime or ctime of the file (and of its link): for the racy window. */
+  changedAt: number;
+  /** Its real path, when it resolves inside the root. */
+  real?: string;
+}
+
+/**
+ * Probes `folder/.gitignore` without following it anywhere outside the root: `lstat`, and when it is a symlink,
+ * its real path (which must be inside the root) and that file's `lstat`.
+ */
+function probeGitignore(root: string, folder: string): GitignoreProbe {
+  const path = join(folder, ".gitignore");
+  const link = lstatSync(path, { throwIfNoEntry: false });
+  if (link === undefined) return { sig: null, changedAt: 0 };
+  if (!link.isSymbolicLink())
+    return { sig: signature(link), changedAt: Math.max(link.mtimeMs, link.ctimeMs), real: path };
+  const real = realPathInside(root, path);
+  const target = real === undefined ? undefined : lstatSync(real, { throwIfNoEntry: false });
+  const changedAt = Math.max(link.mtimeMs, link.ctimeMs, target?.mtimeMs ?? 0, target?.ctimeMs ?? 0);
+  const sig = `${signature(link)}>${real === undefined ? "outside" : `${real}:${target ? signature(target) : "missing"}`}`;
+  return real === undefined ? { sig, changedAt } : { sig, changedAt, real };
+}
+
+/** Why a `.gitignore` was not applied, for the note of its folder. */
+function ignoreNote(dir: string, problem: IoProblem | "outside"): string | undefined {
+  const file = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
+  const why = (() => {
+    if (problem === "outside") return "it links outside the project root";
+    switch (problem.kind) {
+      case "missing":
+        return undefined; // a dangling link: as git, no rules
+      case "folder":
+        return "it is a folder";
+      case "special":
+        return `it is a ${problem.what}, not a regular file`;
+      case "too-large":
+        return `it has ${problem.size} bytes, over the limit of ${problem.limit} (maxIgnoreFileBytes)`;
+      case "outside":
+        return "it is no longer inside the project root";
+      default:
+        return "it cannot be read";
+    }
+  })();
+  return why === undefined ? undefined : `${file} is not applied: ${why}.`;
+}
+
+/**
+ * Decides, for one scan or refresh, which paths the ignore rules exclude: each folder's `.gitignore` probed and
+ * read once, and only when it is a regular file inside the root (see {@link readRegularFileSync}).
+ */
 class IgnoreRules {
   private readonly chains = new Map<string, { dir: string; matcher: Ignore }[]>();
-  private readonly gitignoreMtimes = new Map<string, number | null>();
+  private readonly probes = new Map<string, GitignoreProbe>();
+  private readonly notes = new Map<string, string>();
   private readonly defaults: Set<string>;
 
   constructor(
     private readonly root: string,
     defaults: readonly string[],
+    private readonly maxBytes: number,
   ) {
     this.defaults = new Set(defaults);
   }
 
-  /** mtime of the folder's `.gitignore` (null when it has none), as seen by this scan. */
-  gitignoreMtime(dir: string): number | null {
+  /** The folder's `.gitignore` as probed by this scan (once per folder). */
+  probe(dir: string): GitignoreProbe {
+    let probe = this.probes.get(dir);
+    if (probe === undefined) {
+      probe = probeGitignore(this.root, dir === "" ? this.root : join(this.root, dir));
+      this.probes.set(dir, probe);
+    }
+    return probe;
+  }
+
+  /** Why the folder's `.gitignore` is not applied, if it is not. */
+  note(dir: string): string | undefined {
     this.chain(dir);
-    return this.gitignoreMtimes.get(dir) ?? null;
+    return this.notes.get(dir);
+  }
+
+  /** The folder's rules: its `.gitignore` read, when it is a regular file inside the root and under the cap. */
+  private rules(dir: string): Ignore | undefined {
+    const probe = this.probe(dir); // taken before the read: a change made while reading is seen by the next check
+    if (probe.sig === null) return undefined;
+    if (probe.real === undefined) {
+      const note = ignoreNote(dir, "outside");
+      if (note !== undefined) this.notes.set(dir, note);
+      return undefined;
+    }
+    const read = readRegularFileSync(probe.real, this.root, this.maxBytes);
+    if (!read.ok) {
+      const note = ignoreNote(dir, read.problem);
+      if (note !== undefined) this.notes.set(dir, note);
+      return undefined;
+    }
+    return ignore().add(read.bytes.toString("utf8"));
   }
 
   /** The `.gitignore` matchers that apply inside `dir`, deepest first (memoised per folder). */
@@ -97,10 +214,8 @@ class IgnoreRules {
     let chain = this.chains.get(dir);
     if (chain === undefined) {
       const inherited = dir === "" ? [] : this.chain(parentOf(dir));
-      const file = join(this.root, dir, ".gitignore");
-      const mtime = mtimeOrNull(file);
-      this.gitignoreMtimes.set(dir, mtime);
-      chain = mtime === null ? inherited : [{ dir, matcher: ignore().add(readFileSync(file, "utf8")) }, ...inherited];
+      const matcher = this.rules(dir);
+      chain = matcher === undefined ? inherited : [{ dir, matcher }, ...inherited];
       this.chains.set(dir, chain);
     }
     return chain;
@@ -123,9 +238,65 @@ class IgnoreRules {
 }
 
 /**
- * Scans the folder `from` (relative to `root`, `""` for the root) and everything below it in one fdir crawl,
- * building the tree as fdir reports entries (nothing else is collected). Returns `undefined` when there are more
- * than `entryCap` entries (the crawl stops descending then).
+ * Reads one folder of the tree: `lstat` first (it must be a real folder, not a symlink to one: folders are only
+ * reached through real folders from the root), then its entries, filtered by the ignore rules. The stats are
+ * taken before the entries are read, so a change made meanwhile is seen by the next check.
+ */
+function readFolder(
+  root: string,
+  rel: string,
+  rules: IgnoreRules,
+  now: number,
+): { node: DirNode; subfolders: string[] } | undefined {
+  const path = rel === "" ? root : join(root, rel);
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined || !stat.isDirectory()) return undefined;
+  const gitignore = rules.probe(rel).sig;
+  let dirents: Dirent[];
+  try {
+    dirents = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const entries: string[] = [];
+  const subfolders: string[] = [];
+  for (const d of dirents) {
+    const kind = kindOf(d);
+    const isDir = kind === "folder";
+    const child = joinRel(rel, d.name);
+    if (rules.ignores(child, isDir, d.name, rel)) continue;
+    if (isDir) subfolders.push(child);
+    entries.push(isDir ? `${d.name}/` : `${d.name}${specialMarker(kind)}`);
+  }
+  entries.sort();
+  const note = rules.note(rel);
+  const node: DirNode = {
+    entries,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    ino: stat.ino,
+    gitignore,
+    scannedAt: now,
+    ...(note === undefined ? {} : { note }),
+  };
+  return { node, subfolders };
+}
+
+/** Whether `rel` is a real folder below the root: no symlink on the way (the tree never goes through one). */
+function isRealFolder(root: string, rel: string): boolean {
+  if (rel === "") return true;
+  const path = join(root, rel);
+  try {
+    return realpathSync.native(path) === path && statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Scans the folder `from` (relative to `root`, `""` for the root; it must be a real folder) and everything below
+ * it, folder by folder (never through a symlink). Returns `undefined` when there are more than `entryCap` entries
+ * (the scan stops then).
  *
  * @example
  * ```ts
@@ -133,78 +304,25 @@ class IgnoreRules {
  * tree?.["src"]?.entries; // ["app.ts", "utils/"]
  * ```
  */
-export function scanTree(
-  root: string,
-  from: string,
-  options: { ignored: readonly string[]; entryCap: number; now: number },
-): DirTree | undefined {
-  const rules = new IgnoreRules(root, options.ignored);
-  const base = from === "" ? root : join(root, from);
-  const tree: DirTree = {};
-  let count = 0;
-  const node = (rel: string): DirNode => {
-    let n = tree[rel];
-    if (n === undefined) {
-      n = {
-        entries: [],
-        mtimeMs: mtimeOrNull(rel === "" ? root : join(root, rel)) ?? 0,
-        gitignoreMtimeMs: rules.gitignoreMtime(rel),
-        scannedAt: options.now,
-      };
-      tree[rel] = n;
-    }
-    return n;
-  };
-  node(from);
-  // fdir reports a folder's entries together: remember the last parent instead of looking it up each time.
-  let lastParent = from;
-  let lastNode = tree[from] as DirNode;
-  new fdir()
-    .withRelativePaths()
-    .withDirs()
-    .exclude((_name, dirPath) => {
-      if (count > options.entryCap) return true; // over the cap: stop descending, the result is dropped
-      const rel = dirPath.slice(root.length + 1, dirPath.endsWith("/") ? -1 : undefined);
-      return rel !== "" && rel !== from && rules.ignores(rel, true);
-    })
-    .filter((path, isDirectory) => {
-      // fdir reports folders with a trailing "/" and the crawled folder itself as "." or "./".
-      const bare = isDirectory || path.endsWith("/") ? path.slice(0, -1) : path;
-      if (bare === "" || bare === ".") return false;
-      const rel = from === "" ? bare : `${from}/${bare}`;
-      const slash = rel.lastIndexOf("/");
-      const name = rel.slice(slash + 1);
-      const parent = slash < 0 ? "" : rel.slice(0, slash);
-      if (rules.ignores(rel, isDirectory, name, parent)) return false;
-      count += 1;
-      if (parent !== lastParent) {
-        lastParent = parent;
-        lastNode = node(parent);
-      }
-      lastNode.entries.push(isDirectory ? `${name}/` : name);
-      if (isDirectory) node(rel);
-      return false;
-    })
-    .crawl(base)
-    .sync();
-  if (count > options.entryCap) return undefined;
-  for (const n of Object.values(tree)) n.entries.sort();
-  return tree;
+export function scanTree(root: string, from: string, options: ScanOptions): DirTree | undefined {
+  const rules = new IgnoreRules(root, options.ignored, options.maxIgnoreFileBytes ?? DEFAULT_MAX_IGNORE_FILE_BYTES);
+  return scanWith(root, from, options, rules);
 }
 
-/** Entries of one folder read with `readdir`, filtered by the ignore rules (for a single-folder refresh). */
-function readEntries(root: string, rel: string, ignored: readonly string[]): string[] | undefined {
-  let dirents: Dirent[];
-  try {
-    dirents = readdirSync(rel === "" ? root : join(root, rel), { withFileTypes: true });
-  } catch {
-    return undefined;
+function scanWith(root: string, from: string, options: ScanOptions, rules: IgnoreRules): DirTree | undefined {
+  const tree: DirTree = {};
+  if (!isRealFolder(root, from)) return tree;
+  let count = 0;
+  const pending = [from];
+  for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
+    const folder = readFolder(root, rel, rules, options.now);
+    if (folder === undefined) continue; // gone meanwhile: its parent's ctime has changed, so it is read again
+    count += folder.node.entries.length;
+    if (count > options.entryCap) return undefined;
+    tree[rel] = folder.node;
+    pending.push(...folder.subfolders);
   }
-  const rules = new IgnoreRules(root, ignored);
-  return dirents
-    .filter((d) => !rules.ignores(joinRel(rel, d.name), d.isDirectory()))
-    .map((d) => (d.isDirectory() ? `${d.name}/` : d.name))
-    .sort();
+  return tree;
 }
 
 /** Folders of `tree` under `dir` (itself included). */
@@ -213,10 +331,11 @@ function subtree(tree: DirTree, dir: string): string[] {
 }
 
 /**
- * Brings the part of the tree a listing needs up to date: every folder in it (and every ancestor, whose
- * `.gitignore` applies) is checked with `stat`; a changed folder is read again, a new subfolder scanned, a removed
- * one dropped, a changed `.gitignore` rescans its subtree. Returns the folders to replace (null = removed), or
- * nothing when the tree was current.
+ * Brings the part of the tree a listing needs up to date. Every folder in it is checked with `lstat` (still a real
+ * folder; same mtime, ctime and inode; not changed within the racy window of its scan; the same `.gitignore`), and
+ * so is every folder above it, whose `.gitignore` applies too. A changed folder is read again, a new subfolder
+ * scanned, a removed one (or one replaced by a symlink) dropped, a changed, added or removed `.gitignore` rescans
+ * the subtree it governs. Returns the folders to replace (null = removed), or nothing when the tree was current.
  *
  * @example
  * ```ts
@@ -229,28 +348,42 @@ export function refreshTree(
   tree: DirTree,
   dir: string,
   recursive: boolean,
-  options: { ignored: readonly string[]; entryCap: number; now: number; racyWindowMs: number },
+  options: RefreshOptions,
 ): Record<string, DirNode | null> {
+  const rules = new IgnoreRules(root, options.ignored, options.maxIgnoreFileBytes ?? DEFAULT_MAX_IGNORE_FILE_BYTES);
   const changes: Record<string, DirNode | null> = {};
+  const racy = (scannedAt: number, changedAt: number) => scannedAt - changedAt <= options.racyWindowMs;
+  const rulesChanged = (rel: string, n: DirNode): boolean => {
+    if (n.gitignore === undefined) return true; // a node stored by an older version
+    const probe = rules.probe(rel);
+    return probe.sig !== n.gitignore || (probe.sig !== null && racy(n.scannedAt, probe.changedAt));
+  };
   const changed = (rel: string, n: DirNode): "same" | "entries" | "rules" | "gone" => {
-    const path = rel === "" ? root : join(root, rel);
-    const mtime = mtimeOrNull(path);
-    if (mtime === null) return "gone";
-    // A folder without a .gitignore gets one only by a change of its entries (caught below, as "entries").
-    if (n.gitignoreMtimeMs !== null && mtimeOrNull(join(path, ".gitignore")) !== n.gitignoreMtimeMs) return "rules";
-    if (mtime !== n.mtimeMs || n.scannedAt - mtime <= options.racyWindowMs) return "entries";
-    return "same";
+    const stat = lstatSync(rel === "" ? root : join(root, rel), { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isDirectory()) return "gone";
+    if (rulesChanged(rel, n)) return "rules";
+    if (n.ctimeMs === undefined || stat.ctimeMs !== n.ctimeMs || stat.mtimeMs !== n.mtimeMs || stat.ino !== n.ino) {
+      return "entries";
+    }
+    return racy(n.scannedAt, Math.max(stat.mtimeMs, stat.ctimeMs)) ? "entries" : "same";
+  };
+  const drop = (rel: string) => {
+    for (const old of subtree(tree, rel)) changes[old] = null;
   };
   const rescanSubtree = (rel: string) => {
-    for (const old of subtree(tree, rel)) changes[old] = null;
-    Object.assign(changes, scanTree(root, rel, options) ?? {});
+    drop(rel);
+    Object.assign(changes, scanWith(root, rel, options, rules) ?? {});
   };
-  // Ancestors first: their .gitignore rules apply to everything below.
-  const ancestors: string[] = [];
-  for (let a = dir; a !== ""; a = parentOf(a)) ancestors.push(parentOf(a));
-  for (const a of ancestors.reverse()) {
+  // Folders above first: their .gitignore rules apply to everything below. One the tree does not hold (the listed
+  // folder is inside an ignored one) cannot be checked: the listed folder is then scanned again.
+  for (let a = dir; a !== ""; ) {
+    a = parentOf(a);
     const n = tree[a];
-    if (n !== undefined && changed(a, n) === "rules") {
+    if (n === undefined) {
+      rescanSubtree(dir);
+      return changes;
+    }
+    if (rulesChanged(a, n)) {
       rescanSubtree(a);
       return changes;
     }
@@ -263,37 +396,28 @@ export function refreshTree(
     const state = changed(rel, n);
     if (state === "same") continue;
     if (state === "gone") {
-      for (const old of subtree(tree, rel)) changes[old] = null;
+      drop(rel);
       continue;
     }
     if (state === "rules") {
       rescanSubtree(rel);
       continue;
     }
-    const entries = readEntries(root, rel, options.ignored);
-    if (entries === undefined) {
-      for (const old of subtree(tree, rel)) changes[old] = null;
+    const folder = readFolder(root, rel, rules, options.now);
+    if (folder === undefined) {
+      drop(rel);
       continue;
     }
-    if (entries.includes(".gitignore") !== n.entries.includes(".gitignore")) {
-      rescanSubtree(rel); // a .gitignore appeared or went away: the rules of the whole subtree changed
-      continue;
-    }
-    const path = rel === "" ? root : join(root, rel);
-    changes[rel] = {
-      entries,
-      mtimeMs: mtimeOrNull(path) ?? 0,
-      gitignoreMtimeMs: mtimeOrNull(join(path, ".gitignore")),
-      scannedAt: options.now,
-    };
+    changes[rel] = folder.node;
     const before = new Set(n.entries.filter((e) => e.endsWith("/")));
-    const after = new Set(entries.filter((e) => e.endsWith("/")));
-    for (const gone of before)
-      if (!after.has(gone)) for (const old of subtree(tree, joinRel(rel, gone.slice(0, -1)))) changes[old] = null;
-    for (const added of after)
-      if (!before.has(added)) Object.assign(changes, scanTree(root, joinRel(rel, added.slice(0, -1)), options) ?? {});
+    const after = new Set(folder.node.entries.filter((e) => e.endsWith("/")));
+    for (const gone of before) if (!after.has(gone)) drop(joinRel(rel, gone.slice(0, -1)));
+    for (const added of after) {
+      if (!before.has(added))
+        Object.assign(changes, scanWith(root, joinRel(rel, added.slice(0, -1)), options, rules) ?? {});
+    }
   }
-  if (recursive) scanUnscanned(root, tree, folders, changes, options);
+  if (recursive) scanUnscanned(root, tree, folders, changes, options, rules);
   return changes;
 }
 
@@ -306,21 +430,23 @@ function scanUnscanned(
   tree: DirTree,
   folders: readonly string[],
   changes: Record<string, DirNode | null>,
-  options: { ignored: readonly string[]; entryCap: number; now: number },
+  options: ScanOptions,
+  rules: IgnoreRules,
 ): void {
   for (const rel of folders) {
     const node = rel in changes ? changes[rel] : tree[rel];
     for (const entry of node?.entries ?? []) {
       if (!entry.endsWith("/")) continue;
       const child = joinRel(rel, entry.slice(0, -1));
-      if (!(child in tree) && !(child in changes)) Object.assign(changes, scanTree(root, child, options) ?? {});
+      if (!(child in tree) && !(child in changes)) Object.assign(changes, scanWith(root, child, options, rules) ?? {});
     }
   }
 }
 
 /**
  * Renders a listing from the tree: the folder's entries, or with `recursive` every path below it (relative to
- * the folder), capped at `limit` lines with a clear "N more" line.
+ * the folder), capped at `limit` lines with a clear "N more" line; then a note for each `.gitignore` that applies
+ * to it but was not applied (a FIFO, too large, a link outside the root).
  *
  * @example
  * ```ts
@@ -329,16 +455,25 @@ function scanUnscanned(
  */
 export function renderListing(tree: DirTree, dir: string, recursive: boolean, limit: number): string {
   const lines: string[] = [];
+  const notes: string[] = [];
+  for (let a = dir; a !== ""; ) {
+    a = parentOf(a);
+    const note = tree[a]?.note;
+    if (note !== undefined) notes.unshift(note);
+  }
   let total = 0;
   const walk = (rel: string, prefix: string) => {
-    for (const entry of tree[rel]?.entries ?? []) {
+    const node = tree[rel];
+    if (node?.note !== undefined) notes.push(node.note);
+    for (const entry of node?.entries ?? []) {
       total += 1;
       if (lines.length < limit) lines.push(`${prefix}${entry}`);
       if (recursive && entry.endsWith("/")) walk(joinRel(rel, entry.slice(0, -1)), `${prefix}${entry}`);
     }
   };
   walk(dir, "");
-  if (total === 0) return "(empty folder)";
+  if (total === 0) lines.push("(empty folder)");
   if (total > limit) lines.push(`... and ${total - limit} more entries (list a subfolder to see them)`);
+  for (const note of notes) lines.push(`(note: ${note})`);
   return lines.join("\n");
 }

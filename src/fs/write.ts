@@ -1,79 +1,95 @@
 /** `write_to_file` and `apply_source_code_diff`: write a file inside the sandbox and cache what was written. */
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { applyPatch } from "diff";
 import { z } from "zod";
 import type { FileCacheWrite } from "./cache.js";
+import { echo } from "./echo.js";
+import { errorSummary, problemMessage, readRegularFile, writeRegularFile } from "./io.js";
 import { type Answer, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
 import { splitLines } from "./read.js";
-import { errorCode } from "./sandbox.js";
+import { realPathInside } from "./sandbox.js";
 
 const writeSchema = z.object({ path: z.string(), content: z.string() });
 const diffSchema = z.object({ path: z.string(), diff: z.string().describe("A unified diff against the current file") });
 
 /**
- * Writes `content` to the target (creating its folders) and answers `summary`. With the cache on, the written
- * content is cached, and a created file is added to the directory tree.
+ * Writes `content` to the target (creating its folders) and answers `summary(created)`. Only a regular file is
+ * written (see `writeRegularFile`: never a FIFO or a device, never through a symlink, with `refuseHardLinks` never
+ * a file with other hard links). With the cache on, the written content is cached with the stat of what was
+ * written, and a created file is added to the directory tree.
  */
 async function save(
   kit: FileToolKit,
+  shown: string,
   target: Target,
   content: string,
-  created: boolean,
-  summary: string,
+  summary: (created: boolean) => string,
 ): Promise<Answer> {
-  await mkdir(dirname(target.path), { recursive: true });
-  await writeFile(target.path, content, "utf8");
+  const o = kit.options;
+  const folder = dirname(target.path);
+  try {
+    await mkdir(folder, { recursive: true });
+  } catch (e) {
+    return fail(`Cannot create the folder of ${echo(shown)} (${errorSummary(e)}). Nothing was changed.`);
+  }
+  // The folders just made must still be inside the root (none swapped for a symlink meanwhile).
+  if (realPathInside(kit.root, folder) !== folder) return fail(problemMessage(shown, { kind: "outside" }, "written"));
+  const writtenAt = kit.now(); // before the stat of what is written: the racy window is measured from it
+  const written = await writeRegularFile(target.path, content, {
+    root: kit.root,
+    timeoutMs: o.ioTimeoutMs,
+    refuseHardLinks: o.refuseHardLinks,
+  });
+  if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];
-  if (kit.options.cache) {
-    const file = kit.cacheEntry(content, await stat(target.path));
-    writes.push({ op: "put", path: target.path, file, budget: kit.options.cacheBudgetChars });
-    if (created) {
+  if (o.cache) {
+    const file = kit.cacheEntry(content, written.stat, writtenAt);
+    writes.push({ op: "put", path: target.path, file, budget: o.cacheBudgetChars });
+    if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
-      kit.log(`[DIR_CACHE] Updated directory cache for created file: ${target.relative}`);
+      kit.log(`[DIR_CACHE] Updated directory cache for created file: ${echo(target.relative)}`);
     }
   }
-  return { content: summary, ok: true, artifact: { path: target.relative, cached: false }, writes };
+  return { content: summary(written.created), ok: true, artifact: { path: target.relative, cached: false }, writes };
 }
 
 async function writeToFileAnswer(kit: FileToolKit, input: z.infer<typeof writeSchema>): Promise<Answer> {
   const target = kit.sandbox.resolve(input.path, { write: true });
   if (!target.ok) return fail(target.message);
-  let existed = true;
-  try {
-    if ((await stat(target.path)).isDirectory()) return fail(`${input.path} is a folder, not a file.`);
-  } catch {
-    existed = false;
-  }
   const lines = splitLines(input.content).length;
-  const summary = `Wrote ${lines} lines (${input.content.length} characters) to ${target.relative}.`;
-  return save(kit, target, input.content, !existed, summary);
+  const summary = () => `Wrote ${lines} lines (${input.content.length} characters) to ${echo(target.relative)}.`;
+  return save(kit, input.path, target, input.content, summary);
 }
 
 async function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchema>): Promise<Answer> {
   const target = kit.sandbox.resolve(input.path, { write: true });
   if (!target.ok) return fail(target.message);
-  let source: string;
-  try {
-    source = await readFile(target.path, "utf8");
-  } catch (e) {
-    return fail(
-      errorCode(e) === "ENOENT" ? `File not found: ${input.path} (use write_to_file to create it).` : String(e),
-    );
+  const o = kit.options;
+  const read = await readRegularFile(target.path, {
+    root: kit.root,
+    maxBytes: o.maxFileBytes,
+    timeoutMs: o.ioTimeoutMs,
+  });
+  if (!read.ok) {
+    const message = problemMessage(input.path, read.problem, "changed");
+    return fail(read.problem.kind === "missing" ? `${message} (use write_to_file to create it).` : message);
   }
+  const source = read.bytes.toString("utf8");
   let patched: string | false;
   try {
     patched = applyPatch(source, input.diff);
   } catch (e) {
-    return fail(`The diff is not a valid unified diff: ${(e as Error).message}. Nothing was changed.`);
+    return fail(`The diff is not a valid unified diff: ${echo((e as Error).message)}. Nothing was changed.`);
   }
   if (patched === false) {
     return fail(
-      `The diff does not apply to ${target.relative}: the context of a hunk does not match the file. Nothing was changed; read the file again and make the diff against its current content.`,
+      `The diff does not apply to ${echo(target.relative)}: the context of a hunk does not match the file. Nothing was changed; read the file again and make the diff against its current content.`,
     );
   }
-  const summary = `Applied the diff to ${target.relative} (now ${splitLines(patched).length} lines).`;
-  return save(kit, target, patched, false, summary);
+  const after = patched;
+  const summary = () => `Applied the diff to ${echo(target.relative)} (now ${splitLines(after).length} lines).`;
+  return save(kit, input.path, target, patched, summary);
 }
 
 /**

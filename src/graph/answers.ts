@@ -1,7 +1,8 @@
 /** The ToolMessages the guards write in place of a tool's result, and how they read a tool's result. */
+import { inspect } from "node:util";
 import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import { type Command, isCommand } from "@langchain/langgraph";
+import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
 import type { ToolCallDecision } from "../core/decide.js";
 import type { BlockRule } from "../core/messages.js";
 import { canonicalJson } from "../core/signature.js";
@@ -108,4 +109,143 @@ export function outcomeOf(output: ToolMessage | Command, callId: string | undefi
   const own = messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
   if (own !== undefined) return { ok: own.status !== "error", text: resultText(own.content) };
   return { ok: true, text: `[Command] ${canonicalJson(output.update ?? null)}` };
+}
+
+/** Runs `read`; `fallback` when it throws (a getter, a Proxy trap, a `toJSON`…). */
+function attempt<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * How objects are shown: on one line, cut deep and wide, with neither the value's own `inspect` nor its getters
+ * run (a Proxy is shown by its target, without its traps).
+ */
+const INSPECT = {
+  depth: 2,
+  breakLength: Number.POSITIVE_INFINITY,
+  compact: true,
+  maxArrayLength: 20,
+  customInspect: false,
+  getters: false,
+  showProxy: false,
+} as const;
+
+/** At most `max` characters, with "…" where it was cut (never in the middle of a surrogate pair). */
+function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** A property of any value read without throwing, when it is a string. */
+function stringProperty(value: unknown, key: "name" | "message"): string | undefined {
+  return attempt(() => {
+    const v = (value as Record<string, unknown>)[key];
+    return typeof v === "string" ? v : undefined;
+  }, undefined);
+}
+
+function describeValue(value: unknown, max: number, depth: number): string {
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value.length > max ? value.slice(0, max) : value);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return String(value);
+    case "bigint":
+      return `${value}n`;
+    case "symbol":
+      return attempt(() => Symbol.prototype.toString.call(value), "a symbol");
+    case "function":
+      return `function ${stringProperty(value, "name") || "(anonymous)"}`;
+  }
+  if (value === null) return "null";
+  const isError = attempt(() => value instanceof Error, false);
+  const name = stringProperty(value, "name");
+  const message = attempt<string | undefined | null>(() => {
+    const m = (value as { message?: unknown }).message;
+    return typeof m === "string" ? m : undefined;
+  }, null);
+  if (isError || message !== undefined) {
+    const label = name || (isError ? "Error" : "an object");
+    let text =
+      message === null
+        ? `${label} (its message cannot be read)`
+        : message
+          ? `${label}: ${message}`
+          : `${label} (no message)`;
+    const errors = attempt(() => (value as { errors?: unknown }).errors, undefined);
+    if (Array.isArray(errors) && depth < 2) {
+      const inner = errors.slice(0, 5).map((e) => describeValue(e, max, depth + 1));
+      text += ` [${inner.join("; ")}${errors.length > 5 ? `; ${errors.length - 5} more` : ""}]`;
+    }
+    return text;
+  }
+  const shown = attempt(() => inspect(value, { ...INSPECT, maxStringLength: max }), undefined);
+  return typeof shown === "string" && shown !== "" ? shown : "an object that cannot be displayed";
+}
+
+/**
+ * Any thrown value as readable text, for a model or a log: an error as `name: message` (an `AggregateError` with
+ * its errors), a string quoted, other values as `util.inspect` shows them on one line (cut). Never throws, whatever the value (a Proxy, throwing
+ * getters, cycles, a BigInt, a Symbol…); at most `max` characters.
+ *
+ * @example
+ * ```ts
+ * describeThrown(new TypeError("bad")); // "TypeError: bad"
+ * describeThrown(undefined); // "undefined"
+ * describeThrown({ code: 7 }); // "{ code: 7 }"
+ * ```
+ */
+export function describeThrown(value: unknown, max = 500): string {
+  return capText(
+    attempt(() => describeValue(value, max, 0), "a value that cannot be displayed"),
+    max,
+  );
+}
+
+/**
+ * The content of the error ToolMessage for a tool that threw `error`: LangGraph `ToolNode`'s own
+ * (`Error: <message>\n Please fix your mistakes.`) whenever the value has a non-empty string `message`; otherwise
+ * (`undefined`, a string, an object, an unreadable `message`…), where `ToolNode` writes `Error: undefined` or
+ * fails, one that names the tool and shows what it threw. Never throws.
+ *
+ * @example
+ * ```ts
+ * toolErrorContent("search", new Error("timeout")); // "Error: timeout\n Please fix your mistakes."
+ * toolErrorContent("search", "rate limited"); // 'Error: the tool "search" threw "rate limited"\n Please fix …'
+ * ```
+ */
+export function toolErrorContent(toolName: string, error: unknown): string {
+  const message = stringProperty(error, "message");
+  const text =
+    message !== undefined && message.trim() !== ""
+      ? message
+      : `the tool ${JSON.stringify(String(toolName))} threw ${describeThrown(error)}`;
+  return `Error: ${text}\n Please fix your mistakes.`;
+}
+
+/** The error ToolMessage that answers a call whose tool threw `error` (same `tool_call_id` and `name`). */
+export function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown): ToolMessage {
+  return new ToolMessage({
+    status: "error",
+    content: toolErrorContent(call.name, error),
+    name: call.name,
+    tool_call_id: call.id ?? "",
+  });
+}
+
+/**
+ * Whether a thrown value must leave the tool node as it is (as `ToolNode` re-throws them): a graph interrupt
+ * (`interrupt()` in a tool) or a drained graph. Never throws (an odd value is a tool error, not an interrupt).
+ */
+export function passesThrough(error: unknown): boolean {
+  return attempt(() => isGraphInterrupt(error) || isGraphDrained(error), false);
 }

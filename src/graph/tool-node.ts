@@ -10,7 +10,7 @@ import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardO
 import type { ToolGuardState } from "../core/state.js";
 import { turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
-import { blockArtifact, guardAnswer, outcomeOf } from "./answers.js";
+import { blockArtifact, guardAnswer, outcomeOf, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { lastAIMessageIndex, turnInput, unansweredCalls } from "./messages.js";
 import { emitGuardEvents } from "./stream.js";
@@ -139,6 +139,12 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   private readonly readOnlyHints: Record<string, boolean> = Object.create(null);
   /** The plan of each invocation in flight, by its config (ToolNode hands the same config to every call). */
   private readonly invocations = new WeakMap<object, Invocation>();
+  /**
+   * This node as `ToolNode.runTool` sees it when the node runs a tool: with `handleToolErrors` false, so that what
+   * the tool threw reaches {@link GuardedToolNode.runTool} as it is (`ToolNode` reads `e.message` and `e.name`,
+   * which fails on `undefined`, `null`, throwing getters…). Everything else is read through to the node itself.
+   */
+  private readonly rawErrors: this = Object.create(this, { handleToolErrors: { value: false } });
 
   constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
@@ -209,13 +215,32 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   ): Promise<ToolMessage | Command> {
     const invocation = this.invocations.get(config);
     const at = invocation?.plan.calls.findIndex((c) => c === call || (c.id !== undefined && c.id === call.id)) ?? -1;
-    if (invocation === undefined || at < 0) return super.runTool(call, config, state);
+    if (invocation === undefined || at < 0) return this.runUnguarded(call, config, state);
     const decision = invocation.plan.decisions[at] as ToolCallDecision;
     if (!decision.allowed)
       return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
-    const output = await super.runTool(call, config, state);
+    const output = await this.runUnguarded(call, config, state);
     invocation.outcomes[invocation.plan.indices[at] as number] = outcomeOf(output, call.id);
     return output;
+  }
+
+  /**
+   * Runs the tool as `ToolNode` does, but answers whatever it throws (not only an `Error`: `undefined`, a string, an
+   * object whose `message` getter throws, a Proxy…) with an error ToolMessage: `ToolNode`'s own content when the
+   * value has a message, else one that names the tool and shows the value. Interrupts pass through; with
+   * `handleToolErrors: false` everything does.
+   */
+  private async runUnguarded(
+    call: ToolCall,
+    config: LangGraphRunnableConfig,
+    state: unknown,
+  ): Promise<ToolMessage | Command> {
+    try {
+      return await super.runTool.call(this.rawErrors, call, config, state);
+    } catch (error) {
+      if (!this.handleToolErrors || passesThrough(error)) throw error;
+      return toolErrorAnswer(call, error);
+    }
   }
 
   /** The calls this invocation answers, the calls planned with them, and where the former are in the latter. */

@@ -1,6 +1,6 @@
 import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import { Command, isGraphInterrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import type { CallEffect } from "../core/classify.js";
 import type { ToolCallDecision } from "../core/decide.js";
@@ -9,7 +9,14 @@ import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardO
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
 import { type GuardLog, type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, planTurn, resultEvents, type TurnPlan } from "../core/turn.js";
-import { blockArtifact, type GuardArtifact, guardAnswer, outcomeOf } from "../graph/answers.js";
+import {
+  blockArtifact,
+  type GuardArtifact,
+  guardAnswer,
+  outcomeOf,
+  passesThrough,
+  toolErrorAnswer,
+} from "../graph/answers.js";
 import { lastAIMessageIndex, turnInput, unansweredCalls } from "../graph/messages.js";
 import { forgiveness, stopResponse } from "../graph/stop.js";
 import { emitGuardEvents } from "../graph/stream.js";
@@ -241,14 +248,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
       try {
         output = await handler(request);
       } catch (error) {
-        // With a wrapToolCall present, createAgent no longer turns a throwing tool into an error ToolMessage.
-        if (isGraphInterrupt(error)) throw error;
-        output = new ToolMessage({
-          status: "error",
-          name: request.toolCall.name,
-          tool_call_id: id ?? "",
-          content: `Error: ${(error as Error).message}\n Please fix your mistakes.`,
-        });
+        // With a wrapToolCall present, createAgent no longer turns a throwing tool into an error ToolMessage. A tool
+        // may throw anything (undefined, a string, an object whose getters throw): the answer never fails.
+        if (passesThrough(error)) throw error;
+        output = toolErrorAnswer(request.toolCall, error);
       }
       if (pending === undefined) return output;
       const toolGuard = recorded(pending, output, id);

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
  * The `langgraph-guards` command: `langgraph-guards replay FILE... [--format F] [--options guards.json] [--json]
- * [--detail]`. Replays recorded agent runs through the guards and prints what they would have blocked and saved.
+ * [--detail] [--lenient]`. Replays recorded agent runs through the guards and prints what they would have blocked and saved.
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { gunzipSync } from "node:zlib";
+import { constants, gunzipSync } from "node:zlib";
 import { GuardOptionsError } from "../core/options.js";
-import { type ReplayFormat, ReplayInputError, readRuns } from "./formats.js";
+import { callsWithoutResult, type ReplayFormat, ReplayInputError, readRuns } from "./formats.js";
 import {
   addTotals,
   emptyTotals,
@@ -34,10 +34,15 @@ Options:
                      escalation hook); "acknowledgmentPatterns"/"retryPatterns" are regular-expression strings
   --json             print the result as JSON
   --detail           also print each run: its calls the guards would not have run
+  --lenient          accept incomplete input as warnings (exit 0): tool calls without a result in LangChain or
+                     OpenAI messages, and a truncated or damaged .gz file (its complete lines are read)
   --no-progress      no progress bar
   -h, --help         this text`;
 
-/** Exit codes: 0 all read, 1 some input could not be read (the rest was evaluated), 2 usage. */
+/**
+ * Exit codes: 0 all read, 1 some input could not be read or is incomplete (the rest was evaluated; `--lenient`
+ * accepts incomplete input), 2 usage.
+ */
 class UsageError extends Error {}
 
 function loadOptions(file: string | undefined): ReplayOptions {
@@ -62,9 +67,63 @@ function loadOptions(file: string | undefined): ReplayOptions {
   return options as ReplayOptions;
 }
 
-function readInput(file: string): string {
+/** Where a `.gz` input broke: its complete lines were kept. */
+interface Truncation {
+  /** Complete lines kept. */
+  lines: number;
+  /** Bytes of decompressed text they make. */
+  bytes: number;
+  /** zlib's error. */
+  reason: string;
+  /** The file ends early (else it is damaged inside). */
+  early: boolean;
+}
+
+/** A file's text; a `.gz` file that ends early or is damaged gives its complete lines and where it broke. */
+function readInput(file: string): { text: string; truncated?: Truncation } {
   const bytes = readFileSync(file);
-  return file.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
+  if (!file.endsWith(".gz")) return { text: bytes.toString("utf8") };
+  try {
+    return { text: gunzipSync(bytes).toString("utf8") };
+  } catch (e) {
+    const prefix = decompressiblePrefix(bytes);
+    const end = prefix.lastIndexOf(0x0a) + 1; // the last complete line ends here
+    const early = (e as { code?: unknown }).code === "Z_BUF_ERROR";
+    if (end === 0 && !early) throw e; // not gzip, or damaged before its first line
+    const text = prefix.subarray(0, end).toString("utf8");
+    const lines = text.split("\n").length - 1;
+    return { text, truncated: { lines, bytes: end, reason: (e as Error).message, early } };
+  }
+}
+
+/**
+ * What a gzip stream that ends early or is damaged decompresses to up to the break: `Z_SYNC_FLUSH` as the final
+ * flush gives everything before a truncation; for damage inside, the longest prefix of the compressed bytes that
+ * decompresses (a binary search, only on this error path).
+ */
+function decompressiblePrefix(bytes: Buffer): Buffer {
+  const upTo = (n: number) => {
+    try {
+      return gunzipSync(bytes.subarray(0, n), { finishFlush: constants.Z_SYNC_FLUSH });
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = upTo(bytes.length);
+  if (whole !== undefined) return whole;
+  let best = Buffer.alloc(0);
+  let lo = 0;
+  let hi = bytes.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const out = upTo(mid);
+    if (out === undefined) hi = mid - 1;
+    else {
+      lo = mid;
+      best = out;
+    }
+  }
+  return best;
 }
 
 function progressBar(total: number, enabled: boolean): { tick(done: number): void; end(): void } {
@@ -125,8 +184,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const errors: string[] = [];
-  const inputs = readInputs(parsed.files, parsed.format, errors);
+  const problems: Problem[] = [];
+  const inputs = readInputs(parsed.files, parsed.format, problems);
   const bar = progressBar(inputs.length, parsed.progress && process.stderr.isTTY === true && !parsed.json);
   const reports: RunReport[] = [];
   for (const [i, { file, run }] of inputs.entries()) {
@@ -138,33 +197,83 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(`langgraph-guards: ${e.message}\n`);
         return 2;
       }
-      errors.push(e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}`);
+      problems.push({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
     }
     bar.tick(i + 1);
   }
   bar.end();
-  process.stdout.write(parsed.json ? jsonReport(reports, errors, parsed.detail) : textReport(reports, parsed.detail));
-  for (const e of errors) process.stderr.write(`langgraph-guards: ${e}\n`);
-  if (reports.length === 0 && errors.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
+  // Incomplete input is an error unless --lenient makes it a warning.
+  const errors = problems.filter((p) => !(p.incomplete && parsed.lenient)).map((p) => p.message);
+  const warnings = problems.filter((p) => p.incomplete && parsed.lenient).map((p) => p.message);
+  const out = parsed.json ? jsonReport(reports, errors, warnings, parsed.detail) : textReport(reports, parsed.detail);
+  process.stdout.write(out);
+  for (const p of problems) {
+    const warning = p.incomplete && parsed.lenient ? "warning: " : "";
+    process.stderr.write(`langgraph-guards: ${warning}${p.message}\n`);
+  }
+  if (!parsed.lenient && problems.some((p) => p.incomplete)) {
+    process.stderr.write(
+      "langgraph-guards: incomplete input: the runs were evaluated without what is missing; --lenient accepts it\n",
+    );
+  }
+  if (reports.length === 0 && problems.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
   return errors.length > 0 ? 1 : 0;
 }
 
-/** Every run of every input file; unreadable files and bad lines go to `errors`. */
-function readInputs(files: string[], format: ReplayFormat | "auto", errors: string[]) {
+/** Something wrong with the input: an error, or (`incomplete`) input that `--lenient` accepts with a warning. */
+interface Problem {
+  message: string;
+  incomplete?: boolean;
+}
+
+/**
+ * Every run of every input file. Unreadable files and bad lines are problems; so are, as incomplete input, a
+ * truncated `.gz` file (its complete lines are read) and message runs with tool calls that no result answers.
+ */
+function readInputs(files: string[], format: ReplayFormat | "auto", problems: Problem[]) {
   const inputs: { file: string; run: ReplayRun }[] = [];
   for (const file of files) {
-    let text: string;
+    let input: ReturnType<typeof readInput>;
     try {
-      text = readInput(file);
+      input = readInput(file);
     } catch (e) {
-      errors.push(`${file}: ${(e as Error).message}`);
+      problems.push({ message: `${file}: ${(e as Error).message}` });
       continue;
     }
-    const { runs, errors: bad } = readRuns(text, { file: basename(file), format });
-    errors.push(...bad.map((e) => e.message));
+    const name = basename(file);
+    const { runs, errors: bad } =
+      input.truncated !== undefined && input.text.trim() === ""
+        ? { runs: [], errors: [] }
+        : readRuns(input.text, { file: name, format });
+    problems.push(...bad.map((e) => ({ message: e.message })));
+    for (const run of runs) {
+      const missing = missingResultsProblem(run);
+      if (missing !== undefined) problems.push({ message: missing, incomplete: true });
+    }
+    if (input.truncated !== undefined) {
+      const { lines, bytes, reason, early } = input.truncated;
+      const complete = `${runs.length} complete run${runs.length === 1 ? "" : "s"} read`;
+      const broken = early ? "truncated" : "damaged";
+      const message = `${name}: ${broken} after line ${lines} (byte ${bytes}): ${complete} (gzip: ${reason})`;
+      problems.push({ message, incomplete: true });
+    }
     inputs.push(...runs.map((run) => ({ file, run })));
   }
   return inputs;
+}
+
+/** "f.jsonl:3 (run "r"): tool call c7 (search, message 5) has no result", or undefined when every call has one. */
+function missingResultsProblem(run: ReplayRun): string | undefined {
+  const missing = callsWithoutResult(run);
+  if (missing === undefined) return undefined;
+  const shown = missing.calls.slice(0, 10).map((c) => `${c.id ?? "(no id)"} (${c.name}, message ${c.message})`);
+  const more = missing.calls.length > shown.length ? ` and ${missing.calls.length - shown.length} more` : "";
+  const which =
+    missing.calls.length === 1
+      ? `tool call ${shown[0]} has no result`
+      : `${missing.calls.length} tool calls have no result: ${shown.join(", ")}${more}`;
+  const where = run.id === missing.where ? missing.where : `${missing.where} (run ${JSON.stringify(run.id)})`;
+  return `${where}: ${which}`;
 }
 
 function replayOne(file: string, run: ReplayRun, options: ReplayOptions): RunReport {
@@ -192,7 +301,7 @@ function totalsOf(reports: RunReport[]) {
   return { all, bySource };
 }
 
-function jsonReport(reports: RunReport[], errors: string[], detail: boolean): string {
+function jsonReport(reports: RunReport[], errors: string[], warnings: string[], detail: boolean): string {
   const { all, bySource } = totalsOf(reports);
   const out = {
     totals: all,
@@ -200,6 +309,7 @@ function jsonReport(reports: RunReport[], errors: string[], detail: boolean): st
     sources: Object.fromEntries([...bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
     runs: detail ? reports : reports.map(({ notRun: _n, ...r }) => r),
     errors,
+    warnings,
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
@@ -229,11 +339,20 @@ function parse(argv: string[]) {
       json: { type: "boolean", default: false },
       detail: { type: "boolean", default: false },
       "no-progress": { type: "boolean", default: false },
+      lenient: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help)
-    return { help: true, files: [], format: "auto" as const, json: false, detail: false, progress: false };
+    return {
+      help: true,
+      files: [],
+      format: "auto" as const,
+      json: false,
+      detail: false,
+      progress: false,
+      lenient: false,
+    };
   const [command, ...files] = positionals;
   if (command !== "replay") throw new UsageError(command ? `unknown command "${command}"` : "missing command");
   if (files.length === 0) throw new UsageError("replay needs at least one FILE");
@@ -249,6 +368,7 @@ function parse(argv: string[]) {
     json: values.json,
     detail: values.detail,
     progress: !values["no-progress"],
+    lenient: values.lenient,
   };
 }
 

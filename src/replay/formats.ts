@@ -111,6 +111,33 @@ function parseArgs(raw: unknown, where: string): unknown {
   }
 }
 
+/** A tool call of a message list that no tool result answers. */
+export interface MissingResult {
+  /** The call's id (undefined: the call has none, so no result can answer it). */
+  id: string | undefined;
+  name: string;
+  /** The AI message (assistant message) with the call, from 1. */
+  message: number;
+}
+
+/** The calls without a result of each run read from messages (the formats where every call is answered by id). */
+const missingResults = new WeakMap<ReplayRun, { where: string; calls: MissingResult[] }>();
+
+/**
+ * The tool calls of a run read from LangChain or OpenAI messages that no tool result answers (the run is replayed
+ * without them: they count in no total), and where the run was read; undefined when it has none (or the run was not
+ * read from messages: in the normalized format a run may end after its last call).
+ *
+ * @example
+ * ```ts
+ * const [run] = readRuns(text, { file: "thread.json" }).runs;
+ * callsWithoutResult(run)?.calls.map((c) => c.id); // ["call_7"]
+ * ```
+ */
+export function callsWithoutResult(run: ReplayRun): { where: string; calls: MissingResult[] } | undefined {
+  return missingResults.get(run);
+}
+
 /**
  * Reads a list of LangChain messages (instances or their JSON) or OpenAI chat messages into a run. Throws
  * {@link ReplayInputError} naming the message that cannot be read (e.g. a tool result without its call).
@@ -127,6 +154,8 @@ export function runFromMessages(messages: readonly unknown[], id: string, where 
   }
   const steps: ReplayStep[] = [];
   const callIds = new Set<string>();
+  const calledAt: MissingResult[] = [];
+  const answered = new Set<string>();
   for (const [i, m] of messages.entries()) {
     const at = `${where}: message ${i + 1}`;
     let role: string;
@@ -159,6 +188,7 @@ export function runFromMessages(messages: readonly unknown[], id: string, where 
         if (typeof name !== "string") throw new ReplayInputError(at, "a tool call without a name");
         const callId = typeof c.id === "string" ? c.id : undefined;
         if (callId !== undefined) callIds.add(callId);
+        calledAt.push({ id: callId, name, message: i + 1 });
         calls.push({ name, args: parseArgs(fn ? fn.arguments : c.args, at), id: callId });
       }
       steps.push({ role: "assistant", text: textOf(fields.content), tool_calls: calls });
@@ -170,6 +200,7 @@ export function runFromMessages(messages: readonly unknown[], id: string, where 
           `a tool result without its call (tool_call_id ${JSON.stringify(callId ?? null)})`,
         );
       }
+      answered.add(callId);
       const text = textOf(fields.content);
       steps.push({
         role: "tool",
@@ -182,7 +213,10 @@ export function runFromMessages(messages: readonly unknown[], id: string, where 
       throw new ReplayInputError(at, `unknown message type "${role}"`);
     }
   }
-  return { id, steps };
+  const run: ReplayRun = { id, steps };
+  const missing = calledAt.filter((c) => c.id === undefined || !answered.has(c.id));
+  if (missing.length > 0) missingResults.set(run, { where, calls: missing });
+  return run;
 }
 
 /** A run of the normalized format, checked. */

@@ -110,7 +110,9 @@ describe("seed 001 example flows", () => {
 
   it("list cache: one scan of the root serves every later listing; writes add entries; commands invalidate", async () => {
     const root = project();
-    const { call } = harness(root);
+    // utimes set the project's mtimes an hour back, but not its ctimes (no one can): the clock moves on past the
+    // racy window, as if the project had been made a while before the agent started.
+    const { call } = harness(root, { clock: () => Date.now() + 5_000 });
     const src = await call({ name: "list_files", args: { path: "src", recursive: false } });
     expect(src.text).toBe("main.py\nutils/");
     expect(Object.keys(src.out.fileCache.tree ?? {})).toEqual(

@@ -50,6 +50,13 @@ const writeArb: fc.Arbitrary<FileCacheWrite> = fc.oneof(
     ref: fc.option(fc.string(), { nil: undefined }),
   }),
   fc.record({ op: fc.constant("drop" as const), paths: fc.subarray(["/a", "/b", "/c", "/d"]) }),
+  fc.record({
+    op: fc.constant("verified" as const),
+    path: fc.constantFrom("/a", "/b", "/e"),
+    hash: fc.constantFrom("h0", "h3", "h5"),
+    cachedAt: fc.nat(20_000),
+    ctimeMs: fc.nat(20_000),
+  }),
   fc.constant({ op: "dropAll" as const }),
   fc.record({ op: fc.constant("count" as const), hits: fc.nat(3), bytesSaved: fc.nat(100) }),
 );
@@ -84,16 +91,26 @@ describe("file-cache reducer", () => {
 });
 
 describe("freshness", () => {
-  const cached = file("x", { mtimeMs: 1000, cachedAt: 10_000 });
-  it("a changed mtime, size or inode is stale", () => {
-    expect(freshness(cached, { mtimeMs: 1001, size: 1, ino: 7 }, 2000)).toBe("stale");
-    expect(freshness(cached, { mtimeMs: 1000, size: 2, ino: 7 }, 2000)).toBe("stale");
-    expect(freshness(cached, { mtimeMs: 1000, size: 1, ino: 8 }, 2000)).toBe("stale");
+  const cached = file("x", { mtimeMs: 1000, ctimeMs: 1000, cachedAt: 10_000 });
+  it("a changed mtime, size, inode or ctime is stale", () => {
+    expect(freshness(cached, { mtimeMs: 1001, ctimeMs: 1000, size: 1, ino: 7 }, 2000)).toBe("stale");
+    expect(freshness(cached, { mtimeMs: 1000, ctimeMs: 1000, size: 2, ino: 7 }, 2000)).toBe("stale");
+    expect(freshness(cached, { mtimeMs: 1000, ctimeMs: 1000, size: 1, ino: 8 }, 2000)).toBe("stale");
+    // Rewritten with the same size and the mtime restored (utimes): only the ctime, which no one can set, tells.
+    expect(freshness(cached, { mtimeMs: 1000, ctimeMs: 12_000, size: 1, ino: 7 }, 2000)).toBe("stale");
   });
   it("a file modified long before it was cached is fresh; one modified in the racy window must be verified", () => {
-    expect(freshness(cached, { mtimeMs: 1000, size: 1, ino: 7 }, 2000)).toBe("fresh");
-    const racy = file("x", { mtimeMs: 9_500, cachedAt: 10_000 });
-    expect(freshness(racy, { mtimeMs: 9_500, size: 1, ino: 7 }, 2000)).toBe("verify");
+    expect(freshness(cached, { mtimeMs: 1000, ctimeMs: 1000, size: 1, ino: 7 }, 2000)).toBe("fresh");
+    const racy = file("x", { mtimeMs: 9_500, ctimeMs: 9_500, cachedAt: 10_000 });
+    expect(freshness(racy, { mtimeMs: 9_500, ctimeMs: 9_500, size: 1, ino: 7 }, 2000)).toBe("verify");
+    // An old mtime but a recent ctime (the mtime was set back): the ctime decides whether it is racy.
+    const setBack = file("x", { mtimeMs: 1000, ctimeMs: 9_500, cachedAt: 10_000 });
+    expect(freshness(setBack, { mtimeMs: 1000, ctimeMs: 9_500, size: 1, ino: 7 }, 2000)).toBe("verify");
+  });
+  it("an entry stored by an older version (no ctime) is always verified", () => {
+    const old = file("x", { mtimeMs: 1000, cachedAt: 10_000 });
+    expect(freshness(old, { mtimeMs: 1000, ctimeMs: 1000, size: 1, ino: 7 }, 2000)).toBe("verify");
+    expect(freshness(old, { mtimeMs: 1001, ctimeMs: 1000, size: 1, ino: 7 }, 2000)).toBe("stale");
   });
 });
 

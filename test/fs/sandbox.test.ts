@@ -68,6 +68,35 @@ describe("sandbox: paths stay inside the root", () => {
     expect(custom.resolve(".git/config", { write: true })).toMatchObject({ ok: true });
   });
 
+  it("deny entries match as in .gitignore: a bare name at any depth, one with a slash anchored (issue 15)", () => {
+    for (const path of ["sub/.git/hooks/pre-commit", "a/b/.git", ".GIT/config", "vendor/x/.git/HEAD"]) {
+      expect(sandbox.resolve(path, { write: true }), path).toMatchObject({ ok: false, reason: "denied" });
+    }
+    for (const path of [".github/x", "sub/.gitignore", "my.git/x", "git/x", "src/.gitkeep"]) {
+      expect(sandbox.resolve(path, { write: true }), path).toMatchObject({ ok: true });
+    }
+    const custom = createSandbox({ root, denyWrites: ["/dist/", "src/gen/", "package-lock.json", "./top.lock"] });
+    const denied = (path: string) => !custom.resolve(path, { write: true }).ok;
+    expect(denied("dist/a.js")).toBe(true);
+    expect(denied("pkg/dist/a.js")).toBe(false);
+    expect(denied("src/gen/x.ts")).toBe(true);
+    expect(denied("lib/src/gen/x.ts")).toBe(false);
+    expect(denied("a/b/package-lock.json")).toBe(true);
+    expect(denied("top.lock")).toBe(true);
+    expect(denied("sub/top.lock")).toBe(false);
+  });
+
+  it("a path too long to open is refused at once, and echoed capped (issue 15)", () => {
+    const started = Date.now();
+    const result = sandbox.resolve("a/".repeat(500_000));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(result).toMatchObject({ ok: false, reason: "invalid" });
+    if (!result.ok) {
+      expect(result.message).toMatch(/is too long \(the limit is 4096 bytes\)\.$/);
+      expect(result.message.length).toBeLessThan(400);
+    }
+  });
+
   it("a root given through a symlink is resolved first", () => {
     const alias = join(base, "alias");
     symlinkSync(root, alias);

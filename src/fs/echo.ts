@@ -1,0 +1,21 @@
+/** How the file tools echo a value they were given (a path, a command) in an error or a summary: capped. */
+
+/**
+ * Characters of one echoed value kept in a message: a path longer than this (a 1 MB path, say) is cut, so an
+ * error never costs more than a few hundred characters whatever the input.
+ */
+export const MAX_ECHO_CHARS = 300;
+
+/**
+ * `value` as a message may show it: cut to {@link MAX_ECHO_CHARS} characters with an ellipsis and its length.
+ *
+ * @example
+ * ```ts
+ * echo("src/app.ts");     // "src/app.ts"
+ * echo("a".repeat(1e6)); // "aaa…a… [1000000 characters]" (300 of them shown)
+ * ```
+ */
+export function echo(value: unknown, max = MAX_ECHO_CHARS): string {
+  const text = typeof value === "string" ? value : String(value);
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length} characters]`;
+}

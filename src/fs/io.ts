@@ -1,0 +1,395 @@
+/**
+ * How the file tools touch file contents: only regular files, opened so that nothing can block (`O_NONBLOCK`, the
+ * opened descriptor's type checked with `fstat` before a byte is read), never more than a size cap, under a
+ * timeout, and — where the system can tell (Linux's `/proc/self/fd`) — only when the opened file is inside the
+ * root. FIFOs, sockets and devices are reported as such, never opened for reading.
+ */
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { sep } from "node:path";
+import { echo } from "./echo.js";
+import { errorCode } from "./sandbox.js";
+
+/** `O_NONBLOCK` / `O_NOFOLLOW` where the platform has them (not on Windows). */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * What a directory entry or a stat says a path is.
+ *
+ * @example
+ * ```ts
+ * kindOf(statSync("/tmp/pipe")); // "fifo"
+ * ```
+ */
+export type FileKind =
+  | "file"
+  | "folder"
+  | "symlink"
+  | "fifo"
+  | "socket"
+  | "character device"
+  | "block device"
+  | "other";
+
+/** What `kindOf` needs: a `Stats` or a `Dirent`. */
+interface Typed {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}
+
+/**
+ * The kind of a `Stats` or `Dirent`.
+ *
+ * @example
+ * ```ts
+ * kindOf(lstatSync("src")); // "folder"
+ * ```
+ */
+export function kindOf(s: Typed): FileKind {
+  if (s.isFile()) return "file";
+  if (s.isDirectory()) return "folder";
+  if (s.isSymbolicLink()) return "symlink";
+  if (s.isFIFO()) return "fifo";
+  if (s.isSocket()) return "socket";
+  if (s.isCharacterDevice()) return "character device";
+  if (s.isBlockDevice()) return "block device";
+  return "other";
+}
+
+/**
+ * The marker a listing puts after the name of an entry that is neither a file, a folder nor a symlink.
+ *
+ * @example
+ * ```ts
+ * specialMarker("fifo"); // " [fifo]"
+ * specialMarker("file"); // ""
+ * ```
+ */
+export function specialMarker(kind: FileKind): string {
+  return kind === "file" || kind === "folder" || kind === "symlink" ? "" : ` [${kind}]`;
+}
+
+/**
+ * Why a file could not be read or written.
+ *
+ * @example
+ * ```ts
+ * const problem: IoProblem = { kind: "special", what: "fifo" };
+ * ```
+ */
+export type IoProblem =
+  | { kind: "missing" }
+  | { kind: "folder" }
+  | { kind: "special"; what: FileKind }
+  | { kind: "too-large"; size: number; limit: number }
+  | { kind: "hard-link"; links: number }
+  | { kind: "outside" }
+  | { kind: "timeout"; ms: number }
+  | { kind: "error"; code: string };
+
+/**
+ * The message for the model about a problem with the file shown as `shown` (already capped by the caller or not:
+ * it is capped here again).
+ *
+ * @example
+ * ```ts
+ * problemMessage("pipe", { kind: "special", what: "fifo" }, "read");
+ * // "pipe is a fifo, not a regular file: only regular files can be read."
+ * ```
+ */
+export function problemMessage(shown: string, problem: IoProblem, action: "read" | "written" | "changed"): string {
+  const name = echo(shown);
+  const verb = { read: "read", written: "write", changed: "change" }[action];
+  switch (problem.kind) {
+    case "missing":
+      return `File not found: ${name}`;
+    case "folder":
+      return action === "read"
+        ? `${name} is a folder: use list_files to see its entries.`
+        : `${name} is a folder, not a file.`;
+    case "special":
+      return `${name} is a ${problem.what}, not a regular file: only regular files can be ${action}.`;
+    case "too-large":
+      return `${name} is too large to ${verb} (${problem.size} bytes; the limit is ${problem.limit}).`;
+    case "hard-link":
+      return `${name} has ${problem.links} hard links (refuseHardLinks is on): a write through one of them would change a file that may be outside the project root. Nothing was changed.`;
+    case "outside":
+      return `${name} changed while it was being opened and is no longer inside the project root; nothing was ${action}.`;
+    case "timeout":
+      return action === "written"
+        ? `Writing ${name} did not finish within ${problem.ms} ms; the file may be partly written.`
+        : `Reading ${name} did not finish within ${problem.ms} ms.`;
+    case "error":
+      return `Cannot ${verb} ${name} (${problem.code}).`;
+  }
+}
+
+/** A problem from a system error. */
+function problemOf(error: unknown): IoProblem {
+  const code = errorCode(error) ?? (error as Error)?.message ?? "unknown error";
+  if (code === "ENOENT") return { kind: "missing" };
+  if (code === "EISDIR") return { kind: "folder" };
+  if (code === "ENXIO") return { kind: "special", what: "fifo" }; // a FIFO without a reader, opened for writing
+  return { kind: "error", code };
+}
+
+/** Thrown (internally) when an operation takes longer than its timeout. */
+class IoTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`timed out after ${ms} ms`);
+  }
+}
+
+/**
+ * `work`'s result, or an `IoTimeout` rejection after `ms` (the work itself cannot be cancelled: it finishes in
+ * the background, and its `finally` clean-up still runs).
+ *
+ * @example
+ * ```ts
+ * await withTimeout(readFile(path), 10_000);
+ * ```
+ */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new IoTimeout(ms)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux): true or false, or
+ * undefined where the system cannot tell. Closes the race between resolving a path and opening it (a folder on
+ * the way swapped for a symlink in between).
+ */
+function fdInside(fd: number, root: string): boolean | undefined {
+  let path: string;
+  try {
+    path = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+  const live = path.endsWith(" (deleted)") ? path.slice(0, -" (deleted)".length) : path;
+  return live === root || live.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/**
+ * The bytes of a regular file, or why not.
+ *
+ * @example
+ * ```ts
+ * const read: ReadResult = await readRegularFile("/repo/a.txt", { root: "/repo", maxBytes: 1e7, timeoutMs: 1e4 });
+ * ```
+ */
+export type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | { ok: false; problem: IoProblem };
+
+/** Limits of one read. */
+export interface ReadOptions {
+  /** The real path of the root: the opened file must be inside it. */
+  root: string;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/** Reads at most `max + 1` bytes from the open file (so that growth past the cap is seen). */
+async function readCapped(handle: FileHandle, max: number, hint: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // The size from fstat, plus one byte to see the end; if the file grew meanwhile, chunks from 64 KB up.
+  let size = Math.min(Math.max(hint, 0) + 1, max + 1);
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size, max + 1 - total)));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > max) break;
+    size = total <= hint ? hint + 1 - total : Math.min(Math.max(size * 2, 1 << 16), 1 << 24);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+/**
+ * Reads a regular file: opened with `O_NONBLOCK` (a FIFO cannot block the open) and `O_NOFOLLOW`, its type and
+ * size checked with `fstat` before anything is read, at most `maxBytes` read, within `timeoutMs`. The stat is
+ * the opened file's, taken before reading (so a later change is seen by the cache).
+ *
+ * @example
+ * ```ts
+ * const r = await readRegularFile("/repo/a.txt", { root: "/repo", maxBytes: 10_000_000, timeoutMs: 10_000 });
+ * if (r.ok) r.bytes.toString("utf8");
+ * ```
+ */
+export async function readRegularFile(path: string, options: ReadOptions): Promise<ReadResult> {
+  const work = async (): Promise<ReadResult> => {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
+    } catch (error) {
+      return { ok: false, problem: problemOf(error) };
+    }
+    try {
+      const stat = await handle.stat();
+      const kind = kindOf(stat);
+      if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
+      if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
+      if (stat.size > options.maxBytes) {
+        return { ok: false, problem: { kind: "too-large", size: stat.size, limit: options.maxBytes } };
+      }
+      if (fdInside(handle.fd, options.root) === false) return { ok: false, problem: { kind: "outside" } };
+      const bytes = await readCapped(handle, options.maxBytes, stat.size);
+      if (bytes.length > options.maxBytes) {
+        return { ok: false, problem: { kind: "too-large", size: bytes.length, limit: options.maxBytes } };
+      }
+      return { ok: true, bytes, stat };
+    } catch (error) {
+      return { ok: false, problem: problemOf(error) };
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  };
+  try {
+    return await withTimeout(work(), options.timeoutMs);
+  } catch (error) {
+    if (error instanceof IoTimeout) return { ok: false, problem: { kind: "timeout", ms: error.ms } };
+    return { ok: false, problem: problemOf(error) };
+  }
+}
+
+/**
+ * The synchronous {@link readRegularFile} (for `.gitignore` files, read during a synchronous scan): the same
+ * checks, no timeout (a regular file opened non-blocking does not block; a FIFO or device is never read).
+ *
+ * @example
+ * ```ts
+ * const r = readRegularFileSync("/repo/.gitignore", "/repo", 1_000_000);
+ * ```
+ */
+export function readRegularFileSync(path: string, root: string, maxBytes: number): ReadResult {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
+  } catch (error) {
+    return { ok: false, problem: problemOf(error) };
+  }
+  try {
+    const stat = fstatSync(fd);
+    const kind = kindOf(stat);
+    if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
+    if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
+    if (stat.size > maxBytes) return { ok: false, problem: { kind: "too-large", size: stat.size, limit: maxBytes } };
+    if (fdInside(fd, root) === false) return { ok: false, problem: { kind: "outside" } };
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let size = Math.min(stat.size + 1, maxBytes + 1);
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size, maxBytes + 1 - total)));
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      chunks.push(buffer.subarray(0, n));
+      total += n;
+      if (total > maxBytes) break;
+      size = total <= stat.size ? stat.size + 1 - total : Math.min(Math.max(size * 2, 1 << 16), 1 << 24);
+    }
+    if (total > maxBytes) return { ok: false, problem: { kind: "too-large", size: total, limit: maxBytes } };
+    return { ok: true, bytes: Buffer.concat(chunks, total), stat };
+  } catch (error) {
+    return { ok: false, problem: problemOf(error) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The result of a write: whether it created the file, and the stat of what was written; or why nothing was.
+ *
+ * @example
+ * ```ts
+ * const w: WriteResult = await writeRegularFile("/repo/a.txt", "x\n", options);
+ * ```
+ */
+export type WriteResult = { ok: true; created: boolean; stat: Stats } | { ok: false; problem: IoProblem };
+
+/** Options of one write. */
+export interface WriteOptions {
+  root: string;
+  timeoutMs: number;
+  /** Refuse a file with more than one hard link. */
+  refuseHardLinks: boolean;
+}
+
+/** Opens `path` for writing without truncating: created (`O_EXCL`) when missing, never through a symlink. */
+async function openForWrite(path: string): Promise<{ handle: FileHandle; created: boolean }> {
+  const flags = constants.O_WRONLY | NONBLOCK | NOFOLLOW;
+  try {
+    return { handle: await open(path, flags | constants.O_CREAT | constants.O_EXCL, 0o666), created: true };
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+  }
+  return { handle: await open(path, flags), created: false };
+}
+
+/**
+ * Writes `content` to a regular file (created if missing): opened without following a symlink and without
+ * blocking (a FIFO is refused, not waited on), checked with `fstat` (a regular file; one hard link with
+ * `refuseHardLinks`) and, where the system can tell, inside the root — all before it is truncated — then
+ * written, within `timeoutMs`. The stat is taken from the written file.
+ *
+ * @example
+ * ```ts
+ * await writeRegularFile("/repo/a.txt", "x\n", { root: "/repo", timeoutMs: 10_000, refuseHardLinks: false });
+ * ```
+ */
+export async function writeRegularFile(path: string, content: string, options: WriteOptions): Promise<WriteResult> {
+  const work = async (): Promise<WriteResult> => {
+    let opened: { handle: FileHandle; created: boolean };
+    try {
+      opened = await openForWrite(path);
+    } catch (error) {
+      return { ok: false, problem: problemOf(error) };
+    }
+    const { handle, created } = opened;
+    try {
+      const before = await handle.stat();
+      const kind = kindOf(before);
+      if (kind !== "file")
+        return { ok: false, problem: kind === "folder" ? { kind } : { kind: "special", what: kind } };
+      if (options.refuseHardLinks && before.nlink > 1) {
+        return { ok: false, problem: { kind: "hard-link", links: before.nlink } };
+      }
+      if (fdInside(handle.fd, options.root) === false) return { ok: false, problem: { kind: "outside" } };
+      await handle.truncate(0);
+      await handle.writeFile(content, "utf8"); // from position 0: the file was just opened
+      return { ok: true, created, stat: await handle.stat() };
+    } catch (error) {
+      return { ok: false, problem: problemOf(error) };
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  };
+  try {
+    return await withTimeout(work(), options.timeoutMs);
+  } catch (error) {
+    if (error instanceof IoTimeout) return { ok: false, problem: { kind: "timeout", ms: error.ms } };
+    return { ok: false, problem: problemOf(error) };
+  }
+}
+
+/**
+ * A short description of a system error for a message (its code, never its text, which may repeat a long path).
+ *
+ * @example
+ * ```ts
+ * errorSummary(Object.assign(new Error("ENAMETOOLONG: name too long, open '...'"), { code: "ENAMETOOLONG" }));
+ * // "ENAMETOOLONG"
+ * ```
+ */
+export function errorSummary(error: unknown): string {
+  return errorCode(error) ?? echo((error as Error)?.message ?? String(error), 120);
+}
