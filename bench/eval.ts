@@ -2,8 +2,11 @@
  * `npm run eval`: replays the recorded runs in data/trajectories/ through our defaults and through
  * the peer policies of the data set's README, side by side, per source and overall: waste caught / harmful block
  * rate (the data set's ground truth). Peers are small functions over the recorded calls, labelled as the README
- * labels them; "seed 000" is our engine with seed 000's options. Also checks that every run with 5 or more
- * identical consecutive calls is stopped within 4 calls of the loop's start.
+ * labels them; "seed 000" is our engine with seed 000's options. Also: the result characters not sent to the model
+ * per policy, the calls a stop saved in runs with 5 or more identical consecutive calls (and whether each such run
+ * is stopped within 4 calls of the loop's start), and how often the text loop detector (`replayLoopDetector`,
+ * default options) fires over the recorded turns, in runs whose task succeeded (meta reward 1 or
+ * swebench_resolved) or failed.
  *
  *   npm run eval [-- --data PATH] [-- --json]
  */
@@ -11,7 +14,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { type ReplayOptions, type ReplayRun, readRuns, replayGuards } from "../src/index.js";
-import { type RecordedCall, recordedCalls } from "../src/replay/replay.js";
+import { type RecordedCall, recordedCalls, replayLoopDetector } from "../src/replay/replay.js";
 
 type Verdict = "allow" | "block" | "stop";
 
@@ -112,9 +115,11 @@ interface Score {
   wasteCaught: number;
   notRun: number;
   progressBlocked: number;
+  /** Characters of recorded results not sent to the model (calls that did not run). */
+  charsNotSent: number;
 }
 
-const empty = (): Score => ({ waste: 0, wasteCaught: 0, notRun: 0, progressBlocked: 0 });
+const empty = (): Score => ({ waste: 0, wasteCaught: 0, notRun: 0, progressBlocked: 0, charsNotSent: 0 });
 
 function add(score: Score, calls: RecordedCall[], verdicts: Verdict[]): void {
   for (const [i, c] of calls.entries()) {
@@ -122,6 +127,7 @@ function add(score: Score, calls: RecordedCall[], verdicts: Verdict[]): void {
     if (c.waste) score.waste += 1;
     if (!notRun) continue;
     score.notRun += 1;
+    score.charsNotSent += c.result.text.length;
     if (c.waste) score.wasteCaught += 1;
     else score.progressBlocked += 1;
   }
@@ -173,7 +179,7 @@ function main(): void {
 
   // Each run's recorded calls and ground truth, read once for every policy.
   const recorded = new Map(runs.map((run) => [run, recordedCalls(run)]));
-  const rows: { label: string; scores: Map<string, Score> }[] = [];
+  const rows: { label: string; scores: Map<string, Score>; verdicts: Map<ReplayRun, Verdict[]> }[] = [];
   const evaluate = (label: string, decide: (run: ReplayRun, calls: RecordedCall[]) => Verdict[]) => {
     const scores = new Map<string, Score>([["all", empty()]]);
     const verdictsOf = new Map<ReplayRun, Verdict[]>();
@@ -186,7 +192,7 @@ function main(): void {
         add(scores.get(key) as Score, calls, verdicts);
       }
     }
-    rows.push({ label, scores });
+    rows.push({ label, scores, verdicts: verdictsOf });
     return verdictsOf;
   };
 
@@ -234,9 +240,74 @@ function main(): void {
     else late.push(`${run.id} (loop at call ${start}, stop at ${stop})`);
   }
 
+  // Turns saved in stuck runs: the calls of those runs a stop kept from running (null: the policy never stops).
+  const stuck = runs.filter((run) => loopStart(recorded.get(run) as RecordedCall[], true) >= 0);
+  const stuckSaved = new Map(
+    rows.map((r) => {
+      const stops = [...r.verdicts.values()].some((v) => v.includes("stop"));
+      const saved = stuck.reduce((n, run) => n + (r.verdicts.get(run) ?? []).filter((v) => v === "stop").length, 0);
+      return [r.label, stops ? saved : null];
+    }),
+  );
+
+  // The text loop detector (and safety limits, default options) over the recorded assistant turns: observe only.
+  const quiet = { warn: () => undefined };
+  const success = (run: ReplayRun): boolean | undefined => {
+    const m = run.meta ?? {};
+    if (typeof m.reward === "number") return m.reward >= 1;
+    if (typeof m.swebench_resolved === "boolean") return m.swebench_resolved;
+    return undefined;
+  };
+  const detector = {
+    fired: 0,
+    byKind: {} as Record<string, number>,
+    bySource: {} as Record<string, number>,
+    turns: [] as number[],
+    succeeded: 0,
+    failed: 0,
+    unknown: 0,
+    runsSucceeded: runs.filter((r) => success(r) === true).length,
+    runsFailed: runs.filter((r) => success(r) === false).length,
+    stuckRuns: stuck.length,
+    stuckFired: 0,
+    callsAfter: 0,
+  };
+  for (const run of runs) {
+    const r = replayLoopDetector(run, { logger: quiet });
+    if (r.stop === null) continue;
+    detector.fired += 1;
+    detector.byKind[r.stop.kind] = (detector.byKind[r.stop.kind] ?? 0) + 1;
+    const source = run.source ?? "?";
+    detector.bySource[source] = (detector.bySource[source] ?? 0) + 1;
+    detector.turns.push(r.turn ?? 0);
+    detector.callsAfter += r.callsAfter;
+    const ok = success(run);
+    if (ok === true) detector.succeeded += 1;
+    else if (ok === false) detector.failed += 1;
+    else detector.unknown += 1;
+    if (stuck.includes(run)) detector.stuckFired += 1;
+  }
+  detector.turns.sort((a, b) => a - b);
+
   if (args.includes("--json")) {
     const json = Object.fromEntries(rows.map((r) => [r.label, Object.fromEntries(r.scores)]));
-    console.log(JSON.stringify({ runs: runs.length, rows: json, loops, stoppedInTime, acrossRuns, late }, null, 2));
+    const stuckCallsSaved = Object.fromEntries(stuckSaved);
+    console.log(
+      JSON.stringify(
+        {
+          runs: runs.length,
+          rows: json,
+          loops,
+          stoppedInTime,
+          acrossRuns,
+          late,
+          stuckCallsSaved,
+          loopDetector: detector,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   const total = rows[0]?.scores.get("all") as Score;
@@ -253,6 +324,36 @@ function main(): void {
       [row.label.padEnd(width), ...columns.map((c) => cell(row.scores.get(c) ?? empty()).padStart(16))].join("  "),
     );
   }
+  console.log(
+    `\nresult chars not sent to the model (thousands; calls not run: their recorded result) | calls not run in the ${stuck.length} stuck runs because of a stop (n/a: never stops)\n`,
+  );
+  console.log(
+    ["policy".padEnd(width), ...columns.map((c) => c.slice(0, 16).padStart(16)), "stuck-run calls".padStart(16)].join(
+      "  ",
+    ),
+  );
+  console.log(["-".repeat(width), ...columns.map(() => "-".repeat(16)), "-".repeat(16)].join("  "));
+  for (const row of rows) {
+    const chars = columns.map((c) => `${((row.scores.get(c) ?? empty()).charsNotSent / 1e3).toFixed(1)}k`.padStart(16));
+    const saved = stuckSaved.get(row.label);
+    console.log([row.label.padEnd(width), ...chars, String(saved ?? "n/a").padStart(16)].join("  "));
+  }
+  const median = detector.turns[Math.floor(detector.turns.length / 2)] ?? 0;
+  const kinds = Object.entries(detector.byKind)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+  const bySource = Object.entries(detector.bySource)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+  console.log(
+    `\nloop detector (stepLoopGuard, default options, a session per person's message) over the recorded turns: fires in ${detector.fired} of ${runs.length} runs (${kinds}; ${bySource})`,
+  );
+  console.log(
+    `  at assistant turn: min ${detector.turns[0] ?? 0}, median ${median}, max ${detector.turns.at(-1) ?? 0}; recorded calls from the stop to the next person's message: ${detector.callsAfter}`,
+  );
+  console.log(
+    `  in runs whose task succeeded (false alarms): ${detector.succeeded} of ${detector.runsSucceeded}; failed: ${detector.failed} of ${detector.runsFailed}; outcome unknown: ${detector.unknown}; stuck runs caught: ${detector.stuckFired} of ${detector.stuckRuns}`,
+  );
   console.log(
     `\nruns with 5+ identical consecutive calls in one run: ${loops}; stopped within 4 calls of the loop's start: ${stoppedInTime}`,
   );

@@ -7,6 +7,7 @@ export {
   addTotals,
   emptyTotals,
   type ReplayDecision,
+  type ReplayLoopResult,
   type ReplayOptions,
   type ReplayResult,
   type ReplayRun,
@@ -15,5 +16,6 @@ export {
   type ReplayTotals,
   rates,
   replayGuards,
+  replayLoopDetector,
 } from "./replay.js";
 export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./report.js";

@@ -1,5 +1,13 @@
 import { identifyCall } from "../core/detect.js";
 import { missingHookMessage, notRunAnswer } from "../core/escalation.js";
+import {
+  emptyLoopState,
+  type LoopTurn,
+  resolveSafetyOptions,
+  type SafetyOptions,
+  type StopReason,
+  stepLoopGuard,
+} from "../core/loop.js";
 import { BLOCK_RULES, type BlockRule } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
@@ -485,4 +493,77 @@ function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayTotals {
     else t.stopped += 1;
   }
   return t;
+}
+
+/**
+ * What {@link replayLoopDetector} found: the first stop of the loop detector and safety limits, if any.
+ *
+ * @example
+ * ```ts
+ * const { stop, turn }: ReplayLoopResult = replayLoopDetector(run);
+ * ```
+ */
+export interface ReplayLoopResult {
+  /** Why the run would have stopped (a loop, or a limit such as failures in a row), or null. */
+  stop: StopReason | null;
+  /** Position of the stopping assistant step in `run.steps`. */
+  step?: number | undefined;
+  /** Which of the run's assistant turns stopped it (1 = the first). */
+  turn?: number | undefined;
+  /** The run's assistant turns. */
+  turns: number;
+  /**
+   * The agent's tool calls the recorded run made from the stopping turn to the next person's message (calls the
+   * stop would have saved).
+   */
+  callsAfter: number;
+}
+
+/**
+ * Replays a recorded run's assistant turns through the loop detector and the safety limits (`stepLoopGuard`, as
+ * `loopDetectHook` runs them): each turn's output is its text plus its tool calls rendered as `defaultTurnOutput`
+ * does; a person's message starts a new session; a turn whose tool results all failed counts as a failure.
+ * Recorded runs carry no timing, so the runtime limit never fires. Observes only: the guards' decisions are
+ * {@link replayGuards}'s.
+ *
+ * @example
+ * ```ts
+ * const { stop, turn } = replayLoopDetector(run, { logger: { warn() {} } });
+ * if (stop?.kind === "loop") console.log(`loop at turn ${turn}`);
+ * ```
+ */
+export function replayLoopDetector(run: ReplayRun, options: SafetyOptions = {}): ReplayLoopResult {
+  const resolved = resolveSafetyOptions(options);
+  const events = readRun(run);
+  const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
+  let state = emptyLoopState();
+  let session = "none";
+  let previous: LoopTurn["previous"];
+  let index = 0;
+  for (const [at, event] of events.entries()) {
+    if (event.kind === "user") {
+      session = `user@${event.step}`;
+      previous = undefined; // the previous turn belongs to another session
+      continue;
+    }
+    if (event.kind !== "turn") continue;
+    const { turn } = event;
+    index += 1;
+    const output = [turn.text, ...turn.calls.map((c) => `${c.call.name}(${canonicalJson(c.call.args)})`)]
+      .filter((part) => part !== "")
+      .join("\n");
+    const step = stepLoopGuard(state, { output, continues: turn.calls.length > 0, previous, session }, resolved, 0);
+    state = step.state;
+    if (step.stop !== null) {
+      const next = events.findIndex((e, i) => i > at && e.kind === "user");
+      const callsAfter = events
+        .slice(at, next < 0 ? undefined : next)
+        .reduce((n, e) => n + (e.kind === "turn" ? e.turn.calls.length : 0), 0);
+      return { stop: step.stop, step: turn.step, turn: index, turns: turns.length, callsAfter };
+    }
+    const results = turn.calls.flatMap((c) => (c.result === undefined ? [] : [c.result]));
+    previous =
+      turn.calls.length === 0 ? undefined : { free: false, failed: results.length > 0 && results.every((r) => !r.ok) };
+  }
+  return { stop: null, turns: turns.length, callsAfter: 0 };
 }

@@ -14,6 +14,7 @@ interface Score {
   wasteCaught: number;
   notRun: number;
   progressBlocked: number;
+  charsNotSent: number;
 }
 const caught = (s: Score) => s.wasteCaught / s.waste;
 const harm = (s: Score) => (s.notRun === 0 ? 0 : s.progressBlocked / s.notRun);
@@ -33,6 +34,22 @@ describe("npm run eval on data/trajectories", () => {
     expect(stdout).toMatch(/identical call 4th time within last 5 calls \(threshold 3, window 5\)\s+54\.3% \/\s+0\.0%/);
     expect(stdout).toMatch(/identical call after its last 2 results were equal\s+67\.4% \/\s+4\.4%/);
     expect(stdout).toMatch(/any earlier identical call\s+100\.0% \/ 33\.0%/);
+    // Tokens saved and calls saved in stuck runs: a second table, a row per policy, numbers that parse.
+    expect(stdout).toMatch(/result chars not sent to the model \(thousands/);
+    const saved = stdout.match(
+      /langgraph-guards defaults \(GuardedToolNode \+ escalationHook\)\s+([\d.]+)k(?:\s+[\d.]+k){3}\s+(\d+)/,
+    );
+    expect(saved, "our defaults' tokens-saved row").not.toBeNull();
+    expect(Number(saved?.[1])).toBeGreaterThan(0);
+    expect(Number(saved?.[2])).toBeGreaterThan(0);
+    expect(stdout).toMatch(/peer: 5 identical consecutive calls\s+[\d.]+k(?:\s+[\d.]+k){3}\s+n\/a/);
+    // The text loop detector over the recorded turns: how often it fires, and in runs whose task succeeded.
+    const fired = stdout.match(/loop detector .*: fires in (\d+) of 1481 runs/);
+    expect(Number(fired?.[1])).toBeGreaterThan(0);
+    const alarms = stdout.match(/task succeeded \(false alarms\): (\d+) of (\d+); failed: (\d+) of (\d+)/);
+    expect(alarms).not.toBeNull();
+    expect(Number(alarms?.[1])).toBeLessThanOrEqual(Number(alarms?.[2]));
+    expect(Number(alarms?.[3])).toBeLessThanOrEqual(Number(alarms?.[4]));
   }, 180_000);
 
   it("our defaults catch more waste than every peer at ≤ 1% harmful, stay ≤ 1%, and stop every 5+ loop of one run in 4 calls", async () => {
@@ -46,6 +63,8 @@ describe("npm run eval on data/trajectories", () => {
       stoppedInTime: number;
       acrossRuns: number;
       late: string[];
+      stuckCallsSaved: Record<string, number | null>;
+      loopDetector: { fired: number; succeeded: number; runsSucceeded: number; turns: number[]; stuckFired: number };
     };
     const ours = result.rows[OURS]?.all as Score;
     expect(ours.waste).toBe(1646);
@@ -61,5 +80,14 @@ describe("npm run eval on data/trajectories", () => {
     expect(result.stoppedInTime).toBe(result.loops);
     // 5+ identical consecutive calls that only span person's messages (each run has fewer): counted apart.
     expect(result.acrossRuns).toBe(2);
+    // Tokens saved: our defaults keep recorded results out of the context; stops save calls in the stuck runs;
+    // block-only peers never stop (null: n/a).
+    expect(ours.charsNotSent).toBeGreaterThan(0);
+    expect(result.stuckCallsSaved[OURS]).toBeGreaterThan(0);
+    for (const [label] of peers) expect(result.stuckCallsSaved[label], label).toBeNull();
+    const detector = result.loopDetector;
+    expect(detector.fired).toBe(detector.turns.length);
+    expect(detector.succeeded).toBeLessThanOrEqual(Math.min(detector.fired, detector.runsSucceeded));
+    expect(detector.stuckFired).toBeLessThanOrEqual(result.loops);
   }, 180_000);
 });
