@@ -163,6 +163,32 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+type Failure = { ok: false; problem: IoProblem };
+
+/** A failure from a system error (or anything thrown). */
+function failed(error: unknown): Failure {
+  return { ok: false, problem: problemOf(error) };
+}
+
+/** Why an opened file may not be read or written: not a regular file, or (with `maxBytes`) larger than that. */
+function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): Failure | undefined {
+  const kind = kindOf(stat);
+  if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
+  if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
+  if (stat.size > maxBytes) return { ok: false, problem: { kind: "too-large", size: stat.size, limit: maxBytes } };
+  return undefined;
+}
+
+/** Runs `work` under a timeout; a timeout or anything thrown becomes a failure. */
+async function bounded<R>(work: () => Promise<R | Failure>, ms: number): Promise<R | Failure> {
+  try {
+    return await withTimeout(work(), ms);
+  } catch (error) {
+    if (error instanceof IoTimeout) return { ok: false, problem: { kind: "timeout", ms: error.ms } };
+    return failed(error);
+  }
+}
+
 /**
  * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux): true or false, or
  * undefined where the system cannot tell. Closes the race between resolving a path and opening it (a folder on
@@ -227,21 +253,17 @@ async function readCapped(handle: FileHandle, max: number, hint: number): Promis
  * ```
  */
 export async function readRegularFile(path: string, options: ReadOptions): Promise<ReadResult> {
-  const work = async (): Promise<ReadResult> => {
+  return bounded(async (): Promise<ReadResult> => {
     let handle: FileHandle;
     try {
       handle = await open(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
     } catch (error) {
-      return { ok: false, problem: problemOf(error) };
+      return failed(error);
     }
     try {
       const stat = await handle.stat();
-      const kind = kindOf(stat);
-      if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
-      if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
-      if (stat.size > options.maxBytes) {
-        return { ok: false, problem: { kind: "too-large", size: stat.size, limit: options.maxBytes } };
-      }
+      const refused = unfit(stat, options.maxBytes);
+      if (refused) return refused;
       if (fdInside(handle.fd, options.root) === false) return { ok: false, problem: { kind: "outside" } };
       const bytes = await readCapped(handle, options.maxBytes, stat.size);
       if (bytes.length > options.maxBytes) {
@@ -249,17 +271,11 @@ export async function readRegularFile(path: string, options: ReadOptions): Promi
       }
       return { ok: true, bytes, stat };
     } catch (error) {
-      return { ok: false, problem: problemOf(error) };
+      return failed(error);
     } finally {
       await handle.close().catch(() => {});
     }
-  };
-  try {
-    return await withTimeout(work(), options.timeoutMs);
-  } catch (error) {
-    if (error instanceof IoTimeout) return { ok: false, problem: { kind: "timeout", ms: error.ms } };
-    return { ok: false, problem: problemOf(error) };
-  }
+  }, options.timeoutMs);
 }
 
 /**
@@ -276,14 +292,12 @@ export function readRegularFileSync(path: string, root: string, maxBytes: number
   try {
     fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
   } catch (error) {
-    return { ok: false, problem: problemOf(error) };
+    return failed(error);
   }
   try {
     const stat = fstatSync(fd);
-    const kind = kindOf(stat);
-    if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
-    if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
-    if (stat.size > maxBytes) return { ok: false, problem: { kind: "too-large", size: stat.size, limit: maxBytes } };
+    const refused = unfit(stat, maxBytes);
+    if (refused) return refused;
     if (fdInside(fd, root) === false) return { ok: false, problem: { kind: "outside" } };
     const chunks: Buffer[] = [];
     let total = 0;
@@ -300,7 +314,7 @@ export function readRegularFileSync(path: string, root: string, maxBytes: number
     if (total > maxBytes) return { ok: false, problem: { kind: "too-large", size: total, limit: maxBytes } };
     return { ok: true, bytes: Buffer.concat(chunks, total), stat };
   } catch (error) {
-    return { ok: false, problem: problemOf(error) };
+    return failed(error);
   } finally {
     closeSync(fd);
   }
@@ -347,19 +361,18 @@ async function openForWrite(path: string): Promise<{ handle: FileHandle; created
  * ```
  */
 export async function writeRegularFile(path: string, content: string, options: WriteOptions): Promise<WriteResult> {
-  const work = async (): Promise<WriteResult> => {
+  return bounded(async (): Promise<WriteResult> => {
     let opened: { handle: FileHandle; created: boolean };
     try {
       opened = await openForWrite(path);
     } catch (error) {
-      return { ok: false, problem: problemOf(error) };
+      return failed(error);
     }
     const { handle, created } = opened;
     try {
       const before = await handle.stat();
-      const kind = kindOf(before);
-      if (kind !== "file")
-        return { ok: false, problem: kind === "folder" ? { kind } : { kind: "special", what: kind } };
+      const refused = unfit(before);
+      if (refused) return refused;
       if (options.refuseHardLinks && before.nlink > 1) {
         return { ok: false, problem: { kind: "hard-link", links: before.nlink } };
       }
@@ -368,17 +381,11 @@ export async function writeRegularFile(path: string, content: string, options: W
       await handle.writeFile(content, "utf8"); // from position 0: the file was just opened
       return { ok: true, created, stat: await handle.stat() };
     } catch (error) {
-      return { ok: false, problem: problemOf(error) };
+      return failed(error);
     } finally {
       await handle.close().catch(() => {});
     }
-  };
-  try {
-    return await withTimeout(work(), options.timeoutMs);
-  } catch (error) {
-    if (error instanceof IoTimeout) return { ok: false, problem: { kind: "timeout", ms: error.ms } };
-    return { ok: false, problem: problemOf(error) };
-  }
+  }, options.timeoutMs);
 }
 
 /**
