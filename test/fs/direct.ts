@@ -6,16 +6,10 @@ import type { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../../src/fs/cache.js";
 import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
+import { describeReply } from "../support/file-tools.js";
 
 /** One answer of a tool called directly. */
-export interface DirectAnswer {
-  reply: ToolMessage;
-  text: string;
-  status: "success" | "error" | undefined;
-  /** The call id of the earlier result a reference answer points to. */
-  ref: string | undefined;
-  cached: boolean | undefined;
-}
+export type DirectAnswer = ReturnType<typeof describeReply>;
 
 /** The file tools over `root`, called one at a time on one simulated thread. */
 export function directTools(root: string, options: Partial<FileToolsOptions> = {}) {
@@ -39,14 +33,7 @@ export function directTools(root: string, options: Partial<FileToolsOptions> = {
       if (update.fileCache) cache = reduceFileCache(cache, [update.fileCache]);
     } else reply = out;
     messages.push(reply);
-    const artifact = reply.artifact as { cached?: boolean; content_ref?: string } | undefined;
-    return {
-      reply,
-      text: String(reply.content),
-      status: reply.status,
-      ref: artifact?.content_ref,
-      cached: artifact?.cached,
-    };
+    return describeReply(reply);
   };
   return {
     call,
