@@ -117,14 +117,42 @@ interface Score {
   progressBlocked: number;
   /** Characters of recorded results not sent to the model (calls that did not run). */
   charsNotSent: number;
+  /** Calls that ran whose unchanged result was answered with a short note (result dedupe), and the characters saved. */
+  deduped: number;
+  charsDeduped: number;
+  /** Deduped calls the ground truth calls progress (their result differs from the most recent identical call's). */
+  dedupedProgress: number;
 }
 
-const empty = (): Score => ({ waste: 0, wasteCaught: 0, notRun: 0, progressBlocked: 0, charsNotSent: 0 });
+const empty = (): Score => ({
+  waste: 0,
+  wasteCaught: 0,
+  notRun: 0,
+  progressBlocked: 0,
+  charsNotSent: 0,
+  deduped: 0,
+  charsDeduped: 0,
+  dedupedProgress: 0,
+});
 
-function add(score: Score, calls: RecordedCall[], verdicts: Verdict[]): void {
+/** A policy's decisions for a run's recorded calls, and (ours) the characters result dedupe saved per call. */
+interface Decided {
+  verdicts: Verdict[];
+  dedupedChars?: number[];
+  /** Which assistant step each call belongs to (ours: to count the model turns a stop saved). */
+  steps?: number[];
+}
+
+function add(score: Score, calls: RecordedCall[], { verdicts, dedupedChars }: Decided): void {
   for (const [i, c] of calls.entries()) {
     const notRun = verdicts[i] !== "allow";
     if (c.waste) score.waste += 1;
+    const saved = dedupedChars?.[i] ?? 0;
+    if (saved > 0) {
+      score.deduped += 1;
+      score.charsDeduped += saved;
+      if (!c.waste) score.dedupedProgress += 1;
+    }
     if (!notRun) continue;
     score.notRun += 1;
     score.charsNotSent += c.result.text.length;
@@ -139,11 +167,14 @@ function cell(s: Score): string {
   return `${(100 * caught).toFixed(1).padStart(5)}% / ${(100 * harm).toFixed(1).padStart(4)}%`;
 }
 
-/** Our guards: the decisions of `replayGuards` for the recorded calls, in order. */
-function ours(run: ReplayRun, options: ReplayOptions): Verdict[] {
-  return replayGuards(run, options)
-    .decisions.filter((d) => d.recorded)
-    .map((d) => (d.action === "allow" ? "allow" : d.action === "stop" ? "stop" : "block"));
+/** Our guards: the decisions of `replayGuards` for the recorded calls, in order, and what result dedupe saved. */
+function ours(run: ReplayRun, options: ReplayOptions): Decided {
+  const decisions = replayGuards(run, options).decisions.filter((d) => d.recorded);
+  return {
+    verdicts: decisions.map((d) => (d.action === "allow" ? "allow" : d.action === "stop" ? "stop" : "block")),
+    dedupedChars: decisions.map((d) => (d.deduped === true ? d.resultChars - d.content.length : 0)),
+    steps: decisions.map((d) => d.step),
+  };
 }
 
 /** Where each run's first loop of 5+ identical consecutive calls starts (or -1). */
@@ -179,25 +210,35 @@ function main(): void {
 
   // Each run's recorded calls and ground truth, read once for every policy.
   const recorded = new Map(runs.map((run) => [run, recordedCalls(run)]));
-  const rows: { label: string; scores: Map<string, Score>; verdicts: Map<ReplayRun, Verdict[]> }[] = [];
-  const evaluate = (label: string, decide: (run: ReplayRun, calls: RecordedCall[]) => Verdict[]) => {
+  const rows: {
+    label: string;
+    scores: Map<string, Score>;
+    verdicts: Map<ReplayRun, Verdict[]>;
+    steps: Map<ReplayRun, number[]>;
+  }[] = [];
+  const evaluate = (label: string, decide: (run: ReplayRun, calls: RecordedCall[]) => Decided) => {
     const scores = new Map<string, Score>([["all", empty()]]);
     const verdictsOf = new Map<ReplayRun, Verdict[]>();
+    const stepsOf = new Map<ReplayRun, number[]>();
     for (const run of runs) {
       const calls = recorded.get(run) as RecordedCall[];
-      const verdicts = decide(run, calls);
-      verdictsOf.set(run, verdicts);
+      const decided = decide(run, calls);
+      verdictsOf.set(run, decided.verdicts);
+      if (decided.steps !== undefined) stepsOf.set(run, decided.steps);
       for (const key of ["all", run.source ?? "?"]) {
         if (!scores.has(key)) scores.set(key, empty());
-        add(scores.get(key) as Score, calls, verdicts);
+        add(scores.get(key) as Score, calls, decided);
       }
     }
-    rows.push({ label, scores, verdicts: verdictsOf });
+    rows.push({ label, scores, verdicts: verdictsOf, steps: stepsOf });
     return verdictsOf;
   };
 
   const started = performance.now();
   const defaults = evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
+  evaluate("langgraph-guards defaults, root /testbed for mini-swe", (run) =>
+    ours(run, run.source?.startsWith("mini-swe") ? { root: "/testbed" } : {}),
+  );
   const ms = performance.now() - started;
   evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
@@ -216,7 +257,7 @@ function main(): void {
   for (const peer of PEERS) {
     evaluate(`peer: ${peer.label}`, (_run, calls) => {
       const decide = peer.start();
-      return calls.map(decide);
+      return { verdicts: calls.map(decide) };
     });
   }
 
@@ -240,13 +281,21 @@ function main(): void {
     else late.push(`${run.id} (loop at call ${start}, stop at ${stop})`);
   }
 
-  // Turns saved in stuck runs: the calls of those runs a stop kept from running (null: the policy never stops).
+  // Saved in stuck runs: the calls of those runs a stop kept from running, and the model turns they were made in
+  // (null: the policy never stops).
   const stuck = runs.filter((run) => loopStart(recorded.get(run) as RecordedCall[], true) >= 0);
   const stuckSaved = new Map(
     rows.map((r) => {
       const stops = [...r.verdicts.values()].some((v) => v.includes("stop"));
-      const saved = stuck.reduce((n, run) => n + (r.verdicts.get(run) ?? []).filter((v) => v === "stop").length, 0);
-      return [r.label, stops ? saved : null];
+      let calls = 0;
+      let turns = 0;
+      for (const run of stuck) {
+        const verdicts = r.verdicts.get(run) ?? [];
+        const steps = r.steps.get(run) ?? [];
+        calls += verdicts.filter((v) => v === "stop").length;
+        turns += new Set(steps.filter((_, i) => verdicts[i] === "stop")).size;
+      }
+      return [r.label, stops ? { calls, turns } : null];
     }),
   );
 
@@ -325,18 +374,27 @@ function main(): void {
     );
   }
   console.log(
-    `\nresult chars not sent to the model (thousands; calls not run: their recorded result) | calls not run in the ${stuck.length} stuck runs because of a stop (n/a: never stops)\n`,
+    `\nresult characters not sent to the model (thousands): of calls not run (their recorded result), by result dedupe (result minus note), in all; per source: both | in the ${stuck.length} stuck runs, the calls / model turns a stop kept from running (n/a: never stops)\n`,
   );
-  console.log(
-    ["policy".padEnd(width), ...columns.map((c) => c.slice(0, 16).padStart(16)), "stuck-run calls".padStart(16)].join(
-      "  ",
-    ),
-  );
-  console.log(["-".repeat(width), ...columns.map(() => "-".repeat(16)), "-".repeat(16)].join("  "));
+  const heads = ["not run", "deduped", "all", ...sources.map((c) => c.slice(0, 12)), "stuck calls/turns"];
+  console.log(["policy".padEnd(width), ...heads.map((h) => h.padStart(12))].join("  "));
+  console.log(["-".repeat(width), ...heads.map(() => "-".repeat(12))].join("  "));
+  const k = (n: number) => `${(n / 1e3).toFixed(1)}k`;
   for (const row of rows) {
-    const chars = columns.map((c) => `${((row.scores.get(c) ?? empty()).charsNotSent / 1e3).toFixed(1)}k`.padStart(16));
+    const all = row.scores.get("all") ?? empty();
+    const perSource = sources.map((c) => {
+      const sc = row.scores.get(c) ?? empty();
+      return k(sc.charsNotSent + sc.charsDeduped);
+    });
     const saved = stuckSaved.get(row.label);
-    console.log([row.label.padEnd(width), ...chars, String(saved ?? "n/a").padStart(16)].join("  "));
+    const cells = [
+      k(all.charsNotSent),
+      k(all.charsDeduped),
+      k(all.charsNotSent + all.charsDeduped),
+      ...perSource,
+      saved ? `${saved.calls}/${saved.turns}` : "n/a",
+    ];
+    console.log([row.label.padEnd(width), ...cells.map((c) => c.padStart(12))].join("  "));
   }
   const median = detector.turns[Math.floor(detector.turns.length / 2)] ?? 0;
   const kinds = Object.entries(detector.byKind)

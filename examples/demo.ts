@@ -34,6 +34,7 @@ const RULES: Record<GuardArtifact["rule"], string> = {
   redundant: "rule redundant · the result is still valid",
   near_duplicate: "rule near_duplicate · a repeat of a blocked call",
   repeat_failure: "rule repeat_failure · the same error again",
+  cycle: "rule cycle · a cycle of calls gone round with the same results",
 };
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;

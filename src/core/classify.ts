@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { isReadOnlyCommand } from "./shell.js";
+import { commandPaths, isReadOnlyCommand } from "./shell.js";
 import { digest, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
 
 /**
@@ -43,6 +43,12 @@ export interface ToolTraits {
   repeatable?: boolean | undefined;
   /** A repeat with nothing changed since does nothing new. Default by name: see `isIdempotentTool`. */
   idempotent?: boolean | undefined;
+  /**
+   * Identical calls may legitimately return something new each time (scrolling, the next page, polling a status,
+   * waiting, a screenshot, running code): repeats are judged by their results. Default by name and arguments:
+   * see {@link isStatefulCall}.
+   */
+  stateful?: boolean | undefined;
 }
 
 /**
@@ -137,6 +143,63 @@ export function isRepeatableTool(name: string, traits?: { repeatable?: boolean |
 export function isIdempotentTool(name: string, traits?: { idempotent?: boolean | undefined }): boolean {
   return traits?.idempotent ?? IDEMPOTENT_PREFIX.test(baseName(name));
 }
+// Words of a tool name (or of an action argument) that say "the same call may answer differently next time".
+const STATEFUL_WORDS = new Set(
+  (
+    "scroll scrolling paginate next previous prev more poll polling status wait sleep screenshot snapshot " +
+    "observe refresh reload tick run execute exec eval evaluate cell notebook repl now clock random uuid " +
+    "monitor watch progress"
+  ).split(" "),
+);
+// Argument values that move through something rather than name it (`{ direction: "down" }`, `{ page: "next" }`).
+const MOVING_VALUES = new Set(
+  "next previous prev more down up forward back backward continue pagedown pageup page_down page_up".split(" "),
+);
+const ACTION_ARGS = ["action", "operation", "op", "type", "kind", "direction", "mode", "page", "cursor", "scroll"];
+
+/** The lower-case words of a name: `scrollDown` → scroll, down; `get_job_status` → get, job, status. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "");
+}
+
+/**
+ * Whether identical calls of a tool may legitimately return something new each time, so that a repeat is judged
+ * by its results rather than blocked before it runs: the per-tool `stateful` option, else a name with a word such
+ * as scroll, next, poll, status, wait, sleep, screenshot, snapshot, refresh, run, execute, eval, now, random
+ * (`scroll_down`, `get_job_status`, `run_cell`, `browser_snapshot`), else an action argument that says so
+ * (`{ action: "scroll" }`, `{ direction: "down" }`, `{ page: "next" }`). Not by name: shell tools (judged by their
+ * command) and tools whose name says what a repeat does (`update_`, `send_`, … see {@link isIdempotentTool}).
+ *
+ * @example
+ * ```ts
+ * isStatefulCall("get_job_status", { id: "j1" });              // true
+ * isStatefulCall("computer", { action: "scroll", dy: 400 });   // true
+ * isStatefulCall("read_file", { path: "a.py" });               // false
+ * isStatefulCall("search", {}, { stateful: true });            // true
+ * ```
+ */
+export function isStatefulCall(name: string, args: unknown, traits?: { stateful?: boolean | undefined }): boolean {
+  if (traits?.stateful !== undefined) return traits.stateful;
+  // A tool whose name says what a repeat does (`update_status`, `send_status`) keeps those rules.
+  if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
+  if (nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w))) return true;
+  try {
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
+    for (const key of ACTION_ARGS) {
+      const value = Object.hasOwn(args, key) ? (args as Record<string, unknown>)[key] : undefined;
+      if (typeof value !== "string") continue;
+      if (MOVING_VALUES.has(value.toLowerCase()) || nameWords(value).some((w) => STATEFUL_WORDS.has(w))) return true;
+    }
+  } catch {
+    // Arguments that throw when read (a revoked Proxy, a getter) say nothing.
+  }
+  return false;
+}
+
 const SHELL_TOOLS = new Set([
   "bash",
   "sh",
@@ -300,23 +363,42 @@ export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOption
 }
 
 /**
- * What a call does to tracked state (see {@link CallEffect}).
+ * What a call does to tracked state (see {@link CallEffect}). A shell command is read path-aware: a line that only
+ * reads depends on the files it reads, a line that writes known files changes only those (relative paths are
+ * resolved against `root`, the agent's working folder; without it they are not known), anything else may change
+ * anything.
  *
  * @example
  * ```ts
  * classifyCall("write_to_file", { path: "a.py", content: "" }, { root: "/repo" });
  * // { kind: "write", paths: ["/repo/a.py"] }
  * classifyCall("bash", { command: "make" }); // { kind: "mutate" }
+ * classifyCall("bash", { command: "sed -i 's/a/b/' a.py" }, { root: "/repo" }); // { kind: "write", paths: ["/repo/a.py"] }
  * ```
  */
 export function classifyCall(name: string, args: unknown, opts: ClassifyOptions = {}): CallEffect {
   const traits = ownEntry(opts.tools, name);
-  const paths = shellCommandOf(name, args) !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
+  const command = shellCommandOf(name, args);
+  if (command !== undefined && traits?.readOnly === undefined && ownEntry(opts.readOnlyHints, name) === undefined) {
+    return shellEffect(command, opts.root);
+  }
+  const paths = command !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
   if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
   const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
   if (invalidates === "none") return { kind: "none" };
   if (invalidates === "paths" && paths.length > 0) return { kind: "write", paths };
   return { kind: "mutate" };
+}
+
+/**
+ * What a shell command line does, path-aware: a line that only reads depends on the paths it reads (unknown: on
+ * anything); a line that writes known paths changes those (relative paths need `root` as the working folder); any
+ * other line may change anything.
+ */
+function shellEffect(command: string, root: string | undefined): CallEffect {
+  const { readOnly, changed, reads } = commandPaths(command, root ?? null);
+  if (readOnly) return { kind: "read", paths: reads ?? [] };
+  return changed === undefined || changed.length === 0 ? { kind: "mutate" } : { kind: "write", paths: changed };
 }
 
 /**

@@ -153,10 +153,11 @@ function blockCall(
       ? "Repeating it again stops automatic execution: the user is asked to step in, or the run ends."
       : undefined;
   const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next }, ctx);
+  const struckCall = blockedCall({ tool: call.name, args: call.args }, escalation, at, keys);
   const strike: GuardEvent = {
     type: "strike",
     turn,
-    call: blockedCall({ tool: call.name, args: call.args }, escalation, at, keys),
+    call: rule === "cycle" ? { ...struckCall, cycle: true } : struckCall,
     blockedLimit: esc.blockedLimit,
     restart: !sameCall,
   };
@@ -184,6 +185,7 @@ function repeatsLastStrike(
   const lastStrike = escState.blocked.findLast((b) => b.level > 0);
   if (escState.strikes === 0 || lastStrike === undefined) return false;
   if (rule === "repeat_failure") return lastStrike.tool === call.name;
+  if (rule === "cycle" && lastStrike.cycle === true) return true;
   const keys = ownEntry(options.tools, call.name)?.keys;
   return matchesBlocked(lastStrike, { tool: call.name, args: call.args }, options.escalation, keys);
 }

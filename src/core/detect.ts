@@ -9,6 +9,7 @@ import {
   isIdempotentTool,
   isRepeatableTool,
   isShellTool,
+  isStatefulCall,
   ownEntry,
 } from "./classify.js";
 import {
@@ -21,7 +22,7 @@ import {
 import type { BlockRule } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
-import { evaluateRepetition, type RecordedResult, type RepetitionState } from "./repetition.js";
+import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState } from "./repetition.js";
 import type { ToolGuardState } from "./state.js";
 
 /**
@@ -113,8 +114,11 @@ const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind 
 
 /**
  * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
- * read whose result is still valid, or a change repeated with nothing changed since), and after a block, a
- * near-repeat of the blocked call or a tool failing with one error under changing arguments. Pure.
+ * read whose result is still valid, or a change repeated with nothing changed since), a call of a cycle gone round
+ * twice with the same results, and after a block, a near-repeat of the blocked call or a tool failing with one error
+ * under changing arguments. A call that may answer differently each time (a change, an unknown or stateful tool) is
+ * a consecutive repeat only once identical calls returned the same result twice, and a stateful call is never
+ * redundant. Pure.
  *
  * @example
  * ```ts
@@ -140,12 +144,28 @@ export function detectCall(
   });
   const previous = verdict.previous?.result;
   const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
+  // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.
+  // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
+  // call right after it is stuck only once identical calls have returned the same result twice.
+  const stateful = isStatefulCall(call.name, call.args, tool);
+  const byOutcome =
+    tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
+  if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) {
+    found.rule = undefined;
+  }
   // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
   if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
     found.rule = undefined;
   }
-  if (found.rule === undefined && options.redundancy && tool?.redundancy !== false) {
+  if (found.rule === undefined && !stateful && options.redundancy && tool?.redundancy !== false) {
     Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
+  }
+  // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
+  // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
+  if (options.cycles && (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")) {
+    const cycle = findCycle(state.repetition, key);
+    const own = cycle?.find((r) => r.key === key);
+    if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
     Object.assign(found, afterBlockOf(state, call, options, { ...ctx, response: ctx.response }));

@@ -127,6 +127,8 @@ export interface BlockedCall extends CallLike {
   at: number;
   /** Escalation level of this strike (0 for a reminder). */
   level: number;
+  /** The block was of a call of a stuck cycle (a block of another call of the cycle goes on counting). */
+  cycle?: boolean | undefined;
 }
 
 /**

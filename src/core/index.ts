@@ -7,6 +7,7 @@ export {
   type ClassifyOptions,
   classifyCall,
   isReadOnlyCall,
+  isStatefulCall,
   type ToolTraits,
 } from "./classify.js";
 export { decideToolCall, type ToolCallDecision } from "./decide.js";
@@ -123,6 +124,7 @@ export {
   tokenSortRatio,
 } from "./similarity.js";
 export {
+  type AnswerRecord,
   emptyToolGuardState,
   type GuardEvent,
   type GuardStats,
@@ -157,4 +159,5 @@ export {
   type TurnPlan,
   type TurnStop,
   topEscalation,
+  unchangedNote,
 } from "./turn.js";

@@ -5,21 +5,22 @@ import { escalationFeedback } from "./escalation.js";
  * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
  * changed since), and after a block `near_duplicate` (a response repeats a blocked call in substance without saying
  * what it will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing
- * arguments). Not to be confused with the escalation level (1–4) that follows a block.
+ * arguments), and `cycle` (2 or 3 different calls gone round twice with the same results each time). Not to be
+ * confused with the escalation level (1–4) that follows a block.
  *
  * @example
  * ```ts
  * const rule: BlockRule = "redundant";
  * ```
  */
-export type BlockRule = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure";
+export type BlockRule = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure" | "cycle";
 
 /**
  * Every block rule, in order.
  *
  * @example
  * ```ts
- * BLOCK_RULES.length; // 5
+ * BLOCK_RULES.length; // 6
  * ```
  */
 export const BLOCK_RULES: readonly BlockRule[] = [
@@ -28,6 +29,7 @@ export const BLOCK_RULES: readonly BlockRule[] = [
   "redundant",
   "near_duplicate",
   "repeat_failure",
+  "cycle",
 ];
 
 /**
@@ -79,6 +81,8 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) =>
     `Tool '${tool}' was called again with nearly the same arguments as a call that was just blocked, and your reply did not say what you will do differently.`,
   repeat_failure: ({ tool, count }) =>
     `Tool '${tool}' failed ${count} times in a row with the same error, each time with different arguments. Changing the arguments alone is not fixing it: find the cause of the error first.`,
+  cycle: ({ tool }) =>
+    `Tool '${tool}' is part of a cycle of calls that has gone round twice with exactly the same results each time: going round again will not tell you anything new. Use what you already have, or do something different.`,
 };
 
 /**

@@ -35,6 +35,12 @@ export const toolGuardConfigSchema = z
      */
     idempotent: z.boolean().optional(),
     /**
+     * Identical calls may legitimately return something new each time (scrolling, paging, polling, waiting, a
+     * screenshot, running code): a repeat is blocked only once identical calls keep returning the same result.
+     * Default by name and arguments (`scroll`, `next`, `poll`, `status`, `wait`, `screenshot`, `run`, …).
+     */
+    stateful: z.boolean().optional(),
+    /**
      * The argument fields that decide whether a call repeats a blocked call in substance (per tool
      * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
      */
@@ -85,6 +91,11 @@ export const toolGuardOptionsSchema = z
     ...repetitionRulesSchema.shape,
     /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
+    /**
+     * Cycle rule: block a call of a cycle of 2 or 3 different calls that went round twice in a row with the same
+     * result at every step (A, B, A, B, then A again). Default true.
+     */
+    cycles: z.boolean().default(true),
     ...operationLimitsSchema.shape,
     /** Project root: relative and absolute forms of one path are the same operation. */
     root: z.string().min(1).optional(),
@@ -94,7 +105,7 @@ export const toolGuardOptionsSchema = z
     tools: z.record(z.string(), toolGuardConfigSchema).default({}),
     /** `"enforce"` blocks; `"observe"` blocks nothing and records what it would have blocked. Default "enforce". */
     mode: z.enum(["enforce", "observe"]).default("enforce"),
-    /** Replacements for the three block messages (a text or a builder). */
+    /** Replacements for the rules' block messages (a text or a builder). */
     messages: z
       .object({
         consecutive: template.optional(),
@@ -102,6 +113,7 @@ export const toolGuardOptionsSchema = z
         redundant: template.optional(),
         near_duplicate: template.optional(),
         repeat_failure: template.optional(),
+        cycle: template.optional(),
       })
       .strict()
       .default({}),
@@ -125,6 +137,12 @@ export const toolGuardOptionsSchema = z
      * the guards see.
      */
     acrossRuns: z.enum(["fresh", "keep"]).default("fresh"),
+    /**
+     * Result dedupe: when a call that ran returns exactly the result of an earlier identical call whose ToolMessage
+     * is still in the conversation, the model is sent a short note pointing at that message instead of the result
+     * again (only when the note is shorter). Default true.
+     */
+    dedupeResults: z.boolean().default(true),
     /**
      * Write a guard event for each block, near miss and escalation to LangGraph's custom stream and count it in the
      * `guardLog` channel. Default true.

@@ -150,6 +150,8 @@ export interface RepetitionVerdict {
   count: number;
   /** The recorded call whose result is shown to the model when this one is blocked. */
   previous?: CallRecord | undefined;
+  /** The last two identical calls with a known result returned the same result: repeating it is stuck. */
+  repeatsResult?: boolean | undefined;
 }
 
 /**
@@ -220,15 +222,47 @@ export function evaluateRepetition(
       (rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest),
   );
   const count = countable.length + 1;
+  const results = records.filter((r) => r.result !== undefined);
+  const repeatsResult =
+    results.length >= 2 && results[results.length - 1]?.result?.digest === results[results.length - 2]?.result?.digest;
   const last = state.window[state.window.length - 1];
   if (rules.consecutive && last !== undefined && last.key === key) {
-    return { rule: "consecutive", count, previous: last };
+    return { rule: "consecutive", count, previous: last, repeatsResult };
   }
   if (countable.length >= rules.repetitionThreshold) {
     const previous = [...countable].reverse().find((r) => r.result) ?? latest;
-    return { rule: "threshold", count, previous };
+    return { rule: "threshold", count, previous, repeatsResult };
   }
-  return { count, previous: latest };
+  return { count, previous: latest, repeatsResult };
+}
+
+/**
+ * A cycle of 2 or 3 different calls that the recent window holds twice in a row with the same result at every
+ * position (A, B, A, B with A and B each answering as before): the agent goes round without learning anything.
+ * Returns the cycle's records (its latest round) when `key` is one of its calls, else undefined. Independent of
+ * what the tools do: a cycle whose results change is progress and is not found.
+ *
+ * @example
+ * ```ts
+ * // window: ls → "a.py", cat a.py → "x", ls → "a.py", cat a.py → "x"
+ * findCycle(state, lsKey)?.length; // 2: calling ls again goes round the cycle a third time
+ * ```
+ */
+export function findCycle(state: RepetitionState, key: string): CallRecord[] | undefined {
+  const window = state.window;
+  for (const size of [2, 3]) {
+    if (window.length < 2 * size) continue;
+    const before = window.slice(window.length - 2 * size, window.length - size);
+    const latest = window.slice(window.length - size);
+    const keys = new Set(latest.map((r) => r.key));
+    if (keys.size < 2 || !keys.has(key)) continue; // one call repeated is the other rules' case
+    const same = latest.every((r, i) => {
+      const b = before[i] as CallRecord;
+      return b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
+    });
+    if (same) return latest;
+  }
+  return undefined;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * What the guards understand of a shell command line: which lines only read ({@link isReadOnlyCommand}) and which
- * paths a line may change ({@link changedPaths}). Both read one analysis of the line, so they always agree. The
- * commands and the forms in which they write are data ({@link SHELL_COMMANDS}); anything not understood (an unknown
- * program, a subshell, a command substitution, an argument whose value is only known when the shell runs and that
- * could be a writing option) may change anything. No LangGraph import.
+ * What the guards understand of a shell command line: which lines only read ({@link isReadOnlyCommand}), which
+ * paths a line may change ({@link changedPaths}) and which paths a read-only line may read ({@link readPaths}). All
+ * read one analysis of the line, so they always agree. The commands, the forms in which they write and what they
+ * read are data ({@link SHELL_COMMANDS}, {@link SHELL_READS}); anything not understood (an unknown program, a
+ * subshell, a command substitution, an argument whose value is only known when the shell runs and that could be a
+ * writing option) may change anything. No LangGraph import.
  */
 import { isAbsolute, posix, resolve } from "node:path";
 
@@ -229,6 +230,253 @@ export const REDIRECTIONS: readonly { op: string; writes: "target" | "target unl
   { op: "<<<", writes: "nothing" },
 ];
 
+/**
+ * How a read-only command reads one of its options ({@link ReadForm}):
+ * - `value`: it takes a value that names no file (`head -n 5`); `optional`: a value only when attached
+ *   (`--color=auto`, `od -w16`);
+ * - `file`: its value is a file it reads (`grep --exclude-from=x`);
+ * - `pattern`: its value is the pattern or script (`grep -e x`), so the first operand is a file; `patternFile`: its
+ *   value is a file it reads that holds the pattern (`grep -f pats.txt`); `noPattern`: no pattern at all
+ *   (`rg --files`);
+ * - `recursive`: without a file operand it reads its working folder (`grep -r`); `directories`: a value, and any
+ *   but `read` or `skip` makes it recursive (`grep -d recurse`);
+ * - `unknown`: it reads files the line does not name (`md5sum -c sums`: the files listed in `sums`).
+ *
+ * @example
+ * ```ts
+ * const exclude: ReadOption = "file"; // grep --exclude-from=FILE
+ * ```
+ */
+export type ReadOption =
+  | "value"
+  | "optional"
+  | "file"
+  | "pattern"
+  | "patternFile"
+  | "noPattern"
+  | "recursive"
+  | "directories"
+  | "unknown";
+
+/**
+ * What a read-only command reads.
+ *
+ * @example
+ * ```ts
+ * const head: ReadForm = { operands: "files", options: { "-n": "value", "--lines": "value" } };
+ * ```
+ */
+export interface ReadForm {
+  /**
+   * Its operands: files or folders it reads (`"files"`); a pattern or script, then files, unless an option gave the
+   * pattern (`"afterPattern"`); nothing it reads (`"none"`: `echo`, `tr`). `-` is its standard input.
+   */
+  operands: "files" | "afterPattern" | "none";
+  /**
+   * What it reads with no file operand: its working folder (`"cwd"`: `ls`); its working folder unless its standard
+   * input is piped or redirected (`"search"`: `rg`). Not given: nothing on disk (its standard input, or an error).
+   */
+  bare?: "cwd" | "search";
+  /** Its options that take a value or change what it reads; any other is a flag. */
+  options?: Readonly<Record<string, ReadOption>>;
+  /** Files it reads in every folder above what it searches (`.gitignore`). */
+  ignoreFiles?: readonly string[];
+  /** An operand `@file` is a file of more options (binutils). */
+  responseFiles?: boolean;
+}
+
+/** The options of `lists` (space-separated), all read as `kind`. */
+const kinds = (kind: ReadOption, ...lists: string[]): Record<string, ReadOption> =>
+  Object.fromEntries(words(...lists).map((option) => [option, kind]));
+
+const GREP: ReadForm = {
+  operands: "afterPattern",
+  options: {
+    ...kinds("pattern", "-e --regexp"),
+    ...kinds("patternFile", "-f --file"),
+    ...kinds("file", "--exclude-from"),
+    ...kinds("recursive", "-r -R --recursive --dereference-recursive"),
+    ...kinds("directories", "-d --directories"),
+    ...kinds("value", "-A -B -C -m -D --after-context --before-context --context --max-count --devices --label"),
+    ...kinds("value", "--include --exclude --exclude-dir --binary-files --group-separator"),
+    ...kinds("optional", "--color --colour"),
+  },
+};
+
+const LS: ReadForm = {
+  operands: "files",
+  bare: "cwd",
+  options: {
+    ...kinds("value", "-I -w -T --ignore --hide --width --tabsize --block-size --format --sort --time --time-style"),
+    ...kinds("value", "--quoting-style --indicator-style"),
+    ...kinds("optional", "--color --classify --hyperlink"),
+  },
+};
+
+const CHECKSUM: ReadForm = { operands: "files", options: kinds("unknown", "-c --check") };
+const FILES: ReadForm = { operands: "files" };
+const NONE: ReadForm = { operands: "none" };
+
+/**
+ * What the read-only commands of {@link SHELL_COMMANDS} read. A command not here (`which`, `type` and `whereis`
+ * read the folders of `$PATH`; every `git` subcommand reads the repository) reads what the line does not say.
+ * `find` reads its starting points (the working folder without one) and the files of `-newer` and friends.
+ *
+ * @example
+ * ```ts
+ * SHELL_READS.grep?.options?.["-f"]; // "patternFile": grep -f pats.txt reads pats.txt
+ * ```
+ */
+export const SHELL_READS: Readonly<Record<string, ReadForm>> = {
+  ...Object.fromEntries(words("echo printf true pwd basename dirname tr tee cd").map((c) => [c, NONE] as const)),
+  ...Object.fromEntries(words("cat readlink").map((c) => [c, FILES] as const)),
+  ...Object.fromEntries(words("md5sum sha1sum sha256sum").map((c) => [c, CHECKSUM] as const)),
+  ...{ grep: GREP, egrep: GREP, fgrep: GREP, ls: LS, ll: LS },
+  head: { operands: "files", options: kinds("value", "-n -c --lines --bytes") },
+  tail: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-n -c -s --lines --bytes --sleep-interval --pid --max-unchanged-stats"),
+      ...kinds("optional", "--follow"),
+    },
+  },
+  wc: { operands: "files", options: kinds("unknown", "--files0-from") },
+  nl: {
+    operands: "files",
+    options: kinds(
+      "value",
+      "-b -d -f -h -i -l -n -s -v -w --body-numbering --section-delimiter --footer-numbering --header-numbering",
+      "--line-increment --join-blank-lines --number-format --number-separator --starting-line-number --number-width",
+    ),
+  },
+  cut: { operands: "files", options: kinds("value", "-b -c -d -f --bytes --characters --delimiter --fields") },
+  column: {
+    operands: "files",
+    // Not -n: a flag in the BSD column, a value in util-linux's.
+    options: kinds(
+      "value",
+      "-c -s -o -O -N -l -E -H -R -T -W -r -i -p --output-width --separator --output-separator --table-name",
+      "--table-order --table-columns --table-columns-limit --table-noextreme --table-hide --table-right",
+      "--table-truncate --table-wrap --tree --tree-id --tree-parent",
+    ),
+  },
+  more: { operands: "files", options: kinds("value", "-n --lines") },
+  od: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-A -j -N -S -t --address-radix --skip-bytes --read-bytes --format --endian"),
+      ...kinds("optional", "-w --width --strings"),
+    },
+  },
+  hexdump: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-e -n -s --format --length --skip"),
+      ...kinds("file", "-f --format-file"),
+      ...kinds("optional", "-L --color"),
+    },
+  },
+  strings: {
+    operands: "files",
+    responseFiles: true,
+    options: kinds("value", "-n -t -T -e -U -s --bytes --radix --target --encoding --unicode --output-separator"),
+  },
+  cmp: { operands: "files", options: kinds("value", "-i -n --ignore-initial --bytes") },
+  diff: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-C -U -D -F -I -L -S -W -x --ifdef --show-function-line --ignore-matching-lines --label"),
+      ...kinds("value", "--starting-file --width --exclude --line-format --horizon-lines --tabsize --palette"),
+      ...kinds("value", "--old-line-format --new-line-format --unchanged-line-format --old-group-format"),
+      ...kinds("value", "--new-group-format --changed-group-format --unchanged-group-format"),
+      ...kinds("optional", "--context --unified --color"),
+      ...kinds("file", "-X --exclude-from --from-file --to-file"),
+    },
+  },
+  stat: { operands: "files", options: kinds("value", "-c --format --printf --cached") },
+  realpath: { operands: "files", options: kinds("file", "--relative-to --relative-base") },
+  du: {
+    operands: "files",
+    bare: "cwd",
+    options: {
+      ...kinds("value", "-B -d -t --block-size --max-depth --threshold --exclude --time-style"),
+      ...kinds("optional", "--time"),
+      ...kinds("file", "-X --exclude-from"),
+      ...kinds("unknown", "--files0-from"),
+    },
+  },
+  tree: {
+    operands: "files",
+    bare: "cwd",
+    ignoreFiles: [".gitignore", ".git/info/exclude"], // with --gitignore
+    options: {
+      ...kinds("value", "--filelimit --timefmt --charset --sort --hintro --houtro"),
+      ...kinds("file", "--infofile"),
+    },
+  },
+  file: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-F -P -e --separator --parameter --exclude --exclude-quiet"),
+      ...kinds("unknown", "-f -m --files-from --magic-file"),
+    },
+  },
+  less: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-b -h -j -p -P -x -y -z -# -D --buffers --max-back-scroll --jump-target --pattern --prompt"),
+      ...kinds("value", "--tabs --max-forw-scroll --window --shift --color"),
+      ...kinds("file", "-k -T --lesskey-file --tag-file --lesskey-src"),
+      ...kinds("unknown", "-t --tag"), // the tags file of the working folder, and the file it names
+    },
+  },
+  sort: {
+    operands: "files",
+    options: {
+      ...kinds("value", "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel"),
+      ...kinds("value", "--batch-size --sort"),
+      ...kinds("file", "--random-source"),
+      ...kinds("unknown", "--files0-from"),
+    },
+  },
+  uniq: FILES,
+  xxd: FILES,
+  sed: {
+    operands: "afterPattern",
+    options: { ...kinds("pattern", "-e --expression"), ...kinds("patternFile", "-f --file") },
+  },
+  find: { operands: "files", bare: "cwd" },
+  rg: {
+    operands: "afterPattern",
+    bare: "search",
+    ignoreFiles: [".gitignore", ".ignore", ".rgignore", ".git/info/exclude"],
+    options: {
+      ...kinds("pattern", "-e --regexp"),
+      ...kinds("patternFile", "-f --file"),
+      ...kinds("file", "--ignore-file"),
+      ...kinds("noPattern", "--files --type-list"),
+      ...kinds("unknown", "--hostname-bin"), // runs a program
+      ...kinds("value", "-A -B -C -m -M -d -j -E -g -t -T -r --after-context --before-context --context --max-count"),
+      ...kinds("value", "--max-columns --max-depth --maxdepth --threads --encoding --glob --iglob --type --type-not"),
+      ...kinds("value", "--type-add --type-clear --replace --color --colors --context-separator --path-separator"),
+      ...kinds("value", "--field-context-separator --field-match-separator --sort --sortr --pre-glob --engine"),
+      ...kinds("value", "--max-filesize --dfa-size-limit --regex-size-limit --hyperlink-format --generate"),
+    },
+  },
+  ag: {
+    operands: "afterPattern",
+    bare: "search",
+    ignoreFiles: [".gitignore", ".ignore", ".agignore", ".hgignore", ".git/info/exclude"],
+    options: {
+      ...kinds("pattern", "-g"),
+      ...kinds("file", "-p --path-to-ignore"),
+      ...kinds("value", "-G -m -W --file-search-regex --ignore --ignore-dir --max-count --width --depth --workers"),
+      ...kinds("value", "--color-line-number --color-match --color-path"),
+      ...kinds("optional", "-A -B -C --after --before --context"),
+    },
+  },
+};
+
 const ROWS = new Map(SHELL_COMMANDS.map((row) => [row.command, row]));
 
 /** git options before the subcommand that change nothing we track (`-C <dir>` is handled apart). */
@@ -259,6 +507,11 @@ interface Word {
   exact: boolean;
   many: boolean;
   optionLike: boolean;
+  /**
+   * For a word whose only unknown parts are patterns and brace expansions (`src/*.py`), the text before the first
+   * of them (`src/`): every word it becomes starts with it. `undefined` otherwise.
+   */
+  glob: string | undefined;
 }
 
 type Separator = "|" | "|&" | "&&" | "||" | ";" | "\n" | "&" | "(" | ")" | ";;";
@@ -288,14 +541,22 @@ interface WordState {
   empty: boolean;
   /** Some part was quoted (a heredoc delimiter with quotes keeps its body unexpanded). */
   quoted: boolean;
+  /** The text before the first unknown part. */
+  prefix: string | undefined;
+  /** Some unknown part is neither a pattern nor a brace expansion (`$X`, `~`). */
+  dynamic: boolean;
 }
 
 /**
- * Marks the word's value unknown from here on: `many` when it may become several words or none (a glob, a brace
- * expansion, an unquoted `$VAR`); `splits` when a part of it may become a word of its own, so an option (an
- * unquoted `$VAR`); `dash` when its value may start with `-` (all but `~`).
+ * Adds `part` (as written) to the word and marks its value unknown from here on: `many` when it may become several
+ * words or none (a glob, a brace expansion, an unquoted `$VAR`); `splits` when a part of it may become a word of its
+ * own, so an option (an unquoted `$VAR`); `dash` when its value may start with `-` (all but `~`); `glob` when it is
+ * a pattern or a brace expansion (the words it becomes start with the text before it).
  */
-function unknownPart(w: WordState, many: boolean, splits: boolean, dash = true): void {
+function unknownPart(w: WordState, part: string, many: boolean, splits: boolean, dash = true, glob = false): void {
+  if (w.prefix === undefined) w.prefix = w.text;
+  if (!glob) w.dynamic = true;
+  w.text += part;
   if ((w.empty && dash) || splits) w.optionLike = true;
   if (many) w.many = true;
   w.exact = false;
@@ -317,15 +578,13 @@ function readDollar(s: string, i: number, w: WordState, quoted: boolean): number
     if (end < 0) throw new Beyond("unterminated ${");
     const inner = s.slice(i + 2, end);
     if (/`|\$\(/.test(inner)) throw new Beyond("command substitution");
-    w.text += s.slice(i, end + 1);
-    unknownPart(w, !quoted, !quoted);
+    unknownPart(w, s.slice(i, end + 1), !quoted, !quoted);
     return end + 1;
   }
   if (next !== undefined && (NAME_START.test(next) || SPECIAL_PARAM.test(next))) {
     let j = i + 2;
     if (NAME_START.test(next)) while (j < s.length && NAME_CHAR.test(s[j] as string)) j += 1;
-    w.text += s.slice(i, j);
-    unknownPart(w, !quoted, !quoted);
+    unknownPart(w, s.slice(i, j), !quoted, !quoted);
     return j;
   }
   literal(w, "$");
@@ -388,7 +647,16 @@ function unquotedAhead(s: string, i: number): string {
 
 /** Reads one word starting at `s[start]` (not a metacharacter); returns it and the index after it. */
 function readWord(s: string, start: number): { word: WordState; end: number } {
-  const w: WordState = { text: "", exact: true, many: false, optionLike: false, empty: true, quoted: false };
+  const w: WordState = {
+    text: "",
+    exact: true,
+    many: false,
+    optionLike: false,
+    empty: true,
+    quoted: false,
+    prefix: undefined,
+    dynamic: false,
+  };
   let i = start;
   while (i < s.length) {
     const c = s[i] as string;
@@ -417,23 +685,19 @@ function readWord(s: string, start: number): { word: WordState; end: number } {
       let j = i + 2;
       while (j < s.length && s[j] !== "'") j += s[j] === "\\" ? 2 : 1;
       if (j >= s.length) throw new Beyond("unterminated $'");
-      w.text += s.slice(i, j + 1);
       w.quoted = true;
-      unknownPart(w, false, false);
+      unknownPart(w, s.slice(i, j + 1), false, false);
       i = j + 1;
     } else if (c === "$" && s[i + 1] === '"') i = readDoubleQuoted(s, i + 2, w);
     else if (c === "$") i = readDollar(s, i, w, false);
     else if (c === "*" || c === "?" || (c === "[" && restOfWord(s, i + 1).includes("]"))) {
-      w.text += c;
-      unknownPart(w, true, false); // its file names start with what comes before it
+      unknownPart(w, c, true, false, true, true); // its file names start with what comes before it
       i += 1;
     } else if (c === "{" && /(,|\.\.).*\}/s.test(restOfWord(s, i + 1))) {
-      w.text += c;
-      unknownPart(w, true, false);
+      unknownPart(w, c, true, false, true, true);
       i += 1;
     } else if (c === "~" && w.empty && /^($|\/|[A-Za-z0-9_.-]*(\/|$))/.test(unquotedAhead(s, i + 1))) {
-      w.text += c;
-      unknownPart(w, false, false, false);
+      unknownPart(w, c, false, false, false);
       i += 1;
     } else {
       literal(w, c);
@@ -525,8 +789,9 @@ function lex(s: string): Token[] | undefined {
         pending.push({ delimiter: word.text, stripTabs: heredocNext.stripTabs, expands: !word.quoted });
         heredocNext = undefined;
       }
-      const { text, exact, many, optionLike } = word;
-      tokens.push({ kind: "word", word: { text, exact, many, optionLike } });
+      const { text, exact, many, optionLike, prefix, dynamic } = word;
+      const glob = dynamic ? undefined : prefix;
+      tokens.push({ kind: "word", word: { text, exact, many, optionLike, glob } });
     }
   } catch (e) {
     if (e instanceof Beyond) return undefined;
@@ -759,11 +1024,13 @@ function operandWrites(row: CommandRow, parsed: ParsedArgs): string[] | undefine
 }
 
 /**
- * The files a `sed` script writes (`w FILE`, `W FILE`, `s/a/b/w FILE`), or `undefined` when it may change anything
- * (`e`, `s///e`) or is not understood. GNU sed's grammar: addresses, `!`, a command, its arguments.
+ * The files a `sed` script writes (`w FILE`, `W FILE`, `s/a/b/w FILE`) and reads (`r FILE`, `R FILE`), or
+ * `undefined` when it may change anything (`e`, `s///e`) or is not understood. GNU sed's grammar: addresses, `!`, a
+ * command, its arguments.
  */
-function sedScriptWrites(script: string): string[] | undefined {
+function sedScript(script: string): { writes: string[]; reads: string[] } | undefined {
   const writes: string[] = [];
+  const reads: string[] = [];
   let i = 0;
   const s = script;
   const toEndOfLine = (): string => {
@@ -838,8 +1105,10 @@ function sedScriptWrites(script: string): string[] | undefined {
       while (i < s.length && s[i] !== "\n" && s[i] !== ";") i += 1; // a label
     } else if ("aic".includes(command)) {
       while (i < s.length && s[i] !== "\n") i += s[i] === "\\" ? 2 : 1; // text; a `\` at the end continues it
-    } else if ("rR".includes(command)) fileArgument();
-    else if ("wW".includes(command)) {
+    } else if ("rR".includes(command)) {
+      const file = fileArgument();
+      if (file !== "") reads.push(file);
+    } else if ("wW".includes(command)) {
       const file = fileArgument();
       if (file === "") return undefined;
       writes.push(file);
@@ -861,7 +1130,7 @@ function sedScriptWrites(script: string): string[] | undefined {
       }
     } else return undefined; // `e` runs a command; anything else is not understood
   }
-  return writes;
+  return { writes, reads };
 }
 
 /** What a `sed` command writes: its `-i` files, its script's `w` files. */
@@ -876,7 +1145,7 @@ function sedEffect(row: CommandRow, parsed: ParsedArgs): Effect {
     if (!w.exact) return ALL;
     scriptText.push(w.text);
   }
-  const paths = sedScriptWrites(scriptText.join("\n"));
+  const paths = sedScript(scriptText.join("\n"))?.writes;
   if (paths === undefined) return ALL;
   if (parsed.hits.some(({ form }) => form.writes === "operands")) {
     const files = pathsOf(operands);
@@ -1005,12 +1274,302 @@ function redirectWrites(redirect: Redirect): string | null | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// What one command reads
+
+const READS = new Map(Object.entries(SHELL_READS));
+
+/** Devices: reading one reads no file a write could change. */
+const READ_DEVICE = /^\/dev\/(null|zero|u?random|full|stdin|stdout|stderr|tty|fd\/\d+)$/;
+
+/** Option readings that take a value (the next word when none is attached). */
+const TAKES_VALUE = new Set<ReadOption>(["value", "file", "pattern", "patternFile", "directories"]);
+
+/** How an abbreviated long option that may stand for several is read: the widest reading first. */
+const READ_PRIORITY: readonly ReadOption[] = [
+  "unknown",
+  "file",
+  "patternFile",
+  "pattern",
+  "noPattern",
+  "recursive",
+  "directories",
+  "optional",
+  "value",
+];
+
+/**
+ * Whether a part of a glob's path may stand for `..`: a name's leading dot is only matched by a `.` (or, to be
+ * safe, a `[...]`), and the rest must match `.` (`.*`, `.?`, `..`); a brace expansion whose alternative may start
+ * with a dot.
+ */
+function mayClimb(part: string): boolean {
+  if (part.includes("{")) return /(^|[{,])[.[]/.test(part);
+  const first = /^(\.|\[[^\]]*\])/.exec(part)?.[0];
+  if (first === undefined || first === part) return false;
+  const rest = part.slice(first.length).replaceAll("*", "");
+  return rest === "" || rest === "." || rest === "?" || /^\[[^\]]*\]$/.test(rest);
+}
+
+/**
+ * The folder the files of a glob word are in: the folder of the text before its first pattern (`src` for
+ * `src/a*.py`, the working folder for `*.py`), one level up for each later part that may be `..` (`.*`).
+ */
+function globFolder(text: string, prefix: string): string {
+  const slash = prefix.lastIndexOf("/");
+  const folder = slash < 0 ? "." : slash === 0 ? "/" : prefix.slice(0, slash);
+  const ups = text
+    .slice(slash + 1)
+    .split("/")
+    .filter(mayClimb).length;
+  return posix.join(folder, ...Array<string>(ups).fill(".."));
+}
+
+/** The path a word names, as written (a glob: its folder); `null` for none (`""`); `undefined` when unknown. */
+function readPath(w: Word | undefined): string | null | undefined {
+  if (w === undefined) return null;
+  if (w.exact) return w.text === "" ? null : w.text;
+  return w.glob === undefined ? undefined : globFolder(w.text, w.glob);
+}
+
+/** The part of `w` from `start` on (an option's attached value). */
+function wordFrom(w: Word, start: number): Word {
+  const glob = w.glob !== undefined && w.glob.length >= start ? w.glob.slice(start) : undefined;
+  return { text: w.text.slice(start), exact: w.exact, many: w.many, optionLike: false, glob };
+}
+
+/**
+ * What a read-only command's arguments name, read with its {@link ReadForm} (getopt's rules): the paths it reads, as
+ * written, and its pattern or script words; `undefined` when what it reads is not known. `fed`: its standard input
+ * is piped or redirected.
+ */
+function argReads(
+  row: CommandRow,
+  form: ReadForm,
+  args: readonly Word[],
+  fed: boolean,
+): { paths: string[]; patterns: Word[] } | undefined {
+  const paths: string[] = [];
+  const patterns: Word[] = [];
+  if (form.operands === "none") return { paths, patterns };
+  const options = new Map<string, ReadOption>((row.valueOptions ?? []).map((o) => [o, "value"]));
+  for (const f of row.writes ?? []) if ("option" in f && f.writes === "value") options.set(f.option, "value");
+  for (const [o, kind] of Object.entries(form.options ?? {})) options.set(o, kind);
+  const longKind = (name: string): ReadOption | undefined => {
+    const exact = options.get(name);
+    if (exact !== undefined) return exact;
+    const found = new Set([...options].filter(([o]) => o.startsWith("--") && o.startsWith(name)).map(([, k]) => k));
+    return READ_PRIORITY.find((k) => found.has(k)); // getopt_long takes abbreviations
+  };
+  const operands: Word[] = [];
+  let patternGiven = false;
+  let recursive = false;
+  let ended = false;
+  /** Reads an option used with its value; `false` when what it reads is not known. */
+  const take = (kind: ReadOption, v: Word | undefined): boolean => {
+    if (kind === "unknown") return false;
+    if (kind === "recursive") recursive = true;
+    if (kind === "noPattern" || kind === "pattern" || kind === "patternFile") patternGiven = true;
+    if (v === undefined) return true; // no value: an error
+    if (kind === "pattern") patterns.push(v);
+    if (kind === "directories" && !(v.exact && ["read", "skip"].includes(v.text))) recursive = true;
+    if (kind !== "file" && kind !== "patternFile") return true;
+    const p = readPath(v);
+    if (p !== null && p !== undefined) paths.push(p);
+    return p !== undefined;
+  };
+  for (let i = 0; i < args.length; i += 1) {
+    const w = args[i] as Word;
+    const next = (): Word | undefined => {
+      i += 1;
+      return args[i];
+    };
+    const t = w.text;
+    const known = w.exact ? t : (w.glob ?? ""); // the text before the first pattern
+    if (ended || t === "-" || !known.startsWith("-")) {
+      operands.push(w); // a glob that may become options too: see below
+      if (row.optionsFirst) ended = true;
+      continue;
+    }
+    if (t === "--") {
+      ended = true;
+      continue;
+    }
+    if (t.startsWith("--")) {
+      const eq = t.indexOf("=");
+      if (!w.exact && (eq < 0 || eq >= known.length)) return undefined; // an option only known when the shell runs
+      const kind = longKind(eq < 0 ? t : t.slice(0, eq));
+      const attached = eq < 0 ? undefined : wordFrom(w, eq + 1);
+      if (kind === undefined) {
+        const p = readPath(attached); // an option it may not know: its value may be a file
+        if (p === undefined) return undefined;
+        if (p !== null) paths.push(p);
+      } else if (!take(kind, attached ?? (TAKES_VALUE.has(kind) ? next() : undefined))) return undefined;
+      continue;
+    }
+    if (row.singleDash) {
+      if (!w.exact) return undefined;
+      const whole = options.get(t);
+      const short = options.get(t.slice(0, 2));
+      if (whole !== undefined && !take(whole, TAKES_VALUE.has(whole) ? next() : undefined)) return undefined;
+      if (whole === undefined && short !== undefined && t.length > 2 && !take(short, wordFrom(w, 2))) return undefined;
+      continue;
+    }
+    // A bundle of one-letter options: `-rn`, `-A3`, `-fpats.txt`.
+    for (let j = 1; j < t.length; j += 1) {
+      if (j >= known.length) return undefined; // an option only known when the shell runs
+      const kind = options.get(`-${t[j]}`);
+      if (kind === undefined) continue;
+      if (!TAKES_VALUE.has(kind) && kind !== "optional") {
+        if (!take(kind, undefined)) return undefined;
+        continue;
+      }
+      const attached = j + 1 < t.length ? wordFrom(w, j + 1) : undefined;
+      if (!take(kind, attached ?? (kind === "optional" ? undefined : next()))) return undefined;
+      break;
+    }
+  }
+  let files = operands;
+  if (form.operands === "afterPattern" && !patternGiven) {
+    const [pattern, ...rest] = operands;
+    if (pattern !== undefined) patterns.push(pattern);
+    files = rest;
+  }
+  if (form.responseFiles && files.some((f) => f.text.startsWith("@"))) return undefined;
+  for (const f of files) {
+    if (f.exact && f.text === "-") continue; // its standard input
+    const p = readPath(f);
+    if (p === undefined) return undefined;
+    if (p !== null) paths.push(p);
+  }
+  if (files.length === 0 && (form.bare === "cwd" || recursive || (form.bare === "search" && !fed))) paths.push(".");
+  // A glob may become several words, options among them: then a pattern or an option's value may be a file.
+  if (args.some((a) => !a.exact)) paths.push(...args.filter((a) => a.exact && /^[^-]/.test(a.text)).map((a) => a.text));
+  return { paths, patterns };
+}
+
+/** The paths a `find` command reads, as written: its starting points (`.` without one), the files its tests name. */
+function findReads(args: readonly Word[]): string[] | undefined {
+  let i = 0;
+  while (i < args.length && /^-([HLP]|O\d*|D)$/.test(args[i]?.text ?? "")) i += args[i]?.text === "-D" ? 2 : 1;
+  const paths: string[] = [];
+  let starts = 0;
+  for (; i < args.length; i += 1) {
+    const w = args[i] as Word;
+    if (w.optionLike || ["(", ")", "!", ","].includes(w.text)) break;
+    const p = readPath(w);
+    if (p === undefined) return undefined;
+    if (p !== null) paths.push(p);
+    starts += 1;
+  }
+  if (starts === 0) paths.push(".");
+  for (; i < args.length; i += 1) {
+    const t = args[i]?.text;
+    if (t === "-files0-from") return undefined; // its starting points are in a file
+    // Every word is looked at (a value that looks like a test only adds a path).
+    if (!/^-([ac]?newer|newer[aBcm][aBcmt]|samefile)$/.test(t ?? "")) continue;
+    const p = readPath(args[i + 1]);
+    if (p === undefined) return undefined;
+    if (p !== null) paths.push(p);
+  }
+  return paths;
+}
+
+/** The paths a command named `name` reads, from its arguments, as written; `undefined` when not known. */
+function namedReads(
+  name: string,
+  row: CommandRow,
+  form: ReadForm,
+  args: readonly Word[],
+  fed: boolean,
+): string[] | undefined {
+  if (name === "find") return findReads(args);
+  const found = argReads(row, form, args, fed);
+  if (found === undefined || name !== "sed") return found?.paths;
+  if (found.patterns.some((w) => !w.exact)) return undefined;
+  const reads = sedScript(found.patterns.map((w) => w.text).join("\n"))?.reads; // `r FILE`, `R FILE`
+  return reads === undefined ? undefined : [...found.paths, ...reads];
+}
+
+/** The folders above `path`, nearest first, up to `/`. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let dir = posix.dirname(path); ; dir = posix.dirname(dir)) {
+    out.push(dir);
+    if (dir === posix.dirname(dir)) return out;
+  }
+}
+
+/**
+ * The absolute paths one simple command of a read-only line reads, run in `cwd` (`null`: not known); `undefined`
+ * when not known. `piped`: its standard input is the output of the command before it. `cd`: the folder a `cd`
+ * moves to (whether it exists is read).
+ */
+function commandReads(
+  command: SimpleCommand,
+  piped: boolean,
+  cwd: string | null,
+): { paths: string[]; cd?: string } | undefined {
+  const named: string[] = [];
+  let fed = piped;
+  for (const { op, fd, target } of command.redirects) {
+    if (["<", "<<", "<<-", "<<<"].includes(op) && (fd === undefined || fd === "0")) fed = true;
+    if (op !== "<") continue; // a heredoc is no file; the targets of a read-only line's other redirections are devices
+    const p = readPath(target);
+    if (p === undefined) return undefined;
+    if (p !== null) named.push(p);
+  }
+  const redirected = named.length;
+  const [program, ...args] = command.words;
+  let cd: string | undefined;
+  let ignores: readonly string[] = [];
+  if (program !== undefined) {
+    const name = programName(program);
+    const row = name === undefined ? undefined : ROWS.get(name);
+    const form = name === undefined ? undefined : READS.get(name);
+    if (name === undefined || row === undefined || form === undefined) return undefined; // `git`, `which`, ...
+    if (args.some((w) => !w.exact && w.glob === undefined)) return undefined; // `$X`, `~`: only the shell knows
+    for (const w of args) if (!w.exact && w.glob !== undefined) named.push(globFolder(w.text, w.glob)); // it lists
+    ignores = form.ignoreFiles ?? [];
+    if (name === "cd") {
+      const target = cdTarget(args, cwd);
+      if (target === null) return undefined;
+      cd = target;
+    } else {
+      const found = namedReads(name, row, form, args, fed);
+      if (found === undefined) return undefined;
+      named.push(...found);
+    }
+  }
+  const paths: string[] = [];
+  for (const [i, p] of named.entries()) {
+    let path: string;
+    if (isAbsolute(p)) path = resolve(p);
+    else if (cwd === null) return undefined;
+    else path = resolve(cwd, p);
+    if (READ_DEVICE.test(path)) continue;
+    paths.push(path);
+    if (i < redirected) continue; // ignore files count for what it searches, not for its input
+    for (const dir of ancestors(path)) for (const file of ignores) paths.push(posix.join(dir, file));
+  }
+  return cd === undefined ? { paths } : { paths, cd };
+}
+
+/** Whether `path` is `folder` or below it. */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The whole line
 
-/** The analysis of a line: whether it only reads, and the absolute paths it may change (`undefined`: anything). */
+/**
+ * The analysis of a line: whether it only reads, the absolute paths it may change (`undefined`: anything), and for
+ * a line that only reads, the absolute paths it may read (`undefined`: not known, or a line that writes).
+ */
 interface LineEffect {
   readOnly: boolean;
   paths: string[] | undefined;
+  reads: string[] | undefined;
 }
 
 /** Where `cd` leads from `cwd`: `null` when not known (`cd`, `cd -`, `cd $DIR`, an unknown folder). */
@@ -1025,25 +1584,27 @@ function cdTarget(args: readonly Word[], cwd: string | null): string | null {
 }
 
 /**
- * Follows a command line through the folders it may be in. A state is a folder and whether the last pipeline
- * succeeded: `&&` runs the next pipeline only in the states that succeeded, `||` in those that failed, `;` in all;
- * `cd` moves the states where it succeeds; a pipeline runs each command in a subshell, so a `cd` in one moves
- * nothing.
+ * Follows a command line through the folders it may be in (`root`: where it starts, `null` when not known). A state
+ * is a folder and whether the last pipeline succeeded: `&&` runs the next pipeline only in the states that
+ * succeeded, `||` in those that failed, `;` in all; `cd` moves the states where it succeeds; a pipeline runs each
+ * command in a subshell, so a `cd` in one moves nothing. Each command's reads are taken in every folder it may run in.
  */
-function analyze(command: string, root: string): LineEffect {
-  const anything: LineEffect = { readOnly: false, paths: undefined };
+function analyze(command: string, root: string | null): LineEffect {
+  const anything: LineEffect = { readOnly: false, paths: undefined, reads: undefined };
   if (command.trim() === "") return anything;
   const tokens = lex(command);
   const line = tokens === undefined ? undefined : parse(tokens);
   if (line === undefined) return anything;
   let readOnly = true;
   const paths = new Set<string>();
+  let reads: Set<string> | undefined = new Set<string>();
+  const cds: string[] = []; // the folders a cd moved to: whether they exist is read
   let states: { cwd: string | null; ok: boolean }[] = [{ cwd: root, ok: true }];
   for (const { op, pipeline } of line) {
     const runs = (s: { ok: boolean }) => (op === "&&" ? s.ok : op === "||" ? !s.ok : true);
     const cwds = [...new Set(states.filter(runs).map((s) => s.cwd))];
     const next = states.filter((s) => !runs(s));
-    for (const simple of pipeline) {
+    for (const [index, simple] of pipeline.entries()) {
       const written: string[] = [];
       for (const redirect of simple.redirects) {
         const target = redirectWrites(redirect);
@@ -1060,6 +1621,15 @@ function analyze(command: string, root: string): LineEffect {
           paths.add(isAbsolute(p) ? resolve(p) : resolve(cwd as string, p));
         }
       }
+      for (const cwd of readOnly ? cwds : []) {
+        if (reads === undefined) break;
+        const read = commandReads(simple, index > 0, cwd);
+        if (read === undefined) reads = undefined;
+        else {
+          for (const p of read.paths) reads.add(p);
+          if (read.cd !== undefined) cds.push(read.cd);
+        }
+      }
     }
     const [program, ...args] = pipeline.length === 1 ? (pipeline[0]?.words ?? []) : [];
     const cd = program !== undefined && programName(program) === "cd";
@@ -1069,7 +1639,11 @@ function analyze(command: string, root: string): LineEffect {
     }
     states = [...new Map(next.map((s) => [`${s.ok}\u0000${s.cwd}`, s])).values()];
   }
-  return { readOnly, paths: readOnly ? [] : [...paths] };
+  if (!readOnly || reads === undefined) return { readOnly, paths: readOnly ? [] : [...paths], reads: undefined };
+  // A write that creates or removes a folder is at it or above it: a read below the folder stands for it too.
+  const read = [...reads];
+  for (const dir of cds) if (!read.some((p) => within(p, dir))) read.push(dir);
+  return { readOnly, paths: [], reads: read };
 }
 
 /**
@@ -1091,7 +1665,7 @@ export function isReadOnlyCommand(command: string): boolean {
 
 /**
  * The paths a shell command line may change, absolute (relative ones resolved against `cwd`, or against the folder
- * an earlier `cd` of the line moved to); `[]` for a line that only reads; `undefined` when it may change anything
+ * an earlier `cd` of the line moved to; `cwd` null: relative paths are not known); `[]` for a line that only reads; `undefined` when it may change anything
  * (an unknown program, a path only known when the shell runs). The file tools use it to drop only what
  * `execute_command` may have touched from their cache; a path stands for itself and everything below it.
  *
@@ -1103,6 +1677,49 @@ export function isReadOnlyCommand(command: string): boolean {
  * changedPaths("python build.py", "/repo");               // undefined
  * ```
  */
-export function changedPaths(command: string, cwd: string): string[] | undefined {
-  return analyze(command, resolve(cwd)).paths;
+export function changedPaths(command: string, cwd: string | null): string[] | undefined {
+  return analyze(command, cwd === null ? null : resolve(cwd)).paths;
+}
+
+/**
+ * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}) and the
+ * paths it may read ({@link readPaths}); `cwd` null when the working folder is not known (a relative path is then
+ * beyond the model).
+ *
+ * @example
+ * ```ts
+ * commandPaths("sed -i 's/a/b/' x.py", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined }
+ * commandPaths("cat x.py", "/repo");             // { readOnly: true, changed: [], reads: ["/repo/x.py"] }
+ * ```
+ */
+export function commandPaths(
+  command: string,
+  cwd: string | null,
+): { readOnly: boolean; changed: string[] | undefined; reads: string[] | undefined } {
+  const line = analyze(command, cwd === null ? null : resolve(cwd));
+  return { readOnly: line.readOnly, changed: line.paths, reads: line.reads };
+}
+
+/**
+ * The paths a read-only shell command line may read, absolute and normalized (relative ones resolved against `cwd`,
+ * or against the folder an earlier `cd` of the line moved to); a path stands for itself and everything below it (a
+ * folder a command lists or searches, the folder a glob lists). A superset: a write to none of them leaves the
+ * line's output as it was. The working folder counts only when a command reads it (`ls`, `grep -r x`, `rg x`,
+ * `find`, a glob like `*.py`). `undefined` when the line is not read-only ({@link isReadOnlyCommand}) or what it
+ * reads is not known: a relative path with `cwd` `null`, a word only known when the shell runs (`$X`, `~`), a
+ * command that reads what it does not name (every `git` subcommand reads the repository; `which`; `md5sum -c`).
+ * The guards use it to forget only the reads a write touches.
+ *
+ * @example
+ * ```ts
+ * readPaths("cat a.txt | grep -n x && head -5 /etc/hosts", "/repo"); // ["/repo/a.txt", "/etc/hosts"]
+ * readPaths("cd src && grep -rn TODO", "/repo");                    // ["/repo/src"]
+ * readPaths("head src/*.py; sort < in.txt", "/repo");               // ["/repo/src", "/repo/in.txt"]
+ * readPaths("cat a.txt", null);                                     // undefined (the working folder is not known)
+ * readPaths("git status", "/repo");                                 // undefined (it reads the repository)
+ * readPaths("sort -o out.txt a.txt", "/repo");                      // undefined (it writes)
+ * ```
+ */
+export function readPaths(command: string, cwd: string | null): string[] | undefined {
+  return analyze(command, cwd === null ? null : resolve(cwd)).reads;
 }

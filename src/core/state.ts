@@ -76,7 +76,30 @@ export interface ToolGuardState {
    * (states saved before runs existed have none).
    */
   run?: string | null | undefined;
+  /**
+   * The latest full answer of each recent call (by call key), for result dedupe: which ToolMessage holds it and the
+   * digest of its result. Kept across runs (the conversation keeps the messages); the newest 50.
+   */
+  answers?: AnswerRecord[] | undefined;
 }
+
+/**
+ * Where the model last read the full result of a call: the ToolMessage's call id, and the result's digest.
+ *
+ * @example
+ * ```ts
+ * const latest: AnswerRecord | undefined = state.toolGuard.answers?.at(-1);
+ * ```
+ */
+export interface AnswerRecord {
+  key: string;
+  tool: string;
+  callId: string;
+  digest: string;
+}
+
+/** Answers kept for result dedupe. */
+export const ANSWERS_LIMIT = 50;
 
 /**
  * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
@@ -98,6 +121,10 @@ export type GuardEvent =
       effect: CallEffect;
       result: RecordedResult;
       limits: OperationLimits;
+      /** The ToolMessage's call id (where the model reads the result). */
+      callId?: string | undefined;
+      /** The model was sent a note that the result is unchanged, not the result: the earlier answer stays the one. */
+      deduped?: boolean | undefined;
     }
   | { type: "block"; block: ObservedBlock; observedLimit: number }
   | { type: "reset" }
@@ -128,6 +155,23 @@ function zeroCounts(): Record<BlockRule, number> {
   return Object.fromEntries(BLOCK_RULES.map((rule) => [rule, 0])) as Record<BlockRule, number>;
 }
 
+/** The answers after a result: the call's ToolMessage holds its full result now (unless it was a dedupe note). */
+function noteAnswer(
+  answers: AnswerRecord[] | undefined,
+  event: {
+    key: string;
+    tool: string;
+    callId?: string | undefined;
+    deduped?: boolean | undefined;
+    result: RecordedResult;
+  },
+): AnswerRecord[] | undefined {
+  if (event.callId === undefined || event.deduped === true) return answers;
+  const next = (answers ?? []).filter((a) => a.key !== event.key);
+  next.push({ key: event.key, tool: event.tool, callId: event.callId, digest: event.result.digest });
+  return next.length > ANSWERS_LIMIT ? next.slice(next.length - ANSWERS_LIMIT) : next;
+}
+
 function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
   switch (event.type) {
     case "call":
@@ -143,6 +187,7 @@ function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolea
         ...state,
         repetition: recordResult(state.repetition, event.seq, event.result, mutates, { carryIndex }),
         operations: recordOperationResult(state.operations, event, event.effect, event.result, event.limits),
+        answers: noteAnswer(state.answers, event),
       };
     }
     case "block": {

@@ -180,6 +180,8 @@ export function runEvents(
 export interface CallOutcome {
   ok: boolean;
   text: string;
+  /** The model was sent a note that the result is unchanged instead of `text` (see {@link unchangedNote}). */
+  deduped?: boolean | undefined;
 }
 
 /**
@@ -262,7 +264,8 @@ export function outcomeEvents(
 ): GuardEvent[] {
   if (!decision.allowed || decision.seq === undefined) return [];
   const { seq, key, effect } = decision;
-  return resultEvents({ seq, key, tool: decision.call.name, effect }, outcome, options);
+  const call = { seq, key, tool: decision.call.name, effect, callId: decision.call.id, deduped: outcome.deduped };
+  return resultEvents(call, outcome, options);
 }
 
 /**
@@ -275,7 +278,14 @@ export function outcomeEvents(
  * ```
  */
 export function resultEvents(
-  call: { seq: number; key: string; tool: string; effect: CallEffect },
+  call: {
+    seq: number;
+    key: string;
+    tool: string;
+    effect: CallEffect;
+    callId?: string | undefined;
+    deduped?: boolean | undefined;
+  },
   outcome: CallOutcome,
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
@@ -286,4 +296,34 @@ export function resultEvents(
     preview: truncate(outcome.text, options.maxResultChars),
   };
   return [{ type: "result", ...call, result, limits }];
+}
+
+/**
+ * Result dedupe: the short note the model is sent instead of a result when an identical earlier call returned
+ * exactly the same and its ToolMessage is still in the conversation (`present` says whether a message with that call
+ * id and that result digest is there: after summarization or trimming it may not be). `undefined` when the result
+ * must be sent: dedupe off, no identical earlier answer, a different result, the answer gone, or a note that would
+ * not be shorter than the result.
+ *
+ * @example
+ * ```ts
+ * const note = unchangedNote(state, { key, tool: "search", id: "call_9" }, { ok: true, text }, options, () => true);
+ * // "Unchanged: exactly the same result as the earlier identical call call_2 of 'search' (its message above) …"
+ * ```
+ */
+export function unchangedNote(
+  state: ToolGuardState,
+  call: { key: string; tool: string; id?: string | undefined },
+  outcome: CallOutcome,
+  options: Pick<ResolvedToolGuardOptions, "dedupeResults">,
+  present: (callId: string, digest: string) => boolean,
+): string | undefined {
+  if (!options.dedupeResults) return undefined;
+  const earlier = state.answers?.find((a) => a.key === call.key);
+  if (earlier === undefined || earlier.callId === call.id) return undefined;
+  const digest = resultDigest(outcome.ok, outcome.text);
+  if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;
+  const what = outcome.ok ? "result" : "error";
+  const note = `Unchanged: exactly the same ${what} as the earlier identical call ${earlier.callId} of '${call.tool}' (its message above). Nothing new since then.`;
+  return note.length < outcome.text.length ? note : undefined;
 }

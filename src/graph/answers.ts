@@ -1,12 +1,15 @@
 /** The ToolMessages the guards write in place of a tool's result, and how they read a tool's result. */
 import { inspect } from "node:util";
-import { ToolMessage } from "@langchain/core/messages";
+import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
 import type { ToolCallDecision } from "../core/decide.js";
 import type { BlockRule } from "../core/messages.js";
+import type { ResolvedToolGuardOptions } from "../core/options.js";
+import { resultDigest } from "../core/repetition.js";
 import { canonicalJson } from "../core/signature.js";
-import type { CallOutcome } from "../core/turn.js";
+import type { ToolGuardState } from "../core/state.js";
+import { type CallOutcome, unchangedNote } from "../core/turn.js";
 
 /**
  * What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model).
@@ -109,6 +112,43 @@ export function outcomeOf(output: ToolMessage | Command, callId: string | undefi
   const own = messages.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
   if (own !== undefined) return { ok: own.status !== "error", text: resultText(own.content) };
   return { ok: true, text: `[Command] ${canonicalJson(output.update ?? null)}` };
+}
+
+/**
+ * Result dedupe in a live graph: when the call's ToolMessage repeats exactly the result of an earlier identical call
+ * whose ToolMessage is still in `messages`, that message is answered with a short note instead (same id, status and
+ * artifact). Returns the answer to send and the outcome to record (always the real result's, marked `deduped`).
+ * A `Command` is left as it is.
+ */
+export function dedupe(
+  state: ToolGuardState | undefined,
+  call: { key: string; tool: string },
+  output: ToolMessage | Command,
+  callId: string | undefined,
+  messages: readonly BaseMessage[],
+  options: ResolvedToolGuardOptions,
+): { answer: ToolMessage | Command; outcome: CallOutcome } {
+  const outcome = outcomeOf(output, callId);
+  if (state === undefined || isCommand(output) || typeof output.content !== "string")
+    return { answer: output, outcome };
+  const present = (id: string, digest: string) =>
+    messages.some(
+      (m) =>
+        ToolMessage.isInstance(m) &&
+        m.tool_call_id === id &&
+        resultDigest(m.status !== "error", resultText(m.content)) === digest,
+    );
+  const note = unchangedNote(state, { ...call, id: callId }, outcome, options, present);
+  if (note === undefined) return { answer: output, outcome };
+  const answer = new ToolMessage({
+    content: note,
+    tool_call_id: output.tool_call_id,
+    name: output.name,
+    status: output.status,
+    artifact: output.artifact,
+    id: output.id,
+  });
+  return { answer, outcome: { ...outcome, deduped: true } };
 }
 
 /** Runs `read`; `fallback` when it throws (a getter, a Proxy trap, a `toJSON`…). */

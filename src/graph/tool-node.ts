@@ -10,7 +10,7 @@ import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardO
 import type { ToolGuardState } from "../core/state.js";
 import { turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
-import { blockArtifact, guardAnswer, outcomeOf, passesThrough, toolErrorAnswer } from "./answers.js";
+import { blockArtifact, dedupe, guardAnswer, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { lastAIMessageIndex, turnInput, unansweredCalls } from "./messages.js";
 import { emitGuardEvents } from "./stream.js";
@@ -72,6 +72,8 @@ type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call
 interface Invocation {
   plan: GuardPlan;
   outcomes: (CallOutcome | undefined)[];
+  /** The conversation before the calls (where an earlier answer a dedupe note points at must be). */
+  messages: BaseMessage[];
 }
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
@@ -193,7 +195,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const stop = plan.turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
     const log = emitGuardEvents(config, turnStreamEvents(plan.decisions), this.guardOptions.events);
-    const invocation: Invocation = { plan, outcomes: [] };
+    const messages = (input as { messages?: unknown }).messages;
+    const invocation: Invocation = { plan, outcomes: [], messages: Array.isArray(messages) ? messages : [] };
     this.invocations.set(config, invocation);
     let output: unknown;
     try {
@@ -220,8 +223,11 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (!decision.allowed)
       return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
     const output = await this.runUnguarded(call, config, state);
-    invocation.outcomes[invocation.plan.indices[at] as number] = outcomeOf(output, call.id);
-    return output;
+    const { plan, messages } = invocation;
+    const own = { key: decision.key, tool: call.name };
+    const { answer, outcome } = dedupe(plan.turn.state, own, output, call.id, messages, this.guardOptions);
+    invocation.outcomes[plan.indices[at] as number] = outcome;
+    return answer;
   }
 
   /**

@@ -11,6 +11,7 @@ import { type GuardLog, type GuardStreamEvent, turnStreamEvents } from "../core/
 import { type CallOutcome, planTurn, resultEvents, type TurnPlan } from "../core/turn.js";
 import {
   blockArtifact,
+  dedupe,
   type GuardArtifact,
   guardAnswer,
   outcomeOf,
@@ -131,9 +132,11 @@ function recordedEvents(
   pending: Pending[string],
   outcome: CallOutcome,
   options: ResolvedToolGuardOptions,
+  callId: string | undefined,
 ): GuardEvent[] {
   const { seq, key, tool, effect } = pending;
-  const events = [...pending.events, ...resultEvents({ seq, key, tool, effect }, outcome, options)];
+  const call = { seq, key, tool, effect, callId, deduped: outcome.deduped };
+  const events = [...pending.events, ...resultEvents(call, outcome, options)];
   return outcome.ok && pending.progress ? [...events, { type: "progress" }] : events;
 }
 
@@ -192,8 +195,8 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   /** Whether the call is still the one planned (same tool, same identity). */
   const plannedAs = (pending: Pending[string], call: ToolCall) =>
     pending.tool === call.name && pending.key === identifyCall(call, resolved, context(undefined)).key;
-  const recorded = (pending: Pending[string], output: ToolMessage | Command, callId: string | undefined) =>
-    recordedEvents(pending, outcomeOf(output, callId), resolved);
+  const recorded = (pending: Pending[string], outcome: CallOutcome, callId: string | undefined) =>
+    recordedEvents(pending, outcome, resolved, callId);
   return defineMiddleware({
     name: "GuardMiddleware",
     stateSchema,
@@ -254,13 +257,15 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
         output = toolErrorAnswer(request.toolCall, error);
       }
       if (pending === undefined) return output;
-      const toolGuard = recorded(pending, output, id);
-      if (ToolMessage.isInstance(output)) return new Command({ update: { messages: [output], toolGuard } });
-      const update = output.update;
+      const state = request.state as { toolGuard?: ToolGuardState; messages?: BaseMessage[] };
+      const { answer, outcome } = dedupe(state.toolGuard, pending, output, id, state.messages ?? [], resolved);
+      const toolGuard = recorded(pending, outcome, id);
+      if (ToolMessage.isInstance(answer)) return new Command({ update: { messages: [answer], toolGuard } });
+      const update = answer.update;
       if (update === undefined || (typeof update === "object" && !Array.isArray(update))) {
-        return new Command({ ...output, update: { ...(update ?? {}), toolGuard } });
+        return new Command({ ...answer, update: { ...(update ?? {}), toolGuard } });
       }
-      return output;
+      return answer;
     },
   });
 }

@@ -12,7 +12,7 @@ import { BLOCK_RULES, type BlockRule } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import { type CallOutcome, commitTurn, planTurn } from "../core/turn.js";
+import { type CallOutcome, commitTurn, planTurn, unchangedNote } from "../core/turn.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
@@ -105,6 +105,8 @@ export interface ReplayDecision {
   resultChars: number;
   /** Whether the run recorded a result for this call (calls without one are left out of the totals). */
   recorded: boolean;
+  /** The call ran, and its result repeated an earlier identical call's: the model read a short note instead. */
+  deduped?: boolean | undefined;
 }
 
 /**
@@ -134,8 +136,12 @@ export interface ReplayTotals {
   wasteCaught: number;
   /** Progress calls that did not run. */
   progressBlocked: number;
-  /** Characters of recorded results that were not sent to the model again. */
+  /** Characters of recorded results that were not sent to the model again (calls that did not run). */
   charsSaved: number;
+  /** Calls that ran and whose unchanged result was answered with a short note (result dedupe). */
+  deduped: number;
+  /** Characters result dedupe kept out of the context (each result's length minus its note's). */
+  charsDeduped: number;
 }
 
 /**
@@ -197,6 +203,8 @@ export function emptyTotals(): ReplayTotals {
     wasteCaught: 0,
     progressBlocked: 0,
     charsSaved: 0,
+    deduped: 0,
+    charsDeduped: 0,
   };
 }
 
@@ -224,6 +232,8 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
     wasteCaught: a.wasteCaught + b.wasteCaught,
     progressBlocked: a.progressBlocked + b.progressBlocked,
     charsSaved: a.charsSaved + b.charsSaved,
+    deduped: a.deduped + b.deduped,
+    charsDeduped: a.charsDeduped + b.charsDeduped,
   };
 }
 
@@ -421,7 +431,12 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
       for (const c of turn.calls) record(c, { action: "stop", content: stopText });
       continue;
     }
-    const inputs = turn.calls.map((c) => ({ name: c.call.name, args: c.call.args, id: c.call.id }));
+    // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer.
+    const inputs = turn.calls.map((c, i) => ({
+      name: c.call.name,
+      args: c.call.args,
+      id: c.call.id ?? callIdOf(turn, i),
+    }));
     const plan = planTurn(
       state,
       { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: runMarker },
@@ -452,12 +467,33 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
         });
         continue;
       }
-      record(c, { action: "allow", rule: decision.rule, content: c.result?.text ?? "" });
-      outcomes[i] = c.result;
+      // Result dedupe: the recorded run's messages are all still there (a recorded run has no summarization).
+      const note =
+        c.result === undefined
+          ? undefined
+          : unchangedNote(
+              plan.state,
+              { key: decision.key, tool: c.call.name, id: inputs[i]?.id },
+              c.result,
+              resolved,
+              () => true,
+            );
+      record(c, {
+        action: "allow",
+        rule: decision.rule,
+        content: note ?? c.result?.text ?? "",
+        deduped: note !== undefined,
+      });
+      outcomes[i] = c.result === undefined ? undefined : { ...c.result, deduped: note !== undefined };
     }
     state = reduceToolGuard(state, commitTurn(plan, outcomes, resolved));
   }
   return { decisions, totals: totalsOf(decisions, stopText !== undefined), state };
+}
+
+/** The id a recorded call without one gets (unique in the run). */
+function callIdOf(turn: AgentTurn, i: number): string {
+  return `call_${turn.step}_${i}`;
 }
 
 function applyExternal(
@@ -480,6 +516,10 @@ function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayTotals {
     if (d.waste) t.waste += 1;
     if (d.action === "allow") {
       t.allowed += 1;
+      if (d.deduped === true) {
+        t.deduped += 1;
+        t.charsDeduped += d.resultChars - d.content.length;
+      }
       continue;
     }
     if (d.waste) t.wasteCaught += 1;

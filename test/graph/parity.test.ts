@@ -23,7 +23,7 @@ import { liveDecisions, replayedDecisions } from "../support/decisions.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
 
 const getStatus = tool(async () => "status: green", {
-  name: "get_status",
+  name: "get_settings",
   description: "Read the build status.",
   schema: z.object({}),
 });
@@ -44,16 +44,16 @@ const update = (n: number) => call("update_record", { id: "r1", fields: { status
 function script(): ScriptStep[] {
   ids = 0;
   return [
-    { content: "Status first.", toolCalls: [call("get_status")] },
-    { content: "", toolCalls: [call("get_status")] }, // consecutive
+    { content: "Status first.", toolCalls: [call("get_settings")] },
+    { content: "", toolCalls: [call("get_settings")] }, // consecutive
     { content: "Instead, I'll check the log.", toolCalls: [call("get_log")] }, // progress
-    { content: "", toolCalls: [call("get_status")] }, // redundant: the status read is still valid
+    { content: "", toolCalls: [call("get_settings")] }, // redundant: the status read is still valid
     { content: "I'll write the game instead.", toolCalls: [write("import pygame\n")] }, // runs, fails
     { content: "Let me write it again.", toolCalls: [write("import pygame\n")] }, // consecutive
     { content: "Once more.", toolCalls: [write("import pygame \n")] }, // a near-repeat: a reminder
     { content: "Instead, I will use tkinter.", toolCalls: [write("import tkinter\n")] }, // progress
-    { content: "", toolCalls: [call("run", { cmd: "pip list" }), call("get_status")] }, // a change, then a read
-    { content: "", toolCalls: [call("get_status"), call("get_status")] }, // parallel identical reads
+    { content: "", toolCalls: [call("run", { cmd: "pip list" }), call("get_settings")] }, // a change, then a read
+    { content: "", toolCalls: [call("get_settings"), call("get_settings")] }, // parallel identical reads
     { content: "", toolCalls: [update(1)] },
     { content: "", toolCalls: [update(2), update(22)] },
     { content: "", toolCalls: [update(3)] },

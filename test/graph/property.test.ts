@@ -6,6 +6,7 @@ import { toolsCondition } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { callIdentity, isShellTool, isStatefulCall } from "../../src/core/classify.js";
 import { BLOCK_RULES } from "../../src/core/index.js";
 import {
   type GuardArtifact,
@@ -312,6 +313,16 @@ interface Materialized {
 }
 
 /** Builds fresh AIMessages (the messages reducer mutates them) with ids unique across the run. */
+/**
+ * Whether a repeat of the call is judged before it runs (a read, or a write of known files): the second of two
+ * adjacent identical such calls is always blocked. Any other call may answer differently each time and is blocked
+ * only once its identical calls returned the same result twice.
+ */
+function judgedBeforeItRuns(name: string, args: unknown): boolean {
+  const { effect } = callIdentity(name, args);
+  return (effect.kind === "read" || effect.kind === "write") && !isShellTool(name) && !isStatefulCall(name, args);
+}
+
 function materialize(specs: MessageSpec[], prefix: string): Materialized {
   let counter = 0;
   const messages: AIMessage[] = [];
@@ -330,7 +341,7 @@ function materialize(specs: MessageSpec[], prefix: string): Materialized {
       } else if (previous !== undefined) {
         name = previous.name;
         args = call.reordered ? reorderedOrSame(previous.args) : previous.args;
-        dups.push(calls.length);
+        if (judgedBeforeItRuns(name, args)) dups.push(calls.length);
       } else {
         name = "read_file";
         args = { path: "a.txt" };

@@ -182,8 +182,10 @@ async function runAgent(
       },
     },
   ];
+  // write_note writes the same note again when called again: declared so (an unknown tool is judged by its results).
+  const noteTraits = { tools: { write_note: { stateful: false }, ...guardOptions.tools } };
   const middleware = names.map((n) =>
-    n === "guard" ? guardMiddleware(guardOptions) : otherMiddleware(n, summarizer, runLimit),
+    n === "guard" ? guardMiddleware({ ...guardOptions, ...noteTraits }) : otherMiddleware(n, summarizer, runLimit),
   );
   const checkpointer = new MemorySaver();
   const agent = createAgent({

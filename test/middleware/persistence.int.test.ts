@@ -51,7 +51,11 @@ function stable(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      ["toolCallId", "lastTurn", "endedBy", "at", "run"].includes(k) ? (v == null ? v : `<${typeof v}>`) : stable(v),
+      ["toolCallId", "callId", "lastTurn", "endedBy", "at", "run"].includes(k)
+        ? v == null
+          ? v
+          : `<${typeof v}>`
+        : stable(v),
     ]),
   );
 }

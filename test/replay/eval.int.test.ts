@@ -15,6 +15,9 @@ interface Score {
   notRun: number;
   progressBlocked: number;
   charsNotSent: number;
+  deduped: number;
+  charsDeduped: number;
+  dedupedProgress: number;
 }
 const caught = (s: Score) => s.wasteCaught / s.waste;
 const harm = (s: Score) => (s.notRun === 0 ? 0 : s.progressBlocked / s.notRun);
@@ -35,14 +38,13 @@ describe("npm run eval on data/trajectories", () => {
     expect(stdout).toMatch(/identical call after its last 2 results were equal\s+67\.4% \/\s+4\.4%/);
     expect(stdout).toMatch(/any earlier identical call\s+100\.0% \/ 33\.0%/);
     // Tokens saved and calls saved in stuck runs: a second table, a row per policy, numbers that parse.
-    expect(stdout).toMatch(/result chars not sent to the model \(thousands/);
+    expect(stdout).toMatch(/result characters not sent to the model \(thousands/);
     const saved = stdout.match(
-      /langgraph-guards defaults \(GuardedToolNode \+ escalationHook\)\s+([\d.]+)k(?:\s+[\d.]+k){3}\s+(\d+)/,
+      /langgraph-guards defaults \(GuardedToolNode \+ escalationHook\)\s+([\d.]+)k\s+([\d.]+)k(?:\s+[\d.]+k){4}\s+(\d+)\/(\d+)/,
     );
     expect(saved, "our defaults' tokens-saved row").not.toBeNull();
-    expect(Number(saved?.[1])).toBeGreaterThan(0);
-    expect(Number(saved?.[2])).toBeGreaterThan(0);
-    expect(stdout).toMatch(/peer: 5 identical consecutive calls\s+[\d.]+k(?:\s+[\d.]+k){3}\s+n\/a/);
+    for (const i of [1, 2, 3, 4]) expect(Number(saved?.[i])).toBeGreaterThan(0);
+    expect(stdout).toMatch(/peer: 5 identical consecutive calls\s+[\d.]+k\s+0\.0k(?:\s+[\d.]+k){4}\s+n\/a/);
     // The text loop detector over the recorded turns: how often it fires, and in runs whose task succeeded.
     const fired = stdout.match(/loop detector .*: fires in (\d+) of 1481 runs/);
     expect(Number(fired?.[1])).toBeGreaterThan(0);
@@ -63,7 +65,7 @@ describe("npm run eval on data/trajectories", () => {
       stoppedInTime: number;
       acrossRuns: number;
       late: string[];
-      stuckCallsSaved: Record<string, number | null>;
+      stuckCallsSaved: Record<string, { calls: number; turns: number } | null>;
       loopDetector: { fired: number; succeeded: number; runsSucceeded: number; turns: number[]; stuckFired: number };
     };
     const ours = result.rows[OURS]?.all as Score;
@@ -83,7 +85,12 @@ describe("npm run eval on data/trajectories", () => {
     // Tokens saved: our defaults keep recorded results out of the context; stops save calls in the stuck runs;
     // block-only peers never stop (null: n/a).
     expect(ours.charsNotSent).toBeGreaterThan(0);
-    expect(result.stuckCallsSaved[OURS]).toBeGreaterThan(0);
+    // Result dedupe: only results equal to an earlier identical call's are replaced, so every one is waste.
+    expect(ours.deduped).toBeGreaterThan(0);
+    expect(ours.dedupedProgress).toBe(0);
+    expect(ours.charsDeduped).toBeGreaterThan(0);
+    expect(result.stuckCallsSaved[OURS]?.calls).toBeGreaterThan(0);
+    expect(result.stuckCallsSaved[OURS]?.turns).toBeGreaterThan(0);
     for (const [label] of peers) expect(result.stuckCallsSaved[label], label).toBeNull();
     const detector = result.loopDetector;
     expect(detector.fired).toBe(detector.turns.length);

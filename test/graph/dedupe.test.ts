@@ -1,0 +1,213 @@
+/**
+ * Result dedupe and path-aware effects (issue 16): an allowed call whose result repeats exactly an earlier identical
+ * call's, still in the conversation, is answered with a short note pointing at that call — in createReactAgent with
+ * GuardedToolNode and in createAgent with guardMiddleware alike; never when the earlier answer is gone or the note
+ * would be longer. A shell write of known files makes stale only the reads of those files.
+ */
+import { type BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { detectCall, emptyToolGuardState, reduceToolGuard, resolveToolGuardOptions } from "../../src/core/index.js";
+import { commitTurn, planTurn, unchangedNote } from "../../src/core/turn.js";
+import { GuardedToolNode, GuardMessagesState, type ToolGuardOptions } from "../../src/index.js";
+import { guardMiddleware } from "../../src/middleware/index.js";
+import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
+
+const REPORT = `quarterly report: ${"revenue up, costs flat. ".repeat(20)}`;
+
+/** A tool of unknown kind whose answer never changes (judged by its results: its 2nd identical call runs). */
+function reportTool(runs: { n: number }, text = () => REPORT) {
+  return tool(
+    async () => {
+      runs.n += 1;
+      return text();
+    },
+    { name: "fetch_report", description: "Fetches the report.", schema: z.object({ q: z.string() }) },
+  );
+}
+
+const fetch = (q = "q3"): ScriptedToolCall[] => [{ name: "fetch_report", args: { q } }];
+
+async function viaNode(turns: ScriptedToolCall[][], options: ToolGuardOptions = {}, text?: () => string) {
+  const runs = { n: 0 };
+  const agent = createReactAgent({
+    llm: new ScriptedChatModel([...turns.map((toolCalls) => ({ toolCalls })), "Done."]),
+    tools: new GuardedToolNode([reportTool(runs, text)], options),
+    stateSchema: GuardMessagesState,
+    checkpointer: new MemorySaver(),
+  });
+  const config = { configurable: { thread_id: "t" }, recursionLimit: 100 };
+  const out = await agent.invoke({ messages: [{ role: "user", content: "Report?" }] }, config);
+  return { runs, messages: out.messages as BaseMessage[], agent, config };
+}
+
+async function viaMiddleware(turns: ScriptedToolCall[][], options: ToolGuardOptions = {}) {
+  const runs = { n: 0 };
+  const agent = createAgent({
+    model: new ScriptedChatModel([...turns.map((toolCalls) => ({ toolCalls })), "Done."]),
+    tools: [reportTool(runs)],
+    middleware: [guardMiddleware(options)],
+    checkpointer: new MemorySaver(),
+  });
+  const out = await agent.invoke(
+    { messages: [{ role: "user", content: "Report?" }] },
+    { configurable: { thread_id: "t" }, recursionLimit: 100 },
+  );
+  return { runs, messages: out.messages as BaseMessage[] };
+}
+
+const toolMessages = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+
+describe("result dedupe", () => {
+  for (const [adapter, run] of [
+    ["GuardedToolNode", viaNode],
+    ["guardMiddleware", viaMiddleware],
+  ] as const) {
+    it(`${adapter}: the 2nd identical call runs and is answered with a note pointing at the 1st; the 3rd is blocked`, async () => {
+      const { runs, messages } = await run([fetch(), fetch(), fetch()]);
+      const answers = toolMessages(messages);
+      expect(runs.n).toBe(2);
+      expect(answers[0]?.content).toBe(REPORT);
+      expect(answers[1]?.content).toMatch(
+        new RegExp(
+          `^Unchanged: exactly the same result as the earlier identical call ${answers[0]?.tool_call_id} of 'fetch_report'`,
+        ),
+      );
+      expect(String(answers[1]?.content).length).toBeLessThan(REPORT.length);
+      expect(answers[1]?.status).not.toBe("error");
+      // Two identical results in a row: the 3rd identical call is stuck, blocked before it runs.
+      expect(answers[2]?.status).toBe("error");
+      expect(String(answers[2]?.content)).toContain("IDENTICAL inputs back-to-back");
+    });
+
+    it(`${adapter}: dedupeResults: false sends the result again`, async () => {
+      const { messages } = await run([fetch(), fetch()], { dedupeResults: false });
+      expect(toolMessages(messages).map((m) => m.content)).toEqual([REPORT, REPORT]);
+    });
+  }
+
+  it("a changed result is sent whole; a result shorter than the note is sent as it is", async () => {
+    let n = 0;
+    const changing = await viaNode([fetch(), fetch()], {}, () => `${REPORT} v${++n}`);
+    expect(toolMessages(changing.messages).map((m) => m.content)).toEqual([`${REPORT} v1`, `${REPORT} v2`]);
+    const short = await viaNode([fetch(), fetch()], {}, () => "42");
+    expect(toolMessages(short.messages).map((m) => m.content)).toEqual(["42", "42"]);
+  });
+
+  it("never points at an answer that is no longer in the conversation (removed, summarized)", async () => {
+    const runs = { n: 0 };
+    const agent = createReactAgent({
+      llm: new ScriptedChatModel([{ toolCalls: fetch() }, "Done.", { toolCalls: fetch() }, "Done."]),
+      tools: new GuardedToolNode([reportTool(runs)]),
+      stateSchema: GuardMessagesState,
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "t" } };
+    const first = await agent.invoke({ messages: [{ role: "user", content: "Report?" }] }, config);
+    const gone = toolMessages(first.messages)[0] as ToolMessage;
+    await agent.updateState(config, { messages: [new RemoveMessage({ id: gone.id as string })] });
+    // The same thread goes on: the identical call's result is sent whole, since the earlier one is gone.
+    const again = await agent.invoke({ messages: [{ role: "user", content: "Again?" }] }, config);
+    expect(runs.n).toBe(2);
+    expect(toolMessages(again.messages).map((m) => m.content)).toEqual([REPORT]);
+  });
+
+  it("unchangedNote: the pure rule", () => {
+    const options = resolveToolGuardOptions();
+    const call = { name: "fetch_report", args: { q: "q3" }, id: "c1" };
+    const plan = planTurn(emptyToolGuardState(), { id: "m1", text: "", calls: [call] }, options);
+    const state = reduceToolGuard(emptyToolGuardState(), commitTurn(plan, [{ ok: true, text: REPORT }], options));
+    const key = plan.decisions[0]?.key as string;
+    const again = { key, tool: "fetch_report", id: "c2" };
+    expect(unchangedNote(state, again, { ok: true, text: REPORT }, options, () => true)).toMatch(/call c1/);
+    expect(unchangedNote(state, again, { ok: true, text: `${REPORT}!` }, options, () => true)).toBeUndefined();
+    expect(unchangedNote(state, again, { ok: false, text: REPORT }, options, () => true)).toBeUndefined();
+    expect(unchangedNote(state, again, { ok: true, text: REPORT }, options, () => false)).toBeUndefined();
+    expect(
+      unchangedNote(state, { ...again, id: "c1" }, { ok: true, text: REPORT }, options, () => true),
+    ).toBeUndefined();
+  });
+});
+
+describe("path-aware effects of shell commands", () => {
+  const options = resolveToolGuardOptions({ root: "/repo" });
+  /** Runs shell commands in order (each succeeds with the given output) and detects the last one. */
+  function after(commands: [string, string][], last: string) {
+    let state = emptyToolGuardState();
+    for (const [i, [command, text]] of commands.entries()) {
+      const call = { name: "bash", args: { command }, id: `c${i}` };
+      const plan = planTurn(state, { id: `m${i}`, text: "", calls: [call] }, options);
+      expect(plan.decisions[0]?.allowed, command).toBe(true);
+      state = reduceToolGuard(state, commitTurn(plan, [{ ok: true, text }], options));
+    }
+    return detectCall(state, { name: "bash", args: { command: last } }, options).rule;
+  }
+
+  it("an edit of a.py leaves the read of b.py valid, and makes the read of a.py stale", () => {
+    const edits: [string, string][] = [
+      ["cat b.py", "B"],
+      ["cat a.py", "A"],
+      ["sed -i 's/x/y/' a.py", ""],
+    ];
+    expect(after(edits, "cat b.py")).toBe("redundant");
+    expect(after(edits, "cat a.py")).toBeUndefined();
+    expect(after(edits, "cat /repo/b.py")).toBeUndefined(); // another command line: another call
+  });
+
+  it("a write through a redirection or after cd is path-aware too; a folder listing above the write is stale", () => {
+    expect(
+      after(
+        [
+          ["cat b.py", "B"],
+          ["echo x > a.py", ""],
+        ],
+        "cat b.py",
+      ),
+    ).toBe("redundant");
+    expect(
+      after(
+        [
+          ["cat b.py", "B"],
+          ["cd /repo && sort -o b.py b.py", ""],
+        ],
+        "cat b.py",
+      ),
+    ).toBeUndefined();
+    expect(
+      after(
+        [
+          ["ls", "a.py b.py"],
+          ["echo x > new.py", ""],
+        ],
+        "ls",
+      ),
+    ).toBeUndefined();
+  });
+
+  it("a command not understood makes every read stale; without root a relative write is not understood", () => {
+    expect(
+      after(
+        [
+          ["cat b.py", "B"],
+          ["python fix.py", "fixed"],
+        ],
+        "cat b.py",
+      ),
+    ).toBeUndefined();
+    const noRoot = resolveToolGuardOptions();
+    let state = emptyToolGuardState();
+    for (const [i, command] of ["cat /repo/b.py", "echo x > a.py"].entries()) {
+      const plan = planTurn(
+        state,
+        { id: `m${i}`, text: "", calls: [{ name: "bash", args: { command }, id: `c${i}` }] },
+        noRoot,
+      );
+      state = reduceToolGuard(state, commitTurn(plan, [{ ok: true, text: "B" }], noRoot));
+    }
+    expect(detectCall(state, { name: "bash", args: { command: "cat /repo/b.py" } }, noRoot).rule).toBeUndefined();
+  });
+});

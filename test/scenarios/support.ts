@@ -1,0 +1,181 @@
+/**
+ * Scenario support: one script of model responses run through every adapter of the guards — a createReactAgent
+ * with `GuardedToolNode` and `escalationHook`, langchain's `createAgent` with `guardMiddleware`, and `replayGuards`
+ * over the recording of the same script run without guards — each reduced to one outcome per scripted call.
+ */
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { isInterrupted, MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
+import { z } from "zod";
+import {
+  type EscalationInterrupt,
+  escalationHook,
+  type GuardArtifact,
+  GuardedToolNode,
+  GuardMessagesState,
+  guardMiddleware,
+  isEscalationInterrupt,
+  type ToolGuardOptions,
+  type ToolGuardState,
+} from "../../src/index.js";
+import { type ReplayRun, type ReplayStep, replayGuards } from "../../src/replay/index.js";
+import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
+
+/** A fake tool: `respond(n, args)` answers its n-th run (1-based, counted per tool). */
+export interface FakeTool {
+  name: string;
+  respond: (n: number, args: Record<string, unknown>) => string;
+}
+
+/** A tool that answers the same text every time. */
+export const same = (name: string, text: string): FakeTool => ({ name, respond: () => text });
+
+/** A tool whose n-th run answers `text(n)`: something new every time. */
+export const changing = (name: string, text: (n: number) => string): FakeTool => ({ name, respond: (n) => text(n) });
+
+/** A tool that answers `texts[n - 1]`, then the last text forever. */
+export const sequence = (name: string, texts: string[]): FakeTool => ({
+  name,
+  respond: (n) => texts[Math.min(n, texts.length) - 1] ?? "",
+});
+
+/** One model response with one tool call (the scenarios are sequential). */
+export const step = (name: string, args: Record<string, unknown> = {}): ScriptedToolCall => ({ name, args });
+
+/** The same call `n` times, one response each. */
+export const times = (n: number, call: ScriptedToolCall): ScriptedToolCall[] => Array.from({ length: n }, () => call);
+
+/**
+ * What happened to one scripted call: `"ran"` (the tool ran), `"<rule>@<level>"` (blocked by that rule at that
+ * escalation level), or `"stop"` (the run was stopped at this call's response: interrupted or ended). The calls after
+ * a stop have no outcome: the model is not called again.
+ */
+export type Outcome = string;
+
+/** What one adapter did with a script. */
+export interface ScenarioResult {
+  adapter: Adapter;
+  outcomes: Outcome[];
+  /** How many times each tool actually ran (for the replay: the calls it allowed). */
+  ran: Record<string, number>;
+  /** The strikes at the end. */
+  strikes: number;
+  /** The guard state at the end. */
+  toolGuard: ToolGuardState;
+  /** The escalation interrupt the run stopped at (live adapters). */
+  interrupt?: EscalationInterrupt | undefined;
+}
+
+export type Adapter = "createReactAgent" | "createAgent" | "replayGuards";
+export const ADAPTERS: readonly Adapter[] = ["createReactAgent", "createAgent", "replayGuards"];
+
+/** Runs the script (one call per model response) through one adapter, with `tools` and guard `options`. */
+export async function runScenario(
+  adapter: Adapter,
+  tools: FakeTool[],
+  script: ScriptedToolCall[],
+  options: ToolGuardOptions = {},
+): Promise<ScenarioResult> {
+  if (adapter === "replayGuards") return replayScenario(tools, script, options);
+  const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
+  const live = tools.map((t) =>
+    tool(
+      async (args: Record<string, unknown>) => {
+        ran[t.name] = (ran[t.name] ?? 0) + 1;
+        return t.respond(ran[t.name] as number, args);
+      },
+      { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}) },
+    ),
+  );
+  const llm = new ScriptedChatModel([...script.map((c) => ({ toolCalls: [c] })), "Finished."]);
+  const config = { configurable: { thread_id: randomUUID() }, recursionLimit: 500 };
+  const input = { messages: [{ role: "user", content: "Go." }] };
+  let result: Record<string, unknown>;
+  if (adapter === "createReactAgent") {
+    const node = new GuardedToolNode(live, options);
+    const agent = createReactAgent({
+      llm,
+      tools: node,
+      stateSchema: GuardMessagesState,
+      postModelHook: escalationHook(node),
+      checkpointer: new MemorySaver(),
+    });
+    result = (await agent.invoke(input, config)) as Record<string, unknown>;
+  } else {
+    const agent = createAgent({
+      model: llm,
+      tools: live,
+      middleware: [guardMiddleware(options)],
+      checkpointer: new MemorySaver(),
+    });
+    result = (await agent.invoke(input, config)) as Record<string, unknown>;
+  }
+  const messages = result.messages as BaseMessage[];
+  const interrupt = isInterrupted(result)
+    ? result.__interrupt__.map((i) => i.value).find((v) => isEscalationInterrupt(v))
+    : undefined;
+  const toolGuard = result.toolGuard as ToolGuardState;
+  return { adapter, outcomes: outcomesOf(messages), ran, strikes: toolGuard.escalation.strikes, toolGuard, interrupt };
+}
+
+/** One outcome per tool call of the AI messages, in order; a call left unanswered or answered "not run" is "stop". */
+function outcomesOf(messages: BaseMessage[]): Outcome[] {
+  const replies = new Map<string, ToolMessage>();
+  for (const m of messages) if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, m);
+  const outcomes: Outcome[] = [];
+  for (const m of messages) {
+    if (!AIMessage.isInstance(m)) continue;
+    for (const c of m.tool_calls ?? []) {
+      const reply = replies.get(c.id ?? "");
+      const guard = (reply?.artifact as { guard?: GuardArtifact | { stopped: true } } | undefined)?.guard;
+      if (reply === undefined || (guard !== undefined && "stopped" in guard)) outcomes.push("stop");
+      else if (guard !== undefined && "blocked" in guard) outcomes.push(`${guard.rule}@${guard.escalation}`);
+      else outcomes.push(reply.status === "error" ? "failed" : "ran");
+    }
+  }
+  return outcomes;
+}
+
+/** The script as a recorded run (every call ran, each tool answering as it would have), replayed through the guards. */
+export function recordedRun(tools: FakeTool[], script: ScriptedToolCall[]): ReplayRun {
+  const counts = new Map<string, number>();
+  const steps: ReplayStep[] = [{ role: "user", text: "Go." }];
+  for (const c of script) {
+    const t = tools.find((x) => x.name === c.name);
+    if (t === undefined) throw new Error(`no tool ${c.name}`);
+    const n = (counts.get(c.name) ?? 0) + 1;
+    counts.set(c.name, n);
+    steps.push({ role: "assistant", text: "", tool_calls: [{ name: c.name, args: c.args }] });
+    steps.push({ role: "tool", name: c.name, ok: true, text: t.respond(n, c.args) });
+  }
+  steps.push({ role: "assistant", text: "Finished." });
+  return { id: "scenario", steps };
+}
+
+function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: ToolGuardOptions): ScenarioResult {
+  const { decisions, state } = replayGuards(recordedRun(tools, script), {
+    ...options,
+    toolNames: tools.map((t) => t.name),
+  });
+  const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
+  const outcomes: Outcome[] = [];
+  for (const d of decisions) {
+    if (d.action === "stop") {
+      // The live run stops at this response: the model is not called again.
+      outcomes.push("stop");
+      break;
+    }
+    if (d.action === "allow") ran[d.toolName] = (ran[d.toolName] ?? 0) + 1;
+    outcomes.push(d.action === "allow" ? "ran" : d.action === "block" ? `${d.rule}@${d.escalation}` : d.action);
+  }
+  return { adapter: "replayGuards", outcomes, ran, strikes: state.escalation.strikes, toolGuard: state };
+}
+
+/** The position (1-based among the scripted calls) of the call the run stopped at, or undefined. */
+export const stopAt = (r: ScenarioResult): number | undefined => {
+  const i = r.outcomes.indexOf("stop");
+  return i < 0 ? undefined : i + 1;
+};
