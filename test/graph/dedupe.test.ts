@@ -136,7 +136,7 @@ describe("result dedupe", () => {
 describe("path-aware effects of shell commands", () => {
   const options = resolveToolGuardOptions({ root: "/repo" });
   /** Runs shell commands in order (each succeeds with the given output) and detects the last one. */
-  function after(commands: [string, string][], last: string) {
+  function ruleAfter(commands: [string, string][], last: string) {
     let state = emptyToolGuardState();
     for (const [i, [command, text]] of commands.entries()) {
       const call = { name: "bash", args: { command }, id: `c${i}` };
@@ -153,14 +153,14 @@ describe("path-aware effects of shell commands", () => {
       ["cat a.py", "A"],
       ["sed -i 's/x/y/' a.py", ""],
     ];
-    expect(after(edits, "cat b.py")).toBe("redundant");
-    expect(after(edits, "cat a.py")).toBeUndefined();
-    expect(after(edits, "cat /repo/b.py")).toBeUndefined(); // another command line: another call
+    expect(ruleAfter(edits, "cat b.py")).toBe("redundant");
+    expect(ruleAfter(edits, "cat a.py")).toBeUndefined();
+    expect(ruleAfter(edits, "cat /repo/b.py")).toBeUndefined(); // another command line: another call
   });
 
   it("a write through a redirection or after cd is path-aware too; a folder listing above the write is stale", () => {
     expect(
-      after(
+      ruleAfter(
         [
           ["cat b.py", "B"],
           ["echo x > a.py", ""],
@@ -169,7 +169,7 @@ describe("path-aware effects of shell commands", () => {
       ),
     ).toBe("redundant");
     expect(
-      after(
+      ruleAfter(
         [
           ["cat b.py", "B"],
           ["cd /repo && sort -o b.py b.py", ""],
@@ -178,7 +178,7 @@ describe("path-aware effects of shell commands", () => {
       ),
     ).toBeUndefined();
     expect(
-      after(
+      ruleAfter(
         [
           ["ls", "a.py b.py"],
           ["echo x > new.py", ""],
@@ -190,7 +190,7 @@ describe("path-aware effects of shell commands", () => {
 
   it("a command not understood makes every read stale; without root a relative write is not understood", () => {
     expect(
-      after(
+      ruleAfter(
         [
           ["cat b.py", "B"],
           ["python fix.py", "fixed"],
