@@ -374,9 +374,16 @@ function main(): void {
     );
   }
   console.log(
-    `\nresult characters not sent to the model (thousands): of calls not run (their recorded result), by result dedupe (result minus note), in all; per source: both | in the ${stuck.length} stuck runs, the calls / model turns a stop kept from running (n/a: never stops)\n`,
+    `\nresult characters not sent to the model (thousands): of calls not run (their recorded result), by result dedupe (result minus note), in all; per source: both | in the ${stuck.length} stuck runs, the calls / model turns a stop kept from running (n/a: never stops) | waste calls whose result was not sent again (not run or deduped) / all waste calls\n`,
   );
-  const heads = ["not run", "deduped", "all", ...sources.map((c) => c.slice(0, 12)), "stuck calls/turns"];
+  const heads = [
+    "not run",
+    "deduped",
+    "all",
+    ...sources.map((c) => c.slice(0, 12)),
+    "stuck calls/turns",
+    "waste not re-sent",
+  ];
   console.log(["policy".padEnd(width), ...heads.map((h) => h.padStart(12))].join("  "));
   console.log(["-".repeat(width), ...heads.map(() => "-".repeat(12))].join("  "));
   const k = (n: number) => `${(n / 1e3).toFixed(1)}k`;
@@ -393,6 +400,8 @@ function main(): void {
       k(all.charsNotSent + all.charsDeduped),
       ...perSource,
       saved ? `${saved.calls}/${saved.turns}` : "n/a",
+      // Waste calls whose result the model was not sent again: not run, or answered with a dedupe note.
+      `${((100 * (all.wasteCaught + all.deduped - all.dedupedProgress)) / Math.max(1, all.waste)).toFixed(1)}%`,
     ];
     console.log([row.label.padEnd(width), ...cells.map((c) => c.padStart(12))].join("  "));
   }
