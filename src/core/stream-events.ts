@@ -27,6 +27,8 @@ export const GUARD_EVENT_VERSION = 1;
  * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`);
  * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
  * - `cache`: a file tool answered from its cache without reading the file again;
+ * - `unchanged`: a call ran and returned exactly an earlier identical call's result, and the model was sent a short
+ *   note pointing at that call instead (result dedupe; `bytesSaved`);
  * - `loop`: the loop detector found the model repeating itself (`similarity`, `threshold`) and ended the run;
  * - `limit`: a safety limit ended the run (`limit`, `value`, `threshold`);
  * - `escalation`: a response reached escalation level 3 (a person is asked) or 4 (the run ends);
@@ -42,6 +44,7 @@ export type GuardStreamEventKind =
   | "near-miss"
   | "observed"
   | "cache"
+  | "unchanged"
   | "loop"
   | "limit"
   | "escalation"
@@ -84,7 +87,7 @@ export interface GuardStreamEvent {
   value?: number;
   /** For `loop` and `limit`: the threshold. */
   threshold?: number;
-  /** For `cache`: characters not read again (or not sent again). */
+  /** For `cache` and `unchanged`: characters not read again (or not sent again). */
   bytesSaved?: number;
   /** A sentence for people, cut at 300 characters. */
   message?: string;

@@ -9,6 +9,7 @@ import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { resultDigest } from "../core/repetition.js";
 import { canonicalJson } from "../core/signature.js";
 import type { ToolGuardState } from "../core/state.js";
+import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
 import { type CallOutcome, unchangedNote } from "../core/turn.js";
 
 /**
@@ -117,8 +118,8 @@ export function outcomeOf(output: ToolMessage | Command, callId: string | undefi
 /**
  * Result dedupe in a live graph: when the call's ToolMessage repeats exactly the result of an earlier identical call
  * whose ToolMessage is still in `messages`, that message is answered with a short note instead (same id, status and
- * artifact). Returns the answer to send and the outcome to record (always the real result's, marked `deduped`).
- * A `Command` is left as it is.
+ * artifact). Returns the answer to send, the outcome to record (always the real result's, marked `deduped`) and the
+ * guard event of a dedupe (`unchanged`). A `Command` is left as it is.
  */
 export function dedupe(
   state: ToolGuardState | undefined,
@@ -127,7 +128,7 @@ export function dedupe(
   callId: string | undefined,
   messages: readonly BaseMessage[],
   options: ResolvedToolGuardOptions,
-): { answer: ToolMessage | Command; outcome: CallOutcome } {
+): { answer: ToolMessage | Command; outcome: CallOutcome; event?: GuardStreamEvent | undefined } {
   const outcome = outcomeOf(output, callId);
   if (state === undefined || isCommand(output) || typeof output.content !== "string")
     return { answer: output, outcome };
@@ -148,7 +149,15 @@ export function dedupe(
     artifact: output.artifact,
     id: output.id,
   });
-  return { answer, outcome: { ...outcome, deduped: true } };
+  const event = guardStreamEvent({
+    kind: "unchanged",
+    guard: "tool-calls",
+    tool: call.tool,
+    callId,
+    bytesSaved: outcome.text.length - note.length,
+    message: note,
+  });
+  return { answer, outcome: { ...outcome, deduped: true }, event };
 }
 
 /** Runs `read`; `fallback` when it throws (a getter, a Proxy trap, a `toJSON`…). */

@@ -8,7 +8,7 @@ import type { ToolCallDecision } from "../core/decide.js";
 import type { DecideContext } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import type { ToolGuardState } from "../core/state.js";
-import { turnStreamEvents } from "../core/stream-events.js";
+import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, dedupe, guardAnswer, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
@@ -74,6 +74,8 @@ interface Invocation {
   outcomes: (CallOutcome | undefined)[];
   /** The conversation before the calls (where an earlier answer a dedupe note points at must be). */
   messages: BaseMessage[];
+  /** The guard events of the invocation (its decisions', then each dedupe's as the calls return). */
+  log: GuardStreamEvent[];
 }
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
@@ -196,7 +198,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
     const log = emitGuardEvents(config, turnStreamEvents(plan.decisions), this.guardOptions.events);
     const messages = (input as { messages?: unknown }).messages;
-    const invocation: Invocation = { plan, outcomes: [], messages: Array.isArray(messages) ? messages : [] };
+    const invocation: Invocation = { plan, outcomes: [], messages: Array.isArray(messages) ? messages : [], log };
     this.invocations.set(config, invocation);
     let output: unknown;
     try {
@@ -225,8 +227,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const output = await this.runUnguarded(call, config, state);
     const { plan, messages } = invocation;
     const own = { key: decision.key, tool: call.name };
-    const { answer, outcome } = dedupe(plan.turn.state, own, output, call.id, messages, this.guardOptions);
+    const { answer, outcome, event } = dedupe(plan.turn.state, own, output, call.id, messages, this.guardOptions);
     invocation.outcomes[plan.indices[at] as number] = outcome;
+    if (event !== undefined) invocation.log.push(...emitGuardEvents(config, [event], this.guardOptions.events));
     return answer;
   }
 

@@ -258,9 +258,12 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
       }
       if (pending === undefined) return output;
       const state = request.state as { toolGuard?: ToolGuardState; messages?: BaseMessage[] };
-      const { answer, outcome } = dedupe(state.toolGuard, pending, output, id, state.messages ?? [], resolved);
+      const { answer, outcome, event } = dedupe(state.toolGuard, pending, output, id, state.messages ?? [], resolved);
       const toolGuard = recorded(pending, outcome, id);
-      if (ToolMessage.isInstance(answer)) return new Command({ update: { messages: [answer], toolGuard } });
+      const log = event === undefined ? [] : emitGuardEvents(request.runtime, [event], resolved.events);
+      if (ToolMessage.isInstance(answer)) {
+        return new Command({ update: { messages: [answer], toolGuard, ...(log.length > 0 ? { guardLog: log } : {}) } });
+      }
       const update = answer.update;
       if (update === undefined || (typeof update === "object" && !Array.isArray(update))) {
         return new Command({ ...answer, update: { ...(update ?? {}), toolGuard } });

@@ -163,6 +163,12 @@ export interface ReplayOptions extends ToolGuardOptions {
   toolNames?: string[];
   /** Metadata `readOnlyHint` by tool name. */
   readOnlyHints?: Record<string, boolean>;
+  /**
+   * Also run the text loop detector and safety limits over the recorded assistant turns ({@link replayLoopDetector};
+   * `true` for their defaults, or their options): the result's `loop` says whether and where it would have stopped
+   * the run. Observes only: the guards' decisions do not depend on it. Default off.
+   */
+  loop?: boolean | SafetyOptions;
 }
 
 /**
@@ -179,6 +185,8 @@ export interface ReplayResult {
   totals: ReplayTotals;
   /** The guard state at the end (what the `toolGuard` channel would hold). */
   state: ToolGuardState;
+  /** What the text loop detector would have done (only with the `loop` option). */
+  loop?: ReplayLoopResult | undefined;
 }
 
 /**
@@ -388,7 +396,7 @@ export function recordedCalls(run: ReplayRun): RecordedCall[] {
  * ```
  */
 export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): ReplayResult {
-  const { hook = true, toolNames, readOnlyHints, ...guardOptions } = options;
+  const { hook = true, toolNames, readOnlyHints, loop, ...guardOptions } = options;
   const resolved = resolveToolGuardOptions(guardOptions);
   const events = readRun(run);
   const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
@@ -488,7 +496,9 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     }
     state = reduceToolGuard(state, commitTurn(plan, outcomes, resolved));
   }
-  return { decisions, totals: totalsOf(decisions, stopText !== undefined), state };
+  const totals = totalsOf(decisions, stopText !== undefined);
+  if (loop === undefined || loop === false) return { decisions, totals, state };
+  return { decisions, totals, state, loop: replayLoopDetector(run, loop === true ? {} : loop) };
 }
 
 /** The id a recorded call without one gets (unique in the run). */

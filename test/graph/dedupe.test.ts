@@ -13,7 +13,13 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { detectCall, emptyToolGuardState, reduceToolGuard, resolveToolGuardOptions } from "../../src/core/index.js";
 import { commitTurn, planTurn, unchangedNote } from "../../src/core/turn.js";
-import { GuardedToolNode, GuardMessagesState, type ToolGuardOptions } from "../../src/index.js";
+import {
+  GuardedToolNode,
+  type GuardLog,
+  GuardMessagesState,
+  isGuardStreamEvent,
+  type ToolGuardOptions,
+} from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
 
@@ -89,6 +95,35 @@ describe("result dedupe", () => {
       expect(toolMessages(messages).map((m) => m.content)).toEqual([REPORT, REPORT]);
     });
   }
+
+  it("writes an `unchanged` guard event to the custom stream and counts it in guardLog, in both adapters", async () => {
+    const script = () => new ScriptedChatModel([{ toolCalls: fetch() }, { toolCalls: fetch() }, "Done."]);
+    const node = createReactAgent({
+      llm: script(),
+      tools: new GuardedToolNode([reportTool({ n: 0 })]),
+      stateSchema: GuardMessagesState,
+      checkpointer: new MemorySaver(),
+    });
+    const middleware = createAgent({
+      model: script(),
+      tools: [reportTool({ n: 0 })],
+      middleware: [guardMiddleware()],
+      checkpointer: new MemorySaver(),
+    });
+    for (const agent of [node, middleware] as const) {
+      const config = { configurable: { thread_id: "t" }, streamMode: "custom" as const };
+      const chunks: unknown[] = [];
+      const input = { messages: [{ role: "user", content: "Report?" }] };
+      for await (const chunk of await (agent as typeof node).stream(input, config)) chunks.push(chunk);
+      const events = chunks.filter(isGuardStreamEvent);
+      // The 2nd call runs although it repeats the 1st (a near miss), and its unchanged result is deduped.
+      expect(events.map((e) => e.kind)).toEqual(["near-miss", "unchanged"]);
+      expect(events[1]).toMatchObject({ guard: "tool-calls", tool: "fetch_report" });
+      expect(events[1]?.bytesSaved).toBeGreaterThan(REPORT.length - 200);
+      const state = (await (agent as typeof node).getState(config)).values as { guardLog: GuardLog };
+      expect(state.guardLog.counts.unchanged).toBe(1);
+    }
+  });
 
   it("a changed result is sent whole; a result shorter than the note is sent as it is", async () => {
     let n = 0;

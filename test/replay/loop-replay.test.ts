@@ -2,7 +2,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { type LoopState, loopDetectHook, type ReplayRun } from "../../src/index.js";
-import { replayLoopDetector } from "../../src/replay/index.js";
+import { replayGuards, replayLoopDetector } from "../../src/replay/index.js";
 
 const quiet = { warn: () => undefined };
 const call = (path: string) => ({ name: "read_file", args: { path } });
@@ -86,5 +86,14 @@ describe("replayLoopDetector", () => {
     };
     const options = { logger: quiet, maxConsecutiveFailures: 2, loopThreshold: 1 };
     expect(replayLoopDetector(failing, options)).toMatchObject({ stop: { kind: "failures" }, turn: 3 });
+  });
+
+  it("replayGuards runs it too with the loop option, beside its own decisions, which it leaves as they are", () => {
+    const plain = replayGuards(looping);
+    const both = replayGuards(looping, { loop: { logger: quiet } });
+    expect(plain.loop).toBeUndefined();
+    expect(both.loop).toEqual(replayLoopDetector(looping, { logger: quiet }));
+    expect(both.decisions).toEqual(plain.decisions);
+    expect(replayGuards(looping, { loop: false }).loop).toBeUndefined();
   });
 });
