@@ -251,6 +251,23 @@ function main(): void {
   evaluate("langgraph-guards defaults with countAcrossMutations: true", (run) =>
     ours(run, { countAcrossMutations: true }),
   );
+  // The frontier: identical calls counted across a whole run (window 100) and across changes, blocked at the 3rd
+  // or 4th whose earlier results were equal — more waste caught, at a harm the defaults do not accept.
+  evaluate("defaults with windowSize 100, countAcrossMutations: true, threshold 2", (run) =>
+    ours(run, { windowSize: 100, countAcrossMutations: true, repetitionThreshold: 2 }),
+  );
+  evaluate("defaults with windowSize 100, countAcrossMutations: true, threshold 3", (run) =>
+    ours(run, { windowSize: 100, countAcrossMutations: true, repetitionThreshold: 3 }),
+  );
+  evaluate('... threshold 2, with acrossRuns: "keep", runBoundary: "none"', (run) =>
+    ours(run, {
+      windowSize: 100,
+      countAcrossMutations: true,
+      repetitionThreshold: 2,
+      acrossRuns: "keep",
+      runBoundary: "none",
+    }),
+  );
   evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
     ours(run, { countChangedResults: true, countAcrossMutations: true, escalation: { enabled: false }, hook: false }),
   );
