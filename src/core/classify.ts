@@ -200,6 +200,25 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
   return false;
 }
 
+// Words of a tool name that say "this call lets time pass" (a wait between polls is no repeat of anything).
+const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
+
+/**
+ * Whether a tool lets time pass (`wait`, `sleep`, `wait_for_job`, `pause`, `delay`, by name): repeating it is
+ * waiting longer, never a stuck repeat, and a cycle that contains it (poll, wait, poll, wait) is not stuck even when
+ * every round answers the same — the world may move on while it waits.
+ *
+ * @example
+ * ```ts
+ * letsTimePass("sleep");          // true
+ * letsTimePass("wait_for_build"); // true
+ * letsTimePass("get_status");     // false
+ * ```
+ */
+export function letsTimePass(name: string): boolean {
+  return nameWords(baseName(name)).some((w) => TIME_WORDS.has(w));
+}
+
 const SHELL_TOOLS = new Set([
   "bash",
   "sh",

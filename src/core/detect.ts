@@ -10,6 +10,7 @@ import {
   isRepeatableTool,
   isShellTool,
   isStatefulCall,
+  letsTimePass,
   ownEntry,
 } from "./classify.js";
 import {
@@ -150,7 +151,9 @@ export function detectCall(
   const stateful = isStatefulCall(call.name, call.args, tool);
   const byOutcome =
     tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
-  if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) {
+  if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
+  // Waiting again is waiting longer: a call that lets time pass is never a repeat (the safety limits bound a run).
+  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && letsTimePass(call.name)) {
     found.rule = undefined;
   }
   // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
@@ -163,7 +166,7 @@ export function detectCall(
   // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
   // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
   if (options.cycles && (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")) {
-    const cycle = findCycle(state.repetition, key);
+    const cycle = findCycle(state.repetition, key, letsTimePass);
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }

@@ -8,6 +8,7 @@ export {
   classifyCall,
   isReadOnlyCall,
   isStatefulCall,
+  letsTimePass,
   type ToolTraits,
 } from "./classify.js";
 export { decideToolCall, type ToolCallDecision } from "./decide.js";

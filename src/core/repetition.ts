@@ -240,7 +240,8 @@ export function evaluateRepetition(
  * A cycle of 2 or 3 different calls that the recent window holds twice in a row with the same result at every
  * position (A, B, A, B with A and B each answering as before): the agent goes round without learning anything.
  * Returns the cycle's records (its latest round) when `key` is one of its calls, else undefined. Independent of
- * what the tools do: a cycle whose results change is progress and is not found.
+ * what the tools do: a cycle whose results change is progress and is not found, and so is a cycle with a call that
+ * lets time pass (`letsTimePass`: a wait between polls).
  *
  * @example
  * ```ts
@@ -248,7 +249,11 @@ export function evaluateRepetition(
  * findCycle(state, lsKey)?.length; // 2: calling ls again goes round the cycle a third time
  * ```
  */
-export function findCycle(state: RepetitionState, key: string): CallRecord[] | undefined {
+export function findCycle(
+  state: RepetitionState,
+  key: string,
+  letsTimePass: (tool: string) => boolean = () => false,
+): CallRecord[] | undefined {
   const window = state.window;
   for (const size of [2, 3]) {
     if (window.length < 2 * size) continue;
@@ -256,6 +261,7 @@ export function findCycle(state: RepetitionState, key: string): CallRecord[] | u
     const latest = window.slice(window.length - size);
     const keys = new Set(latest.map((r) => r.key));
     if (keys.size < 2 || !keys.has(key)) continue; // one call repeated is the other rules' case
+    if (latest.some((r) => letsTimePass(r.tool))) continue; // poll, wait, poll, wait: the world may move on
     const same = latest.every((r, i) => {
       const b = before[i] as CallRecord;
       return b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;

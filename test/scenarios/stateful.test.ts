@@ -160,6 +160,25 @@ describe.each(ADAPTERS)("stateful tools and cycles through %s", (adapter: Adapte
       expect(r.strikes).toBe(1);
     });
 
+    it("polls with a wait between them (poll, sleep, poll, sleep, …) run until done, however often they repeat", async () => {
+      const sleep = step("sleep", { seconds: 10 });
+      const states = ["running", "running", "running", "running", "done"];
+      const tools = [sequence("get_job_status", states), same("sleep", "slept 10 s")];
+      const script = [poll, sleep, poll, sleep, poll, sleep, poll, sleep, poll];
+      const r = await runScenario(adapter, tools, script);
+      expect(r.outcomes).toEqual(ran(9));
+      expect(r.ran.get_job_status).toBe(5);
+      expect(r.ran.sleep).toBe(4);
+      expectNothingBlocked(r);
+    });
+
+    it("waiting longer is no repeat: sleep, sleep, sleep all run", async () => {
+      const sleep = step("wait_for_build", { minutes: 1 });
+      const r = await runScenario(adapter, [same("wait_for_build", "still building")], times(3, sleep));
+      expect(r.outcomes).toEqual(ran(3));
+      expectNothingBlocked(r);
+    });
+
     it('"running" forever: 2 polls run, the 3rd is blocked, the 5th stops the run', async () => {
       const r = await runScenario(adapter, [same("get_job_status", "running")], times(6, poll));
       expect(r.outcomes).toEqual(["ran", "ran", "consecutive@1", "consecutive@2", "stop"]);
