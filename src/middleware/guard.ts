@@ -14,7 +14,6 @@ import {
   dedupe,
   type GuardArtifact,
   guardAnswer,
-  outcomeOf,
   passesThrough,
   toolErrorAnswer,
 } from "../graph/answers.js";
