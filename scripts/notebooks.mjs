@@ -23,7 +23,7 @@
 // Environment: JUPYTER, the jupyter command (default `jupyter` on PATH).
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -145,8 +145,19 @@ function requireJupyter() {
       `notebooks: cannot run \`${jupyter} kernelspec list\` (${e.code ?? e.message}): run bash .ci/notebooks-setup.sh`,
     );
   }
-  if (!specs.kernelspecs?.[KERNEL])
-    fail(`notebooks: the ${KERNEL} kernelspec is not installed: run bash .ci/notebooks-setup.sh`);
+  const spec = specs.kernelspecs?.[KERNEL];
+  if (!spec) fail(`notebooks: the ${KERNEL} kernelspec is not installed: run bash .ci/notebooks-setup.sh`);
+  // The kernelspec is the machine's: another clone's setup may have pointed it at that clone's launcher.
+  const launcher = path.resolve(
+    path.dirname(fileURLToPath(import.meta.url)),
+    "../examples/notebooks/kernel/tslab-kernel.cjs",
+  );
+  const argv = spec.spec?.argv ?? [];
+  if (!argv.some((a) => path.resolve(String(a)) === realpathSync(launcher))) {
+    fail(
+      `notebooks: the ${KERNEL} kernelspec starts ${argv[0] ?? "?"}, not this clone's ${launcher}: run bash .ci/notebooks-setup.sh`,
+    );
+  }
 }
 
 /** nbconvert settings: keep going after a failed cell, marking it (tslab's reply has no ename, no error output). */

@@ -4,6 +4,8 @@
  * a graph. More at the subpaths:
  * `langgraph-guards/core` (the pure functions the pieces are built on), `/fs` (cache-serving file tools), `/replay`
  * (recorded runs through the guards), `/testing` (a scripted chat model).
+ *
+ * @module langgraph-guards
  */
 
 export type { EscalationOptions } from "./core/escalation.js";

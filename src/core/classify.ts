@@ -16,10 +16,26 @@ import { digest, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./s
  * ```
  */
 export type CallEffect =
-  | { kind: "read"; paths: string[] }
-  | { kind: "write"; paths: string[] }
-  | { kind: "mutate" }
-  | { kind: "none" };
+  | {
+      /** Only reads. */
+      kind: "read";
+      /** The files or folders the call depends on (empty: it may depend on anything). */
+      paths: string[];
+    }
+  | {
+      /** Changes exactly `paths`. */
+      kind: "write";
+      /** The files or folders the call changes. */
+      paths: string[];
+    }
+  | {
+      /** May change anything (a command, an unknown tool). */
+      kind: "mutate";
+    }
+  | {
+      /** Changes nothing the other tools read (declared with `invalidates: "none"`). */
+      kind: "none";
+    };
 
 /**
  * Per-tool facts that override what the guards infer from the tool's name and arguments.
@@ -37,7 +53,10 @@ export interface ToolTraits {
    * every recorded read, `"none"` nothing. Default: `"paths"` when path arguments are present, else `"all"`.
    */
   invalidates?: "all" | "paths" | "none" | undefined;
-  /** The argument names that hold file or folder paths. Default: {@link DEFAULT_PATH_ARGS}. */
+  /**
+   * The argument names that hold file or folder paths. Default: `path`, `paths`, `file`, `file_path`, `filePath`,
+   * `filename`, `dir`, `directory`, `folder`, … (`DEFAULT_PATH_ARGS`).
+   */
   pathArgs?: readonly string[] | undefined;
   /** A repeat after success does something again (never a duplicate). Default by name: see `isRepeatableTool`. */
   repeatable?: boolean | undefined;
@@ -172,7 +191,7 @@ function nameWords(name: string): string[] {
  * as scroll, next, poll, status, wait, sleep, screenshot, snapshot, refresh, run, execute, eval, now, random
  * (`scroll_down`, `get_job_status`, `run_cell`, `browser_snapshot`), else an action argument that says so
  * (`{ action: "scroll" }`, `{ direction: "down" }`, `{ page: "next" }`). Not by name: shell tools (judged by their
- * command) and tools whose name says what a repeat does (`update_`, `send_`, … see {@link isIdempotentTool}).
+ * command) and tools whose name says what a repeat does (`update_`, `send_`, … see `isIdempotentTool`).
  *
  * @example
  * ```ts

@@ -30,6 +30,7 @@ import type { GuardEvent, ToolGuardState } from "./state.js";
  * ```
  */
 export interface ToolCallDecision {
+  /** The call decided on. */
   call: ToolCallInput;
   /** Whether the tool runs. */
   allowed: boolean;
@@ -43,6 +44,7 @@ export interface ToolCallDecision {
   seq?: number | undefined;
   /** Digest of the call's canonical signature. */
   key: string;
+  /** What the call does to the files and state the guards track. */
   effect: CallEffect;
   /** The ToolMessage content for a blocked call. */
   content?: string | undefined;
@@ -55,7 +57,14 @@ export interface ToolCallDecision {
   /** The call is held back with a reminder (no strike). */
   reminder?: boolean | undefined;
   /** The previous result shown to the model. */
-  previousResult?: { ok: boolean; text: string } | undefined;
+  previousResult?:
+    | {
+        /** Whether the earlier call succeeded. */
+        ok: boolean;
+        /** Its result (truncated to `maxResultChars`). */
+        text: string;
+      }
+    | undefined;
   /** State changes to apply (through the channel reducer). */
   events: GuardEvent[];
 }

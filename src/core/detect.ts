@@ -35,8 +35,11 @@ import type { ToolGuardState } from "./state.js";
  * ```
  */
 export interface ToolCallInput {
+  /** The tool's name. */
   name: string;
+  /** The call's arguments as the model sent them (usually an object). */
   args: unknown;
+  /** The tool-call id, when the model gave one. */
   id?: string | undefined;
 }
 
@@ -78,6 +81,7 @@ export interface DecideContext {
 export interface Detection {
   /** Digest of the call's canonical signature. */
   key: string;
+  /** What the call does to the files and state the guards track. */
   effect: CallEffect;
   /** The rule the call repeats under; undefined for a call that is new (or may run again). */
   rule?: BlockRule | undefined;
@@ -101,7 +105,12 @@ export function identifyCall(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
-): { key: string; effect: CallEffect } {
+): {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  /** What the call does to the files and state the guards track. */
+  effect: CallEffect;
+} {
   const tool = ownEntry(options.tools, call.name);
   return callIdentity(call.name, call.args, {
     tools: options.tools,

@@ -36,6 +36,12 @@ const strike = z.number().int().min(1);
 
 /**
  * Options of the escalation that follows a block, validated with the guard options (`escalation`).
+ *
+ * @example
+ * ```ts
+ * const escalation = escalationOptionsSchema.parse({ levelStrikes: [1, 3, 5, 7] });
+ * escalation.maxReminders; // 1 (the default, filled in)
+ * ```
  */
 export const escalationOptionsSchema = z
   .object({
@@ -43,7 +49,8 @@ export const escalationOptionsSchema = z
     enabled: z.boolean().default(true),
     /**
      * The strike at which each level starts: 1 ask what will be different, 2 present options, 3 ask the user
-     * (`interrupt()`), 4 end the run. Default `[1, 2, 3, 4]`. Levels 3 and 4 need {@link escalationHook}.
+     * (`interrupt()`), 4 end the run. Default `[1, 2, 3, 4]`. Levels 3 and 4 need
+     * {@link langgraph-guards!escalationHook | escalationHook}.
      */
     levelStrikes: z
       .tuple([strike, strike, strike, strike])
@@ -87,6 +94,8 @@ export const escalationOptionsSchema = z
  * ```ts
  * const escalation: EscalationOptions = { levelStrikes: [1, 3, 5, 7], maxReminders: 2 };
  * ```
+ *
+ * @interface
  */
 export type EscalationOptions = z.input<typeof escalationOptionsSchema>;
 /**
@@ -96,6 +105,8 @@ export type EscalationOptions = z.input<typeof escalationOptionsSchema>;
  * ```ts
  * const resolved: ResolvedEscalationOptions = resolveToolGuardOptions().escalation;
  * ```
+ *
+ * @interface
  */
 export type ResolvedEscalationOptions = z.output<typeof escalationOptionsSchema>;
 
@@ -108,7 +119,9 @@ export type ResolvedEscalationOptions = z.output<typeof escalationOptionsSchema>
  * ```
  */
 export interface CallLike {
+  /** The tool's name. */
   tool: string;
+  /** The call's arguments. */
   args: unknown;
 }
 
@@ -124,6 +137,7 @@ export interface CallLike {
 export interface BlockedCall extends CallLike {
   /** Digest of the call's signature under the tool's `keys`. */
   key: string;
+  /** When the call was blocked (ms since the epoch). */
   at: number;
   /** Escalation level of this strike (0 for a reminder). */
   level: number;
@@ -168,18 +182,45 @@ export interface EscalationState {
  */
 export type EscalationEvent =
   | {
+      /** A blocked call counted as a strike. */
       type: "strike";
+      /** The model response (turn) the call belongs to: one strike per response. */
       turn: string;
+      /** The blocked call. */
       call: BlockedCall;
+      /** Blocked calls remembered (older ones are dropped). */
       blockedLimit: number;
       /** The blocked call is not the one of the latest strike: the count starts again at 1. */
       restart?: boolean | undefined;
     }
-  | { type: "remind"; turn: string; call: BlockedCall; blockedLimit: number }
-  | { type: "acknowledge" }
-  | { type: "progress" }
-  | { type: "forgive" }
-  | { type: "end"; by: string };
+  | {
+      /** A call held back with a reminder (no strike). */
+      type: "remind";
+      /** The model response (turn) the call belongs to. */
+      turn: string;
+      /** The call held back. */
+      call: BlockedCall;
+      /** Blocked calls remembered (older ones are dropped). */
+      blockedLimit: number;
+    }
+  | {
+      /** The model acknowledged the block (said what it will do differently, or did something else). */
+      type: "acknowledge";
+    }
+  | {
+      /** A response whose calls all ran and one of them succeeded: the agent moved on, strikes start again. */
+      type: "progress";
+    }
+  | {
+      /** A person's message: strikes, the pending acknowledgment and the end of the run are cleared. */
+      type: "forgive";
+    }
+  | {
+      /** The run was ended at level 4. */
+      type: "end";
+      /** The id of the AI message that ended it. */
+      by: string;
+    };
 
 /**
  * An empty escalation state.
@@ -451,7 +492,9 @@ export function matchesBlocked(
  * ```
  */
 export interface EscalationFeedbackInput {
+  /** The blocked call's tool. */
   tool: string;
+  /** The blocked call's arguments. */
   args: unknown;
   /** The rule's message (the default, or the user's). */
   message: string;
@@ -460,7 +503,14 @@ export interface EscalationFeedbackInput {
   /** Strikes so far, this one included. */
   strikes: number;
   /** The previous result of this call (or the repeated error), when recorded. */
-  previousResult?: { ok: boolean; text: string } | undefined;
+  previousResult?:
+    | {
+        /** Whether that call succeeded. */
+        ok: boolean;
+        /** Its result text. */
+        text: string;
+      }
+    | undefined;
   /** Other tools the model can use (named in the level-2 options). */
   otherTools?: readonly string[] | undefined;
   /** What happens at the next strike (said at level 2 when levels 3/4 follow). */
@@ -612,11 +662,23 @@ export interface EndExplanationInput {
   /** Strikes: blocked repeats without progress in between. */
   strikes: number;
   /** The call's result when it last ran, when recorded. */
-  previousResult?: { ok: boolean; text: string } | undefined;
+  previousResult?:
+    | {
+        /** Whether that call succeeded. */
+        ok: boolean;
+        /** Its result text. */
+        text: string;
+      }
+    | undefined;
   /** Other calls blocked on the way (shown as what else was tried; the repeated call itself is left out). */
   alsoBlocked?: readonly CallLike[] | undefined;
   /** Set when a person ended the run at level 3: their answer (may be empty). */
-  endedByUser?: { answer: string } | undefined;
+  endedByUser?:
+    | {
+        /** The person's answer. */
+        answer: string;
+      }
+    | undefined;
 }
 
 /** The tool's result as the user should read it: LangGraph's ToolNode addresses its error text to the model. */

@@ -41,7 +41,18 @@ const optionsSchema = escalationOptionsSchema
   })
   .strict();
 
-/** Options of {@link DuplicateHandler}. */
+/**
+ * Options of {@link DuplicateHandler}: the escalation options it shares with the graph (acknowledgment and retry
+ * patterns, strikes per level, content similarity), plus its own. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * const options: DuplicateHandlerOptions = { levelStrikes: [1, 3, 5, 7], keys: { write_file: ["path"] } };
+ * const handler = new DuplicateHandler(options);
+ * ```
+ *
+ * @interface
+ */
 export type DuplicateHandlerOptions = z.input<typeof optionsSchema>;
 
 /**
@@ -178,7 +189,10 @@ export class DuplicateHandler {
    * const copy = DuplicateHandler.fromJSON(JSON.parse(JSON.stringify(handler)));
    * ```
    */
-  toJSON(): { state: DuplicateState } {
+  toJSON(): {
+    /** The handler's state. */
+    state: DuplicateState;
+  } {
     return { state: structuredClone(this.state) };
   }
 

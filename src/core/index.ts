@@ -1,6 +1,8 @@
 /**
  * The framework-free core (no LangGraph import): call identity, read-only classification, the three guard levels
  * as classes (seed parity) and as pure functions over plain state (what the graph nodes and replay run).
+ *
+ * @module langgraph-guards/core
  */
 export {
   type CallEffect,

@@ -11,6 +11,7 @@ import { partialRatio, similarityRatio, similarityUpperBound, tokenSortRatio } f
  * ```
  */
 export interface GuardLogger {
+  /** Logs a warning (a detected loop, an error in loop detection, a run broken off). */
   warn(message: string): void;
 }
 
@@ -33,8 +34,11 @@ export type Scorer = (a: string, b: string) => number;
  * ```
  */
 export interface TokenUsage {
+  /** Tokens of the prompt. */
   input_tokens?: number;
+  /** Tokens of the answer. */
   output_tokens?: number;
+  /** Input plus output tokens. */
   total_tokens?: number;
 }
 
@@ -46,7 +50,14 @@ export interface TokenUsage {
  * const price: PriceTable = { inputPerMillion: 3, outputPerMillion: 15 };
  * ```
  */
-export type PriceTable = { inputPerMillion: number; outputPerMillion: number } | ((usage: TokenUsage) => number);
+export type PriceTable =
+  | {
+      /** Dollars per million input tokens. */
+      inputPerMillion: number;
+      /** Dollars per million output tokens. */
+      outputPerMillion: number;
+    }
+  | ((usage: TokenUsage) => number);
 
 /**
  * Which limit stopped a run.
@@ -67,11 +78,13 @@ export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "
  * ```
  */
 export interface StopReason {
+  /** Which limit stopped the run. */
   kind: StopKind;
   /** The value that reached the limit (similarity 0..1 for a loop). */
   value: number;
   /** The limit (threshold for a loop). */
   limit: number;
+  /** A sentence saying why the run stopped, for people and models. */
   message: string;
 }
 
@@ -91,7 +104,14 @@ export interface LoopState {
   /** When the session started (ms since the epoch), or null before its first iteration. */
   startedAt: number | null;
   /** Tokens spent in this session. */
-  tokens: { input: number; output: number; total: number };
+  tokens: {
+    /** Input (prompt) tokens. */
+    input: number;
+    /** Output tokens. */
+    output: number;
+    /** All tokens (the models' totals when they report one). */
+    total: number;
+  };
   /** Dollars spent in this session (with a price table). */
   cost: number;
   /** Failed iterations in a row. */
@@ -146,7 +166,14 @@ export const safetyOptionsSchema = z
     /** Token prices for `maxCost`. */
     price: z
       .union([
-        z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).strict(),
+        z
+          .object({
+            /** Dollars per million input tokens. */
+            inputPerMillion: z.number().min(0),
+            /** Dollars per million output tokens. */
+            outputPerMillion: z.number().min(0),
+          })
+          .strict(),
         z.custom<(usage: TokenUsage) => number>((v) => typeof v === "function"),
       ])
       .optional(),
@@ -176,6 +203,8 @@ export const safetyOptionsSchema = z
  * ```ts
  * const options: SafetyOptions = { maxIterations: 30, maxTokens: 200_000, loopThreshold: 0.9 };
  * ```
+ *
+ * @interface
  */
 export type SafetyOptions = z.input<typeof safetyOptionsSchema>;
 /**
@@ -185,6 +214,8 @@ export type SafetyOptions = z.input<typeof safetyOptionsSchema>;
  * ```ts
  * const resolved: ResolvedSafetyOptions = resolveSafetyOptions({ maxIterations: 30 });
  * ```
+ *
+ * @interface
  */
 export type ResolvedSafetyOptions = z.output<typeof safetyOptionsSchema>;
 
@@ -216,6 +247,7 @@ function scorerOf(options: ResolvedSafetyOptions): Scorer {
  * ```
  */
 export interface LoopCheck {
+  /** Whether the output repeats a recent one (similarity at or above the threshold). */
   loop: boolean;
   /** The similarity that made it a loop. */
   similarity?: number | undefined;
@@ -385,6 +417,7 @@ export function loopStopReason(similarity: number, threshold: number): StopReaso
  * ```
  */
 export class SafetyGuard {
+  /** The options with every default filled in. */
   readonly options: ResolvedSafetyOptions;
   private state: LoopState;
 
@@ -492,7 +525,10 @@ export class SafetyGuard {
    * const copy = SafetyGuard.fromJSON(guard.toJSON());
    * ```
    */
-  toJSON(): { state: LoopState } {
+  toJSON(): {
+    /** The guard's state. */
+    state: LoopState;
+  } {
     return { state: structuredClone(this.state) };
   }
 
@@ -525,7 +561,14 @@ export interface LoopTurn {
   /** The model call's token usage. */
   usage?: TokenUsage | undefined;
   /** The previous turn's tool results, when it called tools. */
-  previous?: { free: boolean; failed: boolean } | undefined;
+  previous?:
+    | {
+        /** Its tool calls were all answered by a guard or a cache: the iteration is refunded. */
+        free: boolean;
+        /** The iteration failed (by default: every tool result was an error); counts toward the failure limit. */
+        failed: boolean;
+      }
+    | undefined;
   /** What marks the session this turn belongs to; a new marker starts a new session (everything resets). */
   session: string;
 }
@@ -549,7 +592,12 @@ export function stepLoopGuard(
   turn: LoopTurn,
   options: ResolvedSafetyOptions,
   now: number = (options.clock ?? Date.now)(),
-): { state: LoopState; stop: StopReason | null } {
+): {
+  /** The new state. */
+  state: LoopState;
+  /** Why the run must stop, or null. */
+  stop: StopReason | null;
+} {
   let next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
   if (next.stopped !== null) return { state: next, stop: next.stopped };
   const refund = turn.previous?.free ? 1 : 0;

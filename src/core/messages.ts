@@ -128,7 +128,14 @@ export interface BlockFeedbackInput extends BlockContext {
   /** The rule's message (see {@link blockMessage}). */
   message: string;
   /** The previous result of this call, if one was recorded. */
-  previousResult?: { ok: boolean; text: string } | undefined;
+  previousResult?:
+    | {
+        /** Whether that call succeeded. */
+        ok: boolean;
+        /** Its result text. */
+        text: string;
+      }
+    | undefined;
 }
 
 /**

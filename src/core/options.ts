@@ -108,11 +108,17 @@ export const toolGuardOptionsSchema = z
     /** Replacements for the rules' block messages (a text or a builder). */
     messages: z
       .object({
+        /** The consecutive rule's message. */
         consecutive: template.optional(),
+        /** The threshold rule's message. */
         threshold: template.optional(),
+        /** The redundant rule's message. */
         redundant: template.optional(),
+        /** The message for a repeat of a blocked call in substance, without saying what will be different. */
         near_duplicate: template.optional(),
+        /** The message for a tool that keeps failing with the same error under changing arguments. */
         repeat_failure: template.optional(),
+        /** The cycle rule's message. */
         cycle: template.optional(),
       })
       .strict()
@@ -158,6 +164,8 @@ export const toolGuardOptionsSchema = z
  * ```ts
  * const options: ToolGuardOptions = { repetitionThreshold: 4, tools: { bash: { repetitionThreshold: 8 } } };
  * ```
+ *
+ * @interface
  */
 export type ToolGuardOptions = z.input<typeof toolGuardOptionsSchema>;
 /**
@@ -167,6 +175,8 @@ export type ToolGuardOptions = z.input<typeof toolGuardOptionsSchema>;
  * ```ts
  * const resolved: ResolvedToolGuardOptions = resolveToolGuardOptions({ windowSize: 20 });
  * ```
+ *
+ * @interface
  */
 export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
 /**
@@ -176,6 +186,8 @@ export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
  * ```ts
  * const sendEmail: ToolGuardConfig = { invalidates: "none", repetitionThreshold: 1 };
  * ```
+ *
+ * @interface
  */
 export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
 export type { BlockRule };
@@ -193,6 +205,7 @@ export type { BlockRule };
  * ```
  */
 export class GuardOptionsError extends Error {
+  /** Always `"GuardOptionsError"`. */
   override readonly name = "GuardOptionsError";
 }
 

@@ -13,10 +13,13 @@ import type { SignatureOptions } from "./signature.js";
  * ```
  */
 export interface OperationRecord {
+  /** Digest of the call's canonical signature. */
   key: string;
+  /** The tool's name. */
   tool: string;
   /** Normalized paths the result depends on (empty: unknown scope, dropped by any write). */
   paths: string[];
+  /** The call's result, as recorded. */
   result: RecordedResult;
 }
 
@@ -29,8 +32,11 @@ export interface OperationRecord {
  * ```
  */
 export interface FileOperation {
+  /** The file's normalized path. */
   path: string;
+  /** Whether the call read or wrote the file. */
   operation: "read" | "write";
+  /** The tool that touched it. */
   tool: string;
 }
 
@@ -56,6 +62,8 @@ export interface OperationsState {
  * ```ts
  * const limits: OperationLimits = { operationsHistoryLimit: 20, fileHistoryLimit: 20 };
  * ```
+ *
+ * @interface
  */
 export type OperationLimits = z.output<typeof operationLimitsSchema>;
 
@@ -188,6 +196,7 @@ export interface OperationContextOptions extends Partial<OperationLimits>, Signa
  * ```
  */
 export class OperationContext {
+  /** The bounds of the operation history, with the defaults filled in. */
   readonly limits: Readonly<OperationLimits>;
   private readonly options: OperationContextOptions;
   private state: OperationsState;
@@ -282,7 +291,12 @@ export class OperationContext {
    * const copy = OperationContext.fromJSON(ctx.toJSON());
    * ```
    */
-  toJSON(): { options: OperationContextOptions; state: OperationsState } {
+  toJSON(): {
+    /** The options the context was built with. */
+    options: OperationContextOptions;
+    /** The redundant rule's state. */
+    state: OperationsState;
+  } {
     return { options: { ...this.options }, state: structuredClone(this.state) };
   }
 

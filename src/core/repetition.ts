@@ -13,6 +13,7 @@ import { digest, type SignatureOptions, toolCallSignature } from "./signature.js
  * ```
  */
 export interface RecordedResult {
+  /** Whether the call succeeded. */
   ok: boolean;
   /** Digest of `ok` + the full result text: equal digests mean the call produced nothing new. */
   digest: string;
@@ -46,9 +47,11 @@ export interface CallRecord {
   seq: number;
   /** Digest of the call's signature. */
   key: string;
+  /** The tool's name. */
   tool: string;
   /** The mutation epoch when the call was made (see {@link RepetitionState.epoch}). */
   epoch: number;
+  /** The call's outcome, once it ran (absent while it runs, or when the caller records none). */
   result?: RecordedResult | undefined;
 }
 
@@ -62,6 +65,7 @@ export interface CallRecord {
  * ```
  */
 export interface RepetitionState {
+  /** The sequence number the next recorded call gets. */
   nextSeq: number;
   /** Bumped by every successful call that may have changed the world (a write, a command, an unknown tool). */
   epoch: number;
@@ -71,7 +75,14 @@ export interface RepetitionState {
    * The latest changes (epoch bumps) by two different tools, newest first: which tool changed the world last, and
    * the latest change by any other tool.
    */
-  changes?: { tool: string; epoch: number }[] | undefined;
+  changes?:
+    | {
+        /** The tool that made the change. */
+        tool: string;
+        /** The epoch the change bumped the state to. */
+        epoch: number;
+      }[]
+    | undefined;
 }
 
 /**
@@ -126,12 +137,14 @@ function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undef
 }
 
 /**
- * Counting rules of the consecutive and threshold rules (see {@link repetitionRulesSchema} for each field).
+ * Counting rules of the consecutive and threshold rules (each field below).
  *
  * @example
  * ```ts
  * const rules: RepetitionRules = { ...DEFAULT_REPETITION_RULES, countAcrossMutations: false };
  * ```
+ *
+ * @interface
  */
 export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
 
@@ -387,8 +400,11 @@ export interface ToolRepetitionDetectorOptions extends Partial<RepetitionRules>,
  * ```
  */
 export interface RepetitionEvaluation {
+  /** Whether the call may run (it was recorded); `false`: it is blocked (not recorded). */
   allowed: boolean;
+  /** The rule that blocked the call. */
   level?: "consecutive" | "threshold" | undefined;
+  /** Identical calls the window would hold with this one. */
   count: number;
   /** The block message (the default wording unless replaced). */
   message?: string | undefined;
@@ -410,6 +426,7 @@ export interface RepetitionEvaluation {
  * ```
  */
 export class ToolRepetitionDetector {
+  /** The counting rules, with the defaults filled in. */
   readonly rules: Readonly<RepetitionRules>;
   private readonly options: ToolRepetitionDetectorOptions;
   private state: RepetitionState;
@@ -523,7 +540,12 @@ export class ToolRepetitionDetector {
    * const copy = ToolRepetitionDetector.fromJSON(detector.toJSON());
    * ```
    */
-  toJSON(): { options: ToolRepetitionDetectorOptions; state: RepetitionState } {
+  toJSON(): {
+    /** The options the detector was built with, without `messages` (builders are not JSON). */
+    options: ToolRepetitionDetectorOptions;
+    /** The detector's state. */
+    state: RepetitionState;
+  } {
     const { messages: _messages, ...options } = this.options;
     return { options, state: structuredClone(this.state) };
   }

@@ -1648,7 +1648,7 @@ function analyze(command: string, root: string | null): LineEffect {
 
 /**
  * Whether a shell command line only reads: every command in it (split at `|`, `&&`, `||`, `;`, newlines) is a
- * known reader used in none of its writing forms ({@link SHELL_COMMANDS}) and nothing is redirected into a file
+ * known reader used in none of its writing forms (`SHELL_COMMANDS`) and nothing is redirected into a file
  * (`2>/dev/null` is fine). Command substitution, subshells, background jobs and anything not understood count as
  * mutating: a wrong "read-only" could block real progress, a wrong "mutating" only lets a call through.
  *

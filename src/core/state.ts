@@ -26,9 +26,13 @@ import {
  * ```
  */
 export interface ObservedBlock {
+  /** The tool's name. */
   tool: string;
+  /** The rule that blocked the call (or would have). */
   rule: BlockRule;
+  /** Identical calls the window would have held with this one. */
   count: number;
+  /** The tool-call id, when the model gave one. */
   toolCallId?: string | undefined;
   /** Whether the call was really blocked (`false` in observe mode). */
   enforced: boolean;
@@ -64,10 +68,13 @@ export interface GuardStats {
  * ```
  */
 export interface ToolGuardState {
+  /** The consecutive and threshold rules' window of recorded calls. */
   repetition: RepetitionState;
+  /** The redundant rule's successful read-only operations, and the recent file operations. */
   operations: OperationsState;
   /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
   observed: ObservedBlock[];
+  /** The thread's counters. */
   stats: GuardStats;
   /** Strikes, the pending acknowledgment and the recent blocked calls. */
   escalation: EscalationState;
@@ -92,9 +99,13 @@ export interface ToolGuardState {
  * ```
  */
 export interface AnswerRecord {
+  /** Digest of the call's canonical signature. */
   key: string;
+  /** The tool's name. */
   tool: string;
+  /** The call id of the ToolMessage that holds the full result. */
   callId: string;
+  /** Digest of the result (see {@link RecordedResult.digest}). */
   digest: string;
 }
 
@@ -112,25 +123,72 @@ export const ANSWERS_LIMIT = 50;
  * ```
  */
 export type GuardEvent =
-  | { type: "call"; seq: number; key: string; tool: string; effect: CallEffect; windowSize: number }
   | {
-      type: "result";
+      /** An allowed call is recorded (in the window; a change makes earlier reads stale). */
+      type: "call";
+      /** The call's sequence number. */
       seq: number;
+      /** Digest of the call's canonical signature. */
       key: string;
+      /** The tool's name. */
       tool: string;
+      /** What the call does to the files and state the guards track. */
       effect: CallEffect;
+      /** The window's size (older calls are dropped). */
+      windowSize: number;
+    }
+  | {
+      /** The result of a recorded call. */
+      type: "result";
+      /** The sequence number of the call it belongs to. */
+      seq: number;
+      /** Digest of the call's canonical signature. */
+      key: string;
+      /** The tool's name. */
+      tool: string;
+      /** What the call does to the files and state the guards track. */
+      effect: CallEffect;
+      /** The call's outcome. */
       result: RecordedResult;
+      /** Bounds of the operation history. */
       limits: OperationLimits;
       /** The ToolMessage's call id (where the model reads the result). */
       callId?: string | undefined;
       /** The model was sent a note that the result is unchanged, not the result: the earlier answer stays the one. */
       deduped?: boolean | undefined;
     }
-  | { type: "block"; block: ObservedBlock; observedLimit: number }
-  | { type: "reset" }
-  | { type: "external"; effect: CallEffect }
+  | {
+      /** A call was blocked, or would have been in observe mode (counted and kept for inspection). */
+      type: "block";
+      /** The block. */
+      block: ObservedBlock;
+      /** Blocks kept (older ones are dropped). */
+      observedLimit: number;
+    }
+  | {
+      /** Everything is forgotten: the state becomes empty. */
+      type: "reset";
+    }
+  | {
+      /** A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale. */
+      type: "external";
+      /** What the change did. */
+      effect: CallEffect;
+    }
   /** A new run starts (see `runBoundary`): per-run memory starts afresh; `keep` says what stays. */
-  | { type: "run"; run: string; keep: { operations: boolean; strikes: boolean } }
+  | {
+      /** A new run starts. */
+      type: "run";
+      /** What marks the run (the id of the person's message that started it). */
+      run: string;
+      /** What stays from the previous run. */
+      keep: {
+        /** The redundant rule's operations (`acrossRuns: "keep"`). */
+        operations: boolean;
+        /** The escalation state: strikes, the acknowledgment owed, the blocked calls (`escalation.carryStrikes`). */
+        strikes: boolean;
+      };
+    }
   | EscalationEvent;
 
 /**

@@ -62,8 +62,11 @@ export type GuardStreamEventKind =
  * ```
  */
 export interface GuardStreamEvent {
+  /** Always `"langgraph-guards"`: tells guard events apart from other custom chunks. */
   source: "langgraph-guards";
+  /** The shape's version ({@link GUARD_EVENT_VERSION}). */
   version: typeof GUARD_EVENT_VERSION;
+  /** What happened. */
   kind: GuardStreamEventKind;
   /** Which guard decided. */
   guard: "tool-calls" | "loop" | "limits" | "file-cache";
@@ -110,7 +113,14 @@ export function isGuardStreamEvent(value: unknown): value is GuardStreamEvent {
   );
 }
 
-/** How many recent events the `guardLog` channel keeps. */
+/**
+ * How many recent events the `guardLog` channel keeps (the counts cover every event).
+ *
+ * @example
+ * ```ts
+ * log.recent.length <= GUARD_LOG_LIMIT; // true
+ * ```
+ */
 export const GUARD_LOG_LIMIT = 50;
 
 /**
@@ -125,8 +135,11 @@ export const GUARD_LOG_LIMIT = 50;
  * ```
  */
 export interface GuardLog {
+  /** Events per kind, for the thread's lifetime (a kind that never happened is absent). */
   counts: Partial<Record<GuardStreamEventKind, number>>;
+  /** Events in all, for the thread's lifetime. */
   total: number;
+  /** The most recent events, oldest first (at most {@link GUARD_LOG_LIMIT}). */
   recent: GuardStreamEvent[];
 }
 

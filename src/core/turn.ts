@@ -30,7 +30,14 @@ export function planToolCalls(
   calls: readonly ToolCallInput[],
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
-): { decisions: ToolCallDecision[]; turnEvents: GuardEvent[]; state: ToolGuardState } {
+): {
+  /** One decision per call, in order. */
+  decisions: ToolCallDecision[];
+  /** The events of the response as a whole (its acknowledgment of an earlier block). */
+  turnEvents: GuardEvent[];
+  /** The state after the response's events and every decision's events. */
+  state: ToolGuardState;
+} {
   const events: GuardEvent[] = [];
   // The acknowledgment is a property of the whole response, judged against the state before it.
   let turnCtx = ctx;
@@ -86,6 +93,7 @@ export interface TurnInput {
  * ```
  */
 export interface TurnStop {
+  /** 3: ask a person (`interrupt()`); 4: end the run. */
   level: 3 | 4;
   /** The block that escalated furthest. */
   decision: ToolCallDecision;
@@ -178,7 +186,9 @@ export function runEvents(
  * ```
  */
 export interface CallOutcome {
+  /** Whether the call succeeded. */
   ok: boolean;
+  /** The result's text. */
   text: string;
   /** The model was sent a note that the result is unchanged instead of `text` (see {@link unchangedNote}). */
   deduped?: boolean | undefined;

@@ -20,13 +20,16 @@ export interface CachedFile {
   content: string;
   /** Digest of the content (catches edits that keep size and mtime). */
   hash: string;
+  /** The file's modification time when it was read (ms). */
   mtimeMs: number;
   /**
    * The status-change time: set by the kernel on every change, and unlike the mtime no user can set it back. An
    * entry stored by an older version has none, and is always verified by hash.
    */
   ctimeMs?: number;
+  /** The file's size in bytes when it was read. */
   size: number;
+  /** The file's inode number (a file replaced by another has a new one). */
   ino: number;
   /** When it was read (ms): a file changed within the racy window of this time is verified by hash. */
   cachedAt: number;
@@ -45,8 +48,11 @@ export interface CachedFile {
  * ```
  */
 export interface FileCacheStats {
+  /** Reads and listings answered from the cache. */
   hits: number;
+  /** Reads of files that were not cached. */
   misses: number;
+  /** Reads of cached files that had changed on disk (read again). */
   staleRefreshes: number;
   /** Characters not sent to the model: each reference answer's content minus the reference itself. */
   bytesSaved: number;
@@ -61,11 +67,13 @@ export interface FileCacheStats {
  * ```
  */
 export interface FileCacheState {
+  /** The cached files by absolute path, least recently used first. */
   files: Record<string, CachedFile>;
   /** Sum of the cached contents' lengths (UTF-16 code units, what the budget counts). */
   bytes: number;
   /** The directory tree of the root, or null before the first listing (or after a full invalidation). */
   tree: DirTree | null;
+  /** The cache's counters. */
   stats: FileCacheStats;
 }
 
@@ -78,21 +86,84 @@ export interface FileCacheState {
  * ```
  */
 export type FileCacheWrite =
-  | { op: "put"; path: string; file: CachedFile; budget: number }
-  | { op: "touch"; path: string; ref?: string | undefined; refDigest?: string | undefined }
+  | {
+      /** Cache a file (most recently used); least recently used files are evicted beyond `budget`. */
+      op: "put";
+      /** The file's absolute path. */
+      path: string;
+      /** The cached file. */
+      file: CachedFile;
+      /** The most characters the cache holds (`cacheBudget`). */
+      budget: number;
+    }
+  | {
+      /** Mark a cached file as used (most recently used); with `ref`, note the ToolMessage that carries it. */
+      op: "touch";
+      /** The file's absolute path. */
+      path: string;
+      /** The tool call whose ToolMessage carries the whole content. */
+      ref?: string | undefined;
+      /** Digest of that ToolMessage's content. */
+      refDigest?: string | undefined;
+    }
   /**
    * A cached file verified by hash against a stat taken at `cachedAt` (ms), outside the racy window: from now on
    * that stat is trusted (applied only while the entry still has the content `hash`).
    */
-  | { op: "verified"; path: string; hash: string; cachedAt: number; ctimeMs: number }
-  | { op: "drop"; paths: string[] }
-  | { op: "dropAll" }
+  | {
+      /** A cached file was verified by hash. */
+      op: "verified";
+      /** The file's absolute path. */
+      path: string;
+      /** The content's digest it was verified against. */
+      hash: string;
+      /** When the stat was taken (ms). */
+      cachedAt: number;
+      /** The status-change time of that stat. */
+      ctimeMs: number;
+    }
+  | {
+      /** Forget cached files. */
+      op: "drop";
+      /** Their absolute paths. */
+      paths: string[];
+    }
+  | {
+      /** Forget every cached file. */
+      op: "dropAll";
+    }
   /** Replace folders of the tree (null removes one); with `complete`, the tree becomes exactly `dirs`. */
-  | { op: "treeSet"; dirs: Record<string, DirNode | null>; complete?: boolean }
+  | {
+      /** Replace folders of the tree. */
+      op: "treeSet";
+      /** Folders by path relative to the root (null removes one). */
+      dirs: Record<string, DirNode | null>;
+      /** The tree becomes exactly `dirs`. */
+      complete?: boolean;
+    }
   /** Add an entry to its folder (folders are created along the way), e.g. after `write_to_file`. */
-  | { op: "treeAdd"; rel: string }
-  | { op: "treeDrop" }
-  | { op: "count"; hits?: number; misses?: number; staleRefreshes?: number; bytesSaved?: number };
+  | {
+      /** Add an entry to its folder. */
+      op: "treeAdd";
+      /** The entry's path relative to the root. */
+      rel: string;
+    }
+  | {
+      /** Forget the directory tree. */
+      op: "treeDrop";
+    }
+  | {
+      /** Add to the counters. */
+      op: "count";
+      /** Reads and listings answered from the cache. */
+      hits?: number;
+      /** Reads of files that were not cached. */
+      misses?: number;
+      /** Reads of cached files that had changed on disk. */
+      staleRefreshes?: number;
+      /** Characters not sent to the model. */
+      bytesSaved?: number;
+    };
 
 /**
  * An empty cache.

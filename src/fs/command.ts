@@ -10,7 +10,10 @@ import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";
 import { parentOf } from "./tree.js";
 
-const schema = z.object({ command: z.string() });
+const schema = z.object({
+  /** The command line, run with `bash -c` in the project root. */
+  command: z.string(),
+});
 
 /** How a command ended: its exit code (null when killed), its output (cut to the limit), whether it timed out. */
 interface CommandResult {

@@ -1,6 +1,8 @@
 /**
  * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, `execute_command`) with
  * their sandbox, and the file cache they keep in graph state.
+ *
+ * @module langgraph-guards/fs
  */
 export {
   type CachedFile,

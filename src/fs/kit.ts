@@ -24,6 +24,7 @@ import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
  * ```
  */
 export interface FileToolArtifact {
+  /** The file or folder, relative to the root (`/`-separated; `.` for the root). */
   path: string;
   /** Served without touching the file's bytes (content cache, or listing from the tree). */
   cached: boolean;

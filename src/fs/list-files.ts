@@ -9,7 +9,9 @@ import { type Answer, type CallContext, cachedReaderMetadata, type FileToolKit, 
 import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 
 const schema = z.object({
+  /** The folder, relative to the project root. Default: the root. */
   path: z.string().optional().describe("Folder relative to the project root; default the root"),
+  /** List everything below the folder, not only its entries. Default false. */
   recursive: z.boolean().optional(),
 });
 

@@ -14,6 +14,7 @@ import { DEFAULT_IGNORED } from "./tree.js";
  * ```
  */
 export interface FileToolsLogger {
+  /** Receives one log line. */
   info(message: string): void;
 }
 
@@ -77,6 +78,8 @@ const optionsSchema = z
  * ```ts
  * const options: FileToolsOptions = { root: "/repo", allowCommands: true, commandTimeoutMs: 30_000 };
  * ```
+ *
+ * @interface
  */
 export type FileToolsOptions = z.input<typeof optionsSchema>;
 
@@ -87,6 +90,8 @@ export type FileToolsOptions = z.input<typeof optionsSchema>;
  * ```ts
  * resolveFileToolsOptions({ root: "/repo" }).listLimit; // 500
  * ```
+ *
+ * @interface
  */
 export type ResolvedFileToolsOptions = z.output<typeof optionsSchema>;
 

@@ -24,8 +24,11 @@ import { type LineView, looksBinary, viewLines } from "./read.js";
 import { errorCode } from "./sandbox.js";
 
 const schema = z.object({
+  /** The file, relative to the project root. */
   path: z.string().describe("Path relative to the project root"),
+  /** The first line to show (1-based). Default 1. */
   offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
+  /** How many lines to show. Default: the `defaultLineLimit` option (2000). */
   limit: z.number().int().min(1).optional().describe("How many lines to show"),
 });
 

@@ -22,8 +22,22 @@ export type PathRefusal = "nul-byte" | "outside-root" | "symlink-loop" | "denied
  * ```
  */
 export type ResolvedPath =
-  | { ok: true; path: string; relative: string }
-  | { ok: false; reason: PathRefusal; message: string };
+  | {
+      /** The path is inside the sandbox. */
+      ok: true;
+      /** The real absolute path (symlinks followed). */
+      path: string;
+      /** The path relative to the root, `/`-separated (`.` for the root). */
+      relative: string;
+    }
+  | {
+      /** The path was refused. */
+      ok: false;
+      /** Why. */
+      reason: PathRefusal;
+      /** What the model is told. */
+      message: string;
+    };
 
 /**
  * Options of {@link createSandbox}.
@@ -217,7 +231,12 @@ export function createSandbox(options: SandboxOptions) {
     return { ok: true, path: real, relative: rel === "" ? "." : rel };
   };
 
-  return { root, resolve: resolvePath };
+  return {
+    /** The real absolute path of the root (symlinks followed). */
+    root,
+    /** Resolves a path (relative to the root, or absolute) inside the sandbox; `write` applies `denyWrites`. */
+    resolve: resolvePath,
+  };
 }
 
 /**

@@ -22,13 +22,16 @@ import { realPathInside } from "./sandbox.js";
  * ```
  */
 export interface DirNode {
+  /** The folder's entries, sorted (folders end with `/`). */
   entries: string[];
+  /** The folder's modification time when it was scanned (ms). */
   mtimeMs: number;
   /**
    * The folder's status-change time, which no user can set back (a folder whose mtime was restored after a change
    * is still read again). Absent in a tree stored by an older version: such a folder is read again.
    */
   ctimeMs?: number;
+  /** The folder's inode number (a folder replaced by another has a new one). */
   ino?: number;
   /**
    * What the folder's `.gitignore` was when the folder was scanned (a signature of its stat, and its target's when

@@ -10,8 +10,18 @@ import { type Answer, type FileToolKit, fail, fileTool, type Target } from "./ki
 import { splitLines } from "./read.js";
 import { realPathInside } from "./sandbox.js";
 
-const writeSchema = z.object({ path: z.string(), content: z.string() });
-const diffSchema = z.object({ path: z.string(), diff: z.string().describe("A unified diff against the current file") });
+const writeSchema = z.object({
+  /** The file, relative to the project root (created with its folders when missing). */
+  path: z.string(),
+  /** The file's whole new content. */
+  content: z.string(),
+});
+const diffSchema = z.object({
+  /** The file, relative to the project root. */
+  path: z.string(),
+  /** A unified diff against the current file (`--- a/file`, `+++ b/file`, `@@` hunks). */
+  diff: z.string().describe("A unified diff against the current file"),
+});
 
 /**
  * Writes `content` to the target (creating its folders) and answers `summary(created)`. Only a regular file is

@@ -22,10 +22,13 @@ import { type CallOutcome, unchangedNote } from "../core/turn.js";
  * ```
  */
 export interface GuardArtifact {
+  /** Always `true`: the call was blocked (it did not run). */
   blocked: true;
   /** The rule the call broke. */
   rule: BlockRule;
+  /** Identical calls the window would have held with this one. */
   count: number;
+  /** The rule's message (without the arguments and the previous result). */
   message: string;
   /** Escalation level of the block (1 ask, 2 options, 3 the user was asked, 4 the run ended); 0 when off. */
   escalation?: number | undefined;

@@ -10,6 +10,7 @@ import { missingHookMessage } from "../core/escalation.js";
  * ```
  */
 export class GuardStateMissingError extends Error {
+  /** Always `"GuardStateMissingError"`. */
   override readonly name = "GuardStateMissingError";
   constructor() {
     super(
@@ -37,6 +38,7 @@ export class GuardStateMissingError extends Error {
  * ```
  */
 export class GuardEscalationError extends Error {
+  /** Always `"GuardEscalationError"`. */
   override readonly name = "GuardEscalationError";
   constructor(
     /** The tool whose blocked call was repeated. */

@@ -52,7 +52,9 @@ export interface EscalationNodeOptions extends EscalationHookOptions {
  * ```
  */
 export interface EscalationGraphState {
+  /** The conversation. */
   messages: BaseMessage[];
+  /** The tool-call guards' state (absent before the first guarded call). */
   toolGuard?: ToolGuardState;
 }
 
@@ -109,8 +111,14 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
   return async (
     state: EscalationGraphState,
     config: LangGraphRunnableConfig,
-  ): Promise<{ messages?: BaseMessage[]; toolGuard?: GuardEvent[]; guardLog?: GuardStreamEvent[] }> =>
-    updateOf(decide(toolNode, state, config, options));
+  ): Promise<{
+    /** Messages to add: answers to the response's tool calls when the run stops, asks or ends. */
+    messages?: BaseMessage[];
+    /** Events for the `toolGuard` channel. */
+    toolGuard?: GuardEvent[];
+    /** Guard events for the `guardLog` channel. */
+    guardLog?: GuardStreamEvent[];
+  }> => updateOf(decide(toolNode, state, config, options));
 }
 
 /**

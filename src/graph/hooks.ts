@@ -17,9 +17,13 @@ export type GuardHook = (
   state: { messages: BaseMessage[]; toolGuard?: ToolGuardState; loopGuard?: LoopState },
   config: LangGraphRunnableConfig,
 ) => Promise<{
+  /** Messages to add (an answer to the response's tool calls, a stop message). */
   messages?: BaseMessage[];
+  /** Events for the `toolGuard` channel. */
   toolGuard?: GuardEvent[];
+  /** The new loop-guard state. */
   loopGuard?: LoopState;
+  /** Guard events for the `guardLog` channel. */
   guardLog?: GuardStreamEvent[];
 }>;
 

@@ -15,19 +15,36 @@ import { interrupt } from "@langchain/langgraph";
  * ```
  */
 export interface EscalationInterrupt {
+  /** Always `"langgraph-guards/escalation"` (see {@link isEscalationInterrupt}). */
   type: "langgraph-guards/escalation";
+  /** Always 3: asking a person is escalation level 3. */
   level: 3;
   /** What the agent asks the person. */
   question: string;
   /** The tool that keeps being repeated, and its arguments. */
   tool: string;
+  /** The repeated call's arguments. */
   args: unknown;
   /** Strikes so far: blocked repeats in this thread, this one included. */
   attempts: number;
   /** The previous result of the repeated call, when recorded. */
-  previousResult?: { ok: boolean; text: string } | undefined;
+  previousResult?:
+    | {
+        /** Whether that call succeeded. */
+        ok: boolean;
+        /** Its result text. */
+        text: string;
+      }
+    | undefined;
   /** Every pending tool call of the response (none of them runs). */
-  calls: { id?: string | undefined; name: string; args: unknown }[];
+  calls: {
+    /** The tool-call id. */
+    id?: string | undefined;
+    /** The tool's name. */
+    name: string;
+    /** The call's arguments. */
+    args: unknown;
+  }[];
   /** How to answer: `Command({ resume })` with one of {@link EscalationResume}. */
   howToAnswer: string;
 }
@@ -42,7 +59,14 @@ export interface EscalationInterrupt {
  * await graph.invoke(new Command({ resume: { answer: "Install pygame first.", action: "reset" } }), config);
  * ```
  */
-export type EscalationResume = string | { answer?: string; action?: "continue" | "reset" | "end" };
+export type EscalationResume =
+  | string
+  | {
+      /** The text for the model (with `"end"`: the reason the run ended). */
+      answer?: string;
+      /** What happens next: `"continue"` (default), `"reset"` (also forget the strikes), `"end"` (end the run). */
+      action?: "continue" | "reset" | "end";
+    };
 
 /**
  * Whether an interrupt value is the escalation's.

@@ -136,7 +136,9 @@ export function stopMessages(message: AIWithCalls, reason: StopReason, messages:
 
 /** The state the loop guard reads and writes (not part of the public API). */
 export interface LoopGraphState {
+  /** The conversation. */
   messages: BaseMessage[];
+  /** The loop guard's state (absent before the first turn). */
   loopGuard?: LoopState;
 }
 
@@ -225,7 +227,14 @@ export function loopDetectHook(options: LoopDetectOptions = {}) {
   return async (
     state: LoopGraphState,
     config?: LangGraphRunnableConfig,
-  ): Promise<{ loopGuard?: LoopState; messages?: BaseMessage[]; guardLog?: GuardStreamEvent[] }> => {
+  ): Promise<{
+    /** The loop guard's new state. */
+    loopGuard?: LoopState;
+    /** When the run stops: answers to the response's tool calls ("Not run") and the stop message. */
+    messages?: BaseMessage[];
+    /** The stop's guard event, for the `guardLog` channel. */
+    guardLog?: GuardStreamEvent[];
+  }> => {
     const result = evaluate(state, options, resolved, config);
     if (result === undefined) return {};
     if (result.stop !== null) {

@@ -80,11 +80,19 @@ export interface RepeatQueryGuard<
   /** The guard node's name. */
   id: Id;
   /** The guard node: writes the hint when enabled, nothing otherwise. */
-  node: (state: S) => { repeatQueryHint?: string | null };
+  node: (state: S) => {
+    /** What the model is told after a repeat (null clears it). */
+    repeatQueryHint?: string | null;
+  };
   /** The conditional-edge function: `"on_ok"` or `"on_repeat"` (labels of `pathMap`). */
   route: (state: S) => "on_ok" | "on_repeat";
   /** Maps the labels to the target nodes, so the drawn graph names both edges. */
-  pathMap: { on_ok: OnOk; on_repeat: OnRepeat };
+  pathMap: {
+    /** The node a new query goes to. */
+    on_ok: OnOk;
+    /** The node a repeated query goes to. */
+    on_repeat: OnRepeat;
+  };
   /** The router itself (returns node names), and its `queryOf` for {@link withQueryHistory}. */
   router: RepeatQueryRouter<S>;
 }

@@ -23,6 +23,7 @@ import { lastAIMessageIndex, messageText } from "./messages.js";
 export interface RepeatQueryState {
   /** The model's last response (the query payload, usually JSON-ish), if the graph keeps one. */
   lastModelResponse?: unknown;
+  /** The conversation: without `lastModelResponse`, the query is read from the last AI message. */
   messages?: BaseMessage[];
   /** The normalized queries that really ran (the guard channel). */
   retrievalQueriesAskedNorm?: string[];
@@ -139,6 +140,7 @@ export function repeatQueryRouter<S extends RepeatQueryState = RepeatQueryState>
  * ```
  */
 export interface RetrievalQueryUpdate {
+  /** The normalized query to add to the asked set (empty: nothing to add). */
   retrievalQueriesAskedNorm: string[];
 }
 
@@ -165,7 +167,10 @@ export function recordRetrievalQuery(query: string): RetrievalQueryUpdate {
  * const start = () => ({ ...clearRetrievalQueries() });
  * ```
  */
-export function clearRetrievalQueries(): { retrievalQueriesAskedNorm: Overwrite<string[]> } {
+export function clearRetrievalQueries(): {
+  /** Overwrites the asked set with an empty one. */
+  retrievalQueriesAskedNorm: Overwrite<string[]>;
+} {
   return { retrievalQueriesAskedNorm: new Overwrite<string[]>([]) };
 }
 

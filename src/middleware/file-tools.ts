@@ -50,7 +50,9 @@ export function fileToolsMiddleware(options: FileToolsOptions) {
   return defineMiddleware({
     name: "FileToolsMiddleware",
     stateSchema: z.object({
+      /** The file tools' content cache and directory tree, per thread. */
       fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduce),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),
     tools: createFileTools(options),

@@ -62,9 +62,12 @@ type Pending = Record<
 >;
 
 const stateSchema = z.object({
+  /** The tool-call guards' state, per thread. */
   toolGuard: reducedField<ToolGuardState, ToolGuardUpdate>(emptyToolGuardState, reduceToolGuard),
+  /** Guard events, counted and the most recent kept (shared with the other middleware). */
   guardLog: guardLogField,
   // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
+  /** Private to the middleware: what `afterModel` decided, for `wrapToolCall`. */
   _guardPending: reducedField<Pending, Pending>(
     () => ({}),
     (_current, update) => update,

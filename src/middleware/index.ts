@@ -1,6 +1,8 @@
 /**
  * `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (also exported at the root). The
  * middleware is built without loading `langchain` at run time; its types come from the peer `langchain`.
+ *
+ * @module langgraph-guards/middleware
  */
 export { fileToolsMiddleware } from "./file-tools.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";

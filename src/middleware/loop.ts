@@ -63,7 +63,12 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
   const hook = stepHook("loopGuard", options);
   return defineMiddleware({
     name: "LoopDetectMiddleware",
-    stateSchema: z.object({ loopGuard: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField }),
+    stateSchema: z.object({
+      /** The loop detector's and the safety limits' state, per thread. */
+      loopGuard: defaulted<LoopState>(emptyLoopState),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
+      guardLog: guardLogField,
+    }),
     afterModel: { canJumpTo: ["end"], hook },
   });
 }
@@ -92,7 +97,12 @@ export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   const hook = stepHook("safetyLimits", { ...options, outputOf: () => "" });
   return defineMiddleware({
     name: "SafetyLimitsMiddleware",
-    stateSchema: z.object({ safetyLimits: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField }),
+    stateSchema: z.object({
+      /** The safety limits' counters, per thread. */
+      safetyLimits: defaulted<LoopState>(emptyLoopState),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
+      guardLog: guardLogField,
+    }),
     afterModel: { canJumpTo: ["end"], hook },
   });
 }

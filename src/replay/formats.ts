@@ -22,9 +22,12 @@ export type ReplayFormat = "jsonl" | "langchain" | "openai";
  * ```
  */
 export class ReplayInputError extends Error {
+  /** Always `"ReplayInputError"`. */
   override readonly name = "ReplayInputError";
   constructor(
+    /** Where: the file and line (`runs.jsonl:3`), or the message. */
     readonly where: string,
+    /** Why it cannot be read. */
     readonly reason: string,
   ) {
     super(`${where}: ${reason}`);
@@ -40,7 +43,9 @@ export class ReplayInputError extends Error {
  * ```
  */
 export interface ReadRunsResult {
+  /** The runs that could be read, in input order. */
   runs: ReplayRun[];
+  /** One error for each part that could not be read. */
   errors: ReplayInputError[];
 }
 

@@ -1,6 +1,8 @@
 /**
  * `langgraph-guards/replay`: recorded agent runs replayed through the same turn procedure as the live graph, their
  * input formats, and the summary the `langgraph-guards replay` command prints.
+ *
+ * @module langgraph-guards/replay
  */
 export { type ReadRunsResult, type ReplayFormat, ReplayInputError, readRuns, runFromMessages } from "./formats.js";
 export {

@@ -28,19 +28,33 @@ import { type CallOutcome, commitTurn, planTurn, unchangedNote } from "../core/t
  */
 export type ReplayStep =
   | {
+      /** A person's (or a simulated user's) message. */
       role: "user";
+      /** The message's text. */
       text: string;
       /** Tools a simulated user called (their results carry `requestor: "user"`): not the agent's calls. */
       tool_calls?: ReplayToolCall[] | undefined;
     }
-  | { role: "assistant"; text: string; tool_calls?: ReplayToolCall[] | undefined }
   | {
+      /** A model response. */
+      role: "assistant";
+      /** The response's text. */
+      text: string;
+      /** The tool calls it made. */
+      tool_calls?: ReplayToolCall[] | undefined;
+    }
+  | {
+      /** A tool's result. */
       role: "tool";
+      /** The tool's name. */
       name?: string | undefined;
+      /** Whether the call succeeded. */
       ok: boolean;
+      /** The result's text. */
       text: string;
       /** The call this result answers (results without it follow their calls in order). */
       tool_call_id?: string | undefined;
+      /** Who made the call: `"user"` for a simulated user's own call (not the agent's). */
       requestor?: string | undefined;
     };
 
@@ -53,8 +67,11 @@ export type ReplayStep =
  * ```
  */
 export interface ReplayToolCall {
+  /** The tool's name. */
   name: string;
+  /** The call's arguments. */
   args: unknown;
+  /** The tool-call id, when recorded. */
   id?: string | undefined;
 }
 
@@ -67,9 +84,13 @@ export interface ReplayToolCall {
  * ```
  */
 export interface ReplayRun {
+  /** The run's id. */
   id: string;
+  /** Where the run comes from (e.g. the data set or agent that recorded it). */
   source?: string | undefined;
+  /** Anything else recorded with the run. */
   meta?: Record<string, unknown> | undefined;
+  /** The run's steps, in order. */
   steps: ReplayStep[];
 }
 
@@ -88,8 +109,11 @@ export interface ReplayDecision {
   index: number;
   /** Position of the call's assistant step in `run.steps`. */
   step: number;
+  /** The tool's name. */
   toolName: string;
+  /** The call's arguments. */
   args: unknown;
+  /** What the guards would have done (see above). */
   action: "allow" | "block" | "cache" | "stop";
   /** The rule that blocked the call (or would have, for an allowed call in observe mode). */
   rule?: BlockRule | undefined;
@@ -118,13 +142,17 @@ export interface ReplayDecision {
  * ```
  */
 export interface ReplayTotals {
+  /** Runs replayed. */
   runs: number;
+  /** Agent tool calls with a recorded result (calls without one are left out). */
   calls: number;
+  /** Calls that would have run. */
   allowed: number;
   /** Blocked calls, by guard. */
   blocked: Record<BlockRule, number>;
   /** Blocked calls, by escalation level (index 0 = escalation off). */
   escalation: [number, number, number, number, number];
+  /** Calls answered from a previous result instead of running. */
   cached: number;
   /** Calls not made because the run stopped before them. */
   stopped: number;
@@ -182,6 +210,7 @@ export interface ReplayOptions extends ToolGuardOptions {
 export interface ReplayResult {
   /** One per agent tool call, in order. */
   decisions: ReplayDecision[];
+  /** The run's totals. */
   totals: ReplayTotals;
   /** The guard state at the end (what the `toolGuard` channel would hold). */
   state: ToolGuardState;
@@ -254,7 +283,14 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
  * rates(totals); // { wasteCaught: 0.91, harmfulBlockRate: 0.008, notRun: 1530 }
  * ```
  */
-export function rates(t: ReplayTotals): { wasteCaught: number; harmfulBlockRate: number; notRun: number } {
+export function rates(t: ReplayTotals): {
+  /** Waste calls that did not run / all waste calls (0 without waste). */
+  wasteCaught: number;
+  /** Progress calls that did not run / all calls that did not run (0 when every call ran). */
+  harmfulBlockRate: number;
+  /** Calls that did not run (blocked, cached or stopped). */
+  notRun: number;
+} {
   const notRun = t.calls - t.allowed;
   return {
     wasteCaught: t.waste === 0 ? 0 : t.wasteCaught / t.waste,

@@ -10,7 +10,9 @@ import { type ReplayTotals, rates } from "./replay.js";
  * ```
  */
 export interface SummaryRow {
+  /** The row's label (a source, a policy, "all"). */
   label: string;
+  /** The totals shown in the row. */
   totals: ReplayTotals;
 }
 

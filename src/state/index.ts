@@ -54,25 +54,31 @@ export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog;
  * ```
  */
 export const GuardState = Annotation.Root({
+  /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
   toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
     reducer: reduceToolGuard,
     default: emptyToolGuardState,
   }),
+  /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
   retrievalQueriesAskedNorm: Annotation<string[], string | string[]>({
     reducer: unionQueries,
     default: () => [],
   }),
+  /** What the repeat-query guard tells the model after a repeat (or `null`). */
   repeatQueryHint: Annotation<string | null>({
     reducer: (_current, update) => update,
     default: () => null,
   }),
+  /** The loop detector's recent outputs and the safety limits' counters for the current session. */
   loopGuard: Annotation<LoopState>({
     reducer: (_current, update) => update,
     default: emptyLoopState,
   }),
+  /** The file tools' content cache and directory tree. */
   fileCache: new DeltaChannel<FileCacheState, FileCacheWrite | FileCacheWrite[]>(reduceFileCache, {
     initialValueFactory: emptyFileCache,
   }),
+  /** The thread's guard events, counted per kind, the last 50 kept. */
   guardLog: Annotation<GuardLog, GuardLogUpdate>({
     reducer: reduceGuardLog,
     default: emptyGuardLog,
@@ -110,24 +116,29 @@ export const GuardMessagesState = Annotation.Root({
  * ```
  */
 export const guardStateSchema = z.object({
+  /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
   toolGuard: withLangGraph(z.custom<ToolGuardState>(), {
     reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
     default: emptyToolGuardState,
   }),
+  /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
   retrievalQueriesAskedNorm: withLangGraph(z.array(z.string()), {
     reducer: { fn: unionQueries, schema: z.union([z.string(), z.array(z.string())]) },
     default: () => [],
   }),
+  /** What the repeat-query guard tells the model after a repeat (or `null`). */
   repeatQueryHint: withLangGraph(z.string().nullable(), {
     reducer: { fn: (_current: string | null, update: string | null) => update, schema: z.string().nullable() },
     default: () => null,
   }),
+  /** The loop detector's recent outputs and the safety limits' counters for the current session. */
   loopGuard: withLangGraph(z.custom<LoopState>(), {
     reducer: { fn: (_current: LoopState, update: LoopState) => update, schema: z.custom<LoopState>() },
     default: emptyLoopState,
   }),
   // zod state can only declare reducer channels: this form stores the whole cache at every step (use the
   // Annotation form, GuardState, for checkpoints that store changes only).
+  /** The file tools' content cache and directory tree. */
   fileCache: withLangGraph(z.custom<FileCacheState>(), {
     reducer: {
       fn: (current: FileCacheState, update: FileCacheWrite | FileCacheWrite[]) => reduceFileCache(current, [update]),
@@ -135,6 +146,7 @@ export const guardStateSchema = z.object({
     },
     default: emptyFileCache,
   }),
+  /** The thread's guard events, counted per kind, the last 50 kept. */
   guardLog: withLangGraph(z.custom<GuardLog>(), {
     reducer: { fn: reduceGuardLog, schema: z.custom<GuardLogUpdate>() },
     default: emptyGuardLog,
@@ -151,6 +163,7 @@ export const guardStateSchema = z.object({
  * ```
  */
 export const guardMessagesStateSchema = z.object({
+  /** The conversation (LangGraph's messages reducer). */
   messages: withLangGraph(z.custom<BaseMessage[]>(), MessagesZodMeta),
   ...guardStateSchema.shape,
 });

@@ -19,8 +19,11 @@ import type { Runnable } from "@langchain/core/runnables";
  * ```
  */
 export interface ScriptedToolCall {
+  /** The tool's name. */
   name: string;
+  /** The call's arguments. */
   args: Record<string, unknown>;
+  /** The tool-call id. Default: a unique `call_<random>_<n>`. */
   id?: string;
 }
 
@@ -33,9 +36,15 @@ export interface ScriptedToolCall {
  *   messages.at(-1)?.getType() === "human" ? { toolCalls: [{ name: "list_files", args: {} }] } : "Done.";
  * ```
  */
-export type StepResponder = (
-  messages: BaseMessage[],
-) => string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] };
+export type StepResponder = (messages: BaseMessage[]) =>
+  | string
+  | AIMessage
+  | {
+      /** The answer's text. Default empty. */
+      content?: string;
+      /** The tool calls to make. */
+      toolCalls?: ScriptedToolCall[];
+    };
 
 /**
  * One scripted turn: a text answer, tool calls, or a function of the conversation so far.
@@ -45,7 +54,16 @@ export type StepResponder = (
  * const steps: ScriptStep[] = ["plain answer", { toolCalls: [{ name: "ls", args: {} }] }, (messages) => `seen ${messages.length}`];
  * ```
  */
-export type ScriptStep = string | AIMessage | { content?: string; toolCalls?: ScriptedToolCall[] } | StepResponder;
+export type ScriptStep =
+  | string
+  | AIMessage
+  | {
+      /** The answer's text. Default empty. */
+      content?: string;
+      /** The tool calls to make. */
+      toolCalls?: ScriptedToolCall[];
+    }
+  | StepResponder;
 
 /**
  * Options of {@link ScriptedChatModel}.
@@ -57,7 +75,12 @@ export type ScriptStep = string | AIMessage | { content?: string; toolCalls?: Sc
  */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** What to answer once the script is used up: a final text (default "Done."), or throw. */
-  whenExhausted?: { answer: string } | "throw";
+  whenExhausted?:
+    | {
+        /** The final text answered on every call after the script. */
+        answer: string;
+      }
+    | "throw";
 }
 
 /**
@@ -99,6 +122,14 @@ export class ScriptedChatModel extends BaseChatModel {
     return this.position;
   }
 
+  /**
+   * The model type LangChain records in traces and callbacks: `"scripted"`.
+   *
+   * @example
+   * ```ts
+   * new ScriptedChatModel(["Hi."])._llmType(); // "scripted"
+   * ```
+   */
   _llmType(): string {
     return "scripted";
   }
@@ -111,6 +142,17 @@ export class ScriptedChatModel extends BaseChatModel {
     return this;
   }
 
+  /**
+   * Answers one model call with the script's next step (LangChain's `invoke`, `stream` and `batch` call it): a text
+   * answer or tool calls, as an `AIMessage`. Once the script is used up it answers `whenExhausted`.
+   *
+   * @example
+   * ```ts
+   * const llm = new ScriptedChatModel([{ toolCalls: [{ name: "ls", args: {} }] }]);
+   * const reply = await llm.invoke("List the files."); // answered by _generate
+   * reply.tool_calls?.[0]?.name; // "ls"
+   * ```
+   */
   async _generate(
     messages: BaseMessage[],
     _options: this["ParsedCallOptions"],
