@@ -125,7 +125,10 @@ function blockCall(
   ctx: DecideContext,
 ): ToolCallDecision {
   const { rule, count, previous } = found;
-  const message = blockMessage({ tool: call.name, args: call.args, count, rule }, options.messages);
+  const message = blockMessage(
+    { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok },
+    options.messages,
+  );
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
   const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
   const blocked = { ...base, message, previousResult };

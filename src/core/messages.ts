@@ -49,6 +49,8 @@ export interface BlockContext {
   count: number;
   /** The rule that blocked it. */
   rule: BlockRule;
+  /** Whether the earlier identical call the block refers to succeeded (`false`: it failed), when known. */
+  previousOk?: boolean | undefined;
 }
 
 /**
@@ -75,8 +77,10 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) =>
     `⚠️ CRITICAL: Tool '${tool}' called with IDENTICAL inputs back-to-back! This is wasteful and indicates you're stuck. The operation context shows you ALREADY have this information. STOP and use a DIFFERENT approach.`,
   threshold: ({ tool, count }) =>
     `Tool '${tool}' has been called ${count} times with identical inputs. Please try a different approach or tool to avoid getting stuck in a loop.`,
-  redundant: ({ tool }) =>
-    `⚠️ REDUNDANT OPERATION BLOCKED: Tool '${tool}' was already successfully executed with these inputs. The information you need is in your scratchpad from the previous successful call. Check your Recent Tool Operations and use the existing information.`,
+  redundant: ({ tool, previousOk }) =>
+    previousOk === false
+      ? `⚠️ REDUNDANT OPERATION BLOCKED: Tool '${tool}' already failed with these inputs, and nothing has changed since: it would fail the same way. Read the error in your previous result, then fix its cause or change the inputs.`
+      : `⚠️ REDUNDANT OPERATION BLOCKED: Tool '${tool}' was already successfully executed with these inputs. The information you need is in your scratchpad from the previous successful call. Check your Recent Tool Operations and use the existing information.`,
   near_duplicate: ({ tool }) =>
     `Tool '${tool}' was called again with nearly the same arguments as a call that was just blocked, and your reply did not say what you will do differently.`,
   repeat_failure: ({ tool, count }) =>

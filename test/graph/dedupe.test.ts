@@ -168,6 +168,33 @@ describe("result dedupe", () => {
   });
 });
 
+describe("the redundant rule's message", () => {
+  it("says a repeated change already failed (not that it succeeded) when its identical call failed", () => {
+    const options = resolveToolGuardOptions();
+    const call = { name: "update_order", args: { id: "o1", qty: 2 }, id: "c1" };
+    const plan = planTurn(emptyToolGuardState(), { id: "m1", text: "", calls: [call] }, options);
+    const failed = reduceToolGuard(
+      emptyToolGuardState(),
+      commitTurn(plan, [{ ok: false, text: "Error: order is locked" }], options),
+    );
+    const again = planTurn(failed, { id: "m2", text: "", calls: [{ ...call, id: "c2" }] }, options).decisions[0];
+    expect(again?.rule).toBe("redundant");
+    expect(again?.message).toMatch(/already failed with these inputs/);
+    expect(again?.message).not.toMatch(/successfully/);
+    // A read that succeeded, then another read in between (so the re-read is not back-to-back): the spec's text.
+    const read = { name: "read_file", args: { path: "a.py" }, id: "r1" };
+    const other = { name: "read_file", args: { path: "b.py" }, id: "r0" };
+    const readPlan = planTurn(emptyToolGuardState(), { id: "m3", text: "", calls: [read, other] }, options);
+    const outcomes = [
+      { ok: true, text: "x" },
+      { ok: true, text: "y" },
+    ];
+    const ran = reduceToolGuard(emptyToolGuardState(), commitTurn(readPlan, outcomes, options));
+    const reread = planTurn(ran, { id: "m4", text: "go on", calls: [{ ...read, id: "r2" }] }, options).decisions[0];
+    expect(reread?.message).toMatch(/was already successfully executed/);
+  });
+});
+
 describe("path-aware effects of shell commands", () => {
   const options = resolveToolGuardOptions({ root: "/repo" });
   /** Runs shell commands in order (each succeeds with the given output) and detects the last one. */

@@ -6,16 +6,11 @@
  * thread starts a new run of it from the guard state the server persisted: the counters go on, the strikes start
  * again. Offline: no tracing, no analytics, no browser.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
-import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, START_TIMEOUT_MS, startDevServer } from "./dev-server.js";
 
-const root = join(import.meta.dirname, "..", "..");
 const CONFIG = "examples/server/langgraph.json";
-const START_TIMEOUT_MS = 60_000;
 
 /** What the guards write to LangGraph's custom stream (the contract this test checks). */
 interface GuardStreamEvent {
@@ -65,56 +60,9 @@ interface RunRecord {
   errors: unknown[];
 }
 
-let server: ChildProcess | undefined;
-let serverLog = "";
+let server: DevServer | undefined;
 let client: Client;
 const threads: string[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const address = probe.address();
-  probe.close();
-  await once(probe, "close");
-  if (address === null || typeof address === "string") throw new Error("no TCP port");
-  return address.port;
-}
-
-/** Polls `/ok` until the server answers; fails early, with the server's output, if it exits. */
-async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}):\n${serverLog}`);
-    const ok = await fetch(`${url}/ok`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the server did not answer within ${START_TIMEOUT_MS} ms:\n${serverLog}`);
-}
-
-/** Ends the server's whole process group (npx, the CLI, tsx watch, the server), SIGKILL if it lingers. */
-async function stopServer(child: ChildProcess): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined) return;
-  const alive = () => {
-    try {
-      process.kill(-pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!alive()) return;
-  process.kill(-pid, "SIGTERM");
-  const deadline = Date.now() + 5_000;
-  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive()) process.kill(-pid, "SIGKILL");
-}
 
 async function newThread(): Promise<string> {
   const { thread_id } = await client.threads.create();
@@ -162,43 +110,16 @@ const text = (m: WireMessage | undefined) => (typeof m?.content === "string" ? m
 const customChunks = (run: RunRecord) => `custom chunks received: ${JSON.stringify(run.custom, null, 1)}`;
 
 beforeAll(async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
-  server = spawn(
-    "npx",
-    ["--no", "langgraphjs", "dev", "--no-browser", "--host", "127.0.0.1", "--port", String(port), "--config", CONFIG],
-    {
-      cwd: root,
-      detached: true, // its own process group, so that afterAll ends every process it started
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        // Offline: no LangSmith tracing, no CLI analytics, no browser.
-        LANGSMITH_TRACING: "false",
-        LANGSMITH_TRACING_V2: "false",
-        LANGCHAIN_TRACING: "false",
-        LANGCHAIN_TRACING_V2: "false",
-        LANGGRAPH_CLI_NO_ANALYTICS: "1",
-        BROWSER: "none",
-        NO_COLOR: "1",
-      },
-    },
-  );
-  const keep = (chunk: Buffer) => {
-    serverLog = (serverLog + chunk.toString()).slice(-20_000);
-  };
-  server.stdout?.on("data", keep);
-  server.stderr?.on("data", keep);
-  await waitUntilUp(url, server);
+  server = await startDevServer(CONFIG);
   console.info(`langgraphjs dev answered after ${Date.now() - started} ms`);
-  client = new Client({ apiUrl: url });
+  client = new Client({ apiUrl: server.url });
 }, START_TIMEOUT_MS + 10_000);
 
 afterAll(async () => {
   // Leave the server's storage (examples/server/.langgraph_api) as it was: the test's threads go.
   if (client) await Promise.allSettled(threads.map((id) => client.threads.delete(id)));
-  if (server) await stopServer(server);
+  if (server) await server.stop();
 });
 
 describe.each(["react", "agent"])("graph %s on `langgraphjs dev`", (graph) => {
