@@ -15,6 +15,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { buildRetrievalGraph, loopingModel } from "../../examples/repeat-query.js";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import {
@@ -83,6 +84,21 @@ function stable(value: unknown): unknown {
 const personIds = (messages: BaseMessage[]) => messages.filter((m) => m.getType() === "human").map((m) => m.id);
 
 describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  it("the repeat-query router's asked set survives a restart: a new process reads it from Postgres and routes on_repeat", async () => {
+    const { url, saver } = await database();
+    const graph = buildRetrievalGraph(loopingModel(), { checkpointer: saver });
+    await graph.invoke({ messages: [{ role: "user", content: "Where?" }] }, { configurable: { thread_id: "rq" } });
+    const result = await fixture<{
+      askedBefore: string[];
+      retrievalsBefore: number;
+      retrievalsAfter: number;
+      last: string;
+    }>("test/fixtures/retrieval-turn.ts", [url, "rq"]);
+    expect(result.askedBefore).toEqual(["class paymentservice definition"]);
+    expect(result.retrievalsAfter).toBe(result.retrievalsBefore); // no second retrieval
+    expect(result.last).toMatch(/^Not sure\./);
+  });
+
   describe("the tool node (GuardedToolNode)", () => {
     const firstSession: ScriptedToolCall[][] = [[call("read_file", { path: "config.py" })], [call("list_files", {})]];
     const secondSession: ScriptedToolCall[][] = [
