@@ -12,6 +12,7 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createWorkspaceTools } from "../examples/workspace.js";
 import { escalationHook, GuardedToolNode, GuardMessagesState, guardHooks, loopDetectHook } from "../src/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+import { quick, report } from "./report.js";
 
 const CHANNELS = ["toolGuard", "guardLog", "loopGuard", "messages"] as const;
 
@@ -56,7 +57,6 @@ async function weigh(turns: number): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const quick = args.includes("--quick");
   const at = args.indexOf("--turns");
   const long = at >= 0 ? Number(args[at + 1]) : quick ? 60 : 400;
   const lengths = [Math.max(20, Math.floor(long / 4)), Math.max(40, Math.floor(long / 2)), long];
@@ -67,6 +67,24 @@ async function main(): Promise<void> {
   for (const name of CHANNELS) {
     console.log([name.padEnd(12), ...sizes.map((s) => String(s[name] ?? 0).padStart(12))].join("  "));
   }
+  // Every guard channel is bounded by an option: the longest thread's channel weighs about what the shorter one's
+  // does (messages, not a guard channel, grows with the thread).
+  const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
+  const [, middle, last] = sizes as [Record<string, number>, Record<string, number>, Record<string, number>];
+  report(
+    (["toolGuard", "guardLog", "loopGuard"] as const).map((name) => {
+      const ratio = (last[name] ?? 0) / Math.max(1, middle[name] ?? 0);
+      return {
+        bench: "channels",
+        figure: `${name} channel per checkpoint, ${long} vs ${lengths[1]} turns`,
+        ours: kb(last[name] ?? 0),
+        anchor: `${kb(middle[name] ?? 0)} at ${lengths[1]} turns`,
+        ratio: `${ratio.toFixed(2)}x`,
+        goal: "bounded (<= 1.5x)",
+        met: ratio <= 1.5,
+      };
+    }),
+  );
 }
 
 await main();

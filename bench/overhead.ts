@@ -1,11 +1,13 @@
 /**
- * Overhead of the guards, run with `npm run bench` (`tsx bench/overhead.ts`).
+ * Overhead of the guards, run with `npm run bench:overhead [-- --quick]` (also part of `npm run bench`).
  *
- * 1. A 200-turn scripted `createReactAgent` run, guarded (`GuardedToolNode` + `GuardMessagesState`) against plain
- *    (`ToolNode`, default state), interleaved in one process, warm-up runs discarded. Every call is distinct, so
- *    both variants run the same 200 tools; the guarded run must end with 200 allowed calls and none blocked.
- * 2. The cost of one decision (`decideToolCall`) against a full window of 10 and of 10,000 calls, for a new call
- *    (allowed) and for a level-2 repeat (blocked), and the cost of applying a call's events with `reduceToolGuard`.
+ * 1. A 150-turn scripted `createReactAgent` run, guarded (`GuardedToolNode` + `GuardMessagesState`) against plain
+ *    (`ToolNode`, default state), without a checkpointer and with `MemorySaver`, interleaved in one process (the
+ *    order rotates), warm-up runs discarded. Every call is distinct, so both variants run the same tools; the
+ *    guarded run must end with every call allowed and none blocked.
+ * 2. The cost of one decision (`decideToolCall`) against a full window of the default size and of 10,000 calls,
+ *    for a new call (allowed) and for a repeat the threshold rule blocks, and the cost of applying a call's events
+ *    with `reduceToolGuard`. The setup follows the defaults the code resolves (`resolveToolGuardOptions`).
  *
  * Prints one table. No timing assertions: the process fails only if the guarded run misbehaves.
  */
@@ -26,16 +28,18 @@ import {
 } from "../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
+import { fmtMs, median, quick, report } from "./report.js";
 
-const TURNS = 200;
-const WARMUP_RUNS = 2;
-const MEASURED_RUNS = 9;
+const TURNS = quick ? 30 : 150;
+const WARMUP_RUNS = quick ? 1 : 3;
+const MEASURED_RUNS = quick ? 3 : 15;
 const AGENT_GOAL = 1.05;
-const FINAL_ANSWER = "All 200 steps are done.";
+const FINAL_ANSWER = `All ${TURNS} steps are done.`;
 
-const DECISION_ITERATIONS = 20_000;
-const REPEATS = 7;
-const WINDOWS = [10, 10_000] as const;
+const DECISION_ITERATIONS = quick ? 2_000 : 20_000;
+const REPEATS = quick ? 3 : 7;
+/** The default window (what users run) and a very large one: a decision must cost the same in both. */
+const WINDOWS = [resolveToolGuardOptions().windowSize, quick ? 1_000 : 10_000] as const;
 const WINDOW_GOAL = 2;
 
 /** Progress goes to stderr, so stdout holds only the report. */
@@ -59,9 +63,7 @@ interface Summary {
 
 function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return { median: median(sorted), min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
 function formatNs(ns: number): string {
@@ -79,7 +81,7 @@ function formatRatio(ratio: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// 1. Agent run: guarded against plain
+// 1. Agent run: guarded against plain, without a checkpointer and with MemorySaver
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Turn `i` of the script: five tools in rotation, each call distinct (nothing is repeated or redundant). */
@@ -108,6 +110,7 @@ function script(): ScriptStep[] {
 }
 
 type Variant = "guarded" | "plain";
+type Saver = "none" | "memory";
 
 interface RunResult {
   ms: number;
@@ -116,39 +119,40 @@ interface RunResult {
 }
 
 const RUN_CONFIG = { recursionLimit: 4 * TURNS + 10 };
-const INPUT = { messages: [{ role: "user", content: "Create, check and review the 40 packages." }] };
+const INPUT = { messages: [{ role: "user", content: `Create, check and review the ${TURNS / 5} packages.` }] };
 
-async function runAgent(variant: Variant, run: number): Promise<RunResult> {
+async function runAgent(variant: Variant, saver: Saver, run: number): Promise<RunResult> {
   const tools = createWorkspaceTools(sampleProject());
   const llm = new ScriptedChatModel(script(), { whenExhausted: "throw" });
   const config = { ...RUN_CONFIG, configurable: { thread_id: `${variant}-${run}` } };
+  const checkpointer = saver === "memory" ? { checkpointer: new MemorySaver() } : {};
   if (variant === "guarded") {
     const agent = createReactAgent({
       llm,
       tools: new GuardedToolNode(tools),
       stateSchema: GuardMessagesState,
-      checkpointer: new MemorySaver(),
+      ...checkpointer,
     });
     const start = performance.now();
     const state = await agent.invoke(INPUT, config);
     const ms = performance.now() - start;
     return { ms, messages: state.messages, toolGuard: state.toolGuard };
   }
-  const agent = createReactAgent({ llm, tools: new ToolNode(tools), checkpointer: new MemorySaver() });
+  const agent = createReactAgent({ llm, tools: new ToolNode(tools), ...checkpointer });
   const start = performance.now();
   const state = await agent.invoke(INPUT, config);
   const ms = performance.now() - start;
   return { ms, messages: state.messages };
 }
 
-/** Both variants must run the same 200 tools successfully; the guarded one must allow all of them. */
+/** Both variants must run the same tools successfully; the guarded one must allow all of them. */
 function checkRun(variant: Variant, run: number, result: RunResult): void {
   const where = `${variant} run #${run}`;
   if (variant === "guarded") {
     const stats = result.toolGuard?.stats;
     if (stats === undefined) throw new BenchFailure(`${where}: no toolGuard state in the result`);
-    const blocked = stats.blocked.consecutive + stats.blocked.threshold + stats.blocked.redundant;
-    const observed = stats.observed.consecutive + stats.observed.threshold + stats.observed.redundant;
+    const blocked = Object.values(stats.blocked).reduce((a, b) => a + (b ?? 0), 0);
+    const observed = Object.values(stats.observed).reduce((a, b) => a + (b ?? 0), 0);
     if (stats.allowed !== TURNS || blocked !== 0 || observed !== 0) {
       throw new BenchFailure(
         `${where}: expected ${TURNS} allowed and 0 blocked, got toolGuard.stats = ${JSON.stringify(stats)}`,
@@ -169,6 +173,7 @@ function checkRun(variant: Variant, run: number, result: RunResult): void {
 }
 
 interface AgentFigures {
+  saver: Saver;
   guarded: Summary;
   plain: Summary;
   /** Ratio of the medians. */
@@ -177,13 +182,15 @@ interface AgentFigures {
   pairRatios: Summary;
 }
 
-async function benchAgent(): Promise<AgentFigures> {
+/** Guarded and plain runs interleaved, the order alternating, so that machine noise hits both alike. */
+async function benchAgent(saver: Saver): Promise<AgentFigures> {
   const times: Record<Variant, number[]> = { guarded: [], plain: [] };
   const pairRatios: number[] = [];
   for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
     const pair: Partial<Record<Variant, number>> = {};
-    for (const variant of ["guarded", "plain"] as const) {
-      const result = await runAgent(variant, run);
+    const order: Variant[] = run % 2 === 0 ? ["guarded", "plain"] : ["plain", "guarded"];
+    for (const variant of order) {
+      const result = await runAgent(variant, saver, run);
       checkRun(variant, run, result);
       pair[variant] = result.ms;
       if (run >= WARMUP_RUNS) times[variant].push(result.ms);
@@ -192,14 +199,14 @@ async function benchAgent(): Promise<AgentFigures> {
   }
   const guarded = summarize(times.guarded);
   const plain = summarize(times.plain);
-  return { guarded, plain, ratio: guarded.median / plain.median, pairRatios: summarize(pairRatios) };
+  return { saver, guarded, plain, ratio: guarded.median / plain.median, pairRatios: summarize(pairRatios) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. One decision and one reduction against a full window
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A write recorded three times in the window (never last): a fourth call is blocked at level 2. */
+/** A write recorded `repetitionThreshold` times in the window (never last): one more is blocked. */
 const HOT_CALL: ToolCallInput = { name: "write_to_file", args: { path: "hot.py", content: "x = 1\n" }, id: "hot" };
 
 function fillerCall(j: number): ToolCallInput {
@@ -208,16 +215,22 @@ function fillerCall(j: number): ToolCallInput {
     : { name: "write_to_file", args: { path: `out/file_${j}.py`, content: `v = ${j}\n` }, id: `fill_${j}` };
 }
 
-/** Records `windowSize` allowed calls (with their results), three of them `HOT_CALL`, the last one a filler. */
+/**
+ * Records `windowSize` allowed calls (with their results), `repetitionThreshold` of them `HOT_CALL` (spread out, each
+ * with the same result), the last one a filler: the next `HOT_CALL` is the threshold rule's to block.
+ */
 function fullState(options: ResolvedToolGuardOptions): ToolGuardState {
   const size = options.windowSize;
-  const hot = new Set([Math.floor(size * 0.25), Math.floor(size * 0.5), Math.floor(size * 0.75)]);
+  const n = options.repetitionThreshold;
+  const hot = new Set(Array.from({ length: n }, (_, i) => Math.floor(((i + 1) * (size - 1)) / (n + 1))));
+  if (hot.size !== n) throw new BenchFailure(`setup: a window of ${size} cannot hold ${n} spread-out repeats`);
   let state = emptyToolGuardState();
   for (let j = 0; j < size; j += 1) {
     const call = hot.has(j) ? HOT_CALL : fillerCall(j);
     const decision = decideToolCall(state, call, options);
     if (!decision.allowed) throw new BenchFailure(`setup: recording ${j} of ${size} was blocked (${decision.rule})`);
-    const outcome = outcomeEvents(decision, { ok: true, text: `result of call ${j}` }, options);
+    const text = hot.has(j) ? "Wrote 6 characters to hot.py" : `result of call ${j}`;
+    const outcome = outcomeEvents(decision, { ok: true, text }, options);
     state = reduceToolGuard(state, [...decision.events, ...outcome]);
   }
   if (state.repetition.window.length !== size) {
@@ -265,7 +278,7 @@ interface WindowFigures {
 }
 
 function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): WindowFigures {
-  const options = resolveToolGuardOptions({ windowSize, repetitionThreshold: 3 });
+  const options = resolveToolGuardOptions({ windowSize });
   progress(
     `building the window ${windowSize.toLocaleString("en-US")} state (${windowSize.toLocaleString("en-US")} recordings)`,
   );
@@ -280,8 +293,10 @@ function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): Wi
     }
   }
   const hot = decideToolCall(state, HOT_CALL, options);
-  if (hot.allowed || hot.rule !== "threshold" || hot.count !== 4) {
-    throw new BenchFailure(`window ${windowSize}: the repeated call was not blocked at level 2 (${hot.rule})`);
+  if (hot.allowed || hot.rule !== "threshold" || hot.count !== options.repetitionThreshold + 1) {
+    throw new BenchFailure(
+      `window ${windowSize}: the repeated call was not blocked by the threshold rule (${hot.rule}, ${hot.count})`,
+    );
   }
 
   const allowed = timePerOp(DECISION_ITERATIONS, (i) =>
@@ -336,7 +351,7 @@ function printTable(rows: readonly Row[]): void {
   console.log(rule);
 }
 
-/** One row per window size, then the ratio 10,000 / 10, judged against `goal` when there is one. */
+/** One row per window size, then the ratio large / default, judged against `goal` when there is one. */
 function windowRows(
   label: string,
   pick: (w: WindowFigures) => Summary,
@@ -357,7 +372,7 @@ function windowRows(
   const [small, large] = figures;
   const ratio = pick(large!).median / pick(small!).median;
   rows.push([
-    `${label}, ratio 10,000 / 10`,
+    `${label}, ratio ${large!.windowSize.toLocaleString("en-US")} / ${small!.windowSize}`,
     formatRatio(ratio),
     "",
     "",
@@ -372,8 +387,14 @@ async function main(): Promise<void> {
     `langgraph-guards overhead: node ${process.version}, ${MEASURED_RUNS} measured runs per variant ` +
       `(${WARMUP_RUNS} warm-up discarded), ${DECISION_ITERATIONS.toLocaleString("en-US")} decisions x ${REPEATS} repeats\n`,
   );
-  progress(`agent runs: ${WARMUP_RUNS + MEASURED_RUNS} guarded and ${WARMUP_RUNS + MEASURED_RUNS} plain, interleaved`);
-  const agent = await benchAgent();
+  const agents: AgentFigures[] = [];
+  for (const saver of ["none", "memory"] as const) {
+    progress(
+      `agent runs (${saver === "none" ? "no checkpointer" : "MemorySaver"}): ${WARMUP_RUNS + MEASURED_RUNS} guarded ` +
+        `and ${WARMUP_RUNS + MEASURED_RUNS} plain, interleaved`,
+    );
+    agents.push(await benchAgent(saver));
+  }
 
   const newCalls: ToolCallInput[] = [];
   for (let i = 0; i < DECISION_ITERATIONS; i += 1) {
@@ -381,47 +402,83 @@ async function main(): Promise<void> {
   }
   const windows = WINDOWS.map((size) => benchWindow(size, newCalls));
 
-  const turns = `${TURNS} tool turns`;
-  const rows: Row[] = [
-    [
-      `Agent run, ${turns}: plain ToolNode`,
-      formatMs(agent.plain.median),
-      formatMs(agent.plain.min),
-      formatMs(agent.plain.max),
-      "",
-      "",
-    ],
-    [
-      `Agent run, ${turns}: GuardedToolNode`,
-      formatMs(agent.guarded.median),
-      formatMs(agent.guarded.min),
-      formatMs(agent.guarded.max),
-      "",
-      "",
-    ],
-    [
-      "Agent run, guarded / plain (min/max: per pair)",
-      formatRatio(agent.ratio),
-      formatRatio(agent.pairRatios.min),
-      formatRatio(agent.pairRatios.max),
-      `<= ${AGENT_GOAL}x`,
-      goalVerdict(agent.ratio, AGENT_GOAL),
-    ],
-    ["", "", "", "", "", ""],
+  const turns = `${TURNS} turns`;
+  const rows: Row[] = agents.flatMap((agent): Row[] => {
+    const where = agent.saver === "none" ? "no checkpointer" : "MemorySaver";
+    return [
+      [
+        `Agent, ${turns}, ${where}: plain ToolNode`,
+        formatMs(agent.plain.median),
+        formatMs(agent.plain.min),
+        formatMs(agent.plain.max),
+        "",
+        "",
+      ],
+      [
+        `Agent, ${turns}, ${where}: GuardedToolNode`,
+        formatMs(agent.guarded.median),
+        formatMs(agent.guarded.min),
+        formatMs(agent.guarded.max),
+        "",
+        "",
+      ],
+      [
+        `Agent, ${where}: guarded / plain (min/max: per pair)`,
+        formatRatio(agent.ratio),
+        formatRatio(agent.pairRatios.min),
+        formatRatio(agent.pairRatios.max),
+        `<= ${AGENT_GOAL}x`,
+        quick ? "not judged (quick)" : goalVerdict(agent.ratio, AGENT_GOAL),
+      ],
+      ["", "", "", "", "", ""],
+    ];
+  });
+  rows.push(
     ...windowRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows, WINDOW_GOAL),
     ["", "", "", "", "", ""],
-    ...windowRows("decideToolCall, level-2 repeat (blocked)", (w) => w.blocked, windows, WINDOW_GOAL),
+    ...windowRows("decideToolCall, threshold repeat (blocked)", (w) => w.blocked, windows, WINDOW_GOAL),
     ["", "", "", "", "", ""],
     ...windowRows("reduceToolGuard, decision's events", (w) => w.reduceCall, windows),
     ["", "", "", "", "", ""],
     ...windowRows("reduceToolGuard, decision + outcome events", (w) => w.reduceCallAndResult, windows),
-  ];
+  );
   printTable(rows);
 
   console.log(
     `Guarded runs: toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in all ${WARMUP_RUNS + MEASURED_RUNS} runs; ` +
       `both variants ran the same ${TURNS} tool calls without error.`,
   );
+  const [small, large] = windows;
+  const perTurn = (a: AgentFigures) => (a.guarded.median - a.plain.median) / TURNS;
+  report([
+    ...agents.map((a) => ({
+      bench: "overhead",
+      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+      ours: fmtMs(a.guarded.median),
+      anchor: `${fmtMs(a.plain.median)} ToolNode`,
+      ratio: formatRatio(a.ratio),
+      goal: `<= ${AGENT_GOAL}x`,
+      met: a.ratio <= AGENT_GOAL,
+    })),
+    ...agents.map((a) => ({
+      bench: "overhead",
+      figure: `guard cost per turn, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+      ours: fmtMs(perTurn(a)),
+      anchor: `${fmtMs(a.plain.median / TURNS)} a plain turn`,
+      ratio: "",
+      goal: "",
+      met: null,
+    })),
+    {
+      bench: "overhead",
+      figure: `decideToolCall (allowed), window ${large!.windowSize.toLocaleString("en-US")} vs ${small!.windowSize}`,
+      ours: formatNs(large!.allowed.median),
+      anchor: `${formatNs(small!.allowed.median)} window ${small!.windowSize}`,
+      ratio: formatRatio(large!.allowed.median / small!.allowed.median),
+      goal: `<= ${WINDOW_GOAL}x`,
+      met: large!.allowed.median / small!.allowed.median <= WINDOW_GOAL,
+    },
+  ]);
   for (const w of windows) {
     console.log(
       `Window ${w.windowSize.toLocaleString("en-US")}: state built from ${w.windowSize.toLocaleString("en-US")} recordings ` +

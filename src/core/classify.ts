@@ -147,8 +147,27 @@ const IDEMPOTENT_PREFIX = /^(update|set|transfer)([_\-A-Z]|$)/i;
  * ```
  */
 export function isRepeatableTool(name: string, traits?: { repeatable?: boolean | undefined }): boolean {
-  return traits?.repeatable ?? REPEATABLE_PREFIX.test(baseName(name));
+  return traits?.repeatable ?? repeatableName(name);
 }
+
+/**
+ * `fn` remembered per tool name: what a name says never changes, and a thread calls a handful of tools thousands of
+ * times (every decision asks several of these). At most 1,000 names are kept; then the memory starts again.
+ */
+function byName<T>(fn: (name: string) => T): (name: string) => T {
+  const memo = new Map<string, T>();
+  return (name) => {
+    const known = memo.get(name);
+    if (known !== undefined || memo.has(name)) return known as T;
+    if (memo.size >= 1_000) memo.clear();
+    const value = fn(name);
+    memo.set(name, value);
+    return value;
+  };
+}
+
+const repeatableName = byName((name) => REPEATABLE_PREFIX.test(baseName(name)));
+const idempotentName = byName((name) => IDEMPOTENT_PREFIX.test(baseName(name)));
 
 /**
  * Whether a tool that changes something changes nothing more when called again with the same arguments
@@ -160,7 +179,7 @@ export function isRepeatableTool(name: string, traits?: { repeatable?: boolean |
  * ```
  */
 export function isIdempotentTool(name: string, traits?: { idempotent?: boolean | undefined }): boolean {
-  return traits?.idempotent ?? IDEMPOTENT_PREFIX.test(baseName(name));
+  return traits?.idempotent ?? idempotentName(name);
 }
 // Words of a tool name (or of an action argument) that say "the same call may answer differently next time".
 const STATEFUL_WORDS = new Set(
@@ -203,9 +222,8 @@ function nameWords(name: string): string[] {
  */
 export function isStatefulCall(name: string, args: unknown, traits?: { stateful?: boolean | undefined }): boolean {
   if (traits?.stateful !== undefined) return traits.stateful;
-  // A tool whose name says what a repeat does (`update_status`, `send_status`) keeps those rules.
-  if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
-  if (nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w))) return true;
+  const byItsName = statefulName(name);
+  if (byItsName !== undefined) return byItsName;
   try {
     if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
     for (const key of ACTION_ARGS) {
@@ -218,6 +236,13 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
   }
   return false;
 }
+
+/** What a tool's name says about its calls being stateful: `false` (never by its arguments), `true`, or not yet. */
+const statefulName = byName((name): boolean | undefined => {
+  // A tool whose name says what a repeat does (`update_status`, `send_status`) keeps those rules.
+  if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
+  return nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
+});
 
 // Words of a tool name that say "this call lets time pass" (a wait between polls is no repeat of anything).
 const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
@@ -235,8 +260,10 @@ const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
  * ```
  */
 export function letsTimePass(name: string): boolean {
-  return nameWords(baseName(name)).some((w) => TIME_WORDS.has(w));
+  return timeName(name);
 }
+
+const timeName = byName((name) => nameWords(baseName(name)).some((w) => TIME_WORDS.has(w)));
 
 const SHELL_TOOLS = new Set([
   "bash",
@@ -273,9 +300,13 @@ function baseName(name: string): string {
  * ```
  */
 export function hasReadOnlyName(name: string): boolean {
+  return readOnlyName(name);
+}
+
+const readOnlyName = byName((name) => {
   const base = baseName(name);
   return READ_PREFIX.test(base) || READ_NAMES.has(base.toLowerCase());
-}
+});
 
 /**
  * Whether a tool is bash-like (`bash`, `shell`, `execute_command`, `run_command`, …), by its name.
@@ -286,8 +317,10 @@ export function hasReadOnlyName(name: string): boolean {
  * ```
  */
 export function isShellTool(name: string): boolean {
-  return SHELL_TOOLS.has(baseName(name).toLowerCase());
+  return shellName(name);
 }
+
+const shellName = byName((name) => SHELL_TOOLS.has(baseName(name).toLowerCase()));
 
 /**
  * The shell command of a bash-like tool call, or `undefined` if the tool is not one.

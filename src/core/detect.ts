@@ -229,9 +229,10 @@ function afterBlockOf(
   }
   // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)
   // are not one update retried with other values.
-  if (esc.sameErrorThreshold === 0 || isShellTool(call.name) || textAcknowledges(ctx.response.text, esc)) return {};
+  if (esc.sameErrorThreshold === 0 || isShellTool(call.name)) return {};
   const run = sameErrorRun(state.repetition, call.name);
-  return run.count >= esc.sameErrorThreshold ? { rule: "repeat_failure", count: run.count, previous: run.result } : {};
+  if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
+  return { rule: "repeat_failure", count: run.count, previous: run.result };
 }
 
 const SAME_ERROR_LOOKBACK = 100;

@@ -459,6 +459,7 @@ export function repeatsBlocked(
   options: Pick<ResolvedEscalationOptions, "contentThreshold">,
   keys?: readonly string[],
 ): boolean {
+  if (state.blocked.length === 0) return false;
   const key = substanceKey(call, keys);
   return state.blocked.some((b) => matchesBlocked(b, { ...call, key }, options, keys));
 }

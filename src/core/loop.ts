@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOptions } from "./options.js";
-import { partialRatio, similarityRatio, similarityUpperBound, tokenSortRatio } from "./similarity.js";
+import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
 
 /**
  * Where warnings go (`console` by default).
@@ -260,8 +260,9 @@ export interface LoopCheck {
 /**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
- * is no loop and is not added; a scorer error is logged and counts as no loop. With the default scorer, pairs
- * whose exact upper bound is below the threshold are not computed.
+ * is no loop and is not added; a scorer error is logged and counts as no loop. With the default scorer only the
+ * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
+ * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
  *
  * @example
  * ```ts
@@ -277,9 +278,10 @@ export function detectLoopIn(state: LoopState, output: string | undefined, optio
   const fast = scorer === similarityRatio;
   try {
     for (const [index, previous] of state.recentOutputs.entries()) {
-      if (fast && similarityUpperBound(output, previous) / 100 < options.loopThreshold) continue;
-      const similarity = fast ? similarityRatio(output, previous) : scorer(output, previous);
-      if (similarity >= options.loopThreshold) {
+      // The default scorer decides "similarity >= loopThreshold" without the exact score of pairs that fail it;
+      // it returns the exact similarity (fuzzball.ratio / 100) of a pair that passes, undefined otherwise.
+      const similarity = fast ? similarityAtLeast(output, previous, options.loopThreshold) : scorer(output, previous);
+      if (similarity !== undefined && similarity >= options.loopThreshold) {
         logger.warn(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
         return { loop: true, similarity, index, state };
       }

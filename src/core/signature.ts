@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
 
 /**
@@ -91,6 +91,9 @@ export function toolCallSignature(name: string, args: unknown, opts: SignatureOp
   return `${name}:${canonicalJson(kept)}`;
 }
 
+/** Texts up to this many characters are digested with the one-shot `crypto.hash`. */
+const ONE_SHOT_LIMIT = 1_000_000;
+
 /**
  * A short, fixed-size digest of a string (SHA-256, 128 bits, hex). State stores digests, not signatures or
  * results, so a 10 MB argument costs 32 bytes in a checkpoint.
@@ -101,6 +104,9 @@ export function toolCallSignature(name: string, args: unknown, opts: SignatureOp
  * ```
  */
 export function digest(text: string): string {
+  // The one-shot `hash` is ~3x faster for the short texts of call signatures; Node advises `createHash` above a
+  // few MB. Both give the same SHA-256.
+  if (text.length <= ONE_SHOT_LIMIT) return hash("sha256", text, "hex").slice(0, 32);
   return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }
 

@@ -35,7 +35,9 @@ function scan(kit: FileToolKit, rel: string, scanOptions: RefreshOptions): Curre
   }
   if (!kit.options.cache) return { tree: scanned, writes: [], fromCache: false };
   if (!(rel in scanned)) Object.assign(scanned, scanTree(kit.root, rel, scanOptions) ?? {});
-  kit.log(`[DIR_CACHE] Initialized directory cache (${Object.keys(scanned).length} folders)`);
+  if (kit.options.logger !== undefined) {
+    kit.log(`[DIR_CACHE] Initialized directory cache (${Object.keys(scanned).length} folders)`);
+  }
   return { tree: scanned, writes: [{ op: "treeSet", dirs: scanned, complete: true }], fromCache: false };
 }
 

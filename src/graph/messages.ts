@@ -1,5 +1,11 @@
 /** Small readers of LangChain messages shared by the graph adapters. */
-import { type AIMessage, type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  type AIMessage,
+  type BaseMessage,
+  isAIMessage,
+  isBaseMessage,
+  type ToolMessage,
+} from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { ToolCallInput } from "../core/detect.js";
 import { canonicalJson, digest } from "../core/signature.js";
@@ -48,8 +54,23 @@ export function messageText(message: BaseMessage): string {
  * ```
  */
 export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
-  const answered = new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : [])));
-  return (message.tool_calls ?? []).filter((c) => c.id == null || !answered.has(c.id));
+  const calls = message.tool_calls ?? [];
+  if (calls.length === 0) return [];
+  // A call is answered after the message that made it: when `message` is in the list, only the messages after it
+  // are read (the node runs every turn; reading the whole conversation each time made a long thread quadratic).
+  let from = 0;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    if (messages[i] === message) {
+      from = i + 1;
+      break;
+    }
+  }
+  const answered = new Set<string>();
+  for (let i = from; i < messages.length; i += 1) {
+    const m = messages[i];
+    if (typeof m?.getType === "function" && m.getType() === "tool") answered.add((m as ToolMessage).tool_call_id);
+  }
+  return calls.filter((c) => c.id == null || !answered.has(c.id));
 }
 
 const toInput = (call: ToolCall): ToolCallInput => ({ name: call.name, args: call.args, id: call.id });

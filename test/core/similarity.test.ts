@@ -1,8 +1,13 @@
-/** similarityRatio is exactly fuzzball.ratio / 100, and the upper bound used to skip pairs never undercuts it. */
+/**
+ * similarityRatio is exactly fuzzball.ratio / 100, the upper bound used to skip pairs never undercuts it, and the
+ * threshold-aware decision (similarityAtLeast, isSimilar) rounds as fuzzball does at every threshold. The property
+ * tests against fuzzball near the threshold are in similarity-property.test.ts.
+ */
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
 import { lcsLength, similarityScore, similarityUpperBound } from "../../src/core/index.js";
+import { similarityAtLeast } from "../../src/core/similarity.js";
 import { isSimilar, similarityRatio } from "../../src/index.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
@@ -101,5 +106,87 @@ describe("similarityRatio", () => {
     expect(lcsLength("", "abc")).toBe(0);
     expect(lcsLength("abc", "abc")).toBe(3);
     expect(lcsLength("a".repeat(70), "a".repeat(33))).toBe(33);
+  });
+
+  it("lcsLength: equal strings, disjoint alphabets, one string inside the other", () => {
+    expect(lcsLength("abc".repeat(40), "abc".repeat(40))).toBe(120);
+    expect(lcsLength("abc".repeat(40), "xyz".repeat(50))).toBe(0);
+    expect(lcsLength("a-b-c-".repeat(20), "abc".repeat(20))).toBe(60);
+  });
+});
+
+describe("similarityAtLeast: the decision similarityRatio >= threshold, with the similarity of a passing pair", () => {
+  it("returns the exact similarity of a passing pair and undefined otherwise", () => {
+    expect(similarityAtLeast("Checking the database...", "Checking the database!", 0.9)).toBe(1);
+    expect(similarityAtLeast("Checking the database...", "Writing the report...", 0.9)).toBeUndefined();
+    const [a, b] = ["Processing the user data...", "Processing user data now..."]; // fuzz.ratio 83
+    expect(similarityAtLeast(a, b, 0.83)).toBe(0.83);
+    expect(similarityAtLeast(a, b, 0.8301)).toBeUndefined();
+    expect(similarityAtLeast(a, b, 0)).toBe(0.83);
+  });
+
+  it("scores an empty (or emptied) string 0, as fuzzball does, so it passes only a threshold of 0", () => {
+    for (const [a, b] of [
+      ["", ""],
+      ["", "abc"],
+      ["...", "..."],
+      ["  \t", "abc"],
+    ] as const) {
+      expect(fuzz.ratio(a, b)).toBe(0);
+      expect(similarityAtLeast(a, b, 0)).toBe(0);
+      expect(similarityAtLeast(a, b, 0.01)).toBeUndefined();
+      expect(isSimilar(a, b, 0)).toBe(true);
+    }
+  });
+
+  it("rounds at the threshold as fuzzball: every LCS around 0.5, 0.8, 0.9 and 0.95 for many lengths", () => {
+    // a and b share `lcs` characters in order (x's between mismatching blocks), so fuzz.ratio is
+    // round(100·2·lcs / (n + m)); the thresholds are each score / 100 and the doubles just beside it.
+    let checked = 0;
+    for (const n of [20, 33, 59, 61, 97, 150, 199, 200, 201, 333]) {
+      for (const extra of [0, 1, 7, 30]) {
+        const m = n + extra;
+        for (const ratio of [0.5, 0.8, 0.9, 0.95]) {
+          const center = Math.round((ratio * (n + m)) / 2);
+          for (let lcs = Math.max(0, center - 3); lcs <= Math.min(n, center + 3); lcs += 1) {
+            const half = lcs >> 1;
+            const a = `${"x".repeat(half)}${"a".repeat(n - lcs)}${"x".repeat(lcs - half)}`;
+            const b = `${"b".repeat(m - lcs - ((m - lcs) >> 1))}${"x".repeat(half)}${"x".repeat(lcs - half)}${"b".repeat((m - lcs) >> 1)}`;
+            const score = fuzz.ratio(a, b);
+            for (const t of [score / 100, score / 100 - 1e-12, score / 100 + 1e-12, (score - 0.5) / 100, ratio]) {
+              expect(similarityAtLeast(a, b, t), `n ${n}, m ${m}, lcs ${lcs}, t ${t}`).toBe(
+                score / 100 >= t ? score / 100 : undefined,
+              );
+              checked += 1;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(4_000);
+  });
+
+  it("is exact at 30-bit word boundaries and on long near-duplicates, where the band and the cut-off apply", () => {
+    const alphabet = "abcab cbaxy";
+    for (const n of [29, 30, 31, 59, 60, 61, 89, 90, 91, 600, 601]) {
+      for (let seed = 1; seed <= 5; seed += 1) {
+        const a = Array.from({ length: n }, (_, i) => alphabet[(i * seed * 7 + seed) % alphabet.length]).join("");
+        const b = Array.from({ length: n + seed }, (_, i) =>
+          i % (seed + 9) === 0 ? "z" : alphabet[(i * seed * 7 + seed) % alphabet.length],
+        ).join("");
+        const score = fuzz.ratio(a, b);
+        for (const t of [0.5, 0.8, 0.85, 0.9, 0.95, 1, score / 100]) {
+          expect(similarityAtLeast(a, b, t)).toBe(score / 100 >= t ? score / 100 : undefined);
+        }
+      }
+    }
+  });
+
+  it("does not care about the order of its arguments, nor about a NaN threshold (never similar)", () => {
+    const a = "the agent reads the file and writes a patch";
+    const b = "the agent read a file and wrote the patch";
+    for (const t of [0.5, 0.8, 0.9]) expect(similarityAtLeast(a, b, t)).toBe(similarityAtLeast(b, a, t));
+    expect(similarityAtLeast(a, a, Number.NaN)).toBeUndefined();
+    expect(isSimilar(a, a, Number.NaN)).toBe(false);
   });
 });

@@ -1,0 +1,208 @@
+/**
+ * The threshold-aware similarity decision (exact bounds, then the bit-parallel LCS restricted to the diagonal band a
+ * passing pair stays in, with a cut-off) decides exactly as fuzzball does: `similarityAtLeast(a, b, t)` is
+ * `fuzz.ratio(a, b) / 100` when `fuzz.ratio(a, b) / 100 >= t` (the comparison detectLoop makes) and undefined
+ * otherwise, and `detectLoopIn` answers as the seed's loop over `fuzzball.ratio`. 6,000 random pairs + 4,000
+ * near-threshold pairs + 40 long pairs, and 1,500 detectLoop windows of 1–5 outputs on top.
+ */
+import fc from "fast-check";
+import * as fuzz from "fuzzball";
+import { describe, expect, it } from "vitest";
+import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../../src/core/index.js";
+import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/similarity.js";
+
+/** The thresholds checked for every pair: the usual ones, the ends, and one between two scores. */
+const THRESHOLDS = [0, 0.5, 0.8, 0.85, 0.9, 0.95, 1, 0.895];
+
+/** Pieces of text: ASCII, accented letters (precomposed and combining), CJK, emoji and other surrogate pairs
+ * (astral letters too), characters fuzzball's processing turns into spaces, and ones whose lowercase differs in
+ * length or kind. */
+const ascii = ["a", "b", "c", "e", "s", "t", "z", "A", "T", "0", "7", " ", " ", " ", "the ", "agent ", "reads "];
+const accented = ["é", "É", "à", "ñ", "ü", "ç", "ø", "Å", "e\u0301", "ß", "İ", "ı", "Σ", "σ", "ς", "ﬁ", "\u212a"];
+const cjk = ["中", "文", "字", "日本語", "한글", "の"];
+const astral = ["😀", "👍🏽", "🚀", "👨‍👩‍👧", "𝔘", "𠀀", "\ud800", "\udc00"];
+const stripped = [".", ",", "!", "?", "-", "_", "'", "€", "©", "™", "—", "…", "・", "\u0301", "\u200b", "\u00a0"];
+const spaces = ["\t", "\n", "\r\n", "  ", "\u3000"];
+const pieceArb = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...ascii) },
+  { weight: 2, arbitrary: fc.constantFrom(...accented) },
+  { weight: 1, arbitrary: fc.constantFrom(...cjk) },
+  { weight: 1, arbitrary: fc.constantFrom(...astral) },
+  { weight: 2, arbitrary: fc.constantFrom(...stripped) },
+  { weight: 1, arbitrary: fc.constantFrom(...spaces) },
+  { weight: 1, arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }) },
+);
+const textArb = (minLength: number, maxLength: number) =>
+  fc.array(pieceArb, { minLength, maxLength }).map((pieces) => pieces.join(""));
+
+/** Strings fuzzball's processing empties (score 0 against anything). */
+const blankArb = fc.constantFrom("", " ", "   ", "\t\n", "\u00a0\u3000", "!!!", "... --", "\u200b", "😀🚀");
+
+/** Deterministic pseudo-random numbers (mulberry32) for the edits of a near-duplicate. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const editPieces = [...ascii, ...accented, ...cjk, ...astral, ...stripped];
+
+/**
+ * `text` with about `percent`% of its code units edited: swaps (near or far), insertions, deletions,
+ * replacements and now and then a block moved. Rates of 2–8% put fuzz.ratio around 85–95, where the band and the cut-off decide close to the
+ * threshold.
+ */
+function edited(text: string, percent: number, seed: number): string {
+  const next = rng(seed);
+  const units = text.split("");
+  const edits = Math.max(1, Math.round((units.length * percent) / 100));
+  for (let e = 0; e < edits && units.length > 0; e += 1) {
+    const at = Math.floor(next() * units.length);
+    const kind = next();
+    if (kind < 0.05) {
+      // A block moved further on (a paragraph repeated elsewhere): the alignment leaves the diagonal and comes back.
+      const block = units.splice(at, 1 + Math.floor(next() * (units.length / 8)));
+      units.splice(at + Math.floor(next() * (units.length - at + 1)), 0, ...block);
+    } else if (kind < 0.3) {
+      const other = next() < 0.5 ? Math.min(units.length - 1, at + 1) : Math.floor(next() * units.length);
+      [units[at], units[other]] = [units[other] as string, units[at] as string];
+    } else if (kind < 0.55) {
+      units.splice(at, 0, editPieces[Math.floor(next() * editPieces.length)] as string);
+    } else if (kind < 0.8) {
+      units.splice(at, 1);
+    } else {
+      units[at] = editPieces[Math.floor(next() * editPieces.length)] as string;
+    }
+  }
+  return units.join("");
+}
+
+const nearArb = fc
+  .tuple(textArb(10, 150), fc.integer({ min: 1, max: 12 }), fc.integer())
+  .map(([a, percent, seed]) => [a, edited(a, percent, seed)] as const);
+
+const randomPairArb = fc.oneof(
+  { weight: 4, arbitrary: fc.tuple(textArb(0, 80), textArb(0, 80)) },
+  { weight: 2, arbitrary: fc.tuple(textArb(0, 10), textArb(0, 150)) }, // very different lengths
+  { weight: 1, arbitrary: fc.tuple(blankArb, textArb(0, 40)) },
+  { weight: 1, arbitrary: fc.tuple(blankArb, blankArb) },
+  { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 100 }), fc.string({ maxLength: 100 })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.string({ unit: "binary", maxLength: 60 }), fc.string({ unit: "binary", maxLength: 60 })),
+  },
+  { weight: 2, arbitrary: textArb(0, 100).map((a) => [a, a] as const) },
+);
+
+/** Every threshold-aware answer for the pair equals the decision on fuzzball's score. */
+function checkPair(a: string, b: string, extraThreshold: number): number {
+  const expected = fuzz.ratio(a, b);
+  expect(similarityScore(a, b)).toBe(expected);
+  for (const t of [...THRESHOLDS, extraThreshold]) {
+    const passes = expected / 100 >= t;
+    expect(similarityAtLeast(a, b, t), `threshold ${t}, fuzz.ratio ${expected}`).toBe(
+      passes ? expected / 100 : undefined,
+    );
+    expect(similarityAtLeast(b, a, t)).toBe(passes ? expected / 100 : undefined);
+    expect(isSimilar(a, b, t)).toBe(passes);
+  }
+  return expected;
+}
+
+const thresholdArb = fc.oneof(
+  fc.integer({ min: 0, max: 100 }).map((s) => s / 100),
+  fc.double({ min: 0, max: 1, noNaN: true }),
+);
+
+describe("similarityAtLeast decides as fuzzball.ratio / 100 >= threshold", () => {
+  it("6,000 random pairs: ASCII, accents, CJK, emoji and lone surrogates, stripped characters, blanks, equal pairs", () => {
+    fc.assert(
+      fc.property(randomPairArb, thresholdArb, ([a, b], t) => {
+        checkPair(a, b, t);
+      }),
+      { numRuns: 6_000 },
+    );
+  });
+
+  it("4,000 near-threshold pairs: a text and a copy with 1–12% of it swapped, inserted, deleted, replaced or moved", () => {
+    let near = 0;
+    fc.assert(
+      fc.property(nearArb, thresholdArb, ([a, b], t) => {
+        const score = checkPair(a, b, t);
+        if (score >= 85 && score <= 95) near += 1;
+      }),
+      { numRuns: 4_000 },
+    );
+    // The generator does put a good share of the pairs around the default threshold.
+    expect(near).toBeGreaterThan(1_000);
+  });
+
+  it("40 long pairs (about 1.5–3 K characters: many 30-bit words and cut-off checks), near the threshold and unrelated", () => {
+    fc.assert(
+      fc.property(
+        textArb(900, 2_000),
+        fc.integer({ min: 0, max: 14 }),
+        fc.integer(),
+        textArb(900, 2_000),
+        (a, percent, seed, other) => {
+          checkPair(a, percent === 0 ? other : edited(a, percent, seed), 0.9);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("detectLoopIn with the default scorer answers as the seed's loop over fuzzball.ratio", () => {
+  const quiet = { warn: () => {} };
+
+  /** The seed's SafetyGuard.detectLoop: the first remembered output whose fuzz.ratio / 100 reaches the threshold. */
+  function seedLoop(history: readonly string[], output: string, threshold: number) {
+    if (!output) return { loop: false } as const;
+    for (const [index, previous] of history.entries()) {
+      const similarity = fuzz.ratio(output, previous) / 100;
+      if (similarity >= threshold) return { loop: true, similarity, index } as const;
+    }
+    return { loop: false } as const;
+  }
+
+  const windowArb = fc
+    .tuple(textArb(0, 150), fc.constantFrom(...THRESHOLDS), fc.integer())
+    .chain(([output, threshold, seed]) =>
+      fc
+        .array(
+          fc.oneof(
+            { weight: 3, arbitrary: fc.integer({ min: 0, max: 14 }).map((p) => edited(output, p, seed + p)) },
+            { weight: 2, arbitrary: textArb(0, 150) },
+            { weight: 1, arbitrary: blankArb },
+          ),
+          { minLength: 1, maxLength: 5 },
+        )
+        .map((history) => ({ output, threshold, history })),
+    );
+
+  it("1,500 windows of 1–5 outputs: the loop, its similarity and index, and the state after", () => {
+    fc.assert(
+      fc.property(windowArb, ({ output, threshold, history }) => {
+        const options = resolveSafetyOptions({ loopThreshold: threshold, logger: quiet });
+        const check = detectLoopIn({ ...emptyLoopState(), recentOutputs: history }, output, options);
+        const expected = seedLoop(history, output, threshold);
+        expect(check.loop).toBe(expected.loop);
+        if (expected.loop) {
+          expect(check.similarity).toBe(expected.similarity);
+          expect(check.index).toBe(expected.index);
+          expect(check.state.recentOutputs).toEqual(history);
+        } else {
+          expect(check.similarity).toBeUndefined();
+          expect(check.state.recentOutputs).toEqual(output ? [...history, output].slice(-5) : history);
+        }
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+});
