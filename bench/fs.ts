@@ -9,8 +9,8 @@
  *    stale cannot skip) and vs a fresh scan; a cached listing of one folder vs a fresh scan of that folder and vs a
  *    no-op tool call (the floor of any tool call);
  * 3. a cached `read_file` of 100 KB vs a fresh read and vs its floor (a `stat`, and the numbered lines built);
- * 4. checkpoint bytes per step after 5 MB of reads (0.4 MB with `--quick`), caching on / off / in an ordinary reducer
- *    channel (goal: on within 1.2x of off).
+ * 4. checkpoint bytes per step after 5 MB of reads (0.4 MB with `--quick`), caching on / off
+ *    (goal: on within 1.2x of off), and what the cache weighs in state (its entries; the directory tree).
  *
  * The tools are called as ToolNode calls them (with the thread's state in the runtime), so graph overhead does not
  * blur the comparison. Exits 1 only on a wrong result (a listing or a read that differs from the fresh one).
@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { AIMessage, type ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { fdir } from "fdir";
 import ignore from "ignore";
 import { z } from "zod";
@@ -30,7 +30,7 @@ import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCac
 import { viewLines } from "../src/fs/read.js";
 import { createFileTools } from "../src/fs/tools.js";
 import { DEFAULT_IGNORED } from "../src/fs/tree.js";
-import { GuardedToolNode, GuardMessagesState, GuardState } from "../src/index.js";
+import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
 import { type Figure, fmtMs, fmtRatio, median, quick, report } from "./report.js";
 
 const PACKAGES = quick ? 10 : 50;
@@ -378,15 +378,9 @@ for (let i = 0; i < BLOBS; i += 1) {
   const line = `${String(i).repeat(40)} some source text of file ${i}\n`;
   writeFileSync(join(root, `blob${i}.txt`), line.repeat(Math.ceil(BLOB_BYTES / line.length)));
 }
-const OrdinaryState = Annotation.Root({
-  ...MessagesAnnotation.spec,
-  ...GuardState.spec,
-  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[]>({
-    reducer: (s, w) => reduceFileCache(s, [w]),
-    default: emptyFileCache,
-  }),
-});
-async function checkpointBytes(kind: "on" | "off" | "ordinary"): Promise<{ ckpt: number; writes: number }> {
+async function checkpointBytes(
+  kind: "on" | "off",
+): Promise<{ ckpt: number; writes: number; tree: number; files: number }> {
   const saver = new MemorySaver();
   const node = new GuardedToolNode(
     createFileTools({
@@ -397,8 +391,7 @@ async function checkpointBytes(kind: "on" | "off" | "ordinary"): Promise<{ ckpt:
       clock: later,
     }),
   );
-  // Both states have the same channels; only fileCache's kind differs.
-  const graph = new StateGraph((kind === "ordinary" ? OrdinaryState : GuardMessagesState) as typeof GuardMessagesState)
+  const graph = new StateGraph(GuardMessagesState)
     .addNode("tools", node as never)
     .addEdge(START, "tools")
     .addEdge("tools", END)
@@ -425,12 +418,18 @@ async function checkpointBytes(kind: "on" | "off" | "ordinary"): Promise<{ ckpt:
     before = now;
   }
   const after = perStep.slice(BLOBS); // the steps after the reads
-  return { ckpt: median(after.map((s) => s.ckpt)), writes: median(after.map((s) => s.writes)) };
+  // What the cache weighs in each checkpoint: its files' entries (no contents) and the directory tree.
+  const cache = (await graph.getState({ configurable: { thread_id: "t" } })).values.fileCache;
+  return {
+    ckpt: median(after.map((s) => s.ckpt)),
+    writes: median(after.map((s) => s.writes)),
+    tree: JSON.stringify(cache.tree ?? {}).length,
+    files: JSON.stringify(cache.files).length,
+  };
 }
 const kb = (n: number) => `${(n / 1000).toFixed(0)} KB`;
 const on = await checkpointBytes("on");
 const off = await checkpointBytes("off");
-const ordinary = await checkpointBytes("ordinary");
 const readMb = `${(BLOBS * BLOB_BYTES) / 1e6} MB`;
 progress("done");
 figures.push({
@@ -461,9 +460,11 @@ for (const r of rows) console.log(line(r));
 console.log(
   `\nCheckpoint bytes per step after ${readMb} of reads (MemorySaver; median of the ${AFTER} steps that follow)\n`,
 );
-console.log(`  caching on (DeltaChannel):            checkpoint ${kb(on.ckpt)}, writes ${kb(on.writes)}`);
-console.log(`  caching off:                          checkpoint ${kb(off.ckpt)}, writes ${kb(off.writes)}`);
-console.log(`  cache in an ordinary reducer channel: checkpoint ${kb(ordinary.ckpt)}, writes ${kb(ordinary.writes)}`);
+console.log(`  caching on:  checkpoint ${kb(on.ckpt)}, writes ${kb(on.writes)}`);
+console.log(`  caching off: checkpoint ${kb(off.ckpt)}, writes ${kb(off.writes)}`);
+console.log(
+  `  the cache in state (caching on): files ${kb(on.files)} (${BLOBS} entries, no contents), directory tree ${kb(on.tree)}`,
+);
 console.log(`  on / off: ${fmtRatio(on.ckpt / off.ckpt)} (goal <= 1.2x)`);
 report(figures);
 if (wrong > 0) {

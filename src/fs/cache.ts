@@ -1,25 +1,29 @@
 /**
- * The file-content cache of the file tools, as plain state and a batch reducer. The reducer is batching-invariant
- * (`reduce(reduce(s, xs), ys)` equals `reduce(s, xs.concat(ys))`), as LangGraph's `DeltaChannel` requires: a
- * checkpoint then stores each step's writes, not the whole cache (measured: 5 MB of writes over 20 steps stores
- * 5 MB with a DeltaChannel, 95 MB with an ordinary reducer channel).
+ * The file cache of the file tools, as plain state and a batch reducer. The cache holds no file contents: per file,
+ * a digest of the content, the stat it was read with and the content's length (about 200 bytes an entry), so it
+ * lives in an ordinary reducer channel and a checkpoint stays small; a hit re-reads the file and compares its
+ * digest (issue 21: a `DeltaChannel` holding the contents made every read of the thread walk its history).
+ *
+ * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
 import type { DirNode, DirTree } from "./tree.js";
 
 /**
- * A whole file as read from disk (a partial read is never stored), with what proves it is still current.
+ * What the cache knows of a whole file as read from disk (a partial read is never cached): the digest of its
+ * content, its length and the stat it was read with. No content: a hit re-reads the file and compares the digest.
  *
  * @example
  * ```ts
  * const cached: CachedFile | undefined = state.fileCache.files["/repo/src/app.ts"];
+ * if (cached !== undefined) console.log(cached.hash, cached.chars);
  * ```
  */
 export interface CachedFile {
-  /** The whole text. */
-  content: string;
-  /** Digest of the content (catches edits that keep size and mtime). */
+  /** Digest of the whole content: a hit re-reads the file and must find the same digest. */
   hash: string;
+  /** The content's length (UTF-16 code units): what the `bytes` budget counts. */
+  chars: number;
   /** The file's modification time when it was read (ms). */
   mtimeMs: number;
   /**
@@ -69,7 +73,7 @@ export interface FileCacheStats {
 export interface FileCacheState {
   /** The cached files by absolute path, least recently used first. */
   files: Record<string, CachedFile>;
-  /** Sum of the cached contents' lengths (UTF-16 code units, what the budget counts). */
+  /** Sum of the cached files' lengths (`chars`, UTF-16 code units, what the budget counts). */
   bytes: number;
   /** The directory tree of the root, or null before the first listing (or after a full invalidation). */
   tree: DirTree | null;
@@ -87,14 +91,19 @@ export interface FileCacheState {
  */
 export type FileCacheWrite =
   | {
-      /** Cache a file (most recently used); least recently used files are evicted beyond `budget`. */
+      /**
+       * Cache a file (most recently used); least recently used files are evicted beyond `budget` characters or
+       * `maxFiles` entries.
+       */
       op: "put";
       /** The file's absolute path. */
       path: string;
       /** The cached file. */
       file: CachedFile;
-      /** The most characters the cache holds (`cacheBudget`). */
+      /** The most characters the cache stands for (`cacheBudgetChars`). */
       budget: number;
+      /** The most files the cache holds (`cacheMaxFiles`); default 2,000. */
+      maxFiles?: number | undefined;
     }
   | {
       /** Mark a cached file as used (most recently used); with `ref`, note the ToolMessage that carries it. */
@@ -107,8 +116,9 @@ export type FileCacheWrite =
       refDigest?: string | undefined;
     }
   /**
-   * A cached file verified by hash against a stat taken at `cachedAt` (ms), outside the racy window: from now on
-   * that stat is trusted (applied only while the entry still has the content `hash`).
+   * A cached file verified by hash against a stat taken at `cachedAt` (ms), outside the racy window (applied only
+   * while the entry still has the content `hash`). No longer written since every hit compares the digest; applied
+   * for threads written by earlier versions.
    */
   | {
       /** A cached file was verified by hash. */
@@ -166,6 +176,16 @@ export type FileCacheWrite =
     };
 
 /**
+ * The most files the cache holds when a `put` does not say (`cacheMaxFiles`'s default).
+ *
+ * @example
+ * ```ts
+ * createFileTools({ root: "/repo", cacheMaxFiles: DEFAULT_CACHE_MAX_FILES / 2 });
+ * ```
+ */
+export const DEFAULT_CACHE_MAX_FILES = 2000;
+
+/**
  * An empty cache.
  *
  * @example
@@ -182,16 +202,54 @@ function without(files: Record<string, CachedFile>, path: string): Record<string
   return rest;
 }
 
+/** An entry as stored by an earlier version: with its content, without `chars`. */
+type LegacyFile = Omit<CachedFile, "chars"> & { chars?: number; content?: string };
+
+/** The length an entry stands for (`chars`, or an old entry's content length). */
+function charsOf(file: LegacyFile): number {
+  return file.chars ?? file.content?.length ?? 0;
+}
+
+/** An entry without content (an old entry's content dropped, its length kept as `chars`). */
+function lean(file: LegacyFile): CachedFile {
+  if (file.content === undefined && file.chars !== undefined) return file as CachedFile;
+  const { content: _content, ...rest } = file;
+  return { ...rest, chars: charsOf(file) };
+}
+
+/** The state with every entry lean (a value written by an earlier version holds contents). */
+function normalize(state: FileCacheState): FileCacheState {
+  let legacy = false;
+  for (const file of Object.values(state.files) as LegacyFile[]) {
+    if (file.content !== undefined || file.chars === undefined) {
+      legacy = true;
+      break;
+    }
+  }
+  if (!legacy) return state;
+  const files: Record<string, CachedFile> = {};
+  let bytes = 0;
+  for (const [path, file] of Object.entries(state.files)) {
+    files[path] = lean(file as LegacyFile);
+    bytes += (files[path] as CachedFile).chars;
+  }
+  return { ...state, files, bytes };
+}
+
 function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
   switch (write.op) {
     case "put": {
       const old = state.files[write.path];
-      let files = { ...without(state.files, write.path), [write.path]: write.file };
-      let bytes = state.bytes - (old?.content.length ?? 0) + write.file.content.length;
+      const file = lean(write.file as LegacyFile);
+      let files = { ...without(state.files, write.path), [write.path]: file };
+      let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
+      let count = Object.keys(files).length;
+      const maxFiles = write.maxFiles ?? DEFAULT_CACHE_MAX_FILES;
       // Evict least recently used files beyond the budget (an evicted file is simply read again).
       for (const path of Object.keys(files)) {
-        if (bytes <= write.budget) break;
-        bytes -= (files[path] as CachedFile).content.length;
+        if (bytes <= write.budget && count <= maxFiles) break;
+        bytes -= (files[path] as CachedFile).chars;
+        count -= 1;
         files = without(files, path);
       }
       return { ...state, files, bytes };
@@ -214,7 +272,7 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
       for (const path of write.paths) {
         const old = files[path];
         if (old === undefined) continue;
-        bytes -= old.content.length;
+        bytes -= old.chars;
         files = without(files, path);
       }
       return files === state.files ? state : { ...state, files, bytes };
@@ -268,7 +326,8 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
 
 /**
  * The batch reducer of the file-cache channel: applies writes in order (a write may be one change or a list).
- * Deterministic and batching-invariant, so it can back a `DeltaChannel`.
+ * Deterministic and batching-invariant. Accepts what earlier versions wrote (entries and `put`s with contents):
+ * the contents are dropped.
  *
  * @example
  * ```ts
@@ -279,7 +338,7 @@ export function reduceFileCache(
   state: FileCacheState | undefined,
   writes: readonly (FileCacheWrite | readonly FileCacheWrite[])[],
 ): FileCacheState {
-  let current = state ?? emptyFileCache();
+  let current = state === undefined ? emptyFileCache() : normalize(state);
   for (const write of writes) {
     if (Array.isArray(write)) for (const w of write as FileCacheWrite[]) current = apply(current, w);
     else current = apply(current, write as FileCacheWrite);

@@ -26,7 +26,7 @@ import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
 export interface FileToolArtifact {
   /** The file or folder, relative to the root (`/`-separated; `.` for the root). */
   path: string;
-  /** Served without touching the file's bytes (content cache, or listing from the tree). */
+  /** Answered from the cache: a read of unchanged content (same digest), or a listing from the tree. */
   cached: boolean;
   /** The tool call whose result holds the content this answer refers to. */
   content_ref?: string;
@@ -210,8 +210,8 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     now,
     log: (line) => o.logger?.info(`[TOOL_RUNNER]${line}`),
     cacheEntry: (content, s, statAt) => ({
-      content,
       hash: digest(content),
+      chars: content.length,
       mtimeMs: s.mtimeMs,
       ctimeMs: s.ctimeMs,
       size: s.size,

@@ -1,6 +1,7 @@
 /** The options of `createFileTools`, validated by one zod schema that also fills in the defaults. */
 import { z } from "zod";
 import { parseOptions } from "../core/options.js";
+import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";
 import { DEFAULT_READ_LIMITS } from "./read.js";
 import { DEFAULT_IGNORED } from "./tree.js";
 
@@ -22,7 +23,7 @@ const optionsSchema = z
   .object({
     /** The project root: every path is confined to it. */
     root: z.string().min(1),
-    /** Keep the content cache and the directory tree in state. Default true. */
+    /** Keep the file cache (digests and stats, no contents) and the directory tree in state. Default true. */
     cache: z.boolean().default(true),
     /** Also create `execute_command` (runs `bash -c` in the root). Default false. */
     allowCommands: z.boolean().default(false),
@@ -41,11 +42,19 @@ const optionsSchema = z
      * from an ordinary file by its path). Default false.
      */
     refuseHardLinks: z.boolean().default(false),
-    /** Characters of file contents the cache keeps (least recently used evicted first). Default 50 M. */
+    /**
+     * Characters of file content the cache stands for (the sum of the cached files' lengths; least recently used
+     * evicted first). The cache holds digests, not contents. Default 50 M.
+     */
     cacheBudgetChars: z.number().int().min(0).default(50_000_000),
-    /** A file or folder modified within this many ms of being cached is verified (same-tick edits). Default 2 s. */
+    /** Files the cache holds at most (least recently used evicted first; ~200 bytes of state each). Default 2,000. */
+    cacheMaxFiles: z.number().int().min(0).default(DEFAULT_CACHE_MAX_FILES),
+    /** A folder modified within this many ms of being listed is checked again (same-tick edits). Default 2 s. */
     racyWindowMs: z.number().int().min(0).default(2000),
-    /** `"stat"` trusts a matching stat outside the racy window; `"hash"` always compares the content. */
+    /**
+     * Kept for compatibility: a cached file is always re-read on a hit and its digest compared (the cache holds no
+     * contents), whatever this says.
+     */
     verify: z.enum(["stat", "hash"]).default("stat"),
     /** Lines shown when `read_file` gets no `limit`. Default 2000. */
     defaultLineLimit: z.number().int().positive().default(DEFAULT_READ_LIMITS.defaultLineLimit),

@@ -55,7 +55,7 @@ async function save(
   const writes: FileCacheWrite[] = [];
   if (o.cache) {
     const file = kit.cacheEntry(content, written.stat, writtenAt);
-    writes.push({ op: "put", path: target.path, file, budget: o.cacheBudgetChars });
+    writes.push({ op: "put", path: target.path, file, budget: o.cacheBudgetChars, maxFiles: o.cacheMaxFiles });
     if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
       kit.log(`[DIR_CACHE] Updated directory cache for created file: ${echo(target.relative)}`);

@@ -14,23 +14,22 @@ function isCache(update: FileCacheUpdate): update is FileCacheState {
 
 /**
  * The `fileCache` reducer for createAgent: writes are applied; a whole cache (createAgent feeds each channel's own
- * value back on every invoke) replaces the current one.
+ * value back on every invoke) replaces the current one (without contents, if an earlier version stored them).
  */
 function reduce(current: FileCacheState | undefined, update: FileCacheUpdate): FileCacheState {
-  return isCache(update) ? update : reduceFileCache(current, [update]);
+  return isCache(update) ? reduceFileCache(update, []) : reduceFileCache(current, [update]);
 }
 
 /**
  * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
  * `allowCommands: true`) for langchain `createAgent`: the middleware registers the tools with the agent (do not pass
- * them in `tools` as well) and keeps their content cache and directory tree in its `fileCache` channel, per thread.
+ * them in `tools` as well) and keeps their cache (digests and stats, no contents) and directory tree in its `fileCache` channel, per thread.
  * With {@link guardMiddleware} in the same agent, a repeat read is answered from the cache (with a reference to the
  * earlier result while it is still in `messages`) rather than blocked. Options are `createFileTools`'s, validated
  * here.
  *
- * createAgent stores a middleware's state whole at every step (its `DeltaChannel`-style "changes only" channels do
- * not work there), so keep `cacheBudgetChars` in proportion to what a checkpoint may weigh; `GuardState` in a
- * createReactAgent or custom graph stores changes only.
+ * The cache holds digests and stats, not contents (about 200 bytes a file, at most `cacheMaxFiles` files), so the
+ * checkpoint stays small: the same channel as `GuardState`'s in a createReactAgent or custom graph.
  *
  * @example
  * ```ts
@@ -41,7 +40,7 @@ function reduce(current: FileCacheState | undefined, update: FileCacheUpdate): F
  * const agent = createAgent({
  *   model,
  *   tools: [],
- *   middleware: [guardMiddleware(), fileToolsMiddleware({ root: "/repo", cacheBudgetChars: 2_000_000 })],
+ *   middleware: [guardMiddleware(), fileToolsMiddleware({ root: "/repo" })],
  *   checkpointer: new MemorySaver(),
  * });
  * ```
@@ -50,7 +49,7 @@ export function fileToolsMiddleware(options: FileToolsOptions) {
   return defineMiddleware({
     name: "FileToolsMiddleware",
     stateSchema: z.object({
-      /** The file tools' content cache and directory tree, per thread. */
+      /** The file tools' cache (digests and stats, no contents) and directory tree, per thread. */
       fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduce),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,

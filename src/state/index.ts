@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { Annotation, DeltaChannel, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
@@ -39,8 +39,9 @@ export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog;
  * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
  * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
  *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
- * - `fileCache`: the file tools' content cache and directory tree, in a `DeltaChannel`: a checkpoint stores each
- *   step's changes, not the whole cache.
+ * - `fileCache`: the file tools' cache (per file a digest, a stat and a length, no contents; bounded by
+ *   `cacheMaxFiles`) and directory tree, through a reducer: a checkpoint stores it whole, and reading a thread back
+ *   decodes only its latest checkpoint.
  * - `guardLog`: the guard events of the thread (the same ones written to the custom stream), counted per kind, the
  *   last 50 kept.
  *
@@ -74,9 +75,13 @@ export const GuardState = Annotation.Root({
     reducer: (_current, update) => update,
     default: emptyLoopState,
   }),
-  /** The file tools' content cache and directory tree. */
-  fileCache: new DeltaChannel<FileCacheState, FileCacheWrite | FileCacheWrite[]>(reduceFileCache, {
-    initialValueFactory: emptyFileCache,
+  /**
+   * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
+   * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
+   */
+  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[]>({
+    reducer: (current, update) => reduceFileCache(current, [update]),
+    default: emptyFileCache,
   }),
   /** The thread's guard events, counted per kind, the last 50 kept. */
   guardLog: Annotation<GuardLog, GuardLogUpdate>({
@@ -136,9 +141,7 @@ export const guardStateSchema = z.object({
     reducer: { fn: (_current: LoopState, update: LoopState) => update, schema: z.custom<LoopState>() },
     default: emptyLoopState,
   }),
-  // zod state can only declare reducer channels: this form stores the whole cache at every step (use the
-  // Annotation form, GuardState, for checkpoints that store changes only).
-  /** The file tools' content cache and directory tree. */
+  /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
   fileCache: withLangGraph(z.custom<FileCacheState>(), {
     reducer: {
       fn: (current: FileCacheState, update: FileCacheWrite | FileCacheWrite[]) => reduceFileCache(current, [update]),

@@ -1,16 +1,11 @@
-/** Issue 5 groundwork: the file-cache reducer (DeltaChannel-ready), freshness rules, and read_file's line views. */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+/**
+ * Issue 5 groundwork: the file-cache reducer (batching-invariant), freshness rules, and read_file's line views;
+ * issue 21: the cache holds no contents (old entries and writes with contents are made lean).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  Annotation,
-  type BaseCheckpointSaver,
-  DeltaChannel,
-  END,
-  MemorySaver,
-  START,
-  StateGraph,
-} from "@langchain/langgraph";
+import { Annotation, type BaseCheckpointSaver, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,12 +18,13 @@ import {
   reduceFileCache,
 } from "../../src/fs/cache.js";
 import { looksBinary, splitLines, viewLines } from "../../src/fs/read.js";
+import { GuardState } from "../../src/state/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lgg-fscache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const file = (content: string, extra: Partial<CachedFile> = {}): CachedFile => ({
-  content,
+  chars: content.length,
   hash: `h${content.length}`,
   mtimeMs: 1000,
   size: content.length,
@@ -62,7 +58,7 @@ const writeArb: fc.Arbitrary<FileCacheWrite> = fc.oneof(
 );
 
 describe("file-cache reducer", () => {
-  it("is batching-invariant, as DeltaChannel requires", () => {
+  it("is batching-invariant", () => {
     fc.assert(
       fc.property(fc.array(writeArb, { maxLength: 25 }), fc.nat(), (writes, cut) => {
         const at = writes.length === 0 ? 0 : cut % (writes.length + 1);
@@ -71,8 +67,8 @@ describe("file-cache reducer", () => {
         const nested = reduceFileCache(emptyFileCache(), [writes.slice(0, at), ...writes.slice(at)]);
         expect(twice).toEqual(once);
         expect(nested).toEqual(once);
-        // The byte count always matches the contents, and never exceeds the last put's budget after that put.
-        expect(once.bytes).toBe(Object.values(once.files).reduce((n, f) => n + f.content.length, 0));
+        // The byte count always matches the entries' lengths.
+        expect(once.bytes).toBe(Object.values(once.files).reduce((n, f) => n + f.chars, 0));
       }),
       { numRuns: 2000 },
     );
@@ -148,28 +144,68 @@ describe("read_file views", () => {
   });
 });
 
-describe("checkpoint size with the cache in a DeltaChannel", () => {
+describe("entries without contents", () => {
+  /** A `put` as written by versions before issue 21: the entry carries the whole content and no `chars`. */
+  const legacyPut = (path: string, content: string, budget = 1_000_000): FileCacheWrite => {
+    const { chars: _chars, ...rest } = file(content);
+    return { op: "put", path, file: { ...rest, content } as unknown as CachedFile, budget };
+  };
+
+  it("drops the content of an old put and counts its length", () => {
+    const state = reduceFileCache(emptyFileCache(), [legacyPut("/a", "abc"), legacyPut("/b", "hello")]);
+    expect(state.bytes).toBe(8);
+    expect(state.files["/a"]).toEqual(file("abc"));
+    expect(JSON.stringify(state)).not.toContain("hello");
+  });
+
+  it("makes an old state value lean on its first update", () => {
+    const old = {
+      ...emptyFileCache(),
+      files: { "/a": { ...file("abc"), chars: undefined, content: "abc" } as unknown as CachedFile },
+      bytes: 3,
+    };
+    const state = reduceFileCache(old, [{ op: "count", hits: 1 }]);
+    expect(state.files["/a"]).toEqual(file("abc"));
+    expect(state.bytes).toBe(3);
+  });
+
+  it("evicts the least recently used files beyond maxFiles", () => {
+    const puts: FileCacheWrite[] = ["/a", "/b", "/c", "/d"].map((path) => ({
+      op: "put",
+      path,
+      file: file("xy"),
+      budget: 100,
+      maxFiles: 3,
+    }));
+    const state = reduceFileCache(emptyFileCache(), [
+      puts[0],
+      puts[1],
+      puts[2],
+      { op: "touch", path: "/a" },
+      puts[3],
+    ] as FileCacheWrite[]);
+    expect(Object.keys(state.files)).toEqual(["/c", "/a", "/d"]);
+    expect(state.bytes).toBe(6);
+  });
+});
+
+describe("checkpoint size with the cache in GuardState's channel", () => {
   const MB = 1_000_000;
-  /** 5 × 200 KB of file contents put over 5 steps, then 10 more steps: total bytes the saver stored. */
-  async function storedBytes(useDelta: boolean, saver: BaseCheckpointSaver, measure: () => number) {
+  /** 5 puts of 200 KB files (carrying their contents, as old writes did) over 5 steps, then 10 more steps. */
+  async function storedBytes(saver: BaseCheckpointSaver, measure: () => number) {
     const State = Annotation.Root({
       step: Annotation<number>({ reducer: (_, b) => b, default: () => 0 }),
-      cache: useDelta
-        ? new DeltaChannel<FileCacheState, FileCacheWrite>(reduceFileCache, { initialValueFactory: emptyFileCache })
-        : Annotation<FileCacheState, FileCacheWrite>({
-            reducer: (s, w) => reduceFileCache(s, [w]),
-            default: emptyFileCache,
-          }),
+      fileCache: GuardState.spec.fileCache,
     });
     const graph = new StateGraph(State)
       .addNode("read", (s: { step: number }) => ({
         step: s.step + 1,
         ...(s.step < 5
           ? {
-              cache: {
+              fileCache: {
                 op: "put",
                 path: `/f${s.step}`,
-                file: file("x".repeat(0.2 * MB)),
+                file: { ...file("x".repeat(0.2 * MB)), content: "x".repeat(0.2 * MB) } as CachedFile,
                 budget: 10 * MB,
               } as FileCacheWrite,
             }
@@ -179,8 +215,12 @@ describe("checkpoint size with the cache in a DeltaChannel", () => {
       .addConditionalEdges("read", (s: { step: number }) => (s.step < 15 ? "read" : END), ["read", END])
       .compile({ checkpointer: saver });
     await graph.invoke({ step: 0 }, { configurable: { thread_id: "t" }, recursionLimit: 50 });
-    const restored = (await graph.getState({ configurable: { thread_id: "t" } })).values as { cache: FileCacheState };
-    expect(Object.keys(restored.cache.files)).toHaveLength(5);
+    const restored = (await graph.getState({ configurable: { thread_id: "t" } })).values as {
+      fileCache: FileCacheState;
+    };
+    expect(Object.keys(restored.fileCache.files)).toHaveLength(5);
+    expect(restored.fileCache.bytes).toBe(MB); // the budget still counts characters
+    expect(JSON.stringify(restored.fileCache)).not.toContain("xxxx");
     return measure();
   }
 
@@ -193,24 +233,21 @@ describe("checkpoint size with the cache in a DeltaChannel", () => {
           : v && typeof v === "object"
             ? Object.values(v).reduce((n: number, x) => n + size(x), 0)
             : 0;
-    return size(saver.storage) + size(saver.writes);
+    return size(saver.storage);
   };
 
-  it("MemorySaver stores the contents once, not once per step", async () => {
-    const delta = new MemorySaver();
-    const plain = new MemorySaver();
-    const withDelta = await storedBytes(true, delta, memoryBytes(delta));
-    const without = await storedBytes(false, plain, memoryBytes(plain));
-    expect(withDelta).toBeLessThan(1.2 * MB); // 1 MB of contents, written once
-    expect(without).toBeGreaterThan(5 * withDelta); // every checkpoint copies the whole cache
+  it("MemorySaver: no contents in any checkpoint", async () => {
+    const saver = new MemorySaver();
+    expect(await storedBytes(saver, memoryBytes(saver))).toBeLessThan(0.1 * MB); // 16 checkpoints of < 2 KB
   });
 
-  it("SqliteSaver too, and the cache is rebuilt from the stored writes", async () => {
-    const deltaFile = join(dir, "delta.sqlite");
-    const plainFile = join(dir, "plain.sqlite");
-    const withDelta = await storedBytes(true, SqliteSaver.fromConnString(deltaFile), () => statSync(deltaFile).size);
-    const without = await storedBytes(false, SqliteSaver.fromConnString(plainFile), () => statSync(plainFile).size);
-    expect(withDelta).toBeLessThan(1.3 * MB);
-    expect(without).toBeGreaterThan(5 * withDelta);
+  it("SqliteSaver too, and the cache is restored", async () => {
+    const path = join(dir, "plain.sqlite");
+    const saver = SqliteSaver.fromConnString(path);
+    const checkpoints = await storedBytes(saver, () => {
+      const db = (saver as unknown as { db: { prepare(sql: string): { get(): { n: number } } } }).db;
+      return db.prepare("SELECT SUM(LENGTH(checkpoint) + LENGTH(metadata)) AS n FROM checkpoints").get().n;
+    });
+    expect(checkpoints).toBeLessThan(0.1 * MB);
   });
 });

@@ -478,8 +478,9 @@ describe("the file cache against the file system (model-based)", () => {
     const ms = Date.now() - started;
     console.info(`stale-model: ${JSON.stringify({ ...stats, ms, seed: SEED, racyWindowMs: RACY_MS })}`);
     expect(stats.steps).toBeGreaterThanOrEqual(10_000);
-    // The stat path is exercised, not only hash verification: a share of the hits trusted a matching stat.
-    expect(stats.trustedHits).toBeGreaterThan(stats.readHits / (RACY_MS <= 2 ? 2 : 8));
+    // Hits of entries whose stat matched outside the racy window occur (every hit also compares the content's
+    // digest since issue 21, and the `verified` op is no longer written, so fewer entries leave the window).
+    expect(stats.trustedHits).toBeGreaterThan(stats.readHits / 20);
     expect(stats.listingHits).toBeGreaterThan(100);
     expect(stats.exactRestores).toBeGreaterThan(100);
   }, 60_000);
