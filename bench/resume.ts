@@ -31,14 +31,15 @@
  * reading the cache-on one back; `--turns 60,200` takes about 4. `--quick`: 20 and 60 turns over 15 files of 20 KB,
  * in about 30 s.
  *
- *   npm run bench:resume [-- --quick] [-- --turns 60,200] [-- --savers memory,sqlite] [-- --budget 900]
+ *   npm run bench:resume [-- --quick] [-- --turns 60,200] [-- --savers memory,sqlite] [-- --budget 900] [-- --keep 20]
  */
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { RemoveMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { MemorySaver } from "@langchain/langgraph";
+import { MemorySaver, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { FileCacheState } from "../src/fs/cache.js";
@@ -60,6 +61,12 @@ const SAVERS = (option("savers") ?? "memory,sqlite").split(",") as SaverKind[];
 const BIG_FILES = Number(option("files") ?? (quick ? 15 : 50));
 const BIG_BYTES = Number(option("size") ?? (quick ? 20_000 : 100_000));
 const SMALL_FILES = 40;
+/**
+ * `--keep N`: the conversation in state is trimmed to its last N messages before every model call (a pre-model hook
+ * removing the older ones, as a chat app trims history), so that threads of 60 and 1,000 turns hold a state of the
+ * same size and differ only in their number of steps: what "reading back grows with the state, not the steps" asks.
+ */
+const KEEP = option("keep") === undefined ? undefined : Number(option("keep"));
 const FOLDERS = 10;
 /** Seconds a thread may be expected to take to build. */
 const BUDGET_S = Number(option("budget") ?? (quick ? 60 : 900));
@@ -180,11 +187,20 @@ function sqliteSaver(file: string): Opened {
 // --- One cell: build a thread, re-open it, measure ----------------------------------------------------------------
 type Script = ({ toolCalls: ScriptedToolCall[] } | string)[];
 function agent(checkpointer: BaseCheckpointSaver, mode: Mode, script: Script) {
+  const keep = KEEP;
   return createReactAgent({
     llm: new ScriptedChatModel(script),
     tools: new GuardedToolNode(createFileTools({ root, cache: mode === "on", clock: later })),
     stateSchema: GuardMessagesState,
     checkpointer,
+    ...(keep === undefined
+      ? {}
+      : {
+          preModelHook: (state: typeof GuardMessagesState.State) =>
+            state.messages.length <= keep
+              ? {}
+              : { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...state.messages.slice(-keep)] },
+        }),
   });
 }
 
@@ -224,7 +240,7 @@ async function cell(kind: SaverKind, turns: number, mode: Mode, worstAt?: number
   const file = join(dbDir, `${kind}-${turns}-${mode}.sqlite`);
   const first = kind === "memory" ? memorySaver() : sqliteSaver(file);
   const thread = `resume-${turns}-${mode}`;
-  const config = { configurable: { thread_id: thread }, recursionLimit: 2 * turns + 20 };
+  const config = { configurable: { thread_id: thread }, recursionLimit: (KEEP === undefined ? 2 : 3) * turns + 20 };
   const script: Script = Array.from({ length: turns }, (_, t) => ({ toolCalls: [call(t)] }));
   const t0 = performance.now();
   await agent(first.saver, mode, [...script, `Done after ${turns} turns.`]).invoke(
