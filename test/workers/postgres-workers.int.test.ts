@@ -395,12 +395,21 @@ describe.skipIf(skip !== undefined)(
 
         // The turns before, then the turn of the kill, on the doomed worker; it blocks in the tool after its effect.
         for (const input of INPUTS[kind].slice(0, turnOfKill)) await doomedWorker.call({ ...request, input });
+        const prior = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
         const dying = doomedWorker
           .call({ ...request, input: INPUTS[kind][turnOfKill] ?? null, blockAt: killedCall })
           .catch((e: Error) => e);
         expect(await doomedWorker.blocked()).toBe(killedCall);
-        // The last checkpoint has the killed call's AI message, unanswered.
-        const before = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
+        // The last checkpoint has the killed call's AI message, unanswered. LangGraph stores a step's checkpoint while
+        // the next step already runs (durability "async"), so the tool can block before the checkpoint with its AI
+        // message is written: wait for it (the turn's person's message and that AI message), as a kill in production
+        // would only lose that step, not more.
+        let before = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
+        for (let i = 0; i < 100 && before.messages < prior.messages + 2; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          before = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
+        }
+        expect(before.messages).toBeGreaterThanOrEqual(prior.messages + 2);
         expect(before.decisions.map((d) => d.call)).not.toContain(killedCall);
         doomedWorker.child.kill("SIGKILL");
         expect((await doomedWorker.exited)[1]).toBe("SIGKILL");
