@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { commandPaths, isReadOnlyCommand } from "./shell.js";
-import { digest, safeIdentity, toolCallSignature, withoutIgnoredArgs } from "./signature.js";
+import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
 
 /**
  * What a tool call does to the world the guards track:
@@ -353,9 +353,27 @@ export function shellCommandOf(name: string, args: unknown): string | undefined 
  * ```
  */
 export function normalizePath(path: string, root: string | undefined): string {
+  // Agents name the same few paths over and over: remembered per root (a bounded map, emptied when full).
+  let known = normalizedPaths.get(root);
+  if (known === undefined) {
+    if (normalizedPaths.size >= NORMALIZED_ROOTS) normalizedPaths.clear();
+    known = new Map();
+    normalizedPaths.set(root, known);
+  }
+  const remembered = known.get(path);
+  if (remembered !== undefined) return remembered;
   const resolved = root !== undefined ? posix.resolve(root, path) : posix.normalize(path);
-  return resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
+  const normalized = resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
+  if (known.size >= NORMALIZED_PATHS) known.clear();
+  known.set(path, normalized);
+  return normalized;
 }
+
+/** Normalized paths remembered, per root: at most this many roots … */
+const NORMALIZED_ROOTS = 16;
+/** … and this many paths per root. */
+const NORMALIZED_PATHS = 4_096;
+const normalizedPaths = new Map<string | undefined, Map<string, string>>();
 
 /**
  * The paths in a call's arguments (top-level path arguments; strings or arrays of strings), normalized.
@@ -370,12 +388,19 @@ export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, 
   const out: string[] = [];
   for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
     const value = (args as Record<string, unknown>)[key];
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) {
-      if (typeof v === "string" && v !== "" && !v.includes("\0")) out.push(normalizePath(v, root));
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      if (isPathText(value)) out.push(normalizePath(value, root));
+      continue;
     }
+    for (const v of value) if (isPathText(v)) out.push(normalizePath(v, root));
   }
   return out;
+}
+
+/** A value that can name a path: a non-empty string without NUL. */
+function isPathText(value: unknown): value is string {
+  return typeof value === "string" && value !== "" && !value.includes("\0");
 }
 
 /**
@@ -398,8 +423,8 @@ export function normalizePathArgs(
     if (!Object.hasOwn(args, key)) continue;
     const value = (args as Record<string, unknown>)[key];
     let normalized: unknown = value;
-    if (typeof value === "string" && value !== "" && !value.includes("\0")) normalized = normalizePath(value, root);
-    else if (Array.isArray(value) && value.every((v) => typeof v === "string" && v !== "" && !v.includes("\0"))) {
+    if (isPathText(value)) normalized = normalizePath(value, root);
+    else if (Array.isArray(value) && value.every(isPathText)) {
       normalized = value.map((v: string) => normalizePath(v, root));
     }
     if (normalized !== value) {
@@ -502,7 +527,7 @@ export function callIdentity(
   args: unknown,
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
 ): { key: string; effect: CallEffect } {
-  return safeIdentity(name, args, () => {
+  try {
     const effect = classifyCall(name, args, opts);
     const kept = normalizePathArgs(
       withoutIgnoredArgs(args, opts.ignoreArgs),
@@ -510,5 +535,7 @@ export function callIdentity(
       opts.root,
     );
     return { key: digest(toolCallSignature(name, kept)), effect };
-  });
+  } catch {
+    return unreadableIdentity(name, args);
+  }
 }

@@ -92,25 +92,26 @@ export function decideToolCall(
   const seq = state.repetition.nextSeq;
   const { key, effect, rule, count } = found;
   const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
-  const allow = (extra: GuardEvent[] = []): ToolCallDecision => ({
+  const allowed: ToolCallDecision = {
     call,
     allowed: true,
     rule,
-    observed: rule !== undefined,
+    observed: false,
     count,
     seq,
     key,
     effect,
-    events: [...extra, record],
-  });
-  if (rule === undefined) return allow();
+    events: [record],
+  };
+  if (rule === undefined) return allowed;
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
     block: { tool: call.name, rule, count, toolCallId: call.id, enforced },
     observedLimit: options.observedLimit,
   };
-  return enforced ? blockCall(state, call, { ...found, rule }, block, options, ctx) : allow([block]);
+  if (!enforced) return { ...allowed, observed: true, events: [block, record] };
+  return blockCall(state, call, { ...found, rule }, block, options, ctx);
 }
 
 type Found = Detection & { rule: BlockRule };

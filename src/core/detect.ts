@@ -120,6 +120,18 @@ export function identifyCall(
   });
 }
 
+const keyLookups = new WeakMap<ResolvedToolGuardOptions, (tool: string) => readonly string[] | undefined>();
+
+/** The argument names that identify a call of a tool in substance (per-tool `keys`), as a lookup made once. */
+export function substanceKeys(options: ResolvedToolGuardOptions): (tool: string) => readonly string[] | undefined {
+  let lookup = keyLookups.get(options);
+  if (lookup === undefined) {
+    lookup = (tool) => ownEntry(options.tools, tool)?.keys;
+    keyLookups.set(options, lookup);
+  }
+  return lookup;
+}
+
 const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind === "mutate";
 
 /**
@@ -222,8 +234,7 @@ function afterBlockOf(
   const esc = options.escalation;
   const escState = state.escalation ?? emptyEscalationState();
   const keys = ownEntry(options.tools, call.name)?.keys;
-  const keysOf = (name: string) => ownEntry(options.tools, name)?.keys;
-  const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, esc, keysOf);
+  const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, esc, substanceKeys(options));
   if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, esc, keys)) {
     return { rule: "near_duplicate" };
   }

@@ -115,6 +115,12 @@ function latestForeignChange(state: RepetitionState, tool: string): number {
  */
 const windowIndex = new WeakMap<readonly CallRecord[], Map<string, number[]>>();
 
+/**
+ * Windows up to this many records are scanned, not indexed: a scan of a few records costs less than keeping an
+ * index (the default window is 10). Larger windows keep the index, so a decision costs the same at any size.
+ */
+const SCANNED_WINDOW = 32;
+
 function indexOf(window: readonly CallRecord[]): Map<string, number[]> {
   let index = windowIndex.get(window);
   if (index === undefined) {
@@ -131,9 +137,25 @@ function indexOf(window: readonly CallRecord[]): Map<string, number[]> {
 
 /** Takes the cached index of `window` away from it (so it can be updated in place for a successor window). */
 function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undefined {
+  // A scanned window never gets an index (see `recordsWithKey`): nothing to look up.
+  if (window.length <= SCANNED_WINDOW) return undefined;
   const index = windowIndex.get(window);
   if (index !== undefined) windowIndex.delete(window);
   return index;
+}
+
+/** The records of the window with call key `key`, oldest first. */
+function recordsWithKey(window: readonly CallRecord[], key: string): CallRecord[] {
+  const records: CallRecord[] = [];
+  if (window.length <= SCANNED_WINDOW) {
+    for (const record of window) if (record.key === key) records.push(record);
+    return records;
+  }
+  for (const seq of indexOf(window).get(key) ?? []) {
+    const at = positionOf(window, seq);
+    if (at >= 0) records.push(window[at] as CallRecord);
+  }
+  return records;
 }
 
 /**
@@ -204,11 +226,6 @@ function positionOf(window: readonly CallRecord[], seq: number): number {
   return -1;
 }
 
-function recordAt(state: RepetitionState, seq: number): CallRecord | undefined {
-  const at = positionOf(state.window, seq);
-  return at < 0 ? undefined : state.window[at];
-}
-
 /**
  * Levels 1 and 2 for a call with key `key`, without recording anything.
  *
@@ -223,28 +240,38 @@ export function evaluateRepetition(
   key: string,
   rules: Readonly<RepetitionRules>,
 ): RepetitionVerdict {
-  const seqs = indexOf(state.window).get(key) ?? [];
-  const records = seqs.map((s) => recordAt(state, s)).filter((r): r is CallRecord => r !== undefined);
+  const records = recordsWithKey(state.window, key);
   const latest = records[records.length - 1];
-  const latestResult = [...records].reverse().find((r) => r.result)?.result;
-  const countable = records.filter(
-    (r) =>
-      (rules.countAcrossMutations === true ||
-        r.epoch === state.epoch ||
-        (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool) <= r.epoch)) &&
-      (rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest),
-  );
-  const count = countable.length + 1;
-  const results = records.filter((r) => r.result !== undefined);
-  const repeatsResult =
-    results.length >= 2 && results[results.length - 1]?.result?.digest === results[results.length - 2]?.result?.digest;
+  // The two newest results of identical calls: the count compares against the newest, a repeat of it is stuck.
+  let latestResult: RecordedResult | undefined;
+  let earlierResult: RecordedResult | undefined;
+  for (let i = records.length - 1; i >= 0 && earlierResult === undefined; i -= 1) {
+    const result = (records[i] as CallRecord).result;
+    if (result === undefined) continue;
+    if (latestResult === undefined) latestResult = result;
+    else earlierResult = result;
+  }
+  let countable = 0;
+  let previousCountable: CallRecord | undefined;
+  for (const r of records) {
+    const sameWorld =
+      rules.countAcrossMutations === true ||
+      r.epoch === state.epoch ||
+      (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool) <= r.epoch);
+    const sameResult =
+      rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest;
+    if (!sameWorld || !sameResult) continue;
+    countable += 1;
+    if (r.result) previousCountable = r;
+  }
+  const count = countable + 1;
+  const repeatsResult = earlierResult !== undefined && latestResult?.digest === earlierResult.digest;
   const last = state.window[state.window.length - 1];
   if (rules.consecutive && last !== undefined && last.key === key) {
     return { rule: "consecutive", count, previous: last, repeatsResult };
   }
-  if (countable.length >= rules.repetitionThreshold) {
-    const previous = [...countable].reverse().find((r) => r.result) ?? latest;
-    return { rule: "threshold", count, previous, repeatsResult };
+  if (countable >= rules.repetitionThreshold) {
+    return { rule: "threshold", count, previous: previousCountable ?? latest, repeatsResult };
   }
   return { count, previous: latest, repeatsResult };
 }
@@ -268,18 +295,25 @@ export function findCycle(
   letsTimePass: (tool: string) => boolean = () => false,
 ): CallRecord[] | undefined {
   const window = state.window;
+  const n = window.length;
   for (const size of [2, 3]) {
-    if (window.length < 2 * size) continue;
-    const before = window.slice(window.length - 2 * size, window.length - size);
-    const latest = window.slice(window.length - size);
-    const keys = new Set(latest.map((r) => r.key));
-    if (keys.size < 2 || !keys.has(key)) continue; // one call repeated is the other rules' case
-    if (latest.some((r) => letsTimePass(r.tool))) continue; // poll, wait, poll, wait: the world may move on
-    const same = latest.every((r, i) => {
-      const b = before[i] as CallRecord;
-      return b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
-    });
-    if (same) return latest;
+    if (n < 2 * size) continue;
+    // The latest round repeats the one before it, call by call and result by result …
+    let own = false;
+    let mixed = false;
+    let same = true;
+    for (let j = 0; j < size && same; j += 1) {
+      const r = window[n - size + j] as CallRecord;
+      const b = window[n - 2 * size + j] as CallRecord;
+      same = b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
+      if (r.key === key) own = true;
+      if (r.key !== (window[n - size] as CallRecord).key) mixed = true;
+    }
+    // … with `key` in it, two calls at least (one call repeated is the other rules' case), and no wait between polls.
+    if (!same || !own || !mixed) continue;
+    const latest = window.slice(n - size);
+    if (latest.some((r) => letsTimePass(r.tool))) continue;
+    return latest;
   }
   return undefined;
 }
@@ -366,7 +400,8 @@ export function recordResult(
   let window = state.window;
   if (at >= 0) {
     window = state.window.slice();
-    window[at] = { ...(window[at] as CallRecord), result };
+    const { seq: own, key, tool, epoch } = window[at] as CallRecord;
+    window[at] = { seq: own, key, tool, epoch, result };
     // Same keys and sequence numbers: the derived index moves to the new window as it is.
     const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
     if (index !== undefined) windowIndex.set(window, index);
@@ -505,8 +540,8 @@ export class ToolRepetitionDetector {
    */
   recordResult(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
     const key = this.key(toolName, input);
-    const seqs = indexOf(this.state.window).get(key);
-    const seq = seqs?.[seqs.length - 1];
+    const records = recordsWithKey(this.state.window, key);
+    const seq = records[records.length - 1]?.seq;
     if (seq === undefined) return;
     const text = outcome.result ?? "";
     const mutates = this.options.classify

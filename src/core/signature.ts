@@ -124,24 +124,15 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
- * Computes a call's identity with `compute`; if reading the arguments throws (a getter that throws, a revoked
- * Proxy — never JSON from a model, but possible from code), falls back to an identity that cannot throw and
- * treats the call as one that may change anything (never redundant, makes earlier reads stale). The tool then
- * fails on its own, as it would in `ToolNode`.
+ * The identity of a call whose arguments cannot be read (a getter that throws, a revoked Proxy — never JSON from a
+ * model, but possible from code): one that cannot throw, for a call treated as one that may change anything (never
+ * redundant, makes earlier reads stale). The tool then fails on its own, as it would in `ToolNode`.
  *
  * @example
  * ```ts
- * safeIdentity("t", args, () => ({ key: "k", effect: { kind: "read", paths: [] } }));
+ * unreadableIdentity("t", args).effect; // { kind: "mutate" }
  * ```
  */
-export function safeIdentity<E>(
-  name: string,
-  args: unknown,
-  compute: () => { key: string; effect: E },
-): { key: string; effect: E | { kind: "mutate" } } {
-  try {
-    return compute();
-  } catch {
-    return { key: digest(`${name}:${canonicalJson(args)}`), effect: { kind: "mutate" } };
-  }
+export function unreadableIdentity(name: string, args: unknown): { key: string; effect: { kind: "mutate" } } {
+  return { key: digest(`${name}:${canonicalJson(args)}`), effect: { kind: "mutate" } };
 }

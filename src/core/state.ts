@@ -225,79 +225,124 @@ function noteAnswer(
   },
 ): AnswerRecord[] | undefined {
   if (event.callId === undefined || event.deduped === true) return answers;
-  const next = (answers ?? []).filter((a) => a.key !== event.key);
+  const earlier = answers ?? [];
+  const at = earlier.findIndex((a) => a.key === event.key);
+  // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
+  const kept = at < 0 ? earlier : [...earlier.slice(0, at), ...earlier.slice(at + 1)];
+  const from = Math.max(0, kept.length + 1 - ANSWERS_LIMIT);
+  const next = kept.slice(from);
   next.push({ key: event.key, tool: event.tool, callId: event.callId, digest: event.result.digest });
-  return next.length > ANSWERS_LIMIT ? next.slice(next.length - ANSWERS_LIMIT) : next;
+  return next;
 }
 
-function applyEvent(state: ToolGuardState, event: GuardEvent, carryIndex: boolean): ToolGuardState {
-  switch (event.type) {
-    case "call":
-      return {
-        ...state,
-        repetition: recordCall(state.repetition, event, event.windowSize, { carryIndex }),
-        operations: invalidateOperations(state.operations, event.effect),
-        stats: { ...state.stats, allowed: state.stats.allowed + 1 },
-      };
-    case "result": {
-      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
-      return {
-        ...state,
-        repetition: recordResult(state.repetition, event.seq, event.result, mutates, { carryIndex }),
-        operations: recordOperationResult(state.operations, event, event.effect, event.result, event.limits),
-        answers: noteAnswer(state.answers, event),
-      };
+/**
+ * A state being updated by a batch of events: the state object (and its counters) is copied once, at the first
+ * event that changes it, then updated in place; the parts below it (window, operations, escalation) are replaced,
+ * never changed, so the state it started from stays as it was.
+ */
+class StateDraft {
+  private current: ToolGuardState;
+  private owned = false;
+  private statsOwned = false;
+
+  constructor(
+    base: ToolGuardState,
+    private readonly carryIndex: boolean,
+  ) {
+    this.current = base;
+  }
+
+  /** The state after the events applied so far. */
+  get state(): ToolGuardState {
+    return this.current;
+  }
+
+  private own(): ToolGuardState {
+    if (!this.owned) {
+      this.current = { ...this.current };
+      this.owned = true;
     }
-    case "block": {
-      const { block } = event;
-      const observed = [...state.observed, block];
-      const counters = block.enforced ? "blocked" : "observed";
-      return {
-        ...state,
-        observed: observed.slice(Math.max(0, observed.length - event.observedLimit)),
-        stats: {
-          ...state.stats,
-          [counters]: { ...state.stats[counters], [block.rule]: (state.stats[counters][block.rule] ?? 0) + 1 },
-        },
-      };
+    return this.current;
+  }
+
+  private stats(): GuardStats {
+    const state = this.own();
+    if (!this.statsOwned) {
+      state.stats = { ...state.stats };
+      this.statsOwned = true;
     }
-    case "reset":
-      return emptyToolGuardState();
-    case "run": {
-      if (state.run === event.run) return state; // every task of one response records the same start
-      return {
-        ...state,
-        run: event.run,
+    return state.stats;
+  }
+
+  apply(event: GuardEvent): void {
+    const carryIndex = this.carryIndex;
+    const before = this.current;
+    switch (event.type) {
+      case "call": {
+        const state = this.own();
+        state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex });
+        state.operations = invalidateOperations(before.operations, event.effect);
+        this.stats().allowed += 1;
+        return;
+      }
+      case "result": {
+        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+        const state = this.own();
+        state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex });
+        state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
+        state.answers = noteAnswer(before.answers, event);
+        return;
+      }
+      case "block": {
+        const { block } = event;
+        const observed = [...before.observed, block];
+        const counters = block.enforced ? "blocked" : "observed";
+        const state = this.own();
+        state.observed = observed.slice(Math.max(0, observed.length - event.observedLimit));
+        const stats = this.stats();
+        stats[counters] = { ...stats[counters], [block.rule]: (stats[counters][block.rule] ?? 0) + 1 };
+        return;
+      }
+      case "reset":
+        this.current = emptyToolGuardState();
+        this.owned = true;
+        this.statsOwned = true;
+        return;
+      case "run": {
+        if (before.run === event.run) return; // every task of one response records the same start
+        const state = this.own();
+        state.run = event.run;
         // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
-        repetition: { ...state.repetition, window: [] },
-        operations: event.keep.operations ? state.operations : emptyOperationsState(),
+        state.repetition = { ...before.repetition, window: [] };
+        state.operations = event.keep.operations ? before.operations : emptyOperationsState();
         // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
-        escalation: event.keep.strikes ? (state.escalation ?? emptyEscalationState()) : emptyEscalationState(),
-      };
-    }
-    case "external": {
-      // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
-      const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
-      if (!mutates) return state;
-      // Repeating a call after someone else changed the world is a new question: the window starts again.
-      return {
-        ...state,
-        operations: invalidateOperations(state.operations, event.effect),
-        repetition: {
-          ...state.repetition,
-          epoch: state.repetition.epoch + 1,
+        state.escalation = event.keep.strikes ? (before.escalation ?? emptyEscalationState()) : emptyEscalationState();
+        return;
+      }
+      case "external": {
+        // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
+        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+        if (!mutates) return;
+        // Repeating a call after someone else changed the world is a new question: the window starts again.
+        const state = this.own();
+        state.operations = invalidateOperations(before.operations, event.effect);
+        state.repetition = {
+          ...before.repetition,
+          epoch: before.repetition.epoch + 1,
           window: [],
-          changes: noteChange(state.repetition.changes, "\u0000external", state.repetition.epoch + 1),
-        },
-      };
-    }
-    default: {
-      // Escalation events (states saved before escalation existed have no `escalation`).
-      const before = state.escalation ?? emptyEscalationState();
-      const escalation = reduceEscalation(before, event);
-      if (escalation === before) return state;
-      const reminded = event.type === "remind" ? (state.stats.reminded ?? 0) + 1 : (state.stats.reminded ?? 0);
-      return { ...state, escalation, stats: { ...state.stats, reminded } };
+          changes: noteChange(before.repetition.changes, "\u0000external", before.repetition.epoch + 1),
+        };
+        return;
+      }
+      default: {
+        // Escalation events (states saved before escalation existed have no `escalation`).
+        const previous = before.escalation ?? emptyEscalationState();
+        const escalation = reduceEscalation(previous, event);
+        if (escalation === previous) return;
+        this.own().escalation = escalation;
+        const stats = this.stats();
+        stats.reminded = event.type === "remind" ? (stats.reminded ?? 0) + 1 : (stats.reminded ?? 0);
+      }
     }
   }
 }
@@ -326,11 +371,10 @@ export function applyEvents(
   update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
   carryIndex: boolean,
 ): ToolGuardState {
-  let current = state ?? emptyToolGuardState();
+  const current = state ?? emptyToolGuardState();
   if (update === undefined || update === null) return current;
   if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
-  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) {
-    current = applyEvent(current, event, carryIndex);
-  }
-  return current;
+  const draft = new StateDraft(current, carryIndex);
+  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) draft.apply(event);
+  return draft.state;
 }

@@ -3,9 +3,9 @@
  * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
-import { type CallEffect, ownEntry } from "./classify.js";
+import type { CallEffect } from "./classify.js";
 import { decideToolCall, type ToolCallDecision } from "./decide.js";
-import type { DecideContext, ToolCallInput } from "./detect.js";
+import { type DecideContext, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, responseAcknowledges } from "./escalation.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { resultDigest } from "./repetition.js";
@@ -43,8 +43,7 @@ export function planToolCalls(
   let turnCtx = ctx;
   if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
     const escState = state.escalation ?? emptyEscalationState();
-    const keysOf = (name: string) => ownEntry(options.tools, name)?.keys;
-    const acknowledged = responseAcknowledges(escState, ctx.response, options.escalation, keysOf);
+    const acknowledged = responseAcknowledges(escState, ctx.response, options.escalation, substanceKeys(options));
     turnCtx = { ...ctx, acknowledged };
     if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
   }

@@ -135,14 +135,15 @@ export function dedupe(
   const outcome = outcomeOf(output, callId);
   if (state === undefined || isCommand(output) || typeof output.content !== "string")
     return { answer: output, outcome };
-  const present = (id: string, digest: string) =>
+  // Whether the earlier answer is still in the conversation, unchanged.
+  const note = unchangedNote(state, { ...call, id: callId }, outcome, options, (id, digest) =>
     messages.some(
       (m) =>
         ToolMessage.isInstance(m) &&
         m.tool_call_id === id &&
         resultDigest(m.status !== "error", resultText(m.content)) === digest,
-    );
-  const note = unchangedNote(state, { ...call, id: callId }, outcome, options, present);
+    ),
+  );
   if (note === undefined) return { answer: output, outcome };
   const answer = new ToolMessage({
     content: note,

@@ -65,6 +65,7 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
       break;
     }
   }
+  if (from === messages.length) return calls.slice(); // nothing after the message: no call answered yet
   const answered = new Set<string>();
   for (let i = from; i < messages.length; i += 1) {
     const m = messages[i];
@@ -90,11 +91,13 @@ export function turnInput(
   messages: readonly BaseMessage[] = [],
 ): TurnInput {
   const siblings = message?.tool_calls ?? [];
+  const inputs = calls.map(toInput);
+  const sameCalls = calls.length === siblings.length && calls.every((c, i) => c === siblings[i]);
   return {
     id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
     text: message === undefined ? "" : messageText(message),
-    calls: calls.map(toInput),
-    siblings: siblings.map(toInput),
+    calls: inputs,
+    siblings: sameCalls ? inputs : siblings.map(toInput),
     run: runMarker(messages),
   };
 }
@@ -109,12 +112,37 @@ export function turnInput(
  * ```
  */
 export function runMarker(messages: readonly BaseMessage[]): string | undefined {
+  // A conversation grows at its end: the person's message found for each AI message read on the way is remembered,
+  // so the next turn's scan stops at the previous turn's AI message instead of reading the whole run again. A
+  // remembered message is used only where it still is (the list trimmed or another thread's list: scanned again).
+  const passed: BaseMessage[] = [];
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const m = messages[i] as BaseMessage;
-    if (isPersonMessage(m)) return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
+    if (isPersonMessage(m)) {
+      const found: PersonAt = { message: m, index: i, marker: m.id ?? `${i}:${digest(canonicalJson(m.content))}` };
+      for (const ai of passed) personBefore.set(ai, found);
+      return found.marker;
+    }
+    if (m.getType() !== "ai") continue;
+    const known = personBefore.get(m);
+    if (known !== undefined && known.index < i && messages[known.index] === known.message) {
+      for (const ai of passed) personBefore.set(ai, known);
+      return known.marker;
+    }
+    passed.push(m);
   }
   return undefined;
 }
+
+/** A person's message, where it is in the conversation, and the run marker it gives. */
+interface PersonAt {
+  message: BaseMessage;
+  index: number;
+  marker: string;
+}
+
+/** The person's message before each AI message already read (see {@link runMarker}). */
+const personBefore = new WeakMap<BaseMessage, PersonAt>();
 
 /**
  * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts

@@ -149,6 +149,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * which fails on `undefined`, `null`, throwing getters…). Everything else is read through to the node itself.
    */
   private readonly rawErrors: this = Object.create(this, { handleToolErrors: { value: false } });
+  private knownNames: { tools: readonly unknown[]; names: string[] } | undefined;
 
   constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
@@ -239,17 +240,16 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * value has a message, else one that names the tool and shows the value. Interrupts pass through; with
    * `handleToolErrors: false` everything does.
    */
-  private async runUnguarded(
+  private runUnguarded(
     call: ToolCall,
     config: LangGraphRunnableConfig,
     state: unknown,
   ): Promise<ToolMessage | Command> {
-    try {
-      return await super.runTool.call(this.rawErrors, call, config, state);
-    } catch (error) {
+    // A promise chain, not an async function: one step less between the tool and the node on every call.
+    return super.runTool.call(this.rawErrors, call, config, state).catch((error: unknown) => {
       if (!this.handleToolErrors || passesThrough(error)) throw error;
       return toolErrorAnswer(call, error);
-    }
+    });
   }
 
   /** The calls this invocation answers, the calls planned with them, and where the former are in the latter. */
@@ -269,7 +269,17 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return {
       disabled: config.configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
-      toolNames: this.tools.map((t) => t.name),
+      toolNames: this.toolNames(),
     };
+  }
+
+  /** The tools' names, read again only when `tools` was replaced or changed in length. */
+  private toolNames(): string[] {
+    const known = this.knownNames;
+    if (known !== undefined && known.tools === this.tools && known.names.length === this.tools.length)
+      return known.names;
+    const names = this.tools.map((t) => t.name);
+    this.knownNames = { tools: this.tools, names };
+    return names;
   }
 }
