@@ -223,16 +223,61 @@ function noteAnswer(
     deduped?: boolean | undefined;
     result: RecordedResult;
   },
+  carryIndex: boolean,
 ): AnswerRecord[] | undefined {
   if (event.callId === undefined || event.deduped === true) return answers;
   const earlier = answers ?? [];
-  const at = earlier.findIndex((a) => a.key === event.key);
+  const index = carryIndex ? takeAnswerIndex(earlier) : undefined;
+  const known = index !== undefined ? index.get(event.key) : earlier.find((a) => a.key === event.key);
   // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
-  const kept = at < 0 ? earlier : [...earlier.slice(0, at), ...earlier.slice(at + 1)];
+  const kept = known === undefined ? earlier : earlier.filter((a) => a !== known);
   const from = Math.max(0, kept.length + 1 - ANSWERS_LIMIT);
   const next = kept.slice(from);
-  next.push({ key: event.key, tool: event.tool, callId: event.callId, digest: event.result.digest });
+  const record: AnswerRecord = { key: event.key, tool: event.tool, callId: event.callId, digest: event.result.digest };
+  next.push(record);
+  if (index !== undefined) {
+    if (known !== undefined) index.delete(known.key);
+    for (let i = 0; i < from; i += 1) index.delete((kept[i] as AnswerRecord).key);
+    index.set(record.key, record);
+    answerIndexes.set(next, index);
+  }
   return next;
+}
+
+/**
+ * Derived index of an answers list: the record of each call key. Cached per list; the channel reducer hands it from
+ * one list to the next (see `noteAnswer`), a list without one builds it once. It never changes a decision, only its
+ * cost: a lookup reads one record instead of every record of the list.
+ */
+const answerIndexes = new WeakMap<readonly AnswerRecord[], Map<string, AnswerRecord>>();
+
+function answerIndex(answers: readonly AnswerRecord[]): Map<string, AnswerRecord> {
+  let index = answerIndexes.get(answers);
+  if (index === undefined) {
+    index = new Map();
+    for (const record of answers) index.set(record.key, record);
+    answerIndexes.set(answers, index);
+  }
+  return index;
+}
+
+/** Takes the index of `answers` away from it (so it can be updated in place for the next list). */
+function takeAnswerIndex(answers: readonly AnswerRecord[]): Map<string, AnswerRecord> {
+  const index = answerIndex(answers);
+  answerIndexes.delete(answers);
+  return index;
+}
+
+/**
+ * The latest full answer of an identical earlier call (by call key), if one is kept.
+ *
+ * @example
+ * ```ts
+ * answerFor(state, decision.key)?.callId; // "call_2": the ToolMessage that holds the result
+ * ```
+ */
+export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
+  return state.answers === undefined ? undefined : answerIndex(state.answers).get(key);
 }
 
 /**
@@ -290,7 +335,7 @@ class StateDraft {
         const state = this.own();
         state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex });
         state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
-        state.answers = noteAnswer(before.answers, event);
+        state.answers = noteAnswer(before.answers, event, carryIndex);
         return;
       }
       case "block": {
@@ -374,7 +419,9 @@ export function applyEvents(
   const current = state ?? emptyToolGuardState();
   if (update === undefined || update === null) return current;
   if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
+  const events = (Array.isArray(update) ? update : [update]) as GuardEvent[];
+  if (events.length === 0) return current;
   const draft = new StateDraft(current, carryIndex);
-  for (const event of (Array.isArray(update) ? update : [update]) as GuardEvent[]) draft.apply(event);
+  for (const event of events) draft.apply(event);
   return draft.state;
 }

@@ -207,6 +207,7 @@ export function guardStreamEvent(
 
 /** The event of one decision, or none (a call that ran and repeats nothing). */
 function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
+  if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell
   const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
   if (!d.allowed) {
     const escalation = d.escalation ? { level: d.escalation, strikes: d.strikes } : {};
@@ -229,7 +230,12 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
  * ```
  */
 export function turnStreamEvents(decisions: readonly ToolCallDecision[]): GuardStreamEvent[] {
-  return decisions.map(decisionEvent).filter((e): e is GuardStreamEvent => e !== undefined);
+  const events: GuardStreamEvent[] = [];
+  for (const decision of decisions) {
+    const event = decisionEvent(decision);
+    if (event !== undefined) events.push(event);
+  }
+  return events;
 }
 
 /**

@@ -6,11 +6,11 @@
 import type { CallEffect } from "./classify.js";
 import { decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, substanceKeys, type ToolCallInput } from "./detect.js";
-import { emptyEscalationState, responseAcknowledges } from "./escalation.js";
+import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { resultDigest } from "./repetition.js";
 import { truncate } from "./signature.js";
-import { applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
@@ -43,18 +43,33 @@ export function planToolCalls(
   let turnCtx = ctx;
   if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
     const escState = state.escalation ?? emptyEscalationState();
-    const acknowledged = responseAcknowledges(escState, ctx.response, options.escalation, substanceKeys(options));
+    // Nothing owed: every response acknowledges (what responseAcknowledges says, without reading the response).
+    const acknowledged =
+      !escState.pending || responseAcknowledges(escState, ctx.response, options.escalation, substanceKeys(options));
     turnCtx = { ...ctx, acknowledged };
     if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
   }
   let current = applyEvents(state, events, false);
   const decisions: ToolCallDecision[] = [];
   for (const call of calls) {
+    // Each call is decided from the state after the calls before it (their events applied now, not sooner).
+    const previous = decisions[decisions.length - 1];
+    if (previous !== undefined) current = applyEvents(current, previous.events, false);
     const decision = decideToolCall(current, call, options, turnCtx);
-    current = applyEvents(current, decision.events, false);
     decisions.push(decision);
   }
-  return { decisions, turnEvents: events, state: current };
+  // The state after the last call's events is computed when read (the tool node and the middleware never need it).
+  const last = decisions[decisions.length - 1];
+  const before = current;
+  let after: ToolGuardState | undefined;
+  return {
+    decisions,
+    turnEvents: events,
+    get state(): ToolGuardState {
+      after ??= last === undefined ? before : applyEvents(before, last.events, false);
+      return after;
+    },
+  };
 }
 
 /**
@@ -139,22 +154,37 @@ export function planTurn(
   ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
 ): TurnPlan {
   const siblings = turn.siblings ?? turn.calls;
-  const response = { id: turn.id, text: turn.text, calls: siblings.map((c) => ({ tool: c.name, args: c.args })) };
+  // The response's calls are read only when a block is owed an acknowledgment: listed then.
+  let calls: ResponseInput["calls"] | undefined;
+  const response: ResponseInput = {
+    id: turn.id,
+    text: turn.text,
+    get calls() {
+      calls ??= siblings.map((c) => ({ tool: c.name, args: c.args }));
+      return calls;
+    },
+  };
   const started = runEvents(state, turn.run, options);
   const afterStart = applyEvents(state, started, false);
   const inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
-  const planned = { ...inRun, turnEvents: [...started, ...inRun.turnEvents] };
+  const planned: TurnPlan = {
+    decisions: inRun.decisions,
+    turnEvents: started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents],
+    get state() {
+      return inRun.state;
+    },
+  };
   const top = topEscalation(planned.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return planned;
   const blocks = planned.decisions.filter((d) => !d.allowed).flatMap((d) => d.events);
-  const stop: TurnStop = {
+  planned.stop = {
     level: level >= 4 ? 4 : 3,
     decision: top,
     strikes: top.strikes ?? level,
     events: [...planned.turnEvents, ...blocks],
   };
-  return { ...planned, stop };
+  return planned;
 }
 
 /**
@@ -236,9 +266,11 @@ export function commitTurn(
  * ```
  */
 export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
-  return decisions
-    .filter((d) => !d.allowed && !d.reminder)
-    .reduce<ToolCallDecision | undefined>((a, d) => ((d.escalation ?? 0) > (a?.escalation ?? 0) ? d : a), undefined);
+  let top: ToolCallDecision | undefined;
+  for (const d of decisions) {
+    if (!d.allowed && !d.reminder && (d.escalation ?? 0) > (top?.escalation ?? 0)) top = d;
+  }
+  return top;
 }
 
 /**
@@ -328,7 +360,7 @@ export function unchangedNote(
   present: (callId: string, digest: string) => boolean,
 ): string | undefined {
   if (!options.dedupeResults) return undefined;
-  const earlier = state.answers?.find((a) => a.key === call.key);
+  const earlier = answerFor(state, call.key);
   if (earlier === undefined || earlier.callId === call.id) return undefined;
   const digest = resultDigest(outcome.ok, outcome.text);
   if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;

@@ -76,6 +76,8 @@ interface Invocation {
   messages: BaseMessage[];
   /** The guard events of the invocation (its decisions', then each dedupe's as the calls return). */
   log: GuardStreamEvent[];
+  /** The guards' state before the response. */
+  state: ToolGuardState;
 }
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
@@ -198,8 +200,14 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const stop = plan.turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
     const log = emitGuardEvents(config, turnStreamEvents(plan.decisions), this.guardOptions.events);
-    const messages = (input as { messages?: unknown }).messages;
-    const invocation: Invocation = { plan, outcomes: [], messages: Array.isArray(messages) ? messages : [], log };
+    const { messages, toolGuard } = input as StateInput;
+    const invocation: Invocation = {
+      plan,
+      outcomes: [],
+      messages: Array.isArray(messages) ? messages : [],
+      log,
+      state: toolGuard as ToolGuardState,
+    };
     this.invocations.set(config, invocation);
     let output: unknown;
     try {
@@ -214,7 +222,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   }
 
   /** A blocked call is answered with its feedback; an allowed one runs as in `ToolNode` and its outcome is kept. */
-  protected override async runTool(
+  protected override runTool(
     call: ToolCall,
     config: LangGraphRunnableConfig,
     state: unknown,
@@ -223,15 +231,19 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const at = invocation?.plan.calls.findIndex((c) => c === call || (c.id !== undefined && c.id === call.id)) ?? -1;
     if (invocation === undefined || at < 0) return this.runUnguarded(call, config, state);
     const decision = invocation.plan.decisions[at] as ToolCallDecision;
-    if (!decision.allowed)
-      return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
-    const output = await this.runUnguarded(call, config, state);
-    const { plan, messages } = invocation;
-    const own = { key: decision.key, tool: call.name };
-    const { answer, outcome, event } = dedupe(plan.turn.state, own, output, call.id, messages, this.guardOptions);
-    invocation.outcomes[plan.indices[at] as number] = outcome;
-    if (event !== undefined) invocation.log.push(...emitGuardEvents(config, [event], this.guardOptions.events));
-    return answer;
+    if (!decision.allowed) {
+      return Promise.resolve(guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision)));
+    }
+    // A promise chain, not an async function: no step between the tool and the node beyond ToolNode's own.
+    return this.runUnguarded(call, config, state).then((output) => {
+      const { plan, messages } = invocation;
+      const own = { key: decision.key, tool: call.name };
+      // The answers kept are those of the state before the response (planning changes none).
+      const { answer, outcome, event } = dedupe(invocation.state, own, output, call.id, messages, this.guardOptions);
+      invocation.outcomes[plan.indices[at] as number] = outcome;
+      if (event !== undefined) invocation.log.push(...emitGuardEvents(config, [event], this.guardOptions.events));
+      return answer;
+    });
   }
 
   /**
@@ -245,8 +257,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     config: LangGraphRunnableConfig,
     state: unknown,
   ): Promise<ToolMessage | Command> {
-    // A promise chain, not an async function: one step less between the tool and the node on every call.
-    return super.runTool.call(this.rawErrors, call, config, state).catch((error: unknown) => {
+    return super.runTool.call(this.rawErrors, call, config, state).then(undefined, (error: unknown) => {
       if (!this.handleToolErrors || passesThrough(error)) throw error;
       return toolErrorAnswer(call, error);
     });

@@ -1,6 +1,7 @@
 /**
- * The call index behind level 2 is derived from the window and carried from state to state by the reducer. It must
- * never change a decision: deciding on a state with a carried index equals deciding on its JSON copy (no index).
+ * The call index behind level 2 is derived from the window and carried from state to state by the reducer (windows
+ * of more than 32 calls; smaller ones are scanned), and so is the index of the answers kept for result dedupe. They
+ * must never change a decision: deciding on a state with carried indexes equals deciding on its JSON copy (none).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import {
   planToolCalls,
   reduceToolGuard,
   resolveToolGuardOptions,
+  unchangedNote,
 } from "../../src/core/index.js";
 import type { ToolGuardState } from "../../src/index.js";
 
@@ -28,8 +30,9 @@ describe("derived call index", () => {
   it("decides exactly as a rebuilt index after any sequence of steps", () => {
     fc.assert(
       fc.property(
-        fc.array(stepArb, { minLength: 1, maxLength: 30 }),
-        fc.integer({ min: 1, max: 6 }),
+        fc.array(stepArb, { minLength: 1, maxLength: 45 }),
+        // Small windows are scanned; from 33 calls on, the index is used.
+        fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 33, max: 40 })),
         fc.integer({ min: 1, max: 4 }),
         fc.boolean(),
         (steps, windowSize, repetitionThreshold, countChangedResults) => {
@@ -58,6 +61,46 @@ describe("derived call index", () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it("the answers kept for result dedupe: the same note as without the index, the newest 50, one per call", () => {
+    const options = resolveToolGuardOptions();
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            path: fc.integer({ min: 0, max: 90 }),
+            text: fc.constantFrom("same", "other"),
+            deduped: fc.constantFrom(false, false, false, true),
+          }),
+          { minLength: 120, maxLength: 200 },
+        ),
+        (steps) => {
+          let state: ToolGuardState = emptyToolGuardState();
+          const newest = new Map<string, string>(); // key -> callId of its newest full answer
+          steps.forEach((step, i) => {
+            const call = { name: "read_file", args: { path: `f${step.path}` }, id: `c${i}` };
+            const [decision] = planToolCalls(state, [call], resolveToolGuardOptions({ redundancy: false })).decisions;
+            if (decision === undefined || decision.seq === undefined) return;
+            const outcome = { ok: true, text: `${step.text} ${"x".repeat(200)}`, deduped: step.deduped };
+            const plain = JSON.parse(JSON.stringify(state)) as ToolGuardState;
+            const note = (s: ToolGuardState) =>
+              unchangedNote(s, { key: decision.key, tool: "read_file", id: call.id }, outcome, options, () => true);
+            expect(note(state)).toEqual(note(plain));
+            const events = [...decision.events, ...outcomeEvents(decision, outcome, options)];
+            state = reduceToolGuard(state, events);
+            expect(JSON.parse(JSON.stringify(state))).toEqual(reduceToolGuard(plain, events));
+            if (!step.deduped) {
+              newest.delete(decision.key);
+              newest.set(decision.key, call.id);
+            }
+            const answers = state.answers ?? [];
+            expect(answers.map((a) => [a.key, a.callId])).toEqual([...newest].slice(-50));
+          });
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });

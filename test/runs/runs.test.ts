@@ -198,6 +198,31 @@ describe("run boundary: a new person's message starts a new run", () => {
     expect(runMarker([summary, new AIMessage("ok")])).toBeUndefined();
   });
 
+  it("the marker is remembered per AI message, and used only where the person's message still is", () => {
+    const h1 = new HumanMessage({ id: "h1", content: "First" });
+    const h2 = new HumanMessage({ id: "h2", content: "Second" });
+    const turns = Array.from({ length: 5 }, (_, i) => [
+      new AIMessage(`step ${i}`),
+      new ToolMessage({ content: "ok", tool_call_id: `c${i}` }),
+    ]).flat();
+    // A conversation growing at its end: every turn gives the same marker as a scan of the whole list.
+    const grown: BaseMessage[] = [h1];
+    for (const m of turns) {
+      grown.push(m);
+      expect(runMarker(grown)).toBe("h1");
+    }
+    grown.push(h2, new AIMessage("next"));
+    expect(runMarker(grown)).toBe("h2");
+    // The same AI message objects in another list (another thread, or the list trimmed): not the remembered one.
+    expect(runMarker([h2, ...turns])).toBe("h2");
+    expect(runMarker(turns)).toBeUndefined();
+    expect(runMarker([new HumanMessage({ id: "h0", content: "Zeroth" }), h1, ...turns])).toBe("h1");
+    // A message without an id is marked by its position and content, as before.
+    const anonymous = new HumanMessage("No id");
+    expect(runMarker([anonymous, ...turns])).toMatch(/^0:[0-9a-f]{32}$/);
+    expect(runMarker([h1, anonymous, ...turns])).toMatch(/^1:[0-9a-f]{32}$/);
+  });
+
   it("replay: a recorded run with several user messages repeats one read per message: nothing blocked", () => {
     const steps: ReplayRun["steps"] = [];
     for (let i = 0; i < 11; i += 1) {
