@@ -32,7 +32,7 @@ import { fmtMs, median, quick, report } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
 const WARMUP_RUNS = quick ? 1 : 3;
-const MEASURED_RUNS = quick ? 3 : 15;
+const MEASURED_RUNS = quick ? 3 : 30;
 const AGENT_GOAL = 1.05;
 const FINAL_ANSWER = `All ${TURNS} steps are done.`;
 

@@ -15,24 +15,13 @@ import * as fuzz from "fuzzball";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
 import { similarityScore, similarityUpperBound } from "../src/core/similarity.js";
 import type { LoopState } from "../src/index.js";
+import { rng } from "../test/support/random.js";
 import { type Figure, fmtMs, fmtRatio, median, quick, report } from "./report.js";
 
 const WORDS = (
   "the agent reads the file and then writes a patch for the failing test while checking the logs of the " +
   "service before it retries the request with a new token and reports the result to the user in a short summary"
 ).split(" ");
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same texts. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function prose(bytes: number, seed: number): string {
   const next = rng(seed);

@@ -35,7 +35,7 @@ export function planToolCalls(
   decisions: ToolCallDecision[];
   /** The events of the response as a whole (its acknowledgment of an earlier block). */
   turnEvents: GuardEvent[];
-  /** The state after the response's events and every decision's events. */
+  /** The state after the response's events and every decision's events; computed when first read. */
   state: ToolGuardState;
 } {
   const events: GuardEvent[] = [];
@@ -131,7 +131,7 @@ export interface TurnPlan {
   decisions: ToolCallDecision[];
   /** Events of the response as a whole (its acknowledgment of an earlier block). */
   turnEvents: GuardEvent[];
-  /** The state after the decisions (outcomes not yet recorded). */
+  /** The state after the decisions (outcomes not yet recorded); computed when first read. */
   state: ToolGuardState;
   /** Set when the response reaches escalation level 3 or 4. */
   stop?: TurnStop | undefined;

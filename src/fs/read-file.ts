@@ -33,8 +33,8 @@ let recentChars = 0;
 const MEMO_TEXTS = 64;
 const MEMO_CHARS = 8_000_000;
 
-/** {@link digest}, remembered for long texts (see {@link recentDigests}). */
-function digestOf(text: string): string {
+/** {@link digest}, remembered for long texts (see {@link recentDigests}). Module export for `bench/fs.ts`. */
+export function digestOf(text: string): string {
   if (text.length < 2048) return digest(text);
   const known = recentDigests.get(text);
   if (known !== undefined) return known;

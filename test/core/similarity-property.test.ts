@@ -10,6 +10,7 @@ import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../../src/core/index.js";
 import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/similarity.js";
+import { rng } from "../support/random.js";
 
 /** The thresholds checked for every pair: the usual ones, the ends, and one between two scores. */
 const THRESHOLDS = [0, 0.5, 0.8, 0.85, 0.9, 0.95, 1, 0.895];
@@ -37,18 +38,6 @@ const textArb = (minLength: number, maxLength: number) =>
 
 /** Strings fuzzball's processing empties (score 0 against anything). */
 const blankArb = fc.constantFrom("", " ", "   ", "\t\n", "\u00a0\u3000", "!!!", "... --", "\u200b", "😀🚀");
-
-/** Deterministic pseudo-random numbers (mulberry32) for the edits of a near-duplicate. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const editPieces = [...ascii, ...accented, ...cjk, ...astral, ...stripped];
 
