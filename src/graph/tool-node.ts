@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
-import type { Command, LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { ToolCallDecision } from "../core/decide.js";
 import type { DecideContext } from "../core/detect.js";
@@ -88,6 +88,35 @@ export function readOnlyHintOf(tool: unknown): boolean | undefined {
   if (typeof direct === "boolean") return direct;
   const annotations = metadata.annotations as Record<string, unknown> | undefined;
   return typeof annotations?.readOnlyHint === "boolean" ? annotations.readOnlyHint : undefined;
+}
+
+/**
+ * The node's update from its calls' outputs, as `ToolNode.run` makes it for a state input: the ToolMessages under
+ * `messages`; with Commands among them, a list of updates and Commands, the parent-graph Commands that only send
+ * merged into one. The node runs the calls itself (the pending calls it planned) rather than through `ToolNode.run`,
+ * which reads every message of the thread to find them, three times a turn.
+ */
+function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
+  if (!outputs.some(isCommand)) return { messages: outputs };
+  const combined: unknown[] = [];
+  let parent: Command | undefined;
+  for (const output of outputs) {
+    if (!isCommand(output)) {
+      combined.push({ messages: [output] });
+      continue;
+    }
+    const goto = output.goto;
+    const sendsOnly = Array.isArray(goto) && goto.every((send) => send instanceof Send);
+    if (output.graph !== Command.PARENT || !sendsOnly) {
+      combined.push(output);
+    } else if (parent !== undefined) {
+      (parent.goto as Send[]).push(...(goto as Send[]));
+    } else {
+      parent = new Command({ graph: Command.PARENT, goto });
+    }
+  }
+  if (parent !== undefined) combined.push(parent);
+  return combined;
 }
 
 /**
@@ -192,8 +221,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   }
 
   /**
-   * Plans the response, then lets `ToolNode` run it: {@link GuardedToolNode.runTool} answers blocked calls and
-   * records what the others return; the guard's events are added to ToolNode's output.
+   * Plans the response, then runs its pending calls as `ToolNode` does (a createReactAgent v2 task through
+   * `ToolNode.run` itself): {@link GuardedToolNode.runTool} answers blocked calls and records what the others return;
+   * the guard's events are added to the update.
    */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const plan = this.planCalls(input, config);
@@ -211,7 +241,10 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     this.invocations.set(config, invocation);
     let output: unknown;
     try {
-      output = await super.run(input, config);
+      output =
+        (input as StateInput).lg_tool_call !== undefined
+          ? await super.run(input, config)
+          : combineOutputs(await Promise.all(plan.calls.map((call) => this.runTool(call, config, input))));
     } finally {
       this.invocations.delete(config);
     }

@@ -1,6 +1,6 @@
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, MemorySaver, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -425,6 +425,51 @@ describe("integration details", () => {
     // set_ says "the same change again does nothing new": with nothing changed since, it is redundant.
     expect(fatesOf(out.messages).map((f) => f.fate)).toEqual(["ran", "redundant"]);
     expect(out.toolGuard.stats.allowed).toBe(1);
+  });
+
+  it("answers a response with Commands as ToolNode does: updates, Commands, and parent sends merged into one", async () => {
+    const plainTool = tool(async ({ n }) => `plain ${n}`, {
+      name: "plain_tool",
+      description: "d",
+      schema: z.object({ n: z.number() }),
+    });
+    const updating = tool(
+      async (_input, runtime) =>
+        new Command({
+          update: { messages: [new ToolMessage({ content: "updated", tool_call_id: runtime.toolCall?.id ?? "" })] },
+        }),
+      { name: "update_topic", description: "d", schema: z.object({ topic: z.string() }) },
+    );
+    const sending = tool(async ({ to }) => new Command({ graph: Command.PARENT, goto: [new Send(to, { from: to })] }), {
+      name: "hand_off",
+      description: "d",
+      schema: z.object({ to: z.string() }),
+    });
+    const message = new AIMessage({
+      content: "",
+      tool_calls: [
+        { name: "plain_tool", args: { n: 1 }, id: "a", type: "tool_call" },
+        { name: "hand_off", args: { to: "x" }, id: "b", type: "tool_call" },
+        { name: "update_topic", args: { topic: "t" }, id: "c", type: "tool_call" },
+        { name: "hand_off", args: { to: "y" }, id: "d", type: "tool_call" },
+      ],
+    });
+    const tools = [plainTool, updating, sending];
+    const plain = (await new ToolNode(tools).invoke({ messages: [message] })) as unknown[];
+    const node: { invoke(input: unknown): Promise<unknown> } = new GuardedToolNode<unknown>(tools);
+    const guarded = (await node.invoke({ messages: [message], toolGuard: emptyToolGuardState() })) as unknown[];
+    // The guarded node adds its own update (the toolGuard events) after ToolNode's outputs.
+    expect(guarded.length).toBe(plain.length + 1);
+    const shape = (outputs: unknown[]) =>
+      outputs.map((o) =>
+        o instanceof Command
+          ? { graph: o.graph, goto: o.goto, update: JSON.stringify(o.update) }
+          : JSON.stringify((o as { messages: ToolMessage[] }).messages.map((m) => [m.tool_call_id, m.content])),
+      );
+    expect(shape(guarded.slice(0, -1))).toEqual(shape(plain));
+    // The two hand-offs became one parent Command that sends to both.
+    const parent = plain.find((o) => o instanceof Command && o.graph === Command.PARENT) as Command;
+    expect((parent.goto as Send[]).map((s) => s.node)).toEqual(["x", "y"]);
   });
 
   it("behaves as ToolNode when nothing is blocked (same messages)", async () => {
