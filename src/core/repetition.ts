@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type ClassifyOptions, classifyCall } from "./classify.js";
+import { ListIndexes } from "./list-index.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.js";
 import { parseOptions, repetitionRulesSchema } from "./options.js";
 import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
@@ -107,13 +108,16 @@ function latestForeignChange(state: RepetitionState, tool: string): number {
   return (state.changes ?? []).find((c) => c.tool !== tool)?.epoch ?? -1;
 }
 
-/**
- * Derived index of a window: sequence numbers per call key, oldest first. Cached per window array; the channel
- * reducer hands it from one window to the next in O(1) (see {@link recordCall}), and any window without one (fresh
- * from a checkpoint, or a second branch from the same state) rebuilds it once. Being derived, it never changes a
- * decision, only its cost.
- */
-const windowIndex = new WeakMap<readonly CallRecord[], Map<string, number[]>>();
+/** Derived index of a window: sequence numbers per call key, oldest first (carried by {@link recordCall}). */
+const windowIndexes = new ListIndexes<CallRecord, Map<string, number[]>>((window) => {
+  const index = new Map<string, number[]>();
+  for (const record of window) {
+    const seqs = index.get(record.key);
+    if (seqs) seqs.push(record.seq);
+    else index.set(record.key, [record.seq]);
+  }
+  return index;
+});
 
 /**
  * Windows up to this many records are scanned, not indexed: a scan of a few records costs less than keeping an
@@ -121,27 +125,9 @@ const windowIndex = new WeakMap<readonly CallRecord[], Map<string, number[]>>();
  */
 const SCANNED_WINDOW = 32;
 
-function indexOf(window: readonly CallRecord[]): Map<string, number[]> {
-  let index = windowIndex.get(window);
-  if (index === undefined) {
-    index = new Map();
-    for (const record of window) {
-      const seqs = index.get(record.key);
-      if (seqs) seqs.push(record.seq);
-      else index.set(record.key, [record.seq]);
-    }
-    windowIndex.set(window, index);
-  }
-  return index;
-}
-
-/** Takes the cached index of `window` away from it (so it can be updated in place for a successor window). */
+/** Takes the index of `window` away from it (a scanned window never gets one: nothing to look up). */
 function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undefined {
-  // A scanned window never gets an index (see `recordsWithKey`): nothing to look up.
-  if (window.length <= SCANNED_WINDOW) return undefined;
-  const index = windowIndex.get(window);
-  if (index !== undefined) windowIndex.delete(window);
-  return index;
+  return window.length <= SCANNED_WINDOW ? undefined : windowIndexes.take(window);
 }
 
 /** The records of the window with call key `key`, oldest first. */
@@ -151,7 +137,7 @@ function recordsWithKey(window: readonly CallRecord[], key: string): CallRecord[
     for (const record of window) if (record.key === key) records.push(record);
     return records;
   }
-  for (const seq of indexOf(window).get(key) ?? []) {
+  for (const seq of windowIndexes.of(window).get(key) ?? []) {
     const at = positionOf(window, seq);
     if (at >= 0) records.push(window[at] as CallRecord);
   }
@@ -373,7 +359,7 @@ export function recordCall(
     const seqs = index.get(call.key);
     if (seqs === undefined) index.set(call.key, [seq]);
     else seqs.push(seq);
-    windowIndex.set(window, index);
+    windowIndexes.give(window, index);
   }
   return { nextSeq, epoch: state.epoch, window };
 }
@@ -404,7 +390,7 @@ export function recordResult(
     window[at] = { seq: own, key, tool, epoch, result };
     // Same keys and sequence numbers: the derived index moves to the new window as it is.
     const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
-    if (index !== undefined) windowIndex.set(window, index);
+    if (index !== undefined) windowIndexes.give(window, index);
   }
   if (!(mutates && result.ok)) return { ...state, window };
   const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";

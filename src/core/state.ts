@@ -1,5 +1,6 @@
 import type { CallEffect } from "./classify.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
+import { ListIndexes } from "./list-index.js";
 import { BLOCK_RULES, type BlockRule } from "./messages.js";
 import {
   emptyOperationsState,
@@ -227,7 +228,7 @@ function noteAnswer(
 ): AnswerRecord[] | undefined {
   if (event.callId === undefined || event.deduped === true) return answers;
   const earlier = answers ?? [];
-  const index = carryIndex ? takeAnswerIndex(earlier) : undefined;
+  const index = carryIndex ? answerIndexes.takeOrBuild(earlier) : undefined;
   const known = index !== undefined ? index.get(event.key) : earlier.find((a) => a.key === event.key);
   // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
   const kept = known === undefined ? earlier : earlier.filter((a) => a !== known);
@@ -239,34 +240,15 @@ function noteAnswer(
     if (known !== undefined) index.delete(known.key);
     for (let i = 0; i < from; i += 1) index.delete((kept[i] as AnswerRecord).key);
     index.set(record.key, record);
-    answerIndexes.set(next, index);
+    answerIndexes.give(next, index);
   }
   return next;
 }
 
-/**
- * Derived index of an answers list: the record of each call key. Cached per list; the channel reducer hands it from
- * one list to the next (see `noteAnswer`), a list without one builds it once. It never changes a decision, only its
- * cost: a lookup reads one record instead of every record of the list.
- */
-const answerIndexes = new WeakMap<readonly AnswerRecord[], Map<string, AnswerRecord>>();
-
-function answerIndex(answers: readonly AnswerRecord[]): Map<string, AnswerRecord> {
-  let index = answerIndexes.get(answers);
-  if (index === undefined) {
-    index = new Map();
-    for (const record of answers) index.set(record.key, record);
-    answerIndexes.set(answers, index);
-  }
-  return index;
-}
-
-/** Takes the index of `answers` away from it (so it can be updated in place for the next list). */
-function takeAnswerIndex(answers: readonly AnswerRecord[]): Map<string, AnswerRecord> {
-  const index = answerIndex(answers);
-  answerIndexes.delete(answers);
-  return index;
-}
+/** Derived index of an answers list: the record of each call key (carried by `noteAnswer`). */
+const answerIndexes = new ListIndexes<AnswerRecord, Map<string, AnswerRecord>>(
+  (answers) => new Map(answers.map((record) => [record.key, record])),
+);
 
 /**
  * The latest full answer of an identical earlier call (by call key), if one is kept.
@@ -277,7 +259,7 @@ function takeAnswerIndex(answers: readonly AnswerRecord[]): Map<string, AnswerRe
  * ```
  */
 export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
-  return state.answers === undefined ? undefined : answerIndex(state.answers).get(key);
+  return state.answers === undefined ? undefined : answerIndexes.of(state.answers).get(key);
 }
 
 /**

@@ -215,8 +215,7 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
     return guardStreamEvent({ kind: "blocked", guard: "tool-calls", ...call, rule: d.rule, ...escalation, message });
   }
   if (d.observed) return guardStreamEvent({ kind: "observed", guard: "tool-calls", ...call, rule: d.rule });
-  if (d.count >= 2) return guardStreamEvent({ kind: "near-miss", guard: "tool-calls", ...call });
-  return undefined;
+  return guardStreamEvent({ kind: "near-miss", guard: "tool-calls", ...call }); // allowed, 2+ in the window
 }
 
 /**

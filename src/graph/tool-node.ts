@@ -180,7 +180,6 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * which fails on `undefined`, `null`, throwing getters…). Everything else is read through to the node itself.
    */
   private readonly rawErrors: this = Object.create(this, { handleToolErrors: { value: false } });
-  private knownNames: { tools: readonly unknown[]; names: string[] } | undefined;
 
   constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
@@ -313,17 +312,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return {
       disabled: config.configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
-      toolNames: this.toolNames(),
+      toolNames: this.tools.map((t) => t.name),
     };
-  }
-
-  /** The tools' names, read again only when `tools` was replaced or changed in length. */
-  private toolNames(): string[] {
-    const known = this.knownNames;
-    if (known !== undefined && known.tools === this.tools && known.names.length === this.tools.length)
-      return known.names;
-    const names = this.tools.map((t) => t.name);
-    this.knownNames = { tools: this.tools, names };
-    return names;
   }
 }
