@@ -27,7 +27,8 @@ import {
   type ToolCallInput,
 } from "../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+import { agentScript } from "./agent-script.js";
 import { fmtMs, median, quick, report } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
@@ -84,31 +85,6 @@ function formatRatio(ratio: number): string {
 // 1. Agent run: guarded against plain, without a checkpointer and with MemorySaver
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Turn `i` of the script: five tools in rotation, each call distinct (nothing is repeated or redundant). */
-function scriptedCall(i: number): ScriptedToolCall {
-  const k = Math.floor(i / 5);
-  const file = `pkg${k}/module.py`;
-  switch (i % 5) {
-    case 0:
-      return { name: "write_to_file", args: { path: file, content: `# module ${k}\nVALUE_${k} = ${k}\n` } };
-    case 1:
-      return { name: "read_file", args: { path: file } };
-    case 2:
-      return { name: "list_files", args: { path: `pkg${k}` } };
-    case 3:
-      return { name: "search_in_file", args: { pattern: `VALUE_${k}`, path: file } };
-    default:
-      return { name: "create_subtask", args: { title: `Review pkg${k}` } };
-  }
-}
-
-function script(): ScriptStep[] {
-  const steps: ScriptStep[] = [];
-  for (let i = 0; i < TURNS; i += 1) steps.push({ toolCalls: [scriptedCall(i)] });
-  steps.push(FINAL_ANSWER);
-  return steps;
-}
-
 type Variant = "guarded" | "plain";
 type Saver = "none" | "memory";
 
@@ -123,7 +99,7 @@ const INPUT = { messages: [{ role: "user", content: `Create, check and review th
 
 async function runAgent(variant: Variant, saver: Saver, run: number): Promise<RunResult> {
   const tools = createWorkspaceTools(sampleProject());
-  const llm = new ScriptedChatModel(script(), { whenExhausted: "throw" });
+  const llm = new ScriptedChatModel(agentScript(TURNS, FINAL_ANSWER), { whenExhausted: "throw" });
   const config = { ...RUN_CONFIG, configurable: { thread_id: `${variant}-${run}` } };
   const checkpointer = saver === "memory" ? { checkpointer: new MemorySaver() } : {};
   if (variant === "guarded") {

@@ -1,10 +1,10 @@
 /**
  * Where the tool node's time goes, measured inside the agent: `npm run bench:parts [-- --quick]` (also part of
- * `npm run bench`). The same 150-turn scripted createReactAgent as `bench:overhead`; the real `GuardedToolNode` is
- * subclassed only to time its `planCalls` (reading the turn and planning the response) and the real
- * `reduceToolGuard` is timed through the state's `toolGuard` channel. In every turn the plan is also made a second
- * time, right after the first: what the same work costs once the CPU's caches hold it, against the first time in a
- * turn, after LangGraph's own work.
+ * `npm run bench`). The same 150-turn scripted createReactAgent as `bench:overhead` (`bench/agent-script.ts`); the
+ * real `GuardedToolNode` is subclassed only to time its `planCalls` (reading the turn and planning the response) and
+ * the real `reduceToolGuard` is timed through the state's `toolGuard` channel. In every turn the plan is also made a
+ * second time, right after the first: what the same work costs once the CPU's caches hold it, against the first time
+ * in a turn, after LangGraph's own work.
  *
  * Prints µs a turn (medians of the runs). No timing is asserted: the process fails only if the guarded run
  * misbehaves (a call blocked, a tool failing) or the second plan differs from the first.
@@ -15,7 +15,8 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../src/core/index.js";
 import { GuardedToolNode, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
-import { ScriptedChatModel, type ScriptStep } from "../src/testing/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+import { agentScript } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
@@ -57,30 +58,11 @@ class TimedNode extends GuardedToolNode {
   }
 }
 
-/** Turn `i`: the calls of bench:overhead (five tools in rotation, each call distinct). */
-function script(): ScriptStep[] {
-  const steps: ScriptStep[] = [];
-  for (let i = 0; i < TURNS; i += 1) {
-    const k = Math.floor(i / 5);
-    const file = `pkg${k}/module.py`;
-    const calls = [
-      { name: "write_to_file", args: { path: file, content: `# module ${k}\nVALUE_${k} = ${k}\n` } },
-      { name: "read_file", args: { path: file } },
-      { name: "list_files", args: { path: `pkg${k}` } },
-      { name: "search_in_file", args: { pattern: `VALUE_${k}`, path: file } },
-      { name: "create_subtask", args: { title: `Review pkg${k}` } },
-    ];
-    steps.push({ toolCalls: [calls[i % 5] as (typeof calls)[number]] });
-  }
-  steps.push("Done.");
-  return steps;
-}
-
 const perTurn: Record<Part, number[]> = { plan: [], planAgain: [], reducer: [] };
 for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
   for (const part of PARTS) spent[part] = 0;
   const agent = createReactAgent({
-    llm: new ScriptedChatModel(script(), { whenExhausted: "throw" }),
+    llm: new ScriptedChatModel(agentScript(TURNS, "Done."), { whenExhausted: "throw" }),
     tools: new TimedNode(createWorkspaceTools(sampleProject())),
     stateSchema: TimedState,
   });

@@ -1,0 +1,32 @@
+/**
+ * The scripted agent that `bench/overhead.ts` and `bench/parts.ts` run: turn after turn one tool call, five tools
+ * of the example workspace in rotation, each call distinct (nothing is repeated or redundant, so guarded and plain
+ * runs run the same tools), then a final answer.
+ */
+import type { ScriptedToolCall, ScriptStep } from "../src/testing/index.js";
+
+/** Turn `i` of the script. */
+export function scriptedCall(i: number): ScriptedToolCall {
+  const k = Math.floor(i / 5);
+  const file = `pkg${k}/module.py`;
+  switch (i % 5) {
+    case 0:
+      return { name: "write_to_file", args: { path: file, content: `# module ${k}\nVALUE_${k} = ${k}\n` } };
+    case 1:
+      return { name: "read_file", args: { path: file } };
+    case 2:
+      return { name: "list_files", args: { path: `pkg${k}` } };
+    case 3:
+      return { name: "search_in_file", args: { pattern: `VALUE_${k}`, path: file } };
+    default:
+      return { name: "create_subtask", args: { title: `Review pkg${k}` } };
+  }
+}
+
+/** `turns` turns of one call each, then `finalAnswer`. */
+export function agentScript(turns: number, finalAnswer: string): ScriptStep[] {
+  const steps: ScriptStep[] = [];
+  for (let i = 0; i < turns; i += 1) steps.push({ toolCalls: [scriptedCall(i)] });
+  steps.push(finalAnswer);
+  return steps;
+}
