@@ -28,6 +28,7 @@ import {
 } from "../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
+import { rng } from "../test/support/random.js";
 import { agentScript } from "./agent-script.js";
 import { fmtMs, median, quick, report } from "./report.js";
 
@@ -156,6 +157,31 @@ interface AgentFigures {
   ratio: number;
   /** Guarded/plain of each interleaved pair. */
   pairRatios: Summary;
+  /** 95% interval of the ratio of the medians (bootstrap over the pairs). */
+  interval: [low: number, high: number];
+}
+
+const BOOTSTRAP_RESAMPLES = 2_000;
+
+/**
+ * A 95% interval of median(guarded) / median(plain): the pairs resampled with replacement (seeded, so a run prints
+ * the same interval for the same times). How far the ratio moves with which runs the machine's noise hit.
+ */
+function ratioInterval(guarded: readonly number[], plain: readonly number[]): [number, number] {
+  const next = rng(19);
+  const ratios: number[] = [];
+  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b += 1) {
+    const g: number[] = [];
+    const p: number[] = [];
+    for (let i = 0; i < guarded.length; i += 1) {
+      const pick = Math.floor(next() * guarded.length);
+      g.push(guarded[pick]!);
+      p.push(plain[pick]!);
+    }
+    ratios.push(median(g) / median(p));
+  }
+  ratios.sort((x, y) => x - y);
+  return [ratios[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)]!, ratios[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1]!];
 }
 
 /** Guarded and plain runs interleaved, the order alternating, so that machine noise hits both alike. */
@@ -175,7 +201,14 @@ async function benchAgent(saver: Saver): Promise<AgentFigures> {
   }
   const guarded = summarize(times.guarded);
   const plain = summarize(times.plain);
-  return { saver, guarded, plain, ratio: guarded.median / plain.median, pairRatios: summarize(pairRatios) };
+  return {
+    saver,
+    guarded,
+    plain,
+    ratio: guarded.median / plain.median,
+    pairRatios: summarize(pairRatios),
+    interval: ratioInterval(times.guarded, times.plain),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -406,6 +439,14 @@ async function main(): Promise<void> {
         `<= ${AGENT_GOAL}x`,
         quick ? "not judged (quick)" : goalVerdict(agent.ratio, AGENT_GOAL),
       ],
+      [
+        `Agent, ${where}: guarded / plain, 95% interval (bootstrap)`,
+        "",
+        formatRatio(agent.interval[0]),
+        formatRatio(agent.interval[1]),
+        "",
+        "",
+      ],
       ["", "", "", "", "", ""],
     ];
   });
@@ -432,7 +473,7 @@ async function main(): Promise<void> {
       figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
       ours: fmtMs(a.guarded.median),
       anchor: `${fmtMs(a.plain.median)} ToolNode`,
-      ratio: formatRatio(a.ratio),
+      ratio: `${formatRatio(a.ratio)} (95%: ${a.interval[0].toFixed(3)}-${a.interval[1].toFixed(3)})`,
       goal: `<= ${AGENT_GOAL}x`,
       met: a.ratio <= AGENT_GOAL,
     })),

@@ -4,17 +4,30 @@
  * real `GuardedToolNode` is subclassed only to time its `planCalls` (reading the turn and planning the response) and
  * the real `reduceToolGuard` is timed through the state's `toolGuard` channel. In every turn the plan is also made a
  * second time, right after the first: what the same work costs once the CPU's caches hold it, against the first time
- * in a turn, after LangGraph's own work.
+ * in a turn, after LangGraph's own work. The reducer is likewise applied a second time, at once, to the same update.
  *
- * Prints µs a turn (medians of the runs). No timing is asserted: the process fails only if the guarded run
- * misbehaves (a call blocked, a tool failing) or the second plan differs from the first.
+ * Then, for reference, whole runs in one state (`GuardMessagesState` and a channel of its own for the yardstick),
+ * interleaved: a plain `ToolNode`, a minimal guard that does only the essential work (see `MinimalGuard`), and the
+ * `GuardedToolNode`: how far the guards are from the floor of any guard that keeps a window of calls in a channel.
+ *
+ * Prints µs a turn (medians of the runs). No timing is asserted: the process fails only if a run misbehaves (a call
+ * blocked or not recorded, a tool failing) or the second plan or reduction differs from the first.
  */
 import { performance } from "node:perf_hooks";
+import { type AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation } from "@langchain/langgraph";
-import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
-import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../src/core/index.js";
-import { GuardedToolNode, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
+import {
+  canonicalJson,
+  emptyToolGuardState,
+  reduceToolGuard,
+  resolveToolGuardOptions,
+  type ToolGuardState,
+} from "../src/core/index.js";
+import { digest } from "../src/core/signature.js";
+import { applyEvents } from "../src/core/state.js";
+import { GuardedToolNode, GuardMessagesState, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 import { agentScript } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";
@@ -23,9 +36,9 @@ const TURNS = quick ? 30 : 150;
 const WARMUP_RUNS = quick ? 1 : 3;
 const MEASURED_RUNS = quick ? 3 : 15;
 
-type Part = "plan" | "planAgain" | "reducer";
-const PARTS: Part[] = ["plan", "planAgain", "reducer"];
-const spent: Record<Part, number> = { plan: 0, planAgain: 0, reducer: 0 };
+type Part = "plan" | "planAgain" | "reducer" | "reducerAgain";
+const PARTS: Part[] = ["plan", "planAgain", "reducer", "reducerAgain"];
+const spent: Record<Part, number> = { plan: 0, planAgain: 0, reducer: 0, reducerAgain: 0 };
 
 /** The `toolGuard` channel with the real reducer, timed. */
 const TimedState = Annotation.Root({
@@ -33,9 +46,17 @@ const TimedState = Annotation.Root({
   ...GuardState.spec,
   toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
     reducer: (current, update) => {
-      const start = performance.now();
+      let start = performance.now();
       const next = reduceToolGuard(current, update);
       spent.reducer += performance.now() - start;
+      // Again, on the same state: the same code and data, now in the CPU's caches (without taking the derived
+      // indexes the first reduction handed on).
+      start = performance.now();
+      const again = applyEvents(current, update, false);
+      spent.reducerAgain += performance.now() - start;
+      if (again.repetition.nextSeq !== next.repetition.nextSeq || again.stats.allowed !== next.stats.allowed) {
+        throw new Error("the second reduction of an update differs from the first");
+      }
       return next;
     },
     default: emptyToolGuardState,
@@ -58,7 +79,7 @@ class TimedNode extends GuardedToolNode {
   }
 }
 
-const perTurn: Record<Part, number[]> = { plan: [], planAgain: [], reducer: [] };
+const perTurn: Record<Part, number[]> = { plan: [], planAgain: [], reducer: [], reducerAgain: [] };
 for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
   for (const part of PARTS) spent[part] = 0;
   const agent = createReactAgent({
@@ -83,7 +104,7 @@ const us = (part: Part) => median(perTurn[part]);
 const fmt = (value: number) => `${value.toFixed(1)} µs`;
 const rows: [string, Part, Part | undefined][] = [
   ["reading the turn and planning it (planCalls), first in the turn", "plan", "planAgain"],
-  ["the toolGuard reducer (the call and its result)", "reducer", undefined],
+  ["the toolGuard reducer (the call and its result)", "reducer", "reducerAgain"],
 ];
 console.log(
   `GuardedToolNode's parts in a ${TURNS}-turn scripted createReactAgent (node ${process.version}; ` +
@@ -101,4 +122,116 @@ const figures: Figure[] = rows.map(([what, part, again]) => ({
   goal: "",
   met: null,
 }));
+
+// ---------------------------------------------------------------------------------------------------------------
+// For reference: what the essential work costs in the same agent
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The state of {@link MinimalGuard}: the last `windowSize` call digests and their results' digests. */
+interface MinimalWindow {
+  calls: { key: string; result: string }[];
+  recorded: number;
+}
+
+const minimalWindowSize = resolveToolGuardOptions().windowSize;
+const ReferenceState = Annotation.Root({
+  ...GuardMessagesState.spec,
+  minimal: Annotation<MinimalWindow, { key: string; result: string }[]>({
+    reducer: (current, update) => {
+      const calls = current.calls.slice(Math.max(0, current.calls.length + update.length - minimalWindowSize));
+      calls.push(...update);
+      return { calls, recorded: current.recorded + update.length };
+    },
+    default: () => ({ calls: [], recorded: 0 }),
+  }),
+});
+
+/**
+ * A guard reduced to its essential work, as a yardstick (not a guard anyone should use): each pending call's
+ * digest (canonical JSON, SHA-256, as the guards make it), a scan of the window for it (the threshold rule), the
+ * tools run as `GuardedToolNode` runs them, each result's digest, and the window kept in a channel through a
+ * reducer. No classification, paths, redundancy, cycles, escalation, dedupe, run boundaries or stream events.
+ */
+class MinimalGuard extends ToolNode {
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<Record<string, never>> {
+    const { messages, minimal } = input as { messages: AIMessage[]; minimal: MinimalWindow };
+    const calls = messages[messages.length - 1]?.tool_calls ?? [];
+    const keys = calls.map((call) => {
+      const key = digest(`${call.name}:${canonicalJson(call.args)}`);
+      const seen = minimal.calls.filter((c) => c.key === key).length;
+      if (seen + 1 >= resolveToolGuardOptions().repetitionThreshold) throw new Error("a call of the bench repeats");
+      return key;
+    });
+    const outputs = await Promise.all(calls.map((call) => this.runTool(call, config, input)));
+    const written = outputs.map((output, i) => {
+      const message = output as ToolMessage;
+      return { key: keys[i] as string, result: digest(`${message.status !== "error"}\n${message.content}`) };
+    });
+    return { messages: outputs, minimal: written } as never;
+  }
+}
+
+type Reference = "plain" | "minimal" | "guarded";
+const REFERENCES: Reference[] = ["plain", "minimal", "guarded"];
+const REFERENCE_RUNS = quick ? 3 : 30;
+
+async function referenceRun(variant: Reference): Promise<number> {
+  const tools = createWorkspaceTools(sampleProject());
+  const node =
+    variant === "plain"
+      ? new ToolNode(tools)
+      : variant === "minimal"
+        ? new MinimalGuard(tools)
+        : new GuardedToolNode(tools);
+  const agent = createReactAgent({
+    llm: new ScriptedChatModel(agentScript(TURNS, "Done."), { whenExhausted: "throw" }),
+    tools: node,
+    stateSchema: ReferenceState,
+  });
+  const start = performance.now();
+  const state = await agent.invoke(
+    { messages: [{ role: "user", content: "Create, check and review the packages." }] },
+    { recursionLimit: 4 * TURNS + 10 },
+  );
+  const ms = performance.now() - start;
+  const ran = state.messages.filter((m) => ToolMessage.isInstance(m) && m.status !== "error").length;
+  const recorded = { plain: TURNS, minimal: state.minimal.recorded, guarded: state.toolGuard.stats.allowed }[variant];
+  if (ran !== TURNS || recorded !== TURNS) {
+    console.error(`${variant}: expected ${TURNS} tool calls run and recorded, got ${ran} run, ${recorded} recorded`);
+    process.exit(1);
+  }
+  return ms;
+}
+
+const referenceMs: Record<Reference, number[]> = { plain: [], minimal: [], guarded: [] };
+for (let run = 0; run < WARMUP_RUNS + REFERENCE_RUNS; run += 1) {
+  for (let i = 0; i < REFERENCES.length; i += 1) {
+    const variant = REFERENCES[(run + i) % REFERENCES.length] as Reference;
+    const ms = await referenceRun(variant);
+    if (run >= WARMUP_RUNS) referenceMs[variant].push(ms);
+  }
+}
+const overTurn = (variant: Reference) => ((median(referenceMs[variant]) - median(referenceMs.plain)) * 1000) / TURNS;
+const overRatio = (variant: Reference) => median(referenceMs[variant]) / median(referenceMs.plain);
+console.log(
+  `\nFor reference, whole runs in the same state, interleaved (medians of ${REFERENCE_RUNS} runs each; a plain ` +
+    `ToolNode's turn ${fmt((median(referenceMs.plain) * 1000) / TURNS)}):\n`,
+);
+const references: [string, Reference][] = [
+  ["a minimal guard (call digest, window scan, result digest, a reducer)", "minimal"],
+  ["GuardedToolNode", "guarded"],
+];
+for (const [what, variant] of references) {
+  console.log(`  ${what.padEnd(68)} ${fmt(overTurn(variant)).padStart(9)}   ${overRatio(variant).toFixed(3)}x`);
+  figures.push({
+    bench: "parts",
+    figure: `${what} over a plain ToolNode, a turn`,
+    ours: fmt(overTurn(variant)),
+    anchor: "",
+    ratio: `${overRatio(variant).toFixed(3)}x`,
+    goal: "",
+    met: null,
+  });
+}
+
 report(figures);
