@@ -9,6 +9,9 @@
  *    for a new call (allowed) and for a repeat the threshold rule blocks, and the cost of applying a call's events
  *    with `reduceToolGuard`. The setup follows the defaults the code resolves (`resolveToolGuardOptions`).
  *
+ * The agent's ratio comes with a 95% interval (bootstrap over the pairs of runs), and its goal is judged by it: met
+ * when the whole interval is within the goal, missed when none of it is, "within noise" otherwise.
+ *
  * Prints one table. No timing assertions: the process fails only if the guarded run misbehaves.
  */
 import { performance } from "node:perf_hooks";
@@ -344,6 +347,18 @@ function goalVerdict(ratio: number, goal: number): string {
   return ratio <= goal ? "met" : "MISSED";
 }
 
+/** An agent ratio against its goal, by its interval: met, missed, or `"noise"` when the interval spans the goal. */
+function agentVerdict(agent: AgentFigures): boolean | "noise" {
+  if (agent.interval[1] <= AGENT_GOAL) return true;
+  if (agent.interval[0] > AGENT_GOAL) return false;
+  return "noise";
+}
+
+function agentVerdictText(agent: AgentFigures): string {
+  const verdict = agentVerdict(agent);
+  return verdict === "noise" ? "within noise" : verdict ? "met" : "MISSED";
+}
+
 function printTable(rows: readonly Row[]): void {
   const header: Row = ["Measure", "Median", "Min", "Max", "Goal", "Result"];
   const all = [header, ...rows];
@@ -437,7 +452,7 @@ async function main(): Promise<void> {
         formatRatio(agent.pairRatios.min),
         formatRatio(agent.pairRatios.max),
         `<= ${AGENT_GOAL}x`,
-        quick ? "not judged (quick)" : goalVerdict(agent.ratio, AGENT_GOAL),
+        quick ? "not judged (quick)" : agentVerdictText(agent),
       ],
       [
         `Agent, ${where}: guarded / plain, 95% interval (bootstrap)`,
@@ -475,7 +490,7 @@ async function main(): Promise<void> {
       anchor: `${fmtMs(a.plain.median)} ToolNode`,
       ratio: `${formatRatio(a.ratio)} (95%: ${a.interval[0].toFixed(3)}-${a.interval[1].toFixed(3)})`,
       goal: `<= ${AGENT_GOAL}x`,
-      met: a.ratio <= AGENT_GOAL,
+      met: agentVerdict(a),
     })),
     ...agents.map((a) => ({
       bench: "overhead",

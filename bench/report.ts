@@ -27,8 +27,11 @@ export interface Figure {
   ratio: string;
   /** The goal ("<= 1.05x"), or "" when there is none. */
   goal: string;
-  /** Whether the goal is met: `true`, `false`, or `null` (no goal, or not judged in quick mode). */
-  met: boolean | null;
+  /**
+   * Whether the goal is met: `true`, `false`, `"noise"` (a figure with an interval that spans the goal: this run
+   * cannot tell), or `null` (no goal, or not judged in quick mode).
+   */
+  met: boolean | "noise" | null;
 }
 
 /** Reports headline figures: to bench/run.ts's summary file when set, else printed. */
@@ -52,7 +55,15 @@ export function summaryTable(figures: readonly Figure[]): string {
     f.anchor,
     f.ratio,
     f.goal,
-    f.met === null ? (f.goal && quick ? "not judged (quick)" : "info") : f.met ? "met" : "MISSED",
+    f.met === null
+      ? f.goal && quick
+        ? "not judged (quick)"
+        : "info"
+      : f.met === "noise"
+        ? "within noise"
+        : f.met
+          ? "met"
+          : "MISSED",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (r: string[]) =>

@@ -70,6 +70,8 @@ try {
   if (verbose) console.log(`\n${outputs.join("\n")}`);
   const missed = figures.filter((f) => f.met === false);
   if (missed.length > 0) console.log(`\n${missed.length} goal(s) missed on this run (reported, not failed).`);
+  const noise = figures.filter((f) => f.met === "noise");
+  if (noise.length > 0) console.log(`${noise.length} goal(s) neither met nor missed: the run's noise spans them.`);
   if (failed.length > 0) {
     console.error(`\nbench failed: ${failed.join(", ")}`);
     process.exitCode = 1;
