@@ -1,9 +1,10 @@
 /**
  * The scripted agent that `bench/overhead.ts` and `bench/parts.ts` run: turn after turn one tool call, five tools
  * of the example workspace in rotation, each call distinct (nothing is repeated or redundant, so guarded and plain
- * runs run the same tools), then a final answer.
+ * runs run the same tools), then a final answer: the model, the person's message that starts the run, and the
+ * recursion limit the run needs.
  */
-import type { ScriptedToolCall, ScriptStep } from "../src/testing/index.js";
+import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../src/testing/index.js";
 
 /** Turn `i` of the script. */
 export function scriptedCall(i: number): ScriptedToolCall {
@@ -23,10 +24,20 @@ export function scriptedCall(i: number): ScriptedToolCall {
   }
 }
 
-/** `turns` turns of one call each, then `finalAnswer`. */
-export function agentScript(turns: number, finalAnswer: string): ScriptStep[] {
+/** The scripted model: `turns` turns of one call each, then `finalAnswer` (it throws if asked for more). */
+export function agentModel(turns: number, finalAnswer: string): ScriptedChatModel {
   const steps: ScriptStep[] = [];
   for (let i = 0; i < turns; i += 1) steps.push({ toolCalls: [scriptedCall(i)] });
   steps.push(finalAnswer);
-  return steps;
+  return new ScriptedChatModel(steps, { whenExhausted: "throw" });
+}
+
+/** The input that starts a run of `turns` turns. */
+export function agentInput(turns: number): { messages: { role: "user"; content: string }[] } {
+  return { messages: [{ role: "user", content: `Create, check and review the ${turns / 5} packages.` }] };
+}
+
+/** The recursion limit of a run of `turns` turns (two steps a turn, with room to spare). */
+export function agentRecursionLimit(turns: number): number {
+  return 4 * turns + 10;
 }

@@ -30,10 +30,9 @@ import {
   type ToolCallInput,
 } from "../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
 import { rng } from "../test/support/random.js";
-import { agentScript } from "./agent-script.js";
-import { fmtMs, median, quick, report } from "./report.js";
+import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
+import { fmtMs, median, quick, report, verdictText } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
 const WARMUP_RUNS = quick ? 1 : 3;
@@ -98,13 +97,12 @@ interface RunResult {
   toolGuard?: ToolGuardState | undefined;
 }
 
-const RUN_CONFIG = { recursionLimit: 4 * TURNS + 10 };
-const INPUT = { messages: [{ role: "user", content: `Create, check and review the ${TURNS / 5} packages.` }] };
+const INPUT = agentInput(TURNS);
 
 async function runAgent(variant: Variant, saver: Saver, run: number): Promise<RunResult> {
   const tools = createWorkspaceTools(sampleProject());
-  const llm = new ScriptedChatModel(agentScript(TURNS, FINAL_ANSWER), { whenExhausted: "throw" });
-  const config = { ...RUN_CONFIG, configurable: { thread_id: `${variant}-${run}` } };
+  const llm = agentModel(TURNS, FINAL_ANSWER);
+  const config = { recursionLimit: agentRecursionLimit(TURNS), configurable: { thread_id: `${variant}-${run}` } };
   const checkpointer = saver === "memory" ? { checkpointer: new MemorySaver() } : {};
   if (variant === "guarded") {
     const agent = createReactAgent({
@@ -344,7 +342,7 @@ function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): Wi
 type Row = [measure: string, median: string, min: string, max: string, goal: string, verdict: string];
 
 function goalVerdict(ratio: number, goal: number): string {
-  return ratio <= goal ? "met" : "MISSED";
+  return verdictText(ratio <= goal);
 }
 
 /** An agent ratio against its goal, by its interval: met, missed, or `"noise"` when the interval spans the goal. */
@@ -352,11 +350,6 @@ function agentVerdict(agent: AgentFigures): boolean | "noise" {
   if (agent.interval[1] <= AGENT_GOAL) return true;
   if (agent.interval[0] > AGENT_GOAL) return false;
   return "noise";
-}
-
-function agentVerdictText(agent: AgentFigures): string {
-  const verdict = agentVerdict(agent);
-  return verdict === "noise" ? "within noise" : verdict ? "met" : "MISSED";
 }
 
 function printTable(rows: readonly Row[]): void {
@@ -452,7 +445,7 @@ async function main(): Promise<void> {
         formatRatio(agent.pairRatios.min),
         formatRatio(agent.pairRatios.max),
         `<= ${AGENT_GOAL}x`,
-        quick ? "not judged (quick)" : agentVerdictText(agent),
+        quick ? "not judged (quick)" : verdictText(agentVerdict(agent)),
       ],
       [
         `Agent, ${where}: guarded / plain, 95% interval (bootstrap)`,

@@ -28,8 +28,7 @@ import {
 import { digest } from "../src/core/signature.js";
 import { applyEvents } from "../src/core/state.js";
 import { GuardedToolNode, GuardMessagesState, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
-import { agentScript } from "./agent-script.js";
+import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
@@ -83,14 +82,11 @@ const perTurn: Record<Part, number[]> = { plan: [], planAgain: [], reducer: [], 
 for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
   for (const part of PARTS) spent[part] = 0;
   const agent = createReactAgent({
-    llm: new ScriptedChatModel(agentScript(TURNS, "Done."), { whenExhausted: "throw" }),
+    llm: agentModel(TURNS, "Done."),
     tools: new TimedNode(createWorkspaceTools(sampleProject())),
     stateSchema: TimedState,
   });
-  const state = await agent.invoke(
-    { messages: [{ role: "user", content: "Create, check and review the packages." }] },
-    { recursionLimit: 4 * TURNS + 10 },
-  );
+  const state = await agent.invoke(agentInput(TURNS), { recursionLimit: agentRecursionLimit(TURNS) });
   const stats = state.toolGuard.stats;
   const blocked = Object.values(stats.blocked).reduce((a, b) => a + b, 0);
   if (stats.allowed !== TURNS || blocked !== 0) {
@@ -133,7 +129,8 @@ interface MinimalWindow {
   recorded: number;
 }
 
-const minimalWindowSize = resolveToolGuardOptions().windowSize;
+/** The defaults the guards resolve: the yardstick keeps a window as long and blocks at the same threshold. */
+const { windowSize: minimalWindowSize, repetitionThreshold: minimalThreshold } = resolveToolGuardOptions();
 const ReferenceState = Annotation.Root({
   ...GuardMessagesState.spec,
   minimal: Annotation<MinimalWindow, { key: string; result: string }[]>({
@@ -159,7 +156,7 @@ class MinimalGuard extends ToolNode {
     const keys = calls.map((call) => {
       const key = digest(`${call.name}:${canonicalJson(call.args)}`);
       const seen = minimal.calls.filter((c) => c.key === key).length;
-      if (seen + 1 >= resolveToolGuardOptions().repetitionThreshold) throw new Error("a call of the bench repeats");
+      if (seen + 1 >= minimalThreshold) throw new Error("a call of the bench repeats");
       return key;
     });
     const outputs = await Promise.all(calls.map((call) => this.runTool(call, config, input)));
@@ -184,15 +181,12 @@ async function referenceRun(variant: Reference): Promise<number> {
         ? new MinimalGuard(tools)
         : new GuardedToolNode(tools);
   const agent = createReactAgent({
-    llm: new ScriptedChatModel(agentScript(TURNS, "Done."), { whenExhausted: "throw" }),
+    llm: agentModel(TURNS, "Done."),
     tools: node,
     stateSchema: ReferenceState,
   });
   const start = performance.now();
-  const state = await agent.invoke(
-    { messages: [{ role: "user", content: "Create, check and review the packages." }] },
-    { recursionLimit: 4 * TURNS + 10 },
-  );
+  const state = await agent.invoke(agentInput(TURNS), { recursionLimit: agentRecursionLimit(TURNS) });
   const ms = performance.now() - start;
   const ran = state.messages.filter((m) => ToolMessage.isInstance(m) && m.status !== "error").length;
   const recorded = { plain: TURNS, minimal: state.minimal.recorded, guarded: state.toolGuard.stats.allowed }[variant];

@@ -45,6 +45,11 @@ export function report(figures: readonly Figure[]): void {
   console.log(`\n${summaryTable(judged)}`);
 }
 
+/** A judged goal as the tables print it. */
+export function verdictText(met: boolean | "noise"): string {
+  return met === "noise" ? "within noise" : met ? "met" : "MISSED";
+}
+
 /** The figures as one aligned table. */
 export function summaryTable(figures: readonly Figure[]): string {
   const header = ["bench", "figure", "ours", "anchor", "ratio", "goal", "result"];
@@ -55,15 +60,7 @@ export function summaryTable(figures: readonly Figure[]): string {
     f.anchor,
     f.ratio,
     f.goal,
-    f.met === null
-      ? f.goal && quick
-        ? "not judged (quick)"
-        : "info"
-      : f.met === "noise"
-        ? "within noise"
-        : f.met
-          ? "met"
-          : "MISSED",
+    f.met === null ? (f.goal && quick ? "not judged (quick)" : "info") : verdictText(f.met),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (r: string[]) =>
