@@ -386,7 +386,7 @@ const normalizedPaths = new Map<string | undefined, Map<string, string>>();
 export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
   const out: string[] = [];
-  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+  for (const key of presentPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS)) {
     const value = (args as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (!Array.isArray(value)) {
@@ -396,6 +396,31 @@ export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, 
     for (const v of value) if (isPathText(v)) out.push(normalizePath(v, root));
   }
   return out;
+}
+
+/** Each list of path argument names, as a set (asked once per argument a call has, not once per name). */
+const pathArgSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/**
+ * The names of `pathArgs` that `args` may hold, in `pathArgs` order: for a plain object (a model's JSON) those among
+ * its own keys — an argument list holds a few keys, the names are many — else all of them (read as before).
+ */
+function presentPathArgs(args: object, pathArgs: readonly string[]): readonly string[] {
+  const proto = Object.getPrototypeOf(args);
+  if (proto !== Object.prototype && proto !== null) return pathArgs;
+  let names = pathArgSets.get(pathArgs);
+  if (names === undefined) {
+    names = new Set(pathArgs);
+    pathArgSets.set(pathArgs, names);
+  }
+  let present: string[] | undefined;
+  for (const key of Object.getOwnPropertyNames(args)) {
+    if (!names.has(key)) continue;
+    present ??= [];
+    present.push(key);
+  }
+  if (present === undefined) return [];
+  return present.length === 1 ? present : pathArgs.filter((name) => present.includes(name));
 }
 
 /** A value that can name a path: a non-empty string without NUL. */
@@ -419,7 +444,7 @@ export function normalizePathArgs(
 ): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   let copy: Record<string, unknown> | undefined;
-  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+  for (const key of presentPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS)) {
     if (!Object.hasOwn(args, key)) continue;
     const value = (args as Record<string, unknown>)[key];
     let normalized: unknown = value;
@@ -479,7 +504,12 @@ export function classifyCall(name: string, args: unknown, opts: ClassifyOptions 
     return shellEffect(command, opts.root);
   }
   const paths = command !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
-  if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
+  return effectOf(isReadOnlyCall(name, args, opts), paths, traits);
+}
+
+/** The effect of a call that only reads or not, with the paths in its arguments (see {@link classifyCall}). */
+function effectOf(readOnly: boolean, paths: string[], traits: ToolTraits | undefined): CallEffect {
+  if (readOnly) return { kind: "read", paths };
   const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
   if (invalidates === "none") return { kind: "none" };
   if (invalidates === "paths" && paths.length > 0) return { kind: "write", paths };
@@ -528,6 +558,7 @@ export function callIdentity(
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
 ): { key: string; effect: CallEffect } {
   try {
+    if (!isShellTool(name)) return plainCallIdentity(name, args, opts);
     const effect = classifyCall(name, args, opts);
     const kept = normalizePathArgs(
       withoutIgnoredArgs(args, opts.ignoreArgs),
@@ -538,4 +569,55 @@ export function callIdentity(
   } catch {
     return unreadableIdentity(name, args);
   }
+}
+
+/**
+ * {@link callIdentity} of a tool that is no shell: its effect follows from its name, its traits and the paths in its
+ * arguments, which are read and normalized once for both the effect ({@link pathsOf}) and the key
+ * ({@link normalizePathArgs}) when no ignored argument is dropped (the usual call).
+ */
+function plainCallIdentity(
+  name: string,
+  args: unknown,
+  opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined },
+): { key: string; effect: CallEffect } {
+  const traits = ownEntry(opts.tools, name);
+  const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
+  const ignored = withoutIgnoredArgs(args, opts.ignoreArgs);
+  let paths: string[];
+  let kept: unknown;
+  if (ignored !== args) {
+    // Arguments dropped (a copy without them): the effect reads the call's arguments, the key what is kept.
+    paths = pathsOf(args, pathArgs, opts.root);
+    kept = normalizePathArgs(ignored, pathArgs, opts.root);
+  } else {
+    paths = [];
+    kept = args;
+    if (args !== null && typeof args === "object" && !Array.isArray(args)) {
+      let copy: Record<string, unknown> | undefined;
+      for (const key of presentPathArgs(args, pathArgs)) {
+        const value = (args as Record<string, unknown>)[key];
+        if (value === undefined) continue;
+        let normalized: unknown = value;
+        if (!Array.isArray(value)) {
+          if (isPathText(value)) {
+            normalized = normalizePath(value, opts.root);
+            paths.push(normalized as string);
+          }
+        } else {
+          for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, opts.root));
+          if (value.every(isPathText)) normalized = value.map((v: string) => normalizePath(v, opts.root));
+        }
+        if (normalized !== value && Object.hasOwn(args, key)) {
+          copy ??= { ...(args as Record<string, unknown>) };
+          copy[key] = normalized;
+        }
+      }
+      kept = copy ?? args;
+    }
+  }
+  // What isReadOnlyCall says of a tool that is no shell.
+  const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);
+  const key = digest(toolCallSignature(name, kept));
+  return { key, effect: effectOf(readOnly, paths, traits) };
 }

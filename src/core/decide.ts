@@ -89,20 +89,8 @@ export function decideToolCall(
   ctx: DecideContext = {},
 ): ToolCallDecision {
   const found = detectCall(state, call, options, ctx);
-  const seq = state.repetition.nextSeq;
   const { key, effect, rule, count } = found;
-  const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
-  const allowed: ToolCallDecision = {
-    call,
-    allowed: true,
-    rule,
-    observed: false,
-    count,
-    seq,
-    key,
-    effect,
-    events: [record],
-  };
+  const allowed = allowedDecision(call, state.repetition.nextSeq, { key, effect, rule, count }, options);
   if (rule === undefined) return allowed;
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
@@ -110,8 +98,27 @@ export function decideToolCall(
     block: { tool: call.name, rule, count, toolCallId: call.id, enforced },
     observedLimit: options.observedLimit,
   };
-  if (!enforced) return { ...allowed, observed: true, events: [block, record] };
+  if (!enforced) return { ...allowed, observed: true, events: [block, ...allowed.events] };
   return blockCall(state, call, { ...found, rule }, block, options, ctx);
+}
+
+/**
+ * The decision that lets a call run and records it as call `seq` (`rule`: the rule observe mode lets it break).
+ *
+ * @example
+ * ```ts
+ * allowedDecision(call, state.repetition.nextSeq, { key, effect, count: 1 }, options).events; // [{ type: "call", … }]
+ * ```
+ */
+export function allowedDecision(
+  call: ToolCallInput,
+  seq: number,
+  found: { key: string; effect: CallEffect; rule?: BlockRule | undefined; count: number },
+  options: Pick<ResolvedToolGuardOptions, "windowSize">,
+): ToolCallDecision {
+  const { key, effect, rule, count } = found;
+  const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
+  return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
 }
 
 type Found = Detection & { rule: BlockRule };

@@ -23,7 +23,7 @@ import {
 import type { BlockRule } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
-import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState } from "./repetition.js";
+import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState, windowHolds } from "./repetition.js";
 import type { ToolGuardState } from "./state.js";
 
 /**
@@ -195,6 +195,38 @@ export function detectCall(
     Object.assign(found, afterBlockOf(state, call, options, { ...ctx, response: ctx.response }));
   }
   return found;
+}
+
+/**
+ * The identity of a call that breaks no rule, when cheap facts of the state prove it: its key is neither in the
+ * window nor among the valid read operations (so it repeats nothing under the consecutive, threshold, cycle and
+ * redundant rules), and its tool has no run of failures that reaches the same-error threshold. `undefined` when
+ * they do not prove it: the call may still be new, {@link detectCall} decides. For a call of a response that owes no
+ * acknowledgment (no block pending, no reminder: no near-repeat is held back) with the per-run switch on — what the
+ * turn procedure checks before it asks.
+ *
+ * @example
+ * ```ts
+ * const identity = identifyNewCall(state, { name: "read_file", args: { path: "b.py" } }, options);
+ * if (identity) console.log("a new call:", identity.key); // detectCall would find no rule
+ * ```
+ */
+export function identifyNewCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { key: string; effect: CallEffect } | undefined {
+  const identity = identifyCall(call, options, ctx);
+  if (ownEntry(options.tools, call.name)?.exempt) return identity;
+  if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {
+    return undefined;
+  }
+  const esc = options.escalation;
+  if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
+    if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
+  }
+  return identity;
 }
 
 /** A read whose result is still valid, or the same change again with nothing changed since its last run. */

@@ -145,6 +145,24 @@ function recordsWithKey(window: readonly CallRecord[], key: string): CallRecord[
 }
 
 /**
+ * Whether the window holds a call with key `key` (what {@link evaluateRepetition} and {@link findCycle} start from:
+ * a key the window does not hold is no repeat and no call of a cycle).
+ *
+ * @example
+ * ```ts
+ * windowHolds(state.toolGuard.repetition.window, decision.key); // true once the call is recorded
+ * ```
+ */
+export function windowHolds(window: readonly CallRecord[], key: string): boolean {
+  if (window.length <= SCANNED_WINDOW) {
+    for (const record of window) if (record.key === key) return true;
+    return false;
+  }
+  for (const seq of windowIndexes.of(window).get(key) ?? []) if (positionOf(window, seq) >= 0) return true;
+  return false;
+}
+
+/**
  * Counting rules of the consecutive and threshold rules (each field below).
  *
  * @example

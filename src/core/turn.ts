@@ -4,8 +4,8 @@
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
 import type { CallEffect } from "./classify.js";
-import { decideToolCall, type ToolCallDecision } from "./decide.js";
-import { type DecideContext, substanceKeys, type ToolCallInput } from "./detect.js";
+import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
+import { type DecideContext, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { resultDigest } from "./repetition.js";
@@ -153,6 +153,19 @@ export function planTurn(
   options: ResolvedToolGuardOptions,
   ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
 ): TurnPlan {
+  return newCallsPlan(state, turn, options, ctx) ?? planTurnFully(state, turn, options, ctx);
+}
+
+/**
+ * {@link planTurn} by the full procedure: every rule of every call asked, the response's acknowledgment judged. Also
+ * what the shortcut for responses of new calls (`newCallsPlan`) is checked against.
+ */
+export function planTurnFully(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
+): TurnPlan {
   const siblings = turn.siblings ?? turn.calls;
   // The response's calls are read only when a block is owed an acknowledgment: listed then.
   let calls: ResponseInput["calls"] | undefined;
@@ -188,6 +201,53 @@ export function planTurn(
 }
 
 /**
+ * The plan of a response whose calls all break no rule, when cheap facts prove it (the usual turn): the same plan as
+ * the full procedure, which it spares. The response continues the run and owes no acknowledgment (so it records no
+ * event of its own and no near-repeat is held back), its calls are pairwise different and each is new by
+ * {@link identifyNewCall} against the state before the response — which holds for the state after the calls before
+ * it too, since recording a call only adds its own key to the window and takes operations away. `undefined` when
+ * any of that is not proved: the full procedure decides.
+ */
+export function newCallsPlan(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged">,
+): TurnPlan | undefined {
+  if (ctx.disabled || !continuesRun(state, turn.run, options)) return undefined;
+  const escalation = state.escalation;
+  if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
+    return undefined;
+  }
+  const decisions: ToolCallDecision[] = [];
+  let seq = state.repetition.nextSeq;
+  for (const call of turn.calls) {
+    const identity = identifyNewCall(state, call, options, ctx);
+    if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
+    decisions.push(allowedDecision(call, seq, { ...identity, count: 1 }, options));
+    seq += 1;
+  }
+  let after: ToolGuardState | undefined;
+  return {
+    decisions,
+    turnEvents: [],
+    get state(): ToolGuardState {
+      after ??= applyEvents(
+        state,
+        decisions.flatMap((d) => d.events),
+        false,
+      );
+      return after;
+    },
+  };
+}
+
+/** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
+function continuesRun(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): boolean {
+  return options.runBoundary === "none" || run === undefined || state.run === run;
+}
+
+/**
  * The event that starts a new run, when the response's run marker differs from the state's (none when runs are
  * off, the marker is unknown, or the run goes on).
  *
@@ -201,7 +261,7 @@ export function runEvents(
   run: string | undefined,
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
-  if (options.runBoundary === "none" || run === undefined || state.run === run) return [];
+  if (run === undefined || continuesRun(state, run, options)) return [];
   const keep = { operations: options.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
   return [{ type: "run", run, keep }];
 }

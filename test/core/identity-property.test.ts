@@ -1,0 +1,146 @@
+/**
+ * A call's identity (key and effect) read in one pass over the arguments a call has must be the identity of the
+ * definition: every path argument name asked of the arguments (`args[name]` for the effect's paths, own ones for the
+ * key), ignored arguments dropped, paths normalized, then digested. Checked on random tools, traits, hints, roots and
+ * arguments, including objects without a prototype, with inherited or non-enumerable path arguments.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type CallEffect,
+  callIdentity,
+  DEFAULT_PATH_ARGS,
+  isReadOnlyCall,
+  normalizePath,
+  shellCommandOf,
+} from "../../src/core/classify.js";
+import { commandPaths } from "../../src/core/shell.js";
+import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/signature.js";
+
+type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
+
+const isPathText = (v: unknown): v is string => typeof v === "string" && v !== "" && !v.includes("\0");
+
+/** The paths of the arguments by the definition: each path argument name asked of `args`, in order. */
+function referencePaths(args: unknown, pathArgs: readonly string[], root: string | undefined): string[] {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
+  const out: string[] = [];
+  for (const key of pathArgs) {
+    const value = (args as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      if (isPathText(value)) out.push(normalizePath(value, root));
+      continue;
+    }
+    for (const v of value) if (isPathText(v)) out.push(normalizePath(v, root));
+  }
+  return out;
+}
+
+/** The arguments with their own path arguments normalized, by the definition. */
+function referenceNormalized(args: unknown, pathArgs: readonly string[], root: string | undefined): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of pathArgs) {
+    if (!Object.hasOwn(args, key)) continue;
+    const value = (args as Record<string, unknown>)[key];
+    let normalized: unknown = value;
+    if (isPathText(value)) normalized = normalizePath(value, root);
+    else if (Array.isArray(value) && value.every(isPathText)) normalized = value.map((v) => normalizePath(v, root));
+    if (normalized !== value) {
+      copy ??= { ...(args as Record<string, unknown>) };
+      copy[key] = normalized;
+    }
+  }
+  return copy ?? args;
+}
+
+function referenceIdentity(
+  name: string,
+  args: unknown,
+  opts: {
+    tools: Record<string, Traits>;
+    readOnlyHints: Record<string, boolean>;
+    root?: string | undefined;
+    ignoreArgs: string[];
+  },
+): { key: string; effect: CallEffect } {
+  const traits = Object.hasOwn(opts.tools, name) ? opts.tools[name] : undefined;
+  const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
+  const command = shellCommandOf(name, args);
+  let effect: CallEffect;
+  if (command !== undefined && traits?.readOnly === undefined && !Object.hasOwn(opts.readOnlyHints, name)) {
+    const { readOnly, changed, reads } = commandPaths(command, opts.root ?? null);
+    if (readOnly) effect = { kind: "read", paths: reads ?? [] };
+    else
+      effect = changed === undefined || changed.length === 0 ? { kind: "mutate" } : { kind: "write", paths: changed };
+  } else {
+    const paths = command !== undefined ? [] : referencePaths(args, pathArgs, opts.root);
+    const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
+    if (isReadOnlyCall(name, args, opts)) effect = { kind: "read", paths };
+    else if (invalidates === "none") effect = { kind: "none" };
+    else if (invalidates === "paths" && paths.length > 0) effect = { kind: "write", paths };
+    else effect = { kind: "mutate" };
+  }
+  const kept = referenceNormalized(withoutIgnoredArgs(args, opts.ignoreArgs), pathArgs, opts.root);
+  return { key: digest(toolCallSignature(name, kept)), effect };
+}
+
+const pathArb = fc.constantFrom("a.py", "./src/../a.py", "/repo/a.py", "src/", "..", "", "x\0y", "/etc/passwd");
+const valueArb = fc.oneof(
+  pathArb,
+  fc.array(pathArb, { maxLength: 3 }),
+  fc.array(fc.oneof(pathArb, fc.integer()), { maxLength: 3 }),
+  fc.integer(),
+  fc.constant(null),
+  fc.record({ path: pathArb }),
+);
+const KEYS = ["path", "paths", "file", "dir", "target", "src", "content", "command", "limit"];
+const argsArb = fc
+  .record({
+    entries: fc.array(fc.tuple(fc.constantFrom(...KEYS), valueArb), { maxLength: 5 }),
+    form: fc.constantFrom("plain", "plain", "null-prototype", "inherited", "non-enumerable"),
+  })
+  .map(({ entries, form }): unknown => {
+    const own = Object.fromEntries(entries);
+    if (form === "null-prototype") return Object.assign(Object.create(null), own);
+    if (form === "inherited") return Object.assign(Object.create({ file: "inherited.py" }), own);
+    if (form === "non-enumerable") return Object.defineProperty(own, "dir", { value: "hidden/", enumerable: false });
+    return own;
+  });
+
+describe("a call's identity, read in one pass", () => {
+  it("is the identity of the definition, for any tool, traits, hints, root and arguments", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("read_file", "write_file", "bash", "deploy", "list_files", "tool"),
+        fc.oneof(argsArb, fc.constantFrom<unknown>("text", 7, null, ["a.py"])),
+        fc.record({
+          traits: fc.option(
+            fc.record(
+              {
+                readOnly: fc.boolean(),
+                invalidates: fc.constantFrom("all" as const, "paths" as const, "none" as const),
+                pathArgs: fc.subarray(["path", "target", "src", "file"]),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+          hint: fc.option(fc.boolean()),
+          root: fc.option(fc.constantFrom("/repo", "/", "repo")),
+          ignoreArgs: fc.subarray(["path", "limit", "content", "file.path"]),
+        }),
+        (name, args, o) => {
+          const opts = {
+            tools: o.traits === null ? {} : { [name]: o.traits },
+            readOnlyHints: o.hint === null ? {} : { [name]: o.hint },
+            root: o.root ?? undefined,
+            ignoreArgs: o.ignoreArgs,
+          };
+          expect(callIdentity(name, args, opts)).toEqual(referenceIdentity(name, args, opts));
+        },
+      ),
+      { numRuns: 5_000, seed: 2026_11_24 },
+    );
+  });
+});
