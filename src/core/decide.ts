@@ -90,7 +90,7 @@ export function decideToolCall(
 ): ToolCallDecision {
   const found = detectCall(state, call, options, ctx);
   const { key, effect, rule, count } = found;
-  const allowed = allowedDecision(call, state.repetition.nextSeq, { key, effect, rule, count }, options);
+  const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
   if (rule === undefined) return allowed;
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
@@ -103,20 +103,23 @@ export function decideToolCall(
 }
 
 /**
- * The decision that lets a call run and records it as call `seq` (`rule`: the rule observe mode lets it break).
+ * The decision that lets a call run and records it as call `seq` (`rule`: the rule observe mode lets it break;
+ * `count`: identical calls the window would hold with it).
  *
  * @example
  * ```ts
- * allowedDecision(call, state.repetition.nextSeq, { key, effect, count: 1 }, options).events; // [{ type: "call", … }]
+ * allowedDecision(call, state.repetition.nextSeq, key, effect, options).events; // [{ type: "call", … }]
  * ```
  */
 export function allowedDecision(
   call: ToolCallInput,
   seq: number,
-  found: { key: string; effect: CallEffect; rule?: BlockRule | undefined; count: number },
+  key: string,
+  effect: CallEffect,
   options: Pick<ResolvedToolGuardOptions, "windowSize">,
+  rule: BlockRule | undefined = undefined,
+  count = 1,
 ): ToolCallDecision {
-  const { key, effect, rule, count } = found;
   const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
 }

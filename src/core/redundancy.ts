@@ -140,12 +140,22 @@ export function recordOperationResult(
 ): OperationsState {
   let { ops, files } = state;
   if (effect.kind === "read" && result.ok) {
-    ops = { ...ops };
-    delete ops[call.key];
-    ops[call.key] = { key: call.key, tool: call.tool, paths: effect.paths, result };
+    // A new object with the kept records in order, the call's last: no `delete` (it slows every later read of ops).
     const keys = Object.keys(ops);
-    const excess = keys.length - Math.max(0, limits.operationsHistoryLimit);
-    for (let i = 0; i < excess; i += 1) delete ops[keys[i] as string];
+    const limit = Math.max(0, limits.operationsHistoryLimit);
+    const kept = keys.length - (Object.hasOwn(ops, call.key) ? 1 : 0);
+    let drop = kept + 1 - limit;
+    const next: Record<string, OperationRecord> = {};
+    for (const key of keys) {
+      if (key === call.key) continue;
+      if (drop > 0) {
+        drop -= 1;
+        continue;
+      }
+      next[key] = ops[key] as OperationRecord;
+    }
+    if (limit > 0) next[call.key] = { key: call.key, tool: call.tool, paths: effect.paths, result };
+    ops = next;
   }
   if ((effect.kind === "read" || effect.kind === "write") && result.ok) {
     const operation = effect.kind === "read" ? "read" : "write";

@@ -61,15 +61,30 @@ export function planToolCalls(
   // The state after the last call's events is computed when read (the tool node and the middleware never need it).
   const last = decisions[decisions.length - 1];
   const before = current;
-  let after: ToolGuardState | undefined;
-  return {
-    decisions,
-    turnEvents: events,
-    get state(): ToolGuardState {
-      after ??= last === undefined ? before : applyEvents(before, last.events, false);
-      return after;
-    },
-  };
+  return new LazyPlan(decisions, events, () => (last === undefined ? before : applyEvents(before, last.events, false)));
+}
+
+/**
+ * A plan whose state after the decisions is worked out when first read (the tool node and the middleware never
+ * read it). A class rather than an object literal with a getter, which V8 builds on its slow path, every turn.
+ */
+class LazyPlan implements TurnPlan {
+  declare stop?: TurnStop | undefined;
+  readonly #settle: () => ToolGuardState;
+  #after: ToolGuardState | undefined;
+
+  constructor(
+    public decisions: ToolCallDecision[],
+    public turnEvents: GuardEvent[],
+    settle: () => ToolGuardState,
+  ) {
+    this.#settle = settle;
+  }
+
+  get state(): ToolGuardState {
+    this.#after ??= this.#settle();
+    return this.#after;
+  }
 }
 
 /**
@@ -180,13 +195,8 @@ export function planTurnFully(
   const started = runEvents(state, turn.run, options);
   const afterStart = applyEvents(state, started, false);
   const inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
-  const planned: TurnPlan = {
-    decisions: inRun.decisions,
-    turnEvents: started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents],
-    get state() {
-      return inRun.state;
-    },
-  };
+  const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
+  const planned: TurnPlan = new LazyPlan(inRun.decisions, turnEvents, () => inRun.state);
   const top = topEscalation(planned.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return planned;
@@ -224,22 +234,16 @@ export function newCallsPlan(
   for (const call of turn.calls) {
     const identity = identifyNewCall(state, call, options, ctx);
     if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
-    decisions.push(allowedDecision(call, seq, { ...identity, count: 1 }, options));
+    decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
     seq += 1;
   }
-  let after: ToolGuardState | undefined;
-  return {
-    decisions,
-    turnEvents: [],
-    get state(): ToolGuardState {
-      after ??= applyEvents(
-        state,
-        decisions.flatMap((d) => d.events),
-        false,
-      );
-      return after;
-    },
-  };
+  return new LazyPlan(decisions, [], () =>
+    applyEvents(
+      state,
+      decisions.flatMap((d) => d.events),
+      false,
+    ),
+  );
 }
 
 /** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
@@ -396,7 +400,9 @@ export function resultEvents(
     digest: resultDigest(outcome.ok, outcome.text),
     preview: truncate(outcome.text, options.maxResultChars),
   };
-  return [{ type: "result", ...call, result, limits }];
+  // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
+  const { seq, key, tool, effect, callId, deduped } = call;
+  return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits }];
 }
 
 /**

@@ -136,7 +136,7 @@ export function dedupe(
   if (state === undefined || isCommand(output) || typeof output.content !== "string")
     return { answer: output, outcome };
   // Whether the earlier answer is still in the conversation, unchanged.
-  const note = unchangedNote(state, { ...call, id: callId }, outcome, options, (id, digest) =>
+  const note = unchangedNote(state, { key: call.key, tool: call.tool, id: callId }, outcome, options, (id, digest) =>
     messages.some(
       (m) =>
         ToolMessage.isInstance(m) &&

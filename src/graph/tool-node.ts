@@ -172,8 +172,11 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /** The validated options with their defaults. */
   readonly guardOptions: ResolvedToolGuardOptions;
   private readonly readOnlyHints: Record<string, boolean> = Object.create(null);
-  /** The plan of each invocation in flight, by its config (ToolNode hands the same config to every call). */
-  private readonly invocations = new WeakMap<object, Invocation>();
+  /**
+   * The plan of each invocation in flight, by its config (ToolNode hands the same config to every call); removed when
+   * the invocation ends. A `Map`, not a `WeakMap`: an insert into a `WeakMap` costs microseconds every turn.
+   */
+  private readonly invocations = new Map<object, Invocation>();
   /**
    * This node as `ToolNode.runTool` sees it when the node runs a tool: with `handleToolErrors` false, so that what
    * the tool threw reaches {@link GuardedToolNode.runTool} as it is (`ToolNode` reads `e.message` and `e.name`,
@@ -243,14 +246,28 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
       output =
         (input as StateInput).lg_tool_call !== undefined
           ? await super.run(input, config)
-          : combineOutputs(await Promise.all(plan.calls.map((call) => this.runTool(call, config, input))));
+          : combineOutputs(await this.runTools(plan.calls, config, input));
     } finally {
       this.invocations.delete(config);
     }
     const events = commitTurn(plan.turn, invocation.outcomes, this.guardOptions, plan.indices);
     const own = log.length > 0 ? { toolGuard: events, guardLog: log } : { toolGuard: events };
     if (Array.isArray(output)) return [...output, own] as T;
+    const answers = (output as { messages?: unknown }).messages;
+    if (answers !== undefined && log.length === 0 && Object.keys(output as object).length === 1) {
+      return { messages: answers, toolGuard: events } as T; // the usual update, built without a spread
+    }
     return { ...(output as object), ...own } as T;
+  }
+
+  /** Runs the calls (through {@link GuardedToolNode.runTool}); one call without `Promise.all`'s extra steps. */
+  private async runTools(
+    calls: ToolCall[],
+    config: LangGraphRunnableConfig,
+    input: unknown,
+  ): Promise<(ToolMessage | Command)[]> {
+    if (calls.length === 1) return [await this.runTool(calls[0] as ToolCall, config, input)];
+    return Promise.all(calls.map((call) => this.runTool(call, config, input)));
   }
 
   /** A blocked call is answered with its feedback; an allowed one runs as in `ToolNode` and its outcome is kept. */
