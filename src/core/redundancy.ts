@@ -89,10 +89,28 @@ export function emptyOperationsState(): OperationsState {
   return { ops: {}, files: [] };
 }
 
-function pushFiles(files: FileOperation[], added: FileOperation[], limit: number): FileOperation[] {
-  if (added.length === 0) return files;
-  const next = [...files, ...added];
-  return next.length > limit ? next.slice(next.length - Math.max(0, limit)) : next;
+/** The file history with a call's paths added (its newest `limit` entries). */
+function pushFiles(
+  files: FileOperation[],
+  paths: readonly string[],
+  operation: FileOperation["operation"],
+  tool: string,
+  limit: number,
+): FileOperation[] {
+  if (paths.length === 0) return files;
+  const keep = Math.max(0, limit);
+  const from = Math.max(0, files.length + paths.length - keep);
+  const next = files.slice(Math.min(from, files.length));
+  for (let i = Math.max(0, from - files.length); i < paths.length; i += 1) {
+    next.push({ path: paths[i] as string, operation, tool });
+  }
+  return next;
+}
+
+/** Whether a record has any own key (without listing them). */
+function hasAnyKey(record: Readonly<Record<string, unknown>>): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
 }
 
 /**
@@ -107,10 +125,11 @@ function pushFiles(files: FileOperation[], added: FileOperation[], limit: number
  */
 export function invalidateOperations(state: OperationsState, effect: CallEffect): OperationsState {
   if (effect.kind === "read" || effect.kind === "none") return state;
-  if (effect.kind === "mutate") return Object.keys(state.ops).length === 0 ? state : { ...state, ops: {} };
+  if (effect.kind === "mutate") return hasAnyKey(state.ops) ? { ...state, ops: {} } : state;
   const ops: Record<string, OperationRecord> = {};
   let changed = false;
-  for (const [key, op] of Object.entries(state.ops)) {
+  for (const key of Object.keys(state.ops)) {
+    const op = state.ops[key] as OperationRecord;
     const stale =
       op.paths.length === 0 ||
       op.paths.some((p) => effect.paths.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
@@ -158,12 +177,7 @@ export function recordOperationResult(
     ops = next;
   }
   if ((effect.kind === "read" || effect.kind === "write") && result.ok) {
-    const operation = effect.kind === "read" ? "read" : "write";
-    files = pushFiles(
-      files,
-      effect.paths.map((path) => ({ path, operation, tool: call.tool })),
-      limits.fileHistoryLimit,
-    );
+    files = pushFiles(files, effect.paths, effect.kind, call.tool, limits.fileHistoryLimit);
   }
   return ops === state.ops && files === state.files ? state : { ops, files };
 }

@@ -218,7 +218,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
     const { calls, planned, indices } = this.pending(single, message, messages);
     const turn = planTurn(toolGuard, turnInput(message, planned, messages), this.guardOptions, this.context(config));
-    const decisions = indices.map((i) => turn.decisions[i] as ToolCallDecision);
+    // The node's calls are the response's (their decisions as planned), a v2 task's one call is one of them.
+    const decisions = single === undefined ? turn.decisions : indices.map((i) => turn.decisions[i] as ToolCallDecision);
     return { calls, decisions, turn, indices, message };
   }
 
@@ -283,33 +284,53 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (!decision.allowed) {
       return Promise.resolve(guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision)));
     }
-    // A promise chain, not an async function: no step between the tool and the node beyond ToolNode's own.
-    return this.runUnguarded(call, config, state).then((output) => {
-      const { plan, messages } = invocation;
-      const own = { key: decision.key, tool: call.name };
-      // The answers kept are those of the state before the response (planning changes none).
-      const { answer, outcome, event } = dedupe(invocation.state, own, output, call.id, messages, this.guardOptions);
-      invocation.outcomes[plan.indices[at] as number] = outcome;
-      if (event !== undefined) invocation.log.push(...emitGuardEvents(config, [event], this.guardOptions.events));
-      return answer;
-    });
+    // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
+    // node beyond ToolNode's own.
+    return super.runTool.call(this.rawErrors, call, config, state).then(
+      (output) => this.recordOutput(invocation, at, decision, call, config, output),
+      (error: unknown) => this.recordOutput(invocation, at, decision, call, config, this.errorAnswer(call, error)),
+    );
+  }
+
+  /** Records what an allowed call returned (its outcome, a dedupe's event) and gives the answer to send. */
+  private recordOutput(
+    invocation: Invocation,
+    at: number,
+    decision: ToolCallDecision,
+    call: ToolCall,
+    config: LangGraphRunnableConfig,
+    output: ToolMessage | Command,
+  ): ToolMessage | Command {
+    const { plan, messages } = invocation;
+    const own = { key: decision.key, tool: call.name };
+    // The answers kept are those of the state before the response (planning changes none).
+    const { answer, outcome, event } = dedupe(invocation.state, own, output, call.id, messages, this.guardOptions);
+    invocation.outcomes[plan.indices[at] as number] = outcome;
+    if (event !== undefined) invocation.log.push(...emitGuardEvents(config, [event], this.guardOptions.events));
+    return answer;
   }
 
   /**
    * Runs the tool as `ToolNode` does, but answers whatever it throws (not only an `Error`: `undefined`, a string, an
-   * object whose `message` getter throws, a Proxy…) with an error ToolMessage: `ToolNode`'s own content when the
-   * value has a message, else one that names the tool and shows the value. Interrupts pass through; with
-   * `handleToolErrors: false` everything does.
+   * object whose `message` getter throws, a Proxy…) with an error ToolMessage (see {@link GuardedToolNode.errorAnswer}).
    */
   private runUnguarded(
     call: ToolCall,
     config: LangGraphRunnableConfig,
     state: unknown,
   ): Promise<ToolMessage | Command> {
-    return super.runTool.call(this.rawErrors, call, config, state).then(undefined, (error: unknown) => {
-      if (!this.handleToolErrors || passesThrough(error)) throw error;
-      return toolErrorAnswer(call, error);
-    });
+    return super.runTool
+      .call(this.rawErrors, call, config, state)
+      .then(undefined, (error: unknown) => this.errorAnswer(call, error));
+  }
+
+  /**
+   * The answer to what a tool threw: `ToolNode`'s own content when the value has a message, else one that names the
+   * tool and shows the value. Interrupts are thrown on; with `handleToolErrors: false` everything is.
+   */
+  private errorAnswer(call: ToolCall, error: unknown): ToolMessage {
+    if (!this.handleToolErrors || passesThrough(error)) throw error;
+    return toolErrorAnswer(call, error);
   }
 
   /** The calls this invocation answers, the calls planned with them, and where the former are in the latter. */
@@ -329,7 +350,20 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return {
       disabled: config.configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
-      toolNames: this.tools.map((t) => t.name),
+      toolNames: this.toolNames(),
     };
   }
+
+  /** The names of the node's tools (listed again only when its tools change: `ToolNode` reads `tools` each call). */
+  private toolNames(): readonly string[] {
+    const tools = this.tools;
+    const known = this.names;
+    if (known === undefined || known.tools.length !== tools.length || known.tools.some((t, i) => t !== tools[i])) {
+      this.names = { tools: tools.slice(), names: tools.map((t) => t.name) };
+      return this.names.names;
+    }
+    return known.names;
+  }
+
+  private names: { tools: readonly unknown[]; names: string[] } | undefined;
 }
