@@ -14,6 +14,7 @@ import {
   resolveToolGuardOptions,
   unchangedNote,
 } from "../../src/core/index.js";
+import { INDEX_SLOTS, ListIndexes } from "../../src/core/list-index.js";
 import type { ToolGuardState } from "../../src/index.js";
 
 const callArb = fc.record({
@@ -102,5 +103,32 @@ describe("derived call index", () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("derived list indexes held in slots", () => {
+  it("give each list its own index whatever the number of lists in turn, rebuilding one whose slot was reused", () => {
+    let builds = 0;
+    const indexes = new ListIndexes<number, number>((list) => {
+      builds += 1;
+      return list.reduce((a, b) => a + b, 0);
+    });
+    const lists = Array.from({ length: INDEX_SLOTS * 3 }, (_, i) => [i, i + 1]);
+    // Many lists in turn (threads reduced one after the other): each gets the right index.
+    for (let round = 0; round < 3; round += 1) {
+      for (const list of lists) expect(indexes.of(list)).toBe(list[0]! + list[1]!);
+    }
+    expect(builds).toBe(lists.length * 3); // more lists than slots: each slot is reused before its list comes back
+    // A list taken from gives its index to the list that replaces it; the old one builds its own again.
+    builds = 0;
+    const [first] = lists as [number[]];
+    indexes.of(first);
+    const taken = indexes.take(first);
+    expect(taken).toBe(first[0]! + first[1]!);
+    const next = [first[0]!, first[1]!, 0];
+    indexes.give(next, taken!);
+    expect(indexes.of(next)).toBe(taken);
+    expect(indexes.of(first)).toBe(first[0]! + first[1]!);
+    expect(builds).toBe(2); // first's slot had been reused (built again), then first lost its index to `next`
   });
 });

@@ -185,6 +185,22 @@ describe("run boundary: a new person's message starts a new run", () => {
     }
   });
 
+  it("the run marker is right for many threads in turn (more than the AI messages it remembers)", () => {
+    // 20 threads, each growing turn by turn, read in turn: the remembered person's message before an AI message is
+    // reused only where it still is; a thread whose memory was pushed out scans its run again.
+    const threads = Array.from({ length: 20 }, (_, t): BaseMessage[] => [
+      new HumanMessage({ id: `h${t}`, content: `task ${t}` }),
+    ]);
+    for (let turn = 0; turn < 6; turn += 1) {
+      threads.forEach((messages, t) => {
+        if (turn === 3 && t % 2 === 0) messages.push(new HumanMessage({ id: `h${t}b`, content: "and then?" }));
+        messages.push(new AIMessage({ id: `a${t}_${turn}`, content: "", tool_calls: [] }));
+        expect(runMarker(messages)).toBe(turn >= 3 && t % 2 === 0 ? `h${t}b` : `h${t}`);
+        messages.push(new ToolMessage({ content: "ok", tool_call_id: `c${t}_${turn}` }));
+      });
+    }
+  });
+
   it("a summary (summarizationMiddleware's human message) is not a person's message: the run goes on", () => {
     const person = new HumanMessage({ id: "h1", content: "Weather?" });
     const summary = new HumanMessage({
