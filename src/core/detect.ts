@@ -157,13 +157,18 @@ export function detectCall(
   const { key, effect } = identifyCall(call, options, ctx);
   const tool = ownEntry(options.tools, call.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
-  const verdict = evaluateRepetition(state.repetition, key, {
-    repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
-    windowSize: options.windowSize,
-    consecutive: options.consecutive && tool?.consecutive !== false,
-    countChangedResults: options.countChangedResults,
-    countAcrossMutations: options.countAcrossMutations,
-  });
+  const verdict = evaluateRepetition(
+    state.repetition,
+    key,
+    {
+      repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
+      windowSize: options.windowSize,
+      consecutive: options.consecutive && tool?.consecutive !== false,
+      countChangedResults: options.countChangedResults,
+      countAcrossMutations: options.countAcrossMutations,
+    },
+    effect,
+  );
   const previous = verdict.previous?.result;
   const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
   // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.

@@ -67,8 +67,9 @@ export const repetitionRulesSchema = z.object({
   countChangedResults: z.boolean().default(false),
   /**
    * The threshold rule counts identical calls made before a later successful change: `true` always, `"same-tool"`
-   * (default) only when every change since was made by the same tool (rewriting a file again and again adds up; a
-   * check re-run after another tool changed something does not), `false` never.
+   * (default) only when every change since was made by the same tool or changed nothing the call depends on
+   * (rewriting a file again and again adds up; a check re-run after another tool changed something does not; a read
+   * of one file after another tool wrote another file does), `false` never.
    */
   countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
 });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type ClassifyOptions, classifyCall } from "./classify.js";
+import { type CallEffect, type ClassifyOptions, classifyCall, isSameOrAncestor } from "./classify.js";
 import { ListIndexes } from "./list-index.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.js";
 import { parseOptions, repetitionRulesSchema } from "./options.js";
@@ -73,39 +73,79 @@ export interface RepetitionState {
   /** Recorded calls, oldest first. */
   window: CallRecord[];
   /**
-   * The latest changes (epoch bumps) by two different tools, newest first: which tool changed the world last, and
-   * the latest change by any other tool.
+   * The changes (epoch bumps) since the oldest call of the window, newest first: which tool changed the world, and
+   * which files, when it said (the threshold rule's `countAcrossMutations: "same-tool"` counts an earlier identical
+   * call only when no other tool has changed, since it, something the call depends on).
    */
-  changes?:
-    | {
-        /** The tool that made the change. */
-        tool: string;
-        /** The epoch the change bumped the state to. */
-        epoch: number;
-      }[]
-    | undefined;
+  changes?: Change[] | undefined;
 }
 
 /**
- * Notes a change (an epoch bump) made by `tool`: keeps the newest change and the newest by another tool.
+ * A change of the world (an epoch bump), as {@link RepetitionState.changes} keeps it.
  *
  * @example
  * ```ts
- * noteChange([], "bash", 3); // [{ tool: "bash", epoch: 3 }]
+ * const change: Change = { tool: "write_file", epoch: 3, paths: ["/repo/a.py"] };
+ * ```
+ */
+export interface Change {
+  /** The tool that made the change. */
+  tool: string;
+  /** The epoch the change bumped the state to. */
+  epoch: number;
+  /** The files or folders it changed, when known (a write of known paths); absent: it may have changed anything. */
+  paths?: string[] | undefined;
+}
+
+/**
+ * Notes a change (an epoch bump) made by `tool` (of `paths`, when known), newest first, keeping the changes that
+ * came after the oldest call of `window` (an earlier one is no change since any call the window holds).
+ *
+ * @example
+ * ```ts
+ * noteChange([], "bash", 3, undefined, []); // [{ tool: "bash", epoch: 3 }]
  * ```
  */
 export function noteChange(
-  changes: readonly { tool: string; epoch: number }[] | undefined,
+  changes: readonly Change[] | undefined,
   tool: string,
   epoch: number,
-): { tool: string; epoch: number }[] {
-  const other = (changes ?? []).find((c) => c.tool !== tool);
-  return other === undefined ? [{ tool, epoch }] : [{ tool, epoch }, other];
+  paths: readonly string[] | undefined,
+  window: readonly CallRecord[],
+): Change[] {
+  const change: Change = paths === undefined ? { tool, epoch } : { tool, epoch, paths: [...paths] };
+  const since = window[0]?.epoch ?? epoch;
+  const next = [change];
+  for (const earlier of changes ?? []) {
+    if (earlier.epoch <= since) break; // newest first: the rest came before the window's oldest call
+    if (next.length === CHANGES_KEPT) {
+      // Beyond the bound, the older changes count as one that may have changed anything (by no tool of the
+      // thread): a repeat from before it is not counted, as if another tool had changed what it depends on.
+      next.push({ tool: "\u0000older", epoch: earlier.epoch });
+      break;
+    }
+    next.push(earlier);
+  }
+  return next;
 }
 
-/** The epoch of the newest change made by a tool other than `tool` (-1 when none is known). */
-function latestForeignChange(state: RepetitionState, tool: string): number {
-  return (state.changes ?? []).find((c) => c.tool !== tool)?.epoch ?? -1;
+/** Changes kept with their tool and files (older ones are merged into one that may have changed anything). */
+const CHANGES_KEPT = 32;
+
+/**
+ * The epoch of the newest change that a tool other than `tool` made to something a call with `effect` depends on
+ * (-1 when none is known): a change of known files matters to a read or a write of known files only where their
+ * paths meet (one is the other or a folder above it); any other change matters to any call.
+ */
+function latestForeignChange(state: RepetitionState, tool: string, effect: CallEffect | undefined): number {
+  const own = effect !== undefined && effect.kind !== "mutate" && effect.kind !== "none" ? effect.paths : undefined;
+  for (const change of state.changes ?? []) {
+    if (change.tool === tool) continue;
+    if (change.paths === undefined || own === undefined || own.length === 0) return change.epoch;
+    const meets = change.paths.some((c) => own.some((p) => isSameOrAncestor(c, p) || isSameOrAncestor(p, c)));
+    if (meets) return change.epoch;
+  }
+  return -1;
 }
 
 /** Derived index of a window: sequence numbers per call key, oldest first (carried by {@link recordCall}). */
@@ -243,6 +283,7 @@ export function evaluateRepetition(
   state: RepetitionState,
   key: string,
   rules: Readonly<RepetitionRules>,
+  effect?: CallEffect,
 ): RepetitionVerdict {
   const records = recordsWithKey(state.window, key);
   const latest = records[records.length - 1];
@@ -261,7 +302,7 @@ export function evaluateRepetition(
     const sameWorld =
       rules.countAcrossMutations === true ||
       r.epoch === state.epoch ||
-      (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool) <= r.epoch);
+      (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool, effect) <= r.epoch);
     const sameResult =
       rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest;
     if (!sameWorld || !sameResult) continue;
@@ -359,7 +400,7 @@ export function recordCall(
   if (last !== undefined && last.seq >= seq) {
     // Out-of-order arrival (parallel branches): keep the window sorted; the index is rebuilt when next needed.
     const sorted = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
-    return { nextSeq, epoch: state.epoch, window: sorted.slice(Math.max(0, sorted.length - size)) };
+    return { ...state, nextSeq, window: sorted.slice(Math.max(0, sorted.length - size)) };
   }
   // The usual case: append, evicting the oldest records beyond the window size.
   const evict = Math.max(0, state.window.length + 1 - size);
@@ -379,7 +420,8 @@ export function recordCall(
     else seqs.push(seq);
     windowIndexes.give(window, index);
   }
-  return { nextSeq, epoch: state.epoch, window };
+  // The changes stay: a call recorded after another tool's change must not forget it.
+  return { ...state, nextSeq, window };
 }
 
 /**
@@ -398,7 +440,7 @@ export function recordResult(
   seq: number,
   result: RecordedResult,
   mutates: boolean,
-  opts: { carryIndex?: boolean } = {},
+  opts: { carryIndex?: boolean; paths?: readonly string[] | undefined } = {},
 ): RepetitionState {
   const at = positionOf(state.window, seq);
   let window = state.window;
@@ -412,7 +454,8 @@ export function recordResult(
   }
   if (!(mutates && result.ok)) return { ...state, window };
   const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";
-  return { ...state, window, epoch: state.epoch + 1, changes: noteChange(state.changes, tool, state.epoch + 1) };
+  const epoch = state.epoch + 1;
+  return { ...state, window, epoch, changes: noteChange(state.changes, tool, epoch, opts.paths, window) };
 }
 
 /**

@@ -315,7 +315,8 @@ class StateDraft {
       case "result": {
         const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
         const state = this.own();
-        state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex });
+        const paths = event.effect.kind === "write" ? event.effect.paths : undefined;
+        state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
         state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
         state.answers = noteAnswer(before.answers, event, carryIndex);
         return;
@@ -357,7 +358,13 @@ class StateDraft {
           ...before.repetition,
           epoch: before.repetition.epoch + 1,
           window: [],
-          changes: noteChange(before.repetition.changes, "\u0000external", before.repetition.epoch + 1),
+          changes: noteChange(
+            before.repetition.changes,
+            "\u0000external",
+            before.repetition.epoch + 1,
+            event.effect.kind === "write" ? event.effect.paths : undefined,
+            [],
+          ),
         };
         return;
       }

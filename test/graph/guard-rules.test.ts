@@ -6,10 +6,13 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import {
+  decideToolCall,
   emptyToolGuardState,
   isReadOnlyCall,
   isReadOnlyCommand,
+  outcomeEvents,
   planToolCalls,
+  reduceToolGuard,
   resolveToolGuardOptions,
 } from "../../src/core/index.js";
 import {
@@ -314,6 +317,67 @@ describe("counting rules (for tuning on recorded runs)", () => {
       ...["ran", "ran", "ran", "ran", "ran", "ran"],
       ...["threshold", "ran"],
     ]);
+  });
+
+  /** Decides and records calls one by one with the core (each allowed call returns `ok`/`text`): their fates. */
+  function core(options: ReturnType<typeof resolveToolGuardOptions>) {
+    let state = emptyToolGuardState();
+    const fates: string[] = [];
+    const step = (name: string, args: Record<string, unknown>, ok = true, text = "same") => {
+      const d = decideToolCall(state, { name, args, id: `c${fates.length}` }, options);
+      state = reduceToolGuard(state, d.events);
+      if (d.allowed) state = reduceToolGuard(state, outcomeEvents(d, { ok, text }, options));
+      fates.push(d.allowed ? "ran" : (d.rule ?? "blocked"));
+    };
+    return { step, fates, state: () => state };
+  }
+
+  it("the same-tool rule remembers another tool's edit across the calls after it (a read between edit and re-run)", () => {
+    // countAcrossMutations "same-tool" (the default): a check re-run after another tool changed something does not
+    // add up, also when a third call came between the edit and the re-run.
+    const { step, fates, state } = core(resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 20 }));
+    for (const content of ["1", "2"]) {
+      step("run_tests", {}, false, "FAIL");
+      step("write_file", { path: "a.py", content }, true, "ok");
+      step("list_files", { path: content }, true, "a.py");
+    }
+    step("run_tests", {}, false, "FAIL");
+    expect(fates).toEqual(Array(7).fill("ran"));
+    expect(state().repetition.changes?.[0]).toEqual({ tool: "write_file", epoch: 2, paths: ["a.py"] });
+  });
+
+  it("the same-tool rule: another tool's write separates a read's repeats only where it changed what the read reads", () => {
+    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 20, redundancy: false });
+    const fatesAfterWriteTo = (written: string) => {
+      const { step, fates } = core(options);
+      step("read_file", { path: "a.py" });
+      step("write_file", { path: written, content: "x" });
+      step("read_file", { path: "a.py" });
+      step("list_files", { path: "src" });
+      step("read_file", { path: "a.py" });
+      return fates;
+    };
+    // A write to another file changes nothing the read depends on: the three reads add up (seed 000's example).
+    expect(fatesAfterWriteTo("b.py")).toEqual(["ran", "ran", "ran", "ran", "threshold"]);
+    // A write to the file itself (or the folder it is in) is a new question for the read.
+    expect(fatesAfterWriteTo("a.py")).toEqual(["ran", "ran", "ran", "ran", "ran"]);
+  });
+
+  it("the same-tool rule keeps 32 changes with their files; older ones count as a change of anything", () => {
+    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 100, redundancy: false });
+    const fatesAfterWrites = (writes: number) => {
+      const { step, fates, state } = core(options);
+      step("read_file", { path: "a.py" });
+      for (let i = 0; i < writes; i += 1) step("write_file", { path: `other/b${i}.py`, content: "x" });
+      step("read_file", { path: "a.py" });
+      step("list_files", { path: "src" });
+      step("read_file", { path: "a.py" });
+      return { fates: fates.filter((_, i) => i === 0 || i > writes), kept: state().repetition.changes?.length };
+    };
+    // 30 writes elsewhere: each is known not to touch a.py, the reads add up.
+    expect(fatesAfterWrites(30)).toEqual({ fates: ["ran", "ran", "ran", "threshold"], kept: 30 });
+    // 40: the oldest are merged into one change of anything, and the first read no longer counts (never more blocks).
+    expect(fatesAfterWrites(40)).toEqual({ fates: ["ran", "ran", "ran", "ran"], kept: 33 });
   });
 
   it("countAcrossMutations: false lets a re-run after each successful edit through", async () => {
