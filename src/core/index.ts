@@ -107,6 +107,7 @@ export {
 } from "./redundancy.js";
 export {
   type CallRecord,
+  type Change,
   type RecordedResult,
   type RepetitionEvaluation,
   type RepetitionRules,
