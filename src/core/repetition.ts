@@ -116,15 +116,19 @@ export function noteChange(
   const change: Change = paths === undefined ? { tool, epoch } : { tool, epoch, paths: [...paths] };
   const since = window[0]?.epoch ?? epoch;
   const next = [change];
+  const older: Change[] = [];
   for (const earlier of changes ?? []) {
     if (earlier.epoch <= since) break; // newest first: the rest came before the window's oldest call
-    if (next.length === CHANGES_KEPT) {
-      // Beyond the bound, the older changes count as one that may have changed anything (by no tool of the
-      // thread): a repeat from before it is not counted, as if another tool had changed what it depends on.
-      next.push({ tool: "\u0000older", epoch: earlier.epoch });
-      break;
-    }
-    next.push(earlier);
+    if (next.length < CHANGES_KEPT) next.push(earlier);
+    else older.push(earlier);
+  }
+  if (older.length > 0) {
+    // Beyond the bound, the older changes count as one that may have changed anything, by their tool when they
+    // were all one tool's (rewriting a file again and again still adds up), else by no tool of the thread: a
+    // repeat from before it then counts only where it would have counted anyway.
+    const tool = (older[0] as Change).tool;
+    const oneTool = older.every((c) => c.tool === tool);
+    next.push({ tool: oneTool ? tool : "\u0000older", epoch: (older[0] as Change).epoch });
   }
   return next;
 }

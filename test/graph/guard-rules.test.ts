@@ -363,7 +363,7 @@ describe("counting rules (for tuning on recorded runs)", () => {
     expect(fatesAfterWriteTo("a.py")).toEqual(["ran", "ran", "ran", "ran", "ran"]);
   });
 
-  it("the same-tool rule keeps 32 changes with their files; older ones count as a change of anything", () => {
+  it("the same-tool rule keeps 32 changes with their files; older ones count as one change of anything", () => {
     const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 100, redundancy: false });
     const fatesAfterWrites = (writes: number) => {
       const { step, fates, state } = core(options);
@@ -378,6 +378,14 @@ describe("counting rules (for tuning on recorded runs)", () => {
     expect(fatesAfterWrites(30)).toEqual({ fates: ["ran", "ran", "ran", "threshold"], kept: 30 });
     // 40: the oldest are merged into one change of anything, and the first read no longer counts (never more blocks).
     expect(fatesAfterWrites(40)).toEqual({ fates: ["ran", "ran", "ran", "ran"], kept: 33 });
+    // Merged changes all made by one tool stay that tool's: its own repeats across them still add up.
+    const { step, fates } = core(options);
+    step("write_file", { path: "hot.py", content: "x" });
+    for (let i = 0; i < 40; i += 1) step("write_file", { path: `other/b${i}.py`, content: "x" });
+    step("write_file", { path: "hot.py", content: "x" });
+    step("read_file", { path: "z.py" });
+    step("write_file", { path: "hot.py", content: "x" });
+    expect(fates.slice(-3)).toEqual(["ran", "ran", "threshold"]);
   });
 
   it("countAcrossMutations: false lets a re-run after each successful edit through", async () => {
