@@ -384,18 +384,9 @@ const normalizedPaths = new Map<string | undefined, Map<string, string>>();
  * ```
  */
 export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
-  const out: string[] = [];
-  for (const key of presentPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS)) {
-    const value = (args as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    if (!Array.isArray(value)) {
-      if (isPathText(value)) out.push(normalizePath(value, root));
-      continue;
-    }
-    for (const v of value) if (isPathText(v)) out.push(normalizePath(v, root));
-  }
-  return out;
+  const paths: string[] = [];
+  readPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS, root, paths, false);
+  return paths;
 }
 
 /** Each list of path argument names, as a set (asked once per argument a call has, not once per name). */
@@ -442,17 +433,40 @@ export function normalizePathArgs(
   pathArgs: readonly string[] | undefined,
   root: string | undefined,
 ): unknown {
+  return readPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS, root, undefined, true);
+}
+
+/**
+ * Reads the path arguments of `args` once, for {@link pathsOf}, {@link normalizePathArgs} or both: pushes each path
+ * they name, normalized, onto `paths` (when given; every path argument is read, as `args[name]`), and with
+ * `normalize` returns `args` with its own path arguments normalized (a copy only when one changed; without `paths`,
+ * only own ones are read), else `args` as it is.
+ */
+function readPathArgs(
+  args: unknown,
+  pathArgs: readonly string[],
+  root: string | undefined,
+  paths: string[] | undefined,
+  normalize: boolean,
+): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   let copy: Record<string, unknown> | undefined;
-  for (const key of presentPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS)) {
-    if (!Object.hasOwn(args, key)) continue;
+  for (const key of presentPathArgs(args, pathArgs)) {
+    const own = Object.hasOwn(args, key);
+    if (!own && paths === undefined) continue;
     const value = (args as Record<string, unknown>)[key];
+    if (value === undefined) continue;
     let normalized: unknown = value;
-    if (isPathText(value)) normalized = normalizePath(value, root);
-    else if (Array.isArray(value) && value.every(isPathText)) {
-      normalized = value.map((v: string) => normalizePath(v, root));
+    if (!Array.isArray(value)) {
+      if (isPathText(value)) {
+        normalized = normalizePath(value, root);
+        paths?.push(normalized as string);
+      }
+    } else {
+      if (paths !== undefined) for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, root));
+      if (normalize && value.every(isPathText)) normalized = value.map((v: string) => normalizePath(v, root));
     }
-    if (normalized !== value) {
+    if (normalize && normalized !== value && own) {
       copy ??= { ...(args as Record<string, unknown>) };
       copy[key] = normalized;
     }
@@ -592,29 +606,7 @@ function plainCallIdentity(
     kept = normalizePathArgs(ignored, pathArgs, opts.root);
   } else {
     paths = [];
-    kept = args;
-    if (args !== null && typeof args === "object" && !Array.isArray(args)) {
-      let copy: Record<string, unknown> | undefined;
-      for (const key of presentPathArgs(args, pathArgs)) {
-        const value = (args as Record<string, unknown>)[key];
-        if (value === undefined) continue;
-        let normalized: unknown = value;
-        if (!Array.isArray(value)) {
-          if (isPathText(value)) {
-            normalized = normalizePath(value, opts.root);
-            paths.push(normalized as string);
-          }
-        } else {
-          for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, opts.root));
-          if (value.every(isPathText)) normalized = value.map((v: string) => normalizePath(v, opts.root));
-        }
-        if (normalized !== value && Object.hasOwn(args, key)) {
-          copy ??= { ...(args as Record<string, unknown>) };
-          copy[key] = normalized;
-        }
-      }
-      kept = copy ?? args;
-    }
+    kept = readPathArgs(args, pathArgs, opts.root, paths, true);
   }
   // What isReadOnlyCall says of a tool that is no shell.
   const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);

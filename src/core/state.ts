@@ -315,7 +315,7 @@ class StateDraft {
       case "result": {
         const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
         const state = this.own();
-        const paths = event.effect.kind === "write" ? event.effect.paths : undefined;
+        const paths = writtenPaths(event.effect);
         state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
         state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
         state.answers = noteAnswer(before.answers, event, carryIndex);
@@ -362,7 +362,7 @@ class StateDraft {
             before.repetition.changes,
             "\u0000external",
             before.repetition.epoch + 1,
-            event.effect.kind === "write" ? event.effect.paths : undefined,
+            writtenPaths(event.effect),
             [],
           ),
         };
@@ -379,6 +379,11 @@ class StateDraft {
       }
     }
   }
+}
+
+/** The files a change is known to have changed (a write of known paths); `undefined`: it may have changed anything. */
+function writtenPaths(effect: CallEffect): readonly string[] | undefined {
+  return effect.kind === "write" ? effect.paths : undefined;
 }
 
 /**

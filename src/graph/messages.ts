@@ -8,6 +8,7 @@ import {
 } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { ToolCallInput } from "../core/detect.js";
+import { IdentitySlots } from "../core/list-index.js";
 import { canonicalJson, digest } from "../core/signature.js";
 import type { TurnInput } from "../core/turn.js";
 
@@ -120,13 +121,13 @@ export function runMarker(messages: readonly BaseMessage[]): string | undefined 
     const m = messages[i] as BaseMessage;
     if (isPersonMessage(m)) {
       const found: PersonAt = { message: m, index: i, marker: m.id ?? `${i}:${digest(canonicalJson(m.content))}` };
-      for (const ai of passed) rememberPerson(ai, found);
+      for (const ai of passed) personBefore.set(ai, found);
       return found.marker;
     }
     if (m.getType() !== "ai") continue;
-    const known = personBeforeOf(m);
+    const known = personBefore.get(m);
     if (known !== undefined && known.index < i && messages[known.index] === known.message) {
-      for (const ai of passed) rememberPerson(ai, known);
+      for (const ai of passed) personBefore.set(ai, known);
       return known.marker;
     }
     passed.push(m);
@@ -142,25 +143,10 @@ interface PersonAt {
 }
 
 /**
- * The person's message before the AI messages read last (see {@link runMarker}): a few slots, not a `WeakMap` (an
- * insert into one costs microseconds every turn). A thread's next turn finds its previous AI message here; threads
- * interleaved beyond the slots scan their run again.
+ * The person's message before the AI messages read last (see {@link runMarker}), in a few slots: a thread's next
+ * turn finds its previous AI message here; threads interleaved beyond the slots scan their run again.
  */
-const PERSON_SLOTS = 8;
-const aiMessages: (BaseMessage | undefined)[] = new Array(PERSON_SLOTS).fill(undefined);
-const personsAt: (PersonAt | undefined)[] = new Array(PERSON_SLOTS).fill(undefined);
-let nextPersonSlot = 0;
-
-function personBeforeOf(message: BaseMessage): PersonAt | undefined {
-  for (let i = 0; i < PERSON_SLOTS; i += 1) if (aiMessages[i] === message) return personsAt[i];
-  return undefined;
-}
-
-function rememberPerson(message: BaseMessage, at: PersonAt): void {
-  aiMessages[nextPersonSlot] = message;
-  personsAt[nextPersonSlot] = at;
-  nextPersonSlot = (nextPersonSlot + 1) % PERSON_SLOTS;
-}
+const personBefore = new IdentitySlots<BaseMessage, PersonAt>(8);
 
 /**
  * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts
