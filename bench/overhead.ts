@@ -1,10 +1,14 @@
 /**
  * Overhead of the guards, run with `npm run bench:overhead [-- --quick]` (also part of `npm run bench`).
  *
- * 1. A 150-turn scripted `createReactAgent` run, guarded (`GuardedToolNode` + `GuardMessagesState`) against plain
- *    (`ToolNode`, default state), without a checkpointer and with `MemorySaver`, interleaved in one process (the
- *    order rotates), warm-up runs discarded. Every call is distinct, so both variants run the same tools; the
- *    guarded run must end with every call allowed and none blocked.
+ * 1. A 150-turn scripted `createReactAgent` run, guarded (`GuardedToolNode`) against plain (`ToolNode`), both in
+ *    the same state (`GuardMessagesState`), so that the ratio is the node's own cost; without a checkpointer and
+ *    with `MemorySaver`, interleaved in one process (the order rotates), warm-up runs discarded. Every call is
+ *    distinct, so both variants run the same tools; the guarded run must end with every call allowed and none
+ *    blocked. Without a checkpointer a third variant, a plain `ToolNode` in createReactAgent's default state,
+ *    measures the switch a user makes (the default state's `structuredResponse` channel is empty unless
+ *    `responseFormat` is set, and LangGraph throws and catches an error each time it reads an empty channel: the
+ *    default state is slower than `GuardMessagesState` by itself, which hides part of the node's cost).
  * 2. The cost of one decision (`decideToolCall`) against a full window of the default size and of 10,000 calls,
  *    for a new call (allowed) and for a repeat the threshold rule blocks, and the cost of applying a call's events
  *    with `reduceToolGuard`. The setup follows the defaults the code resolves (`resolveToolGuardOptions`).
@@ -88,7 +92,8 @@ function formatRatio(ratio: number): string {
 // 1. Agent run: guarded against plain, without a checkpointer and with MemorySaver
 // ---------------------------------------------------------------------------------------------------------------
 
-type Variant = "guarded" | "plain";
+/** `plainDefault`: a plain ToolNode in createReactAgent's default state (`messages`, `structuredResponse`). */
+type Variant = "guarded" | "plain" | "plainDefault";
 type Saver = "none" | "memory";
 
 interface RunResult {
@@ -116,14 +121,18 @@ async function runAgent(variant: Variant, saver: Saver, run: number): Promise<Ru
     const ms = performance.now() - start;
     return { ms, messages: state.messages, toolGuard: state.toolGuard };
   }
-  const agent = createReactAgent({ llm, tools: new ToolNode(tools), ...checkpointer });
+  // The same state as the guarded run, unless the variant is the default state's.
+  const agent =
+    variant === "plain"
+      ? createReactAgent({ llm, tools: new ToolNode(tools), stateSchema: GuardMessagesState, ...checkpointer })
+      : createReactAgent({ llm, tools: new ToolNode(tools), ...checkpointer });
   const start = performance.now();
   const state = await agent.invoke(INPUT, config);
   const ms = performance.now() - start;
   return { ms, messages: state.messages };
 }
 
-/** Both variants must run the same tools successfully; the guarded one must allow all of them. */
+/** Every variant must run the same tools successfully; the guarded one must allow all of them. */
 function checkRun(variant: Variant, run: number, result: RunResult): void {
   const where = `${variant} run #${run}`;
   if (variant === "guarded") {
@@ -154,6 +163,8 @@ interface AgentFigures {
   saver: Saver;
   guarded: Summary;
   plain: Summary;
+  /** The plain ToolNode in createReactAgent's default state, and median(guarded) / its median (no checkpointer). */
+  plainDefault?: { summary: Summary; ratio: number } | undefined;
   /** Ratio of the medians. */
   ratio: number;
   /** Guarded/plain of each interleaved pair. */
@@ -185,13 +196,14 @@ function ratioInterval(guarded: readonly number[], plain: readonly number[]): [n
   return [ratios[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)]!, ratios[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1]!];
 }
 
-/** Guarded and plain runs interleaved, the order alternating, so that machine noise hits both alike. */
+/** The variants' runs interleaved, the order rotating, so that machine noise hits them alike. */
 async function benchAgent(saver: Saver): Promise<AgentFigures> {
-  const times: Record<Variant, number[]> = { guarded: [], plain: [] };
+  const times: Record<Variant, number[]> = { guarded: [], plain: [], plainDefault: [] };
+  const variants: Variant[] = saver === "none" ? ["guarded", "plain", "plainDefault"] : ["guarded", "plain"];
   const pairRatios: number[] = [];
   for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
     const pair: Partial<Record<Variant, number>> = {};
-    const order: Variant[] = run % 2 === 0 ? ["guarded", "plain"] : ["plain", "guarded"];
+    const order = variants.map((_, i) => variants[(run + i) % variants.length] as Variant);
     for (const variant of order) {
       const result = await runAgent(variant, saver, run);
       checkRun(variant, run, result);
@@ -202,10 +214,12 @@ async function benchAgent(saver: Saver): Promise<AgentFigures> {
   }
   const guarded = summarize(times.guarded);
   const plain = summarize(times.plain);
+  const plainDefault = times.plainDefault.length > 0 ? summarize(times.plainDefault) : undefined;
   return {
     saver,
     guarded,
     plain,
+    plainDefault: plainDefault && { summary: plainDefault, ratio: guarded.median / plainDefault.median },
     ratio: guarded.median / plain.median,
     pairRatios: summarize(pairRatios),
     interval: ratioInterval(times.guarded, times.plain),
@@ -408,7 +422,7 @@ async function main(): Promise<void> {
   for (const saver of ["none", "memory"] as const) {
     progress(
       `agent runs (${saver === "none" ? "no checkpointer" : "MemorySaver"}): ${WARMUP_RUNS + MEASURED_RUNS} guarded ` +
-        `and ${WARMUP_RUNS + MEASURED_RUNS} plain, interleaved`,
+        `and ${WARMUP_RUNS + MEASURED_RUNS} plain${saver === "none" ? ` (and as many in the default state)` : ""}, interleaved`,
     );
     agents.push(await benchAgent(saver));
   }
@@ -422,9 +436,30 @@ async function main(): Promise<void> {
   const turns = `${TURNS} turns`;
   const rows: Row[] = agents.flatMap((agent): Row[] => {
     const where = agent.saver === "none" ? "no checkpointer" : "MemorySaver";
+    const switchRows: Row[] =
+      agent.plainDefault === undefined
+        ? []
+        : [
+            [
+              `Agent, ${turns}, ${where}: plain ToolNode, createReactAgent's default state`,
+              formatMs(agent.plainDefault.summary.median),
+              formatMs(agent.plainDefault.summary.min),
+              formatMs(agent.plainDefault.summary.max),
+              "",
+              "",
+            ],
+            [
+              `Agent, ${where}: guarded / plain in the default state (the switch a user makes)`,
+              formatRatio(agent.plainDefault.ratio),
+              "",
+              "",
+              "",
+              "info",
+            ],
+          ];
     return [
       [
-        `Agent, ${turns}, ${where}: plain ToolNode`,
+        `Agent, ${turns}, ${where}: plain ToolNode, same state`,
         formatMs(agent.plain.median),
         formatMs(agent.plain.min),
         formatMs(agent.plain.max),
@@ -455,6 +490,7 @@ async function main(): Promise<void> {
         "",
         "",
       ],
+      ...switchRows,
       ["", "", "", "", "", ""],
     ];
   });
@@ -471,20 +507,35 @@ async function main(): Promise<void> {
 
   console.log(
     `Guarded runs: toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in all ${WARMUP_RUNS + MEASURED_RUNS} runs; ` +
-      `both variants ran the same ${TURNS} tool calls without error.`,
+      `every variant ran the same ${TURNS} tool calls without error.`,
   );
   const [small, large] = windows;
   const perTurn = (a: AgentFigures) => (a.guarded.median - a.plain.median) / TURNS;
   report([
     ...agents.map((a) => ({
       bench: "overhead",
-      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
       ours: fmtMs(a.guarded.median),
       anchor: `${fmtMs(a.plain.median)} ToolNode`,
       ratio: `${formatRatio(a.ratio)} (95%: ${a.interval[0].toFixed(3)}-${a.interval[1].toFixed(3)})`,
       goal: `<= ${AGENT_GOAL}x`,
       met: agentVerdict(a),
     })),
+    ...agents.flatMap((a) =>
+      a.plainDefault === undefined
+        ? []
+        : [
+            {
+              bench: "overhead",
+              figure: `the switch a user makes: ToolNode in createReactAgent's default state -> GuardedToolNode in GuardMessagesState, no checkpointer`,
+              ours: fmtMs(a.guarded.median),
+              anchor: `${fmtMs(a.plainDefault.summary.median)} ToolNode`,
+              ratio: formatRatio(a.plainDefault.ratio),
+              goal: "",
+              met: null,
+            },
+          ],
+    ),
     ...agents.map((a) => ({
       bench: "overhead",
       figure: `guard cost per turn, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,

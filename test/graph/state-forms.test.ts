@@ -1,9 +1,14 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { Annotation } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { buildGraph } from "../../examples/custom-graph.js";
 import { buildZodGraph } from "../../examples/custom-graph-zod.js";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
 import { emptyToolGuardState, reduceToolGuard } from "../../src/core/index.js";
-import { GuardState, guardStateSchema } from "../../src/index.js";
+import { GuardedToolNode, GuardMessagesState, GuardState, guardStateSchema } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { fatesOf } from "../support/helpers.js";
 
@@ -58,4 +63,51 @@ describe("channel declarations", () => {
     expect(Object.keys(GuardState.spec)).toEqual(Object.keys(guardStateSchema.shape));
     expect(reduceToolGuard(undefined, [])).toEqual(emptyToolGuardState());
   });
+});
+
+describe("createReactAgent with responseFormat", () => {
+  const Answer = z.object({ summary: z.string() });
+  const run = async (stateSchema: typeof GuardMessagesState | typeof WithStructuredResponse) => {
+    const llm = new StructuredScriptedModel([
+      { toolCalls: [{ name: "read_file", args: { path: "app.py" } }] },
+      "Read it.",
+      // The structured response: the arguments of the step's one tool call.
+      { toolCalls: [{ name: "extract", args: { summary: "app.py prints hello" } }] },
+    ]);
+    const tools = new GuardedToolNode(createWorkspaceTools(sampleProject()));
+    const agent = createReactAgent({ llm, tools, stateSchema, responseFormat: Answer });
+    return (await agent.invoke({ messages: [{ role: "user", content: "What does app.py do?" }] })) as {
+      structuredResponse?: unknown;
+      toolGuard: { stats: { allowed: number } };
+    };
+  };
+
+  it("keeps the structured response when the state declares `structuredResponse` (as the docs show)", async () => {
+    const result = await run(WithStructuredResponse);
+    expect(result.structuredResponse).toEqual({ summary: "app.py prints hello" });
+    expect(result.toolGuard.stats.allowed).toBe(1);
+  });
+
+  it("loses it with GuardMessagesState alone: LangGraph drops a write to a channel the state lacks", async () => {
+    // What the docs warn of: if LangGraph ever kept it, the warning (and this test) can go.
+    const result = await run(GuardMessagesState);
+    expect(result.structuredResponse).toBeUndefined();
+    expect(result.toolGuard.stats.allowed).toBe(1);
+  });
+});
+
+/**
+ * A scripted model with structured output (a provider's model has its own `withStructuredOutput`; the base class's
+ * needs message chunks): the next step's first tool call's arguments.
+ */
+class StructuredScriptedModel extends ScriptedChatModel {
+  // biome-ignore lint/suspicious/noExplicitAny: the base method's overloads, answered for the one form createReactAgent calls
+  override withStructuredOutput(): any {
+    return RunnableLambda.from(async (input: BaseMessage[]) => (await this.invoke(input)).tool_calls?.[0]?.args);
+  }
+}
+
+const WithStructuredResponse = Annotation.Root({
+  ...GuardMessagesState.spec,
+  structuredResponse: Annotation<Record<string, unknown>>,
 });
