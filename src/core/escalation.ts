@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { normalizePath } from "./classify.js";
-import { canonicalJson, digest, toolCallSignature, truncate } from "./signature.js";
+import { canonicalJson, digest, toolCallSignature } from "./signature.js";
 import { similarityRatio } from "./similarity.js";
+import { truncate } from "./text.js";
 
 /**
  * Phrases that acknowledge a block (say what will be done differently), with close variants.

@@ -111,19 +111,6 @@ export function digest(text: string): string {
 }
 
 /**
- * Cuts `text` to at most `max` characters, saying how much was left out.
- *
- * @example
- * ```ts
- * truncate("abcdef", 3); // "abc… [3 more characters]"
- * ```
- */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [${text.length - max} more characters]`;
-}
-
-/**
  * The identity of a call whose arguments cannot be read (a getter that throws, a revoked Proxy — never JSON from a
  * model, but possible from code): one that cannot throw, for a call treated as one that may change anything (never
  * redundant, makes earlier reads stale). The tool then fails on its own, as it would in `ToolNode`.

@@ -8,6 +8,7 @@ import type { ToolCallDecision } from "./decide.js";
 import type { StopReason } from "./loop.js";
 import type { BlockRule } from "./messages.js";
 import { canonicalJson } from "./signature.js";
+import { capText } from "./text.js";
 import type { TurnStop } from "./turn.js";
 
 /**
@@ -182,10 +183,6 @@ export function reduceGuardLog(
   return { counts, total: log.total + events.length, recent: [...log.recent, ...events].slice(-GUARD_LOG_LIMIT) };
 }
 
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /**
  * A guard event with its header, long fields cut and empty ones left out.
  *
@@ -199,8 +196,8 @@ export function guardStreamEvent(
 ): GuardStreamEvent {
   const { args, message, ...rest } = fields;
   const event: GuardStreamEvent = { source: "langgraph-guards", version: GUARD_EVENT_VERSION, ...rest };
-  if (args !== undefined) event.args = cut(canonicalJson(args), 200);
-  if (message !== undefined) event.message = cut(message, 300);
+  if (args !== undefined) event.args = capText(canonicalJson(args), 200);
+  if (message !== undefined) event.message = capText(message, 300);
   for (const key of Object.keys(event) as (keyof GuardStreamEvent)[]) if (event[key] === undefined) delete event[key];
   return event;
 }

@@ -9,8 +9,8 @@ import { type DecideContext, identifyNewCall, substanceKeys, type ToolCallInput 
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { resultDigest } from "./repetition.js";
-import { truncate } from "./signature.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+import { truncate } from "./text.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of

@@ -1,4 +1,5 @@
 /** How the file tools echo a value they were given (a path, a command) in an error or a summary: capped. */
+import { cutEnd } from "../core/text.js";
 
 /**
  * Characters of one echoed value kept in a message: a path longer than this (a 1 MB path, say) is cut, so an
@@ -17,5 +18,5 @@ export const MAX_ECHO_CHARS = 300;
  */
 export function echo(value: unknown, max = MAX_ECHO_CHARS): string {
   const text = typeof value === "string" ? value : String(value);
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length} characters]`;
+  return text.length <= max ? text : `${text.slice(0, cutEnd(text, max))}… [${text.length} characters]`;
 }

@@ -1,4 +1,5 @@
 /** How `read_file` shows a file: line numbers, ranges, long lines cut, continuation hints. Pure functions. */
+import { cutEnd } from "../core/text.js";
 
 /**
  * Limits of one read.
@@ -98,10 +99,8 @@ export function viewLines(
   const shown: string[] = [];
   for (let n = from; n <= to; n += 1) {
     const line = lines[n - 1] as string;
-    const cut =
-      line.length > limits.maxLineChars
-        ? `${line.slice(0, limits.maxLineChars)}… [line cut: ${line.length - limits.maxLineChars} more characters]`
-        : line;
+    const end = cutEnd(line, limits.maxLineChars);
+    const cut = end < line.length ? `${line.slice(0, end)}… [line cut: ${line.length - end} more characters]` : line;
     shown.push(`${String(n).padStart(6)}\t${cut}`);
   }
   let text = shown.join("\n");

@@ -10,6 +10,7 @@ import { resultDigest } from "../core/repetition.js";
 import { canonicalJson } from "../core/signature.js";
 import type { ToolGuardState } from "../core/state.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
+import { capText, cutEnd } from "../core/text.js";
 import { type CallOutcome, unchangedNote } from "../core/turn.js";
 
 /**
@@ -187,15 +188,6 @@ const INSPECT = {
   showProxy: false,
 } as const;
 
-/** At most `max` characters, with "…" where it was cut (never in the middle of a surrogate pair). */
-function capText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = Math.max(0, max - 1);
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…`;
-}
-
 /** A property of any value read without throwing, when it is a string. */
 function stringProperty(value: unknown, key: "name" | "message"): string | undefined {
   return attempt(() => {
@@ -207,7 +199,7 @@ function stringProperty(value: unknown, key: "name" | "message"): string | undef
 function describeValue(value: unknown, max: number, depth: number): string {
   switch (typeof value) {
     case "string":
-      return JSON.stringify(value.length > max ? value.slice(0, max) : value);
+      return JSON.stringify(value.slice(0, cutEnd(value, max)));
     case "number":
     case "boolean":
     case "undefined":

@@ -1,0 +1,49 @@
+/**
+ * Cutting text for the model and for people: never in the middle of a surrogate pair. Half of an emoji is not
+ * valid Unicode, and a provider may reject a request that holds one.
+ */
+
+/**
+ * The largest end, at most `max` and at most the text's length, at which `text` can be cut without splitting a
+ * surrogate pair.
+ *
+ * @example
+ * ```ts
+ * cutEnd("ab😀c", 3); // 2: "ab", not "ab" plus half of the emoji
+ * ```
+ */
+export function cutEnd(text: string, max: number): number {
+  const end = Math.max(0, Math.min(text.length, Math.floor(max)));
+  if (end === 0 || end === text.length) return end;
+  const before = text.charCodeAt(end - 1);
+  const after = text.charCodeAt(end);
+  const splitsPair = before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+  return splitsPair ? end - 1 : end;
+}
+
+/**
+ * At most `max` characters: `text` itself, or its start with "…" where it was cut.
+ *
+ * @example
+ * ```ts
+ * capText("abcdef", 4); // "abc…"
+ * ```
+ */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, cutEnd(text, max - 1))}…`;
+}
+
+/**
+ * `text` cut after at most `max` characters, saying how much was left out.
+ *
+ * @example
+ * ```ts
+ * truncate("abcdef", 3); // "abc… [3 more characters]"
+ * ```
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = cutEnd(text, max);
+  return `${text.slice(0, end)}… [${text.length - end} more characters]`;
+}
