@@ -4,6 +4,7 @@ import { ListIndexes } from "./list-index.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.js";
 import { parseOptions, repetitionRulesSchema } from "./options.js";
 import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
+import { cutEnd } from "./text.js";
 
 /**
  * The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text.
@@ -601,7 +602,7 @@ export class ToolRepetitionDetector {
     this.state = recordResult(
       this.state,
       seq,
-      { ok: outcome.success, digest: resultDigest(outcome.success, text), preview: text.slice(0, 1000) },
+      { ok: outcome.success, digest: resultDigest(outcome.success, text), preview: text.slice(0, cutEnd(text, 1000)) },
       mutates,
     );
   }

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { changedPaths } from "../core/shell.js";
+import { cutEnd } from "../core/text.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";
 import { parentOf } from "./tree.js";
@@ -32,14 +33,15 @@ function runCommand(command: string, cwd: string, timeoutMs: number, maxChars: n
     const child = spawn("bash", ["-c", command], { cwd, env: process.env, detached: true });
     let output = "";
     let cut = 0;
-    const take = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      const room = maxChars - output.length;
-      if (room > 0) output += text.slice(0, room);
-      cut += Math.max(0, text.length - Math.max(0, room));
+    // Once anything is cut, the rest is counted only: the output shown is a start of what the command printed.
+    const take = (text: string) => {
+      const end = cut > 0 ? 0 : cutEnd(text, maxChars - output.length);
+      output += text.slice(0, end);
+      cut += text.length - end;
     };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
+    // Decoded per stream, so a character whose bytes arrive in two chunks stays one character.
+    child.stdout.setEncoding("utf8").on("data", take);
+    child.stderr.setEncoding("utf8").on("data", take);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

@@ -1,3 +1,4 @@
+import { capText } from "../core/text.js";
 import type { ReplayRun, ReplayStep, ReplayToolCall } from "./replay.js";
 
 /**
@@ -112,7 +113,7 @@ function parseArgs(raw: unknown, where: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    throw new ReplayInputError(where, `tool call arguments are not JSON: ${raw.slice(0, 80)}`);
+    throw new ReplayInputError(where, `tool call arguments are not JSON: ${capText(raw, 80)}`);
   }
 }
 

@@ -103,6 +103,21 @@ describe("execute_command", () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it("keeps a character whose bytes arrive in two chunks whole, and never cuts the output inside one", async () => {
+    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 5 });
+    // The emoji's four bytes written in two parts, a pause between: two chunks of output.
+    const split = await call("execute_command", { command: "printf '\\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80'" });
+    expect(split.text).toBe("Exit code 0.\n😀");
+    // The cap falls between the halves of the third emoji: the output ends before it, and counts the rest.
+    const capped = await call("execute_command", { command: "printf '😀ab😀c'" });
+    expect(capped.text).toBe("Exit code 0.\n😀ab\n... [3 more characters cut]");
+    // Stdout and stderr are decoded apart: bytes of one do not join the other's.
+    const both = await call("execute_command", {
+      command: "printf '\\xc3' >&2; sleep 0.2; printf 'x'; sleep 0.2; printf '\\xa9' >&2",
+    });
+    expect(both.text).toBe("Exit code 0.\nxé");
+  });
+
   it("is only created with allowCommands: true", () => {
     expect(createFileTools({ root: base }).map((t) => t.name)).toEqual([
       "read_file",
