@@ -105,6 +105,11 @@ function formatRatio(ratio: number): string {
 type Variant = "guarded" | "plain" | "plainDefault";
 type Saver = "none" | "memory";
 
+/** How the report names a checkpointer setting. */
+function saverLabel(saver: Saver): string {
+  return saver === "none" ? "no checkpointer" : "MemorySaver";
+}
+
 interface RunResult {
   ms: number;
   messages: BaseMessage[];
@@ -436,7 +441,7 @@ async function main(): Promise<void> {
   const agents: AgentFigures[] = [];
   for (const saver of ["none", "memory"] as const) {
     progress(
-      `agent runs (${saver === "none" ? "no checkpointer" : "MemorySaver"}): ${WARMUP_RUNS + MEASURED_RUNS} guarded ` +
+      `agent runs (${saverLabel(saver)}): ${WARMUP_RUNS + MEASURED_RUNS} guarded ` +
         `and ${WARMUP_RUNS + MEASURED_RUNS} plain${saver === "none" ? ` (and as many in the default state)` : ""}, interleaved`,
     );
     agents.push(await benchAgent(saver));
@@ -450,7 +455,7 @@ async function main(): Promise<void> {
 
   const turns = `${TURNS} turns`;
   const rows: Row[] = agents.flatMap((agent): Row[] => {
-    const where = agent.saver === "none" ? "no checkpointer" : "MemorySaver";
+    const where = saverLabel(agent.saver);
     const switchRows: Row[] =
       agent.plainDefault === undefined
         ? []
@@ -541,7 +546,7 @@ async function main(): Promise<void> {
   report([
     ...agents.map((a) => ({
       bench: "overhead",
-      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${saverLabel(a.saver)}`,
       ours: fmtMs(a.guarded.median),
       anchor: `${fmtMs(a.plain.median)} ToolNode`,
       ratio: `${formatRatio(a.ratio)} (95%: ${a.interval[0].toFixed(3)}-${a.interval[1].toFixed(3)})`,
@@ -554,7 +559,7 @@ async function main(): Promise<void> {
         : [
             {
               bench: "overhead",
-              figure: `the same in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process), ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+              figure: `the same in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process), ${saverLabel(a.saver)}`,
               ours: "",
               anchor: "",
               ratio: formatRatio(a.early),
@@ -580,7 +585,7 @@ async function main(): Promise<void> {
     ),
     ...agents.map((a) => ({
       bench: "overhead",
-      figure: `guard cost per turn, ${a.saver === "none" ? "no checkpointer" : "MemorySaver"}`,
+      figure: `guard cost per turn, ${saverLabel(a.saver)}`,
       ours: fmtMs(perTurn(a)),
       anchor: `${fmtMs(a.plain.median / TURNS)} a plain turn`,
       ratio: "",

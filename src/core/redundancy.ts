@@ -1,9 +1,8 @@
 import type { z } from "zod";
 import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "./classify.js";
 import { operationLimitsSchema, parseOptions } from "./options.js";
-import { type RecordedResult, resultDigest } from "./repetition.js";
+import { outcomeRecord, type RecordedResult } from "./repetition.js";
 import type { SignatureOptions } from "./signature.js";
-import { cutEnd } from "./text.js";
 
 /**
  * A successful read-only call whose result the model still has (the redundant rule).
@@ -248,12 +247,7 @@ export class OperationContext {
    */
   recordOperation(toolName: string, input: unknown, outcome: { success: boolean; result?: string }): void {
     const { key, effect } = this.identify(toolName, input);
-    const text = outcome.result ?? "";
-    const result = {
-      ok: outcome.success,
-      digest: resultDigest(outcome.success, text),
-      preview: text.slice(0, cutEnd(text, 1000)),
-    };
+    const result = outcomeRecord(outcome.success, outcome.result ?? "");
     this.state = recordOperationResult(
       invalidateOperations(this.state, effect),
       { key, tool: toolName },

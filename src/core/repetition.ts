@@ -36,6 +36,22 @@ export function resultDigest(ok: boolean, text: string): string {
   return digest(`${ok}\n${text}`);
 }
 
+/** Characters of a result the class APIs keep as its preview. */
+const CLASS_PREVIEW_CHARS = 1000;
+
+/**
+ * How the class APIs ({@link ToolRepetitionDetector}, `OperationContext`) record a call's outcome: its digest, and
+ * the start of its text as the preview (never half of a surrogate pair).
+ *
+ * @example
+ * ```ts
+ * outcomeRecord(true, "a.py").preview; // "a.py"
+ * ```
+ */
+export function outcomeRecord(ok: boolean, text: string): RecordedResult {
+  return { ok, digest: resultDigest(ok, text), preview: text.slice(0, cutEnd(text, CLASS_PREVIEW_CHARS)) };
+}
+
 /**
  * One recorded (allowed) call in the sliding window.
  *
@@ -599,12 +615,7 @@ export class ToolRepetitionDetector {
     const mutates = this.options.classify
       ? !["read", "none"].includes(classifyCall(toolName, input, this.options.classify).kind)
       : false;
-    this.state = recordResult(
-      this.state,
-      seq,
-      { ok: outcome.success, digest: resultDigest(outcome.success, text), preview: text.slice(0, cutEnd(text, 1000)) },
-      mutates,
-    );
+    this.state = recordResult(this.state, seq, outcomeRecord(outcome.success, text), mutates);
   }
 
   /**
