@@ -224,19 +224,8 @@ export function newCallsPlan(
   options: ResolvedToolGuardOptions,
   ctx: Omit<DecideContext, "response" | "acknowledged">,
 ): TurnPlan | undefined {
-  if (ctx.disabled || !continuesRun(state, turn.run, options)) return undefined;
-  const escalation = state.escalation;
-  if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
-    return undefined;
-  }
-  const decisions: ToolCallDecision[] = [];
-  let seq = state.repetition.nextSeq;
-  for (const call of turn.calls) {
-    const identity = identifyNewCall(state, call, options, ctx);
-    if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
-    decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
-    seq += 1;
-  }
+  const decisions = newCallDecisions(state, turn.calls, turn.run, options, ctx);
+  if (decisions === undefined) return undefined;
   return new LazyPlan(decisions, [], () =>
     applyEvents(
       state,
@@ -244,6 +233,34 @@ export function newCallsPlan(
       false,
     ),
   );
+}
+
+/**
+ * The decisions of {@link newCallsPlan} (each call allowed and recorded as new), or `undefined` when the shortcut
+ * does not apply: what the tool node acts on when a response's one call is new, without building a plan. `run` is
+ * the response's run marker, as in {@link TurnInput.run}.
+ */
+export function newCallDecisions(
+  state: ToolGuardState,
+  calls: readonly ToolCallInput[],
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged">,
+): ToolCallDecision[] | undefined {
+  if (ctx.disabled || !continuesRun(state, run, options)) return undefined;
+  const escalation = state.escalation;
+  if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
+    return undefined;
+  }
+  const decisions: ToolCallDecision[] = [];
+  let seq = state.repetition.nextSeq;
+  for (const call of calls) {
+    const identity = identifyNewCall(state, call, options, ctx);
+    if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
+    decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
+    seq += 1;
+  }
+  return decisions;
 }
 
 /** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
@@ -300,7 +317,7 @@ export interface CallOutcome {
  * ```
  */
 export function commitTurn(
-  plan: TurnPlan,
+  plan: Pick<TurnPlan, "decisions" | "turnEvents">,
   outcomes: readonly (CallOutcome | undefined)[],
   options: ResolvedToolGuardOptions,
   only?: readonly number[],

@@ -1,4 +1,10 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  type AIMessage,
+  type BaseMessage,
+  isAIMessage,
+  isBaseMessage,
+  type ToolMessage,
+} from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
@@ -7,12 +13,12 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { ToolCallDecision } from "../core/decide.js";
 import type { DecideContext } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import type { ToolGuardState } from "../core/state.js";
+import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
-import { type CallOutcome, commitTurn, planTurn, type TurnPlan } from "../core/turn.js";
+import { type CallOutcome, commitTurn, newCallDecisions, planTurn, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, dedupe, guardAnswer, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
-import { lastAIMessageIndex, turnInput, unansweredCalls } from "./messages.js";
+import { lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { emitGuardEvents } from "./stream.js";
 
 /**
@@ -117,6 +123,17 @@ function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   }
   if (parent !== undefined) combined.push(parent);
   return combined;
+}
+
+/** The node's update: the calls' (see {@link combineOutputs}) with the guard's events and stream events added. */
+function withGuardUpdate(output: unknown, events: GuardEvent[], log: GuardStreamEvent[]): unknown {
+  const own = log.length > 0 ? { toolGuard: events, guardLog: log } : { toolGuard: events };
+  if (Array.isArray(output)) return [...output, own];
+  const answers = (output as { messages?: unknown }).messages;
+  if (answers !== undefined && log.length === 0 && Object.keys(output as object).length === 1) {
+    return { messages: answers, toolGuard: events }; // the usual update, built without a spread
+  }
+  return { ...(output as object), ...own };
 }
 
 /**
@@ -229,6 +246,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * the guard's events are added to the update.
    */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+    const decision = this.newCall(input, config);
+    if (decision !== undefined) return this.runNewCall(decision, input as StateInput, config);
     const plan = this.planCalls(input, config);
     const stop = plan.turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
@@ -252,13 +271,41 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
       this.invocations.delete(config);
     }
     const events = commitTurn(plan.turn, invocation.outcomes, this.guardOptions, plan.indices);
-    const own = log.length > 0 ? { toolGuard: events, guardLog: log } : { toolGuard: events };
-    if (Array.isArray(output)) return [...output, own] as T;
-    const answers = (output as { messages?: unknown }).messages;
-    if (answers !== undefined && log.length === 0 && Object.keys(output as object).length === 1) {
-      return { messages: answers, toolGuard: events } as T; // the usual update, built without a spread
-    }
-    return { ...(output as object), ...own } as T;
+    return withGuardUpdate(output, events, log) as T;
+  }
+
+  /**
+   * The usual turn, decided without a plan: the last message is an AI message with one call, and the core's
+   * shortcut for new calls ({@link newCallDecisions}, what {@link planTurn} tries first) proves it new. The call's
+   * decision, or `undefined` when the full procedure must decide (several calls, a createReactAgent v2 task, an
+   * acknowledgment owed, a new run, a call the state knows...).
+   */
+  private newCall(input: unknown, config: LangGraphRunnableConfig): ToolCallDecision | undefined {
+    if (Array.isArray(input) || input === null || typeof input !== "object") return undefined;
+    const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
+    if (single !== undefined || toolGuard === undefined || !Array.isArray(messages)) return undefined;
+    const message: unknown = messages[messages.length - 1];
+    if (!isBaseMessage(message) || !isAIMessage(message) || message.tool_calls?.length !== 1) return undefined;
+    const calls = message.tool_calls;
+    const decisions = newCallDecisions(toolGuard, calls, runMarker(messages), this.guardOptions, this.context(config));
+    return decisions?.[0];
+  }
+
+  /**
+   * Runs the call {@link GuardedToolNode.newCall} allowed and records it: what `run` does for a plan of that one
+   * decision (nothing to block, no stream event of the decision), without the plan.
+   */
+  private async runNewCall(decision: ToolCallDecision, input: StateInput, config: LangGraphRunnableConfig): Promise<T> {
+    const call = decision.call as ToolCall;
+    // No invocation is registered for this config: `runTool` runs the call as `ToolNode` does (errors answered).
+    const output = await this.runTool(call, config, input);
+    const state = input.toolGuard as ToolGuardState;
+    const own = { key: decision.key, tool: call.name };
+    const messages = input.messages as BaseMessage[];
+    const { answer, outcome, event } = dedupe(state, own, output, call.id, messages, this.guardOptions);
+    const events = commitTurn({ decisions: [decision], turnEvents: [] }, [outcome], this.guardOptions);
+    const log = event === undefined ? [] : emitGuardEvents(config, [event], this.guardOptions.events);
+    return withGuardUpdate(combineOutputs([answer]), events, log) as T;
   }
 
   /** Runs the calls (through {@link GuardedToolNode.runTool}); one call without `Promise.all`'s extra steps. */
