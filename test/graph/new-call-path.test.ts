@@ -162,6 +162,7 @@ describe("GuardedToolNode: the path for one new call gives the full procedure's 
         const quick = new GuardedToolNode<unknown>(makeTools(), options);
         const full = new GuardedToolNode<unknown>(makeTools(), options);
         // The reference node never takes the path: every turn is planned by the full procedure.
+        expect(Reflect.get(full, "newCall")).toBeTypeOf("function"); // the override below must replace the path
         Object.defineProperty(full, "newCall", { value: () => undefined });
         // Count the turns the node under test answers by the path.
         const runNewCall = Reflect.get(quick, "runNewCall") as (...args: unknown[]) => Promise<unknown>;
