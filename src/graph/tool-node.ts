@@ -244,7 +244,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * Plans the response, then runs its pending calls as `ToolNode` does (a createReactAgent v2 task through
    * `ToolNode.run` itself): {@link GuardedToolNode.runTool} answers blocked calls and records what the others return;
    * the guard's events are added to the update. The usual turn, one new call, is run without a plan (see
-   * {@link GuardedToolNode.newCall}), to the same update.
+   * `newCall`), to the same update.
    */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const decision = this.newCall(input, config);
