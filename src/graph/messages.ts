@@ -22,11 +22,20 @@ import type { TurnInput } from "../core/turn.js";
  */
 export function lastAIMessageIndex(messages: unknown): number {
   if (!Array.isArray(messages)) return -1;
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const message: unknown = messages[i];
-    if (isBaseMessage(message) && isAIMessage(message)) return i;
-  }
+  for (let i = messages.length - 1; i >= 0; i -= 1) if (isAI(messages[i])) return i;
   return -1;
+}
+
+/**
+ * Whether a value of a state's message list is an AI message.
+ *
+ * @example
+ * ```ts
+ * isAI(new AIMessage("hello")); // true
+ * ```
+ */
+export function isAI(value: unknown): value is AIMessage {
+  return isBaseMessage(value) && isAIMessage(value);
 }
 
 /**

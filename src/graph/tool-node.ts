@@ -1,10 +1,4 @@
-import {
-  type AIMessage,
-  type BaseMessage,
-  isAIMessage,
-  isBaseMessage,
-  type ToolMessage,
-} from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
@@ -18,7 +12,7 @@ import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.j
 import { type CallOutcome, commitTurn, newCallDecisions, planTurn, type TurnPlan } from "../core/turn.js";
 import { blockArtifact, dedupe, guardAnswer, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
-import { lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
+import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { emitGuardEvents } from "./stream.js";
 
 /**
@@ -286,7 +280,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
     if (single !== undefined || toolGuard === undefined || !Array.isArray(messages)) return undefined;
     const message: unknown = messages[messages.length - 1];
-    if (!isBaseMessage(message) || !isAIMessage(message) || message.tool_calls?.length !== 1) return undefined;
+    if (!isAI(message) || message.tool_calls?.length !== 1) return undefined;
     const calls = message.tool_calls;
     const decisions = newCallDecisions(toolGuard, calls, runMarker(messages), this.guardOptions, this.context(config));
     return decisions?.[0];
