@@ -9,7 +9,14 @@ import type { DecideContext } from "../core/detect.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
-import { type CallOutcome, commitTurn, newCallDecisions, planTurn, type TurnPlan } from "../core/turn.js";
+import {
+  type CallOutcome,
+  commitTurn,
+  newCallDecisions,
+  planTurn,
+  planTurnFully,
+  type TurnPlan,
+} from "../core/turn.js";
 import { blockArtifact, dedupe, guardAnswer, passesThrough, toolErrorAnswer } from "./answers.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
@@ -219,6 +226,11 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * ```
    */
   planCalls(input: unknown, config: LangGraphRunnableConfig = {}): GuardPlan {
+    return this.plan(input, config, false);
+  }
+
+  /** {@link GuardedToolNode.planCalls}; `shortcutAsked`: the core's shortcut for new calls already said no. */
+  private plan(input: unknown, config: LangGraphRunnableConfig, shortcutAsked: boolean): GuardPlan {
     if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
     const { lg_tool_call: single, messages: raw, toolGuard } = input as StateInput;
     if (toolGuard === undefined) throw new GuardStateMissingError();
@@ -228,7 +240,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (single === undefined && message === undefined)
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
     const { calls, planned, indices } = this.pending(single, message, messages);
-    const turn = planTurn(toolGuard, turnInput(message, planned, messages), this.guardOptions, this.context(config));
+    const plan = shortcutAsked ? planTurnFully : planTurn;
+    const turn = plan(toolGuard, turnInput(message, planned, messages), this.guardOptions, this.context(config));
     // The node's calls are the response's (their decisions as planned), a v2 task's one call is one of them.
     const decisions = single === undefined ? turn.decisions : indices.map((i) => turn.decisions[i] as ToolCallDecision);
     return { calls, decisions, turn, indices, message };
@@ -242,8 +255,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const decision = this.newCall(input, config);
-    if (decision !== undefined) return this.runNewCall(decision, input as StateInput, config);
-    const plan = this.planCalls(input, config);
+    if (decision) return this.runNewCall(decision, input as StateInput, config);
+    const plan = this.plan(input, config, decision === null);
     const stop = plan.turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
     const log = emitGuardEvents(config, turnStreamEvents(plan.decisions), this.guardOptions.events);
@@ -272,10 +285,11 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /**
    * The usual turn, decided without a plan: the last message is an AI message with one call, and the core's
    * shortcut for new calls ({@link newCallDecisions}, what {@link planTurn} tries first) proves it new. The call's
-   * decision, or `undefined` when the full procedure must decide (several calls, a createReactAgent v2 task, an
-   * acknowledgment owed, a new run, a call the state knows...).
+   * decision; `null` when the shortcut was asked and does not apply (an acknowledgment owed, a new run, a call the
+   * state knows...), so the full procedure decides without asking it again; `undefined` when the turn is not of this
+   * kind (several calls, a createReactAgent v2 task...).
    */
-  private newCall(input: unknown, config: LangGraphRunnableConfig): ToolCallDecision | undefined {
+  private newCall(input: unknown, config: LangGraphRunnableConfig): ToolCallDecision | null | undefined {
     if (Array.isArray(input) || input === null || typeof input !== "object") return undefined;
     const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
     if (single !== undefined || toolGuard === undefined || !Array.isArray(messages)) return undefined;
@@ -283,7 +297,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (!isAI(message) || message.tool_calls?.length !== 1) return undefined;
     const calls = message.tool_calls;
     const decisions = newCallDecisions(toolGuard, calls, runMarker(messages), this.guardOptions, this.context(config));
-    return decisions?.[0];
+    return decisions === undefined ? null : decisions[0];
   }
 
   /**
