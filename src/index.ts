@@ -8,6 +8,9 @@
  * @module langgraph-guards
  */
 
+// The tool node and what it writes
+export type { GuardArtifact } from "./agent/answers.js";
+export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
 export type { EscalationOptions } from "./core/escalation.js";
 // Without a graph: the classes of the specs, call identity, similarity, queries
 export { DuplicateHandler, type DuplicateHandlerOptions } from "./core/feedback.js";
@@ -41,8 +44,6 @@ export {
 } from "./core/stream-events.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
-// The tool node and what it writes
-export type { GuardArtifact } from "./graph/answers.js";
 export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";
 // Escalation levels 3 and 4 in a graph
 export {
@@ -53,7 +54,6 @@ export {
   escalationNode,
 } from "./graph/escalation.js";
 export { type GuardHook, guardHooks } from "./graph/hooks.js";
-export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./graph/interrupt.js";
 // Loop detection and safety limits
 export {
   defaultTurnOutput,

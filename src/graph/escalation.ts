@@ -1,12 +1,13 @@
 /** Escalation levels 3 and 4 in a graph: the createReactAgent post-model hook and the custom-graph node. */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { lastAIMessageIndex } from "../agent/messages.js";
+import type { Outcome } from "../agent/stop.js";
+import { openAfterModel } from "../agent/turn.js";
+import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 import { GuardStateMissingError } from "./errors.js";
-import { lastAIMessageIndex } from "./messages.js";
-import { forgiveness, type Outcome, stopResponse } from "./stop.js";
-import type { GuardedToolNode } from "./tool-node.js";
+import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 
 /**
  * Options of {@link escalationHook}.
@@ -58,7 +59,7 @@ export interface EscalationGraphState {
   toolGuard?: ToolGuardState;
 }
 
-/** The one decision procedure of the hook and the node: the tool node's own plan of the response. */
+/** The one decision procedure of the hook and the node: the tool node's own turn, opened after the model. */
 function decide<T>(
   toolNode: GuardedToolNode<T>,
   state: EscalationGraphState,
@@ -66,15 +67,11 @@ function decide<T>(
   options: EscalationHookOptions,
 ): Outcome {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
-  const messages = state.messages ?? [];
-  const forgive = forgiveness(state.toolGuard, messages);
-  const guard = reduceToolGuard(state.toolGuard, forgive);
-  const plan = toolNode.planCalls({ ...state, toolGuard: guard }, config);
-  const stop = plan.turn.stop;
-  if (stop === undefined) return { kind: "pass", events: forgive, log: [] };
+  const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], turnEnvOf(toolNode, config));
+  const stop = turn.stop;
+  if (stop === undefined) return { kind: "pass", events: forgiven, log: [] };
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  const emit = { host: config, on: toolNode.guardOptions.events };
-  return stopResponse(plan, stop, guard, [...forgive, ...stop.events], options.interrupt !== false, emit);
+  return turn.halt(stop, options.interrupt !== false, forgiven);
 }
 
 /** The channel update of an outcome (empty channels left out). */

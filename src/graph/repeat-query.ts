@@ -1,6 +1,7 @@
 import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite } from "@langchain/langgraph";
 import { z } from "zod";
+import { lastAIMessageIndex, messageText } from "../agent/messages.js";
 import { parseOptions } from "../core/options.js";
 import {
   decideRepeatQuery,
@@ -10,7 +11,6 @@ import {
   type QueryParserName,
   unionQueries,
 } from "../core/query.js";
-import { lastAIMessageIndex, messageText } from "./messages.js";
 
 /**
  * The parts of a graph state the repeat-query guard reads.

@@ -5,10 +5,10 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import type { WriterHost } from "../agent/events.js";
+import { type LoopDetectOptions, loopGuardTurn } from "../agent/loop-turn.js";
 import { emptyLoopState, type LoopState } from "../core/loop.js";
 import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
-import { evaluate, type LoopDetectOptions, split, stopMessages } from "../graph/loop-detect.js";
-import type { WriterHost } from "../graph/stream.js";
 import { defineMiddleware } from "./define.js";
 import { defaulted, guardLogField } from "./state.js";
 
@@ -27,19 +27,18 @@ export type SafetyLimitsOptions = Omit<
 
 /** `afterModel`: one step of the guard over the channel `key`; a stop answers the pending calls and ends the run. */
 function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, options: LoopDetectOptions) {
-  const resolved = split(options);
+  const turn = loopGuardTurn(options);
   return (state: { messages: unknown } & { [P in K]: LoopState }, runtime: WriterHost) => {
-    const messages = state.messages as BaseMessage[];
-    const result = evaluate({ messages, loopGuard: state[key] }, options, resolved, runtime);
+    const result = turn({ messages: state.messages as BaseMessage[], loopGuard: state[key] }, runtime);
     if (result === undefined) return undefined;
     const own = { [key]: result.state } as { [P in K]: LoopState };
-    if (result.stop === null) return own;
+    if (result.messages === undefined) return own;
     // The reducer of guardLog takes events; createAgent types the update as the channel's value.
     const guardLog = result.log as GuardStreamEvent[] as unknown as GuardLog;
     return {
       ...own,
       guardLog,
-      messages: stopMessages(result.read.message, result.stop, messages),
+      messages: result.messages,
       jumpTo: "end" as const,
     };
   };

@@ -86,7 +86,8 @@ describe("caps", () => {
 
 describe("execute_command", () => {
   it("reports the exit code, caps the output, and times out", async () => {
-    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 20, commandTimeoutMs: 300 });
+    // 1.5 s: long enough for `cat` on a loaded 2-core machine (300 ms timed it out once), short enough for `sleep 5`.
+    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 20, commandTimeoutMs: 1500 });
     const ok = await call("execute_command", { command: "cat a.txt" });
     expect(ok.text).toBe("Exit code 0.\na");
     const failing = await call("execute_command", { command: "cat missing.txt" });
@@ -95,12 +96,12 @@ describe("execute_command", () => {
     const long = await call("execute_command", { command: "seq 1 100" });
     expect(long.text).toMatch(/\.\.\. \[\d+ more characters cut\]$/);
     const slow = await call("execute_command", { command: "sleep 5" });
-    expect(slow.text).toBe("Timed out after 300 ms.");
+    expect(slow.text).toBe("Timed out after 1500 ms.");
     // A compound command is ended whole: its background child does not outlive the timeout.
     const started = Date.now();
     const compound = await call("execute_command", { command: "sleep 5 & sleep 5; wait" });
-    expect(compound.text).toBe("Timed out after 300 ms.");
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(compound.text).toBe("Timed out after 1500 ms.");
+    expect(Date.now() - started).toBeLessThan(4500);
   });
 
   it("keeps a character whose bytes arrive in two chunks whole, and never cuts the output inside one", async () => {

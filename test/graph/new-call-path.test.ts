@@ -1,6 +1,6 @@
 /**
  * `GuardedToolNode` answers the usual turn (the last message an AI message with one call that the core's shortcut
- * proves new) without building a plan. That path must give exactly the update of the full procedure: here two nodes
+ * proves new) without building a plan (the path is the agent layer's GuardedTurn, under every adapter). That path must give exactly the update of the full procedure: here two nodes
  * with the same tools, one of them kept on the full procedure, answer the same states turn after turn (random
  * conversations: repeats, writes, failures, Commands, result dedupe, new runs, several calls at once, guards off for
  * a turn, observe mode), and their updates (answers and `toolGuard` events) or their errors must be equal.
@@ -11,6 +11,7 @@ import { Command } from "@langchain/langgraph";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { GuardedTurn } from "../../src/agent/turn.js";
 import { reduceToolGuard } from "../../src/core/index.js";
 import { GuardedToolNode, type GuardedToolNodeOptions, type ToolGuardState } from "../../src/index.js";
 
@@ -157,43 +158,58 @@ describe("GuardedToolNode: the path for one new call gives the full procedure's 
 
   it.each(OPTION_SETS)("options %j", async (options) => {
     let quickTurns = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (steps) => {
-        const quick = new GuardedToolNode<unknown>(makeTools(), options);
-        const full = new GuardedToolNode<unknown>(makeTools(), options);
-        // The reference node never takes the path: every turn is planned by the full procedure.
-        expect(Reflect.get(full, "newCall")).toBeTypeOf("function"); // the override below must replace the path
-        Object.defineProperty(full, "newCall", { value: () => undefined });
-        // Count the turns the node under test answers by the path.
-        const runNewCall = Reflect.get(quick, "runNewCall") as (...args: unknown[]) => Promise<unknown>;
-        Object.defineProperty(quick, "runNewCall", {
-          value: (...args: unknown[]) => {
-            quickTurns += 1;
-            return runNewCall.apply(quick, args);
-          },
-        });
-        let messages: BaseMessage[] = [new HumanMessage({ id: "h0", content: "start" })];
-        let toolGuard: ToolGuardState = reduceToolGuard(undefined, []);
-        let turn = 0;
-        for (const step of steps) {
-          turn += 1;
-          if (step.kind === "person") {
-            messages = [...messages, new HumanMessage({ id: `h${turn}`, content: step.text })];
-            continue;
+    const original = Reflect.get(GuardedTurn, "newCall");
+    await fc
+      .assert(
+        fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (steps) => {
+          const quick = new GuardedToolNode<unknown>(makeTools(), options);
+          const full = new GuardedToolNode<unknown>(makeTools(), options);
+          // The path lives in the agent layer's turn (GuardedTurn.newCall), under every adapter: the reference node
+          // runs with it taken away, so every turn of it is planned by the full procedure; the turns the node under
+          // test answers by the path are counted.
+          const newCall = original as (...args: unknown[]) => unknown;
+          expect(newCall).toBeTypeOf("function"); // the override below must replace the path
+          let reference = false;
+          const counted = (...args: unknown[]) => {
+            if (reference) return undefined;
+            const turn = newCall.apply(GuardedTurn, args);
+            if (turn !== undefined) quickTurns += 1;
+            return turn;
+          };
+          Object.defineProperty(GuardedTurn, "newCall", { value: counted, configurable: true, writable: true });
+          const outcomeOf = async (node: GuardedToolNode<unknown>, state: unknown, guardsOff: boolean) => {
+            reference = node === full;
+            try {
+              return await outcome(node, state, guardsOff);
+            } finally {
+              reference = false;
+            }
+          };
+          let messages: BaseMessage[] = [new HumanMessage({ id: "h0", content: "start" })];
+          let toolGuard: ToolGuardState = reduceToolGuard(undefined, []);
+          let turn = 0;
+          for (const step of steps) {
+            turn += 1;
+            if (step.kind === "person") {
+              messages = [...messages, new HumanMessage({ id: `h${turn}`, content: step.text })];
+              continue;
+            }
+            const calls = step.calls.map((c, i) => ({ ...c, id: `call_${turn}_${i}`, type: "tool_call" as const }));
+            messages = [...messages, new AIMessage({ id: `ai${turn}`, content: "", tool_calls: calls })];
+            const state = { messages, toolGuard };
+            const a = await outcomeOf(quick, state, step.guardsOff);
+            const b = await outcomeOf(full, state, step.guardsOff);
+            expect(plain(a)).toEqual(plain(b));
+            if (a.update === undefined) return; // both stopped the run alike
+            messages = [...messages, ...addedMessages(a.update)];
+            toolGuard = reduceToolGuard(toolGuard, addedEvents(a.update) as never);
           }
-          const calls = step.calls.map((c, i) => ({ ...c, id: `call_${turn}_${i}`, type: "tool_call" as const }));
-          messages = [...messages, new AIMessage({ id: `ai${turn}`, content: "", tool_calls: calls })];
-          const state = { messages, toolGuard };
-          const a = await outcome(quick, state, step.guardsOff);
-          const b = await outcome(full, state, step.guardsOff);
-          expect(plain(a)).toEqual(plain(b));
-          if (a.update === undefined) return; // both stopped the run alike
-          messages = [...messages, ...addedMessages(a.update)];
-          toolGuard = reduceToolGuard(toolGuard, addedEvents(a.update) as never);
-        }
-      }),
-      { numRuns: 60, seed: 1_904 },
-    );
+        }),
+        { numRuns: 60, seed: 1_904 },
+      )
+      .finally(() => {
+        Object.defineProperty(GuardedTurn, "newCall", { value: original, configurable: true, writable: true });
+      });
     expect(quickTurns).toBeGreaterThan(100); // the path under test was exercised, not only the fallback
   });
 });

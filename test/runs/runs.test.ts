@@ -10,7 +10,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { runMarker } from "../../src/graph/messages.js";
+import { runMarker } from "../../src/agent/messages.js";
 import {
   createFileTools,
   escalationHook,

@@ -17,9 +17,9 @@ import {
 } from "../core/stream-events.js";
 import type { TurnStop } from "../core/turn.js";
 import { answerAll } from "./answers.js";
+import { emitGuardEvents, type WriterHost } from "./events.js";
 import { askPerson, type EscalationInterrupt } from "./interrupt.js";
 import { isPersonMessage } from "./messages.js";
-import { emitGuardEvents, type WriterHost } from "./stream.js";
 
 /** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
 export interface Outcome {
@@ -43,7 +43,7 @@ export interface StoppedResponse {
 }
 
 /** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
-export function forgiveness(guard: ToolGuardState, messages: BaseMessage[]): GuardEvent[] {
+export function forgiveness(guard: ToolGuardState, messages: readonly BaseMessage[]): GuardEvent[] {
   const endedBy = guard.escalation?.endedBy;
   if (!endedBy) return [];
   const at = messages.findIndex((m) => m.id === endedBy);

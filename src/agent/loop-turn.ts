@@ -1,0 +1,210 @@
+/**
+ * The loop guard's turn, shared by the graph node and hook and the createAgent middleware: read the model's latest
+ * response from the messages, count it against the safety limits, compare it with the recent ones, and on a stop
+ * answer its pending calls and say why.
+ */
+import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import {
+  emptyLoopState,
+  type LoopState,
+  type LoopTurn,
+  type ResolvedSafetyOptions,
+  resolveSafetyOptions,
+  type SafetyOptions,
+  type StopReason,
+  stepLoopGuard,
+} from "../core/loop.js";
+import { parseOptions } from "../core/options.js";
+import { canonicalJson } from "../core/signature.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
+import { guardAnswer } from "./answers.js";
+import { emitGuardEvents, type WriterHost } from "./events.js";
+import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "./messages.js";
+
+type ToolCallLike = { id?: string; name: string; args: unknown };
+type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
+
+/**
+ * Options of {@link loopDetectNode} and {@link loopDetectHook}: the safety options plus how to read a turn.
+ *
+ * @example
+ * ```ts
+ * loopDetectHook({ maxIterations: 30, session: "thread" } satisfies LoopDetectOptions);
+ * ```
+ */
+export interface LoopDetectOptions extends SafetyOptions {
+  /** What "the output" of a turn is. Default {@link defaultTurnOutput}: the text plus the tool calls, canonical. */
+  outputOf?: (message: AIMessage) => string;
+  /**
+   * Whether a turn failed, from the ToolMessages that answered its tool calls. Default: every one is an error
+   * (tool errors and guard blocks alike).
+   */
+  isFailure?: (results: ToolMessage[]) => boolean;
+  /**
+   * What starts a new session (outputs, counters, clock and spending reset): `"human-message"` (default) a new
+   * human message in the thread, `"thread"` never (the whole thread is one session).
+   */
+  session?: "human-message" | "thread";
+  /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */
+  events?: boolean;
+}
+
+/**
+ * The default output of a turn: the AI message's text, then each tool call as `name(canonical JSON args)` (ids
+ * left out: they differ every time).
+ *
+ * @example
+ * ```ts
+ * defaultTurnOutput(new AIMessage({ content: "Reading", tool_calls: [{ name: "read_file", args: { path: "a" }, id: "1" }] }));
+ * // 'Reading\nread_file({"path":"a"})'
+ * ```
+ */
+export function defaultTurnOutput(message: AIMessage): string {
+  const text = messageText(message);
+  const calls = ((message as AIWithCalls).tool_calls ?? []).map((c) => `${c.name}(${canonicalJson(c.args)})`);
+  return [text, ...calls].filter((part) => part !== "").join("\n");
+}
+
+function isFree(result: ToolMessage): boolean {
+  const artifact = result.artifact as { guard?: { blocked?: boolean }; cached?: boolean } | undefined;
+  return artifact?.guard?.blocked === true || artifact?.cached === true;
+}
+
+/** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
+function readTurn(
+  messages: BaseMessage[],
+  options: LoopDetectOptions,
+): { turn: Omit<LoopTurn, "session"> & { session: string | undefined }; message: AIWithCalls } | undefined {
+  const current = lastAIMessageIndex(messages);
+  if (current < 0) return undefined;
+  const message = messages[current] as AIWithCalls;
+  let previous: LoopTurn["previous"];
+  for (let i = current - 1; i >= 0; i -= 1) {
+    const m = messages[i] as BaseMessage;
+    if (isPersonMessage(m)) break; // the previous turn belongs to another session
+    if (!isAIMessage(m)) continue;
+    const calls = (m as AIWithCalls).tool_calls ?? [];
+    if (calls.length > 0) {
+      const ids = new Set(calls.map((c) => c.id));
+      const results = messages
+        .slice(i + 1, current)
+        .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
+      previous = {
+        free: results.length > 0 && results.every(isFree),
+        failed: (options.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error")))(results),
+      };
+    }
+    break;
+  }
+  const output = (options.outputOf ?? defaultTurnOutput)(message);
+  return {
+    message,
+    turn: {
+      output,
+      continues: (message.tool_calls ?? []).length > 0,
+      usage: message.usage_metadata,
+      previous,
+      // A new person's message starts a new session; none (all summarized away) continues the current one.
+      session: options.session === "thread" ? "thread" : runMarker(messages),
+    },
+  };
+}
+
+/**
+ * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run and nothing has
+ * answered yet (another middleware may have: the history stays valid, one answer per call), then an AI message
+ * that says which limit or loop stopped the run.
+ */
+function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
+  const skipped = unansweredCalls(message as AIMessage, messages).map((c) =>
+    guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
+  );
+  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
+}
+
+/** The state the loop guard reads and writes (not part of the public API). */
+export interface LoopGraphState {
+  /** The conversation. */
+  messages: BaseMessage[];
+  /** The loop guard's state (absent before the first turn). */
+  loopGuard?: LoopState;
+}
+
+/**
+ * One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). A stop
+ * is written to the custom stream of `host`, and its event returned in `log` for the `guardLog` channel.
+ */
+function evaluate(
+  state: LoopGraphState,
+  options: LoopDetectOptions,
+  resolved: ResolvedSafetyOptions,
+  host: WriterHost,
+) {
+  const read = readTurn(state.messages ?? [], options);
+  if (read === undefined) return undefined;
+  const loopGuard = state.loopGuard ?? emptyLoopState();
+  const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
+  const result = stepLoopGuard(loopGuard, turn, resolved);
+  const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
+  return { ...result, read, log: emitGuardEvents(host, stopped, options.events !== false) };
+}
+
+/** What one turn of the loop guard gives: its new state, and on a stop the messages that end the run. */
+export interface LoopTurnResult {
+  /** The loop guard's state after the turn. */
+  state: LoopState;
+  /** Set when a limit or a loop stops the run. */
+  stop: StopReason | null;
+  /** On a stop: the pending calls answered "Not run" and the final AI message. */
+  messages: BaseMessage[] | undefined;
+  /** The stop's guard event (already written to the custom stream), for the `guardLog` channel. */
+  log: GuardStreamEvent[];
+  /** Whether the response called tools. */
+  continues: boolean;
+}
+
+/**
+ * The loop guard's turn with `options` validated once: a function of the state that gives the turn's result
+ * (`undefined` when there is no model response to judge). `extra` names options of an adapter to leave out of the
+ * validation (a node's routes).
+ *
+ * @example
+ * ```ts
+ * const turn = loopGuardTurn({ maxIterations: 30 });
+ * const result = turn({ messages, loopGuard }, config);
+ * if (result?.stop) console.log(result.stop.message);
+ * ```
+ */
+export function loopGuardTurn(
+  options: LoopDetectOptions,
+  routes: readonly string[] = [],
+): (state: LoopGraphState, host: WriterHost) => LoopTurnResult | undefined {
+  const safety: Record<string, unknown> = {};
+  const reading: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (routes.includes(key)) continue;
+    if ((LOOP_READING_KEYS as readonly string[]).includes(key)) reading[key] = value;
+    else safety[key] = value;
+  }
+  parseOptions(loopReadingSchema, reading, "loop-detection");
+  const resolved = resolveSafetyOptions(safety as SafetyOptions);
+  return (state, host) => {
+    const result = evaluate(state, options, resolved, host);
+    if (result === undefined) return undefined;
+    const messages =
+      result.stop === null ? undefined : stopMessages(result.read.message, result.stop, state.messages ?? []);
+    return { state: result.state, stop: result.stop, messages, log: result.log, continues: result.read.turn.continues };
+  };
+}
+
+/** The loop guard's options about reading a turn, not limits: validated apart from the safety options. */
+const LOOP_READING_KEYS = ["outputOf", "isFailure", "session", "events"] as const;
+
+const isFunction = (v: unknown) => typeof v === "function";
+const loopReadingSchema = z.strictObject({
+  outputOf: z.custom<LoopDetectOptions["outputOf"]>(isFunction, "expected a function").optional(),
+  isFailure: z.custom<LoopDetectOptions["isFailure"]>(isFunction, "expected a function").optional(),
+  session: z.enum(["human-message", "thread"]).optional(),
+  events: z.boolean().optional(),
+});

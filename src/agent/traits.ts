@@ -1,0 +1,75 @@
+/**
+ * What the guards read of an agent's tools: their names (named in the level-2 options), their MCP-style
+ * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools). The agent's configuration,
+ * not thread state: kept by the adapter, learned again when its tools change.
+ */
+import type { DecideContext } from "../core/detect.js";
+import type { ResolvedToolGuardOptions } from "../core/options.js";
+
+/** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
+export function readOnlyHintOf(tool: unknown): boolean | undefined {
+  const metadata = (tool as { metadata?: Record<string, unknown> } | null | undefined)?.metadata;
+  if (!metadata) return undefined;
+  const direct = metadata.readOnlyHint;
+  if (typeof direct === "boolean") return direct;
+  const annotations = metadata.annotations as Record<string, unknown> | undefined;
+  return typeof annotations?.readOnlyHint === "boolean" ? annotations.readOnlyHint : undefined;
+}
+
+/**
+ * A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly, with a
+ * reference to the earlier result: the consecutive and redundant rules would only get in the way (the threshold
+ * rule still stops loops). An explicit per-tool setting still wins.
+ */
+function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
+  const meta = (tool as { metadata?: { langgraphGuards?: { servesRepeats?: boolean } } }).metadata;
+  if (!meta?.langgraphGuards?.servesRepeats) return;
+  const { name } = tool as { name: string };
+  const own = options.tools[name];
+  options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
+}
+
+/** The part of the decision context that comes from the agent and the run (not from the response). */
+export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
+
+/**
+ * The traits of an agent's tools, learned from the tool list an adapter sees (the tool node's own tools, the
+ * tools createAgent binds to its model). `given` names fix the tool names (the middleware's `toolNames` option).
+ */
+export class ToolTraits {
+  readonly readOnlyHints: Record<string, boolean> = Object.create(null);
+  #names: string[] | undefined;
+  #seen: readonly unknown[] = [];
+
+  constructor(
+    private readonly options: ResolvedToolGuardOptions,
+    private readonly given?: readonly string[] | undefined,
+  ) {
+    this.#names = given === undefined || given.length === 0 ? undefined : [...given];
+  }
+
+  /**
+   * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
+   * (added to those known), hints and caches.
+   */
+  learn(tools: readonly unknown[]): void {
+    const seen = this.#seen;
+    if (tools === seen || (tools.length === seen.length && tools.every((t, i) => t === seen[i]))) return;
+    this.#seen = tools.slice();
+    const names = new Set(this.#names);
+    for (const tool of tools) {
+      const name = (tool as { name?: unknown } | null | undefined)?.name;
+      if (typeof name !== "string") continue;
+      if (this.given === undefined) names.add(name);
+      const hint = readOnlyHintOf(tool);
+      if (hint !== undefined) this.readOnlyHints[name] = hint;
+      letCachesServeRepeats(tool, this.options);
+    }
+    this.#names = names.size > 0 ? [...names] : undefined;
+  }
+
+  /** The decision context of a run: the traits, and whether `configurable.guards` switches the guards off. */
+  context(configurable: Record<string, unknown> | undefined): TurnContext {
+    return { disabled: configurable?.guards === false, readOnlyHints: this.readOnlyHints, toolNames: this.#names };
+  }
+}
