@@ -9,8 +9,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^langgraph-guards$/, replacement: src("index.ts") },
-      { find: /^langgraph-guards\/core$/, replacement: src("core/index.ts") },
-      { find: /^langgraph-guards\/testing$/, replacement: src("testing/index.ts") },
+      { find: /^langgraph-guards\/([a-z]+)$/, replacement: src("$1/index.ts") },
     ],
   },
   test: {

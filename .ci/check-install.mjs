@@ -147,12 +147,9 @@ const documented = {
     "guardHooks",
     "loopDetectHook",
     "createFileTools",
-    "replayGuards",
-    "ToolRepetitionDetector",
-    "DuplicateHandler",
-    "SafetyGuard",
   ],
-  core: ["decideToolCall", "planToolCalls", "normalizeQuery"],
+  core: ["decideToolCall", "planToolCalls", "normalizeQuery", "toolCallSignature", "similarityRatio"],
+  classes: ["ToolRepetitionDetector", "OperationContext", "DuplicateHandler", "SafetyGuard"],
   testing: ["ScriptedChatModel"],
   replay: ["replayGuards", "readRuns", "runFromMessages", "summaryTable"],
   fs: ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"],
@@ -237,7 +234,7 @@ console.log(`ok   node imports ${entryPoints.map(([, s]) => s).join(", ")}, ${pk
     writeFileSync(
       join(project, "without-langchain.mjs"),
       `${entryPoints.map(([, spec]) => `await import("${spec}");`).join("\n")}
-const { guardMiddleware } = await import("${pkg.name}");
+const { guardMiddleware } = await import("${pkg.name}/middleware");
 const m = guardMiddleware();
 if (m.name !== "GuardMiddleware" || typeof m.afterModel?.hook !== "function") throw new Error("not a middleware");
 try { await import("langchain"); throw new Error("langchain is still installed"); } catch (e) { if (e.code !== "ERR_MODULE_NOT_FOUND") throw e; }
@@ -279,7 +276,6 @@ import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } f
 import { z } from "zod";
 import {
   createFileTools,
-  DuplicateHandler,
   escalationHook,
   escalationNode,
   type FileToolsOptions,
@@ -290,12 +286,9 @@ import {
   guardHooks,
   guardStateSchema,
   loopDetectHook,
-  type ReplayResult,
-  type ReplayRun,
-  replayGuards,
-  SafetyGuard,
-  ToolRepetitionDetector,
 } from "${pkg.name}";
+import { DuplicateHandler, SafetyGuard, ToolRepetitionDetector } from "${pkg.name}/classes";
+import { type ReplayResult, type ReplayRun, replayGuards } from "${pkg.name}/replay";
 import {
   decideToolCall,
   emptyToolGuardState,

@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { type ReplayOptions, type ReplayRun, readRuns, replayGuards } from "../src/index.js";
+import { type ReplayOptions, type ReplayRun, readRuns, replayGuards } from "../src/replay/index.js";
 import { type RecordedCall, recordedCalls, replayLoopDetector } from "../src/replay/replay.js";
 import { quick, report } from "./report.js";
 

@@ -27,13 +27,13 @@ import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
 import {
   decideToolCall,
   emptyToolGuardState,
-  outcomeEvents,
   type ResolvedToolGuardOptions,
   reduceToolGuard,
   resolveToolGuardOptions,
   type ToolCallDecision,
   type ToolCallInput,
 } from "../src/core/index.js";
+import { outcomeEvents } from "../src/core/turn.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { rng } from "../test/support/random.js";
 import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";

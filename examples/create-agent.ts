@@ -21,11 +21,10 @@ import {
   type GuardArtifact,
   type GuardLog,
   type GuardStreamEvent,
-  guardMiddleware,
   isEscalationInterrupt,
   isGuardStreamEvent,
-  loopDetectMiddleware,
 } from "../src/index.js";
+import { guardMiddleware, loopDetectMiddleware } from "../src/middleware/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 
 const searchDocs = tool(async ({ q }) => `3 results for "${q}": /docs/cache, /docs/config, /faq#cache`, {

@@ -16,8 +16,8 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
-import { parseJsonish } from "../src/core/index.js";
-import { GuardState, parseJsonishQuery, repeatQueryGuard, withQueryHistory } from "../src/index.js";
+import { parseJsonish, parseJsonishQuery } from "../src/core/index.js";
+import { GuardState, repeatQueryGuard, withQueryHistory } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
 
 /** A tiny code index to search. */

@@ -1,9 +1,9 @@
 /**
  * `langgraph-guards`: the guards as LangGraph pieces (the tool node, escalation, loop detection, the repeat-query
- * router), as createAgent middleware, their state channels, events and options, and the classes that work without
- * a graph. More at the subpaths:
- * `langgraph-guards/core` (the pure functions the pieces are built on), `/fs` (cache-serving file tools), `/replay`
- * (recorded runs through the guards), `/testing` (a scripted chat model).
+ * router), their state channels, events and options, and the file tools. Its types need only the required peers.
+ * More at the subpaths: `langgraph-guards/middleware` (createAgent; needs `langchain`), `/core` (the pure functions
+ * the pieces are built on: call identity, similarity, queries), `/classes` (the specs' classes, without a graph),
+ * `/fs` (file tools and sandbox), `/replay` (recorded runs through the guards), `/testing` (a scripted chat model).
  *
  * @module langgraph-guards
  */
@@ -12,27 +12,10 @@
 export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
 export type { EscalationOptions } from "./core/escalation.js";
-// Without a graph: the classes of the specs, call identity, similarity, queries
-export { DuplicateHandler, type DuplicateHandlerOptions } from "./core/feedback.js";
-export {
-  type LoopState,
-  SafetyGuard,
-  type SafetyOptions,
-  type StopReason,
-  type TokenUsage,
-} from "./core/loop.js";
+export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop.js";
 export type { BlockContext, BlockRule, MessageTemplate } from "./core/messages.js";
 // Options
 export { GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
-export { normalizeQuery, parseJsonishQuery } from "./core/query.js";
-export { OperationContext, type OperationContextOptions } from "./core/redundancy.js";
-export {
-  type RepetitionEvaluation,
-  ToolRepetitionDetector,
-  type ToolRepetitionDetectorOptions,
-} from "./core/repetition.js";
-export { type SignatureOptions, toolCallSignature } from "./core/signature.js";
-export { isSimilar, partialRatio, similarityRatio, tokenSortRatio } from "./core/similarity.js";
 export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/state.js";
 // Guard events (custom stream and the guardLog channel)
 export {
@@ -87,16 +70,6 @@ export {
   type GuardedToolNodeOptions,
   type GuardPlan,
 } from "./graph/tool-node.js";
-// createAgent middleware (also at langgraph-guards/middleware; langchain is not loaded at run time)
-export {
-  fileToolsMiddleware,
-  type GuardMiddlewareOptions,
-  guardMiddleware,
-  loopDetectMiddleware,
-  type SafetyLimitsOptions,
-  safetyLimitsMiddleware,
-} from "./middleware/index.js";
-export { type ReplayOptions, type ReplayResult, type ReplayRun, readRuns, replayGuards } from "./replay/index.js";
 // State channels
 export {
   type GuardLogUpdate,

@@ -1,6 +1,7 @@
 /**
- * The framework-free core (no LangGraph import): call identity, read-only classification, the three guard levels
- * as classes (seed parity) and as pure functions over plain state (what the graph nodes and replay run).
+ * The framework-free core (no LangGraph import): call identity, read-only classification, similarity, queries, and
+ * the guards as pure functions over plain state (what the graph pieces, the middleware and replay run). The specs'
+ * classes are at `langgraph-guards/classes`.
  *
  * @module langgraph-guards/core
  */
@@ -46,7 +47,6 @@ export {
   textAcknowledges,
   userQuestion,
 } from "./escalation.js";
-export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "./feedback.js";
 export {
   addUsage,
   checkLimits,
@@ -60,7 +60,6 @@ export {
   type PriceTable,
   type ResolvedSafetyOptions,
   resolveSafetyOptions,
-  SafetyGuard,
   type SafetyOptions,
   type Scorer,
   type StopKind,
@@ -73,7 +72,6 @@ export {
   type BlockContext,
   type BlockFeedbackInput,
   type BlockRule,
-  blockFeedback,
   blockMessage,
   DEFAULT_MESSAGES,
   type FeedbackLimits,
@@ -97,36 +95,23 @@ export {
   type QueryParserName,
   unionQueries,
 } from "./query.js";
-export {
-  type FileOperation,
-  OperationContext,
-  type OperationContextOptions,
-  type OperationLimits,
-  type OperationRecord,
-  type OperationsState,
+export type {
+  FileOperation,
+  OperationLimits,
+  OperationRecord,
+  OperationsState,
 } from "./redundancy.js";
-export {
-  type CallRecord,
-  type Change,
-  type RecordedResult,
-  type RepetitionEvaluation,
-  type RepetitionRules,
-  type RepetitionState,
-  ToolRepetitionDetector,
-  type ToolRepetitionDetectorOptions,
+export type {
+  CallRecord,
+  Change,
+  RecordedResult,
+  RepetitionEvaluation,
+  RepetitionRules,
+  RepetitionState,
 } from "./repetition.js";
 export { isReadOnlyCommand } from "./shell.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";
-export {
-  isSimilar,
-  lcsLength,
-  partialRatio,
-  processForRatio,
-  similarityRatio,
-  similarityScore,
-  similarityUpperBound,
-  tokenSortRatio,
-} from "./similarity.js";
+export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./similarity.js";
 export {
   type AnswerRecord,
   emptyToolGuardState,
@@ -153,15 +138,10 @@ export {
 export {
   type CallOutcome,
   commitTurn,
-  outcomeEvents,
   planToolCalls,
   planTurn,
-  progressEvents,
-  resultEvents,
-  runEvents,
   type TurnInput,
   type TurnPlan,
   type TurnStop,
-  topEscalation,
   unchangedNote,
 } from "./turn.js";

@@ -1,4 +1,5 @@
 /** `createFileTools`: the one factory of the file tools (each tool has its own module). */
+import type { DynamicStructuredTool } from "@langchain/core/tools";
 import { executeCommandTool } from "./command.js";
 import { createToolKit } from "./kit.js";
 import { listFilesTool } from "./list-files.js";
@@ -17,13 +18,15 @@ export type { FileToolsLogger, FileToolsOptions } from "./options.js";
  * still matches; a repeat read of unchanged content answers with a reference to the earlier result while that
  * result is still in `messages`. Paths are confined to `root` after resolving symlinks.
  *
+ * Typed with `@langchain/core`'s `DynamicStructuredTool`, so that the types need no `langchain`.
+ *
  * @example
  * ```ts
  * const tools = createFileTools({ root: "/repo" });
  * const agent = createReactAgent({ llm, tools: new GuardedToolNode(tools), stateSchema: GuardMessagesState });
  * ```
  */
-export function createFileTools(options: FileToolsOptions) {
+export function createFileTools(options: FileToolsOptions): DynamicStructuredTool[] {
   const kit = createToolKit(options);
   const tools = [readFileTool(kit), listFilesTool(kit), writeToFileTool(kit), applyDiffTool(kit)];
   return kit.options.allowCommands ? [...tools, executeCommandTool(kit)] : tools;

@@ -1,6 +1,7 @@
 /**
- * `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (also exported at the root). The
- * middleware is built without loading `langchain` at run time; its types come from the peer `langchain`.
+ * `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (only here: the root's types never
+ * need `langchain`). The middleware is built without loading `langchain` at run time; its types come from the peer
+ * `langchain`.
  *
  * @module langgraph-guards/middleware
  */

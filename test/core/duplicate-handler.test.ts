@@ -1,7 +1,8 @@
 /** Seed 003 (duplicate-call learning): the DuplicateHandler core. Wiring into the graph is issue 6's next part. */
 import { describe, expect, it } from "vitest";
-import { levelFor } from "../../src/core/index.js";
-import { DuplicateHandler, GuardOptionsError, similarityRatio } from "../../src/index.js";
+import { DuplicateHandler } from "../../src/classes/index.js";
+import { levelFor, similarityRatio } from "../../src/core/index.js";
+import { GuardOptionsError } from "../../src/index.js";
 
 describe("seed 003 test cases", () => {
   it("duplicate feedback includes the previous result and asks what will be different", () => {

@@ -8,13 +8,13 @@ import { describe, expect, it } from "vitest";
 import {
   decideToolCall,
   emptyToolGuardState,
-  outcomeEvents,
   planToolCalls,
   reduceToolGuard,
   resolveToolGuardOptions,
   unchangedNote,
 } from "../../src/core/index.js";
 import { INDEX_SLOTS, ListIndexes } from "../../src/core/list-index.js";
+import { outcomeEvents } from "../../src/core/turn.js";
 import type { ToolGuardState } from "../../src/index.js";
 
 const callArb = fc.record({

@@ -6,9 +6,8 @@
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
-import { lcsLength, similarityScore, similarityUpperBound } from "../../src/core/index.js";
-import { similarityAtLeast } from "../../src/core/similarity.js";
-import { isSimilar, similarityRatio } from "../../src/index.js";
+import { isSimilar, similarityRatio, similarityScore } from "../../src/core/index.js";
+import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/core/similarity.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
 const unicode = [

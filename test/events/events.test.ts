@@ -14,18 +14,16 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   escalationHook,
-  fileToolsMiddleware,
   GUARD_EVENT_VERSION,
   GuardedToolNode,
   type GuardLog,
   GuardMessagesState,
   type GuardStreamEvent,
   guardHooks,
-  guardMiddleware,
   isGuardStreamEvent,
   loopDetectHook,
-  safetyLimitsMiddleware,
 } from "../../src/index.js";
+import { fileToolsMiddleware, guardMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 
 const getWeather = tool(async ({ city }) => `Sunny in ${city}`, {

@@ -9,6 +9,7 @@ import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgra
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { similarityRatio } from "../../src/core/index.js";
 import {
   type EscalationInterrupt,
   escalationHook,
@@ -21,7 +22,6 @@ import {
   guardHooks,
   isEscalationInterrupt,
   loopDetectHook,
-  similarityRatio,
   type ToolGuardState,
 } from "../../src/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";

@@ -10,18 +10,13 @@ import {
   emptyToolGuardState,
   isReadOnlyCall,
   isReadOnlyCommand,
-  outcomeEvents,
   planToolCalls,
   reduceToolGuard,
   resolveToolGuardOptions,
-} from "../../src/core/index.js";
-import {
-  GuardedToolNode,
-  GuardMessagesState,
-  GuardOptionsError,
-  GuardStateMissingError,
   toolCallSignature,
-} from "../../src/index.js";
+} from "../../src/core/index.js";
+import { outcomeEvents } from "../../src/core/turn.js";
+import { GuardedToolNode, GuardMessagesState, GuardOptionsError, GuardStateMissingError } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { call, fatesOf, runTurns } from "../support/helpers.js";
 

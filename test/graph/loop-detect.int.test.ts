@@ -12,6 +12,8 @@ import * as fuzz from "fuzzball";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createWorkspaceTools, sampleProject } from "../../examples/workspace.js";
+import { SafetyGuard } from "../../src/classes/index.js";
+import { similarityRatio } from "../../src/core/index.js";
 import {
   GuardedToolNode,
   GuardMessagesState,
@@ -19,8 +21,6 @@ import {
   type LoopDetectNodeOptions,
   loopDetectHook,
   loopDetectNode,
-  SafetyGuard,
-  similarityRatio,
 } from "../../src/index.js";
 import { ScriptedChatModel, type StepResponder } from "../../src/testing/index.js";
 

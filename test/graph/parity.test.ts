@@ -9,15 +9,9 @@ import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  escalationNode,
-  GuardedToolNode,
-  GuardMessagesState,
-  replayGuards,
-  type ToolGuardState,
-} from "../../src/index.js";
+import { escalationNode, GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
-import { runFromMessages } from "../../src/replay/index.js";
+import { replayGuards, runFromMessages } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
 import { liveDecisions, replayedDecisions } from "../support/decisions.js";
 import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";

@@ -10,13 +10,11 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildRetrievalGraph, loopingModel } from "../../examples/repeat-query.js";
-import { unionQueries } from "../../src/core/index.js";
+import { normalizeQuery, parseJsonishQuery, unionQueries } from "../../src/core/index.js";
 import {
   clearRetrievalQueries,
   GuardOptionsError,
   guardMessagesStateSchema,
-  normalizeQuery,
-  parseJsonishQuery,
   type RepeatQueryState,
   recordRetrievalQuery,
   repeatQueryGuard,

@@ -3,7 +3,7 @@
  * classes (as in the seed's integration example) and through a createReactAgent graph with a scripted model.
  */
 import { describe, expect, it } from "vitest";
-import { OperationContext, ToolRepetitionDetector } from "../../src/index.js";
+import { OperationContext, ToolRepetitionDetector } from "../../src/classes/index.js";
 import { call, runTurns } from "../support/helpers.js";
 
 const CONSECUTIVE =

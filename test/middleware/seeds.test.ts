@@ -15,13 +15,13 @@ import { createAgent } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createWorkspaceTools, type Files, sampleProject } from "../../examples/workspace.js";
+import { similarityRatio } from "../../src/core/index.js";
 import type { FileCacheState } from "../../src/fs/cache.js";
 import {
   type EscalationInterrupt,
   type GuardArtifact,
   isEscalationInterrupt,
   type LoopState,
-  similarityRatio,
   type ToolGuardState,
 } from "../../src/index.js";
 import {

@@ -1,8 +1,8 @@
 /** replayLoopDetector: the loop detector and safety limits over a recorded run, as the live hook sees it. */
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { type LoopState, loopDetectHook, type ReplayRun } from "../../src/index.js";
-import { replayGuards, replayLoopDetector } from "../../src/replay/index.js";
+import { type LoopState, loopDetectHook } from "../../src/index.js";
+import { type ReplayRun, replayGuards, replayLoopDetector } from "../../src/replay/index.js";
 
 const quiet = { warn: () => undefined };
 const call = (path: string) => ({ name: "read_file", args: { path } });

@@ -12,8 +12,8 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
-import { GuardEscalationError, type ReplayRun, readRuns, replayGuards, type ToolGuardState } from "../../src/index.js";
-import { runFromMessages } from "../../src/replay/index.js";
+import { GuardEscalationError, type ToolGuardState } from "../../src/index.js";
+import { type ReplayRun, readRuns, replayGuards, runFromMessages } from "../../src/replay/index.js";
 import type { ScriptStep } from "../../src/testing/index.js";
 import { liveDecisions, replayedDecisions } from "../support/decisions.js";
 import { buildEscalationAgent } from "../support/escalation.js";

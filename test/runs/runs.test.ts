@@ -14,16 +14,14 @@ import { runMarker } from "../../src/agent/messages.js";
 import {
   createFileTools,
   escalationHook,
-  fileToolsMiddleware,
   GuardedToolNode,
   type GuardedToolNodeOptions,
   type GuardLog,
   GuardMessagesState,
-  guardMiddleware,
-  type ReplayRun,
-  replayGuards,
   type ToolGuardState,
 } from "../../src/index.js";
+import { fileToolsMiddleware, guardMiddleware } from "../../src/middleware/index.js";
+import { type ReplayRun, replayGuards } from "../../src/replay/index.js";
 import { validHistory } from "../support/escalation.js";
 import { type CallFate, fatesOf } from "../support/helpers.js";
 import { chatModel, failingWeather, repeatingModel, weather } from "./support.js";

@@ -16,11 +16,11 @@ import {
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
-  guardMiddleware,
   isEscalationInterrupt,
   type ToolGuardOptions,
   type ToolGuardState,
 } from "../../src/index.js";
+import { guardMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, type ReplayStep, replayGuards } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
 
