@@ -115,7 +115,7 @@ export {
   ToolRepetitionDetector,
   type ToolRepetitionDetectorOptions,
 } from "./repetition.js";
-export { isReadOnlyCommand } from "./shell.js";
+export { isReadOnlyCommand } from "./shell/index.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";
 export {
   isSimilar,
