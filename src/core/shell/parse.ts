@@ -82,3 +82,21 @@ export function cdTarget(args: readonly Word[], cwd: string | null): string | nu
   if (isAbsolute(dir.text)) return resolve(dir.text);
   return cwd === null ? null : resolve(cwd, dir.text);
 }
+
+/** A command's arguments being read: `i` is the word being read, {@link ArgCursor.next} takes the word after it. */
+export class ArgCursor {
+  i = 0;
+
+  constructor(readonly args: readonly Word[]) {}
+
+  /** The word being read. */
+  word(): Word {
+    return this.args[this.i] as Word;
+  }
+
+  /** Moves to the next word (an option's value) and returns it; `undefined` past the last. */
+  next(): Word | undefined {
+    this.i += 1;
+    return this.args[this.i];
+  }
+}

@@ -5,7 +5,7 @@
  */
 import { isAbsolute, posix, resolve } from "node:path";
 import type { Word } from "./lexer.js";
-import { cdTarget, programName, type SimpleCommand } from "./parse.js";
+import { ArgCursor, cdTarget, programName, type SimpleCommand } from "./parse.js";
 import { sedScript } from "./sed.js";
 import { type CommandRow, type ReadForm, type ReadOption, ROWS, SHELL_READS } from "./tables.js";
 
@@ -81,103 +81,145 @@ function argReads(
   args: readonly Word[],
   fed: boolean,
 ): { paths: string[]; patterns: Word[] } | undefined {
-  const paths: string[] = [];
-  const patterns: Word[] = [];
-  if (form.operands === "none") return { paths, patterns };
-  const options = new Map<string, ReadOption>((row.valueOptions ?? []).map((o) => [o, "value"]));
-  for (const f of row.writes ?? []) if ("option" in f && f.writes === "value") options.set(f.option, "value");
-  for (const [o, kind] of Object.entries(form.options ?? {})) options.set(o, kind);
-  const longKind = (name: string): ReadOption | undefined => {
-    const exact = options.get(name);
+  if (form.operands === "none") return { paths: [], patterns: [] };
+  const reading = new ArgReading(row, form);
+  const cursor = new ArgCursor(args);
+  for (; cursor.i < args.length; cursor.i += 1) if (!reading.word(cursor)) return undefined;
+  return reading.result(args, fed);
+}
+
+/** The reading of one read-only command's arguments ({@link argReads}), word by word. */
+class ArgReading {
+  readonly paths: string[] = [];
+  readonly patterns: Word[] = [];
+  private readonly operands: Word[] = [];
+  /** How each option is read: the row's value options and writing options' values, then the form's options. */
+  private readonly options: Map<string, ReadOption>;
+  private patternGiven = false;
+  private recursive = false;
+  /** Options have ended (`--`, or the first operand of a command whose options come first). */
+  private ended = false;
+
+  constructor(
+    private readonly row: CommandRow,
+    private readonly form: ReadForm,
+  ) {
+    const options = new Map<string, ReadOption>((row.valueOptions ?? []).map((o) => [o, "value"]));
+    for (const f of row.writes ?? []) if ("option" in f && f.writes === "value") options.set(f.option, "value");
+    for (const [o, kind] of Object.entries(form.options ?? {})) options.set(o, kind);
+    this.options = options;
+  }
+
+  /** How the long option `name` is read: exactly, or as the widest of the options it abbreviates. */
+  private longKind(name: string): ReadOption | undefined {
+    const exact = this.options.get(name);
     if (exact !== undefined) return exact;
-    const found = new Set([...options].filter(([o]) => o.startsWith("--") && o.startsWith(name)).map(([, k]) => k));
+    const found = new Set(
+      [...this.options].filter(([o]) => o.startsWith("--") && o.startsWith(name)).map(([, k]) => k),
+    );
     return READ_PRIORITY.find((k) => found.has(k)); // getopt_long takes abbreviations
-  };
-  const operands: Word[] = [];
-  let patternGiven = false;
-  let recursive = false;
-  let ended = false;
+  }
+
   /** Reads an option used with its value; `false` when what it reads is not known. */
-  const take = (kind: ReadOption, v: Word | undefined): boolean => {
+  private take(kind: ReadOption, v: Word | undefined): boolean {
     if (kind === "unknown") return false;
-    if (kind === "recursive") recursive = true;
-    if (kind === "noPattern" || kind === "pattern" || kind === "patternFile") patternGiven = true;
+    if (kind === "recursive") this.recursive = true;
+    if (kind === "noPattern" || kind === "pattern" || kind === "patternFile") this.patternGiven = true;
     if (v === undefined) return true; // no value: an error
-    if (kind === "pattern") patterns.push(v);
-    if (kind === "directories" && !(v.exact && ["read", "skip"].includes(v.text))) recursive = true;
+    if (kind === "pattern") this.patterns.push(v);
+    if (kind === "directories" && !(v.exact && ["read", "skip"].includes(v.text))) this.recursive = true;
     if (kind !== "file" && kind !== "patternFile") return true;
     const p = readPath(v);
-    if (p !== null && p !== undefined) paths.push(p);
+    if (p !== null && p !== undefined) this.paths.push(p);
     return p !== undefined;
-  };
-  for (let i = 0; i < args.length; i += 1) {
-    const w = args[i] as Word;
-    const next = (): Word | undefined => {
-      i += 1;
-      return args[i];
-    };
+  }
+
+  /** Reads the word at the cursor (and an option's value after it); `false` when what it reads is not known. */
+  word(cursor: ArgCursor): boolean {
+    const w = cursor.word();
     const t = w.text;
     const known = w.exact ? t : (w.glob ?? ""); // the text before the first pattern
-    if (ended || t === "-" || !known.startsWith("-")) {
-      operands.push(w); // a glob that may become options too: see below
-      if (row.optionsFirst) ended = true;
-      continue;
+    if (this.ended || t === "-" || !known.startsWith("-")) {
+      this.operands.push(w); // a glob that may become options too: see result
+      if (this.row.optionsFirst) this.ended = true;
+      return true;
     }
     if (t === "--") {
-      ended = true;
-      continue;
+      this.ended = true;
+      return true;
     }
-    if (t.startsWith("--")) {
-      const eq = t.indexOf("=");
-      if (!w.exact && (eq < 0 || eq >= known.length)) return undefined; // an option only known when the shell runs
-      const kind = longKind(eq < 0 ? t : t.slice(0, eq));
-      const attached = eq < 0 ? undefined : wordFrom(w, eq + 1);
-      if (kind === undefined) {
-        const p = readPath(attached); // an option it may not know: its value may be a file
-        if (p === undefined) return undefined;
-        if (p !== null) paths.push(p);
-      } else if (!take(kind, attached ?? (TAKES_VALUE.has(kind) ? next() : undefined))) return undefined;
-      continue;
+    if (t.startsWith("--")) return this.longOption(w, known, cursor);
+    if (this.row.singleDash) return this.singleDashOption(w, cursor);
+    return this.bundle(w, known, cursor);
+  }
+
+  /** A long option: `--lines 5`, `--lines=5`, `--li=5`. */
+  private longOption(w: Word, known: string, cursor: ArgCursor): boolean {
+    const t = w.text;
+    const eq = t.indexOf("=");
+    if (!w.exact && (eq < 0 || eq >= known.length)) return false; // an option only known when the shell runs
+    const kind = this.longKind(eq < 0 ? t : t.slice(0, eq));
+    const attached = eq < 0 ? undefined : wordFrom(w, eq + 1);
+    if (kind === undefined) {
+      const p = readPath(attached); // an option it may not know: its value may be a file
+      if (p === undefined) return false;
+      if (p !== null) this.paths.push(p);
+      return true;
     }
-    if (row.singleDash) {
-      if (!w.exact) return undefined;
-      const whole = options.get(t);
-      const short = options.get(t.slice(0, 2));
-      if (whole !== undefined && !take(whole, TAKES_VALUE.has(whole) ? next() : undefined)) return undefined;
-      if (whole === undefined && short !== undefined && t.length > 2 && !take(short, wordFrom(w, 2))) return undefined;
-      continue;
-    }
-    // A bundle of one-letter options: `-rn`, `-A3`, `-fpats.txt`.
+    return this.take(kind, attached ?? (TAKES_VALUE.has(kind) ? cursor.next() : undefined));
+  }
+
+  /** An option of a command whose options are whole words after one dash (`find -newer x`). */
+  private singleDashOption(w: Word, cursor: ArgCursor): boolean {
+    if (!w.exact) return false;
+    const t = w.text;
+    const whole = this.options.get(t);
+    const short = this.options.get(t.slice(0, 2));
+    if (whole !== undefined && !this.take(whole, TAKES_VALUE.has(whole) ? cursor.next() : undefined)) return false;
+    if (whole === undefined && short !== undefined && t.length > 2 && !this.take(short, wordFrom(w, 2))) return false;
+    return true;
+  }
+
+  /** A bundle of one-letter options: `-rn`, `-A3`, `-fpats.txt`. */
+  private bundle(w: Word, known: string, cursor: ArgCursor): boolean {
+    const t = w.text;
     for (let j = 1; j < t.length; j += 1) {
-      if (j >= known.length) return undefined; // an option only known when the shell runs
-      const kind = options.get(`-${t[j]}`);
+      if (j >= known.length) return false; // an option only known when the shell runs
+      const kind = this.options.get(`-${t[j]}`);
       if (kind === undefined) continue;
       if (!TAKES_VALUE.has(kind) && kind !== "optional") {
-        if (!take(kind, undefined)) return undefined;
+        if (!this.take(kind, undefined)) return false;
         continue;
       }
       const attached = j + 1 < t.length ? wordFrom(w, j + 1) : undefined;
-      if (!take(kind, attached ?? (kind === "optional" ? undefined : next()))) return undefined;
-      break;
+      return this.take(kind, attached ?? (kind === "optional" ? undefined : cursor.next()));
     }
+    return true;
   }
-  let files = operands;
-  if (form.operands === "afterPattern" && !patternGiven) {
-    const [pattern, ...rest] = operands;
-    if (pattern !== undefined) patterns.push(pattern);
-    files = rest;
+
+  /** What the arguments `args`, all read, name (see {@link argReads}). */
+  result(args: readonly Word[], fed: boolean): { paths: string[]; patterns: Word[] } | undefined {
+    const { form, paths, patterns } = this;
+    let files = this.operands;
+    if (form.operands === "afterPattern" && !this.patternGiven) {
+      const [pattern, ...rest] = files;
+      if (pattern !== undefined) patterns.push(pattern);
+      files = rest;
+    }
+    if (form.responseFiles && files.some((f) => f.text.startsWith("@"))) return undefined;
+    for (const f of files) {
+      if (f.exact && f.text === "-") continue; // its standard input
+      const p = readPath(f);
+      if (p === undefined) return undefined;
+      if (p !== null) paths.push(p);
+    }
+    if (files.length === 0 && (form.bare === "cwd" || this.recursive || (form.bare === "search" && !fed)))
+      paths.push(".");
+    // A glob may become several words, options among them: then a pattern or an option's value may be a file.
+    if (args.some((a) => !a.exact))
+      paths.push(...args.filter((a) => a.exact && /^[^-]/.test(a.text)).map((a) => a.text));
+    return { paths, patterns };
   }
-  if (form.responseFiles && files.some((f) => f.text.startsWith("@"))) return undefined;
-  for (const f of files) {
-    if (f.exact && f.text === "-") continue; // its standard input
-    const p = readPath(f);
-    if (p === undefined) return undefined;
-    if (p !== null) paths.push(p);
-  }
-  if (files.length === 0 && (form.bare === "cwd" || recursive || (form.bare === "search" && !fed))) paths.push(".");
-  // A glob may become several words, options among them: then a pattern or an option's value may be a file.
-  if (args.some((a) => !a.exact)) paths.push(...args.filter((a) => a.exact && /^[^-]/.test(a.text)).map((a) => a.text));
-  return { paths, patterns };
 }
 
 /** The paths a `find` command reads, as written: its starting points (`.` without one), the files its tests name. */
