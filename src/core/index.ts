@@ -21,15 +21,12 @@ export {
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
-  duplicateFeedback,
   type EndExplanationInput,
   type EscalationEvent,
-  type EscalationFeedbackInput,
   type EscalationOptions,
   type EscalationState,
   emptyEscalationState,
   endExplanation,
-  escalationFeedback,
   escalationOptionsSchema,
   levelFor,
   matchesBlocked,
@@ -38,7 +35,6 @@ export {
   type ResolvedEscalationOptions,
   type ResponseInput,
   reduceEscalation,
-  reminderFeedback,
   repeatsBlocked,
   responseAcknowledges,
   sameInSubstance,
@@ -46,6 +42,12 @@ export {
   textAcknowledges,
   userQuestion,
 } from "./escalation.js";
+export {
+  duplicateFeedback,
+  type EscalationFeedbackInput,
+  escalationFeedback,
+  reminderFeedback,
+} from "./escalation-feedback.js";
 export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "./feedback.js";
 export {
   addUsage,

@@ -1,4 +1,4 @@
-import { escalationFeedback } from "./escalation.js";
+import { escalationFeedback } from "./escalation-feedback.js";
 
 /**
  * The rule a blocked call broke: `consecutive` (identical to the previous call), `threshold` (too many identical
