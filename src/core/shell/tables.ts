@@ -281,35 +281,56 @@ export interface ReadForm {
   responseFiles?: boolean;
 }
 
-/** The options of `lists` (space-separated), all read as `kind`. */
-const kinds = (kind: ReadOption, ...lists: string[]): Record<string, ReadOption> =>
-  Object.fromEntries(words(...lists).map((option) => [option, kind]));
+/** A command's options by how it reads them ({@link ReadOption}): each reading's options space-separated. */
+type OptionLists = { readonly [K in ReadOption]?: string | readonly string[] };
 
-const GREP: ReadForm = {
-  operands: "afterPattern",
-  options: {
-    ...kinds("pattern", "-e --regexp"),
-    ...kinds("patternFile", "-f --file"),
-    ...kinds("file", "--exclude-from"),
-    ...kinds("recursive", "-r -R --recursive --dereference-recursive"),
-    ...kinds("directories", "-d --directories"),
-    ...kinds("value", "-A -B -C -m -D --after-context --before-context --context --max-count --devices --label"),
-    ...kinds("value", "--include --exclude --exclude-dir --binary-files --group-separator"),
-    ...kinds("optional", "--color --colour"),
-  },
-};
+/** The options of `lists`, each read as its kind. */
+function optionKinds(lists: OptionLists): Record<string, ReadOption> {
+  const options: Record<string, ReadOption> = {};
+  for (const [kind, list] of Object.entries(lists) as [ReadOption, string | readonly string[]][])
+    for (const option of words(...(typeof list === "string" ? [list] : list))) options[option] = kind;
+  return options;
+}
 
-const LS: ReadForm = {
+/** A command whose operands are files (or folders) it reads, with its options and the rest of its form. */
+const files = (lists: OptionLists, form: Omit<ReadForm, "operands" | "options"> = {}): ReadForm => ({
   operands: "files",
-  bare: "cwd",
-  options: {
-    ...kinds("value", "-I -w -T --ignore --hide --width --tabsize --block-size --format --sort --time --time-style"),
-    ...kinds("value", "--quoting-style --indicator-style"),
-    ...kinds("optional", "--color --classify --hyperlink"),
-  },
-};
+  ...form,
+  options: optionKinds(lists),
+});
 
-const CHECKSUM: ReadForm = { operands: "files", options: kinds("unknown", "-c --check") };
+/** A command whose first operand is a pattern or script (unless an option gave it), then the files it reads. */
+const afterPattern = (lists: OptionLists, form: Omit<ReadForm, "operands" | "options"> = {}): ReadForm => ({
+  operands: "afterPattern",
+  ...form,
+  options: optionKinds(lists),
+});
+
+const GREP = afterPattern({
+  pattern: "-e --regexp",
+  patternFile: "-f --file",
+  file: "--exclude-from",
+  recursive: "-r -R --recursive --dereference-recursive",
+  directories: "-d --directories",
+  value: [
+    "-A -B -C -m -D --after-context --before-context --context --max-count --devices --label",
+    "--include --exclude --exclude-dir --binary-files --group-separator",
+  ],
+  optional: "--color --colour",
+});
+
+const LS = files(
+  {
+    value: [
+      "-I -w -T --ignore --hide --width --tabsize --block-size --format --sort --time --time-style",
+      "--quoting-style --indicator-style",
+    ],
+    optional: "--color --classify --hyperlink",
+  },
+  { bare: "cwd" },
+);
+
+const CHECKSUM = files({ unknown: "-c --check" });
 const FILES: ReadForm = { operands: "files" };
 const NONE: ReadForm = { operands: "none" };
 
@@ -328,149 +349,116 @@ export const SHELL_READS: Readonly<Record<string, ReadForm>> = {
   ...Object.fromEntries(words("cat readlink").map((c) => [c, FILES] as const)),
   ...Object.fromEntries(words("md5sum sha1sum sha256sum").map((c) => [c, CHECKSUM] as const)),
   ...{ grep: GREP, egrep: GREP, fgrep: GREP, ls: LS, ll: LS },
-  head: { operands: "files", options: kinds("value", "-n -c --lines --bytes") },
-  tail: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-n -c -s --lines --bytes --sleep-interval --pid --max-unchanged-stats"),
-      ...kinds("optional", "--follow"),
-    },
-  },
-  wc: { operands: "files", options: kinds("unknown", "--files0-from") },
-  nl: {
-    operands: "files",
-    options: kinds(
-      "value",
+  head: files({ value: "-n -c --lines --bytes" }),
+  tail: files({
+    value: "-n -c -s --lines --bytes --sleep-interval --pid --max-unchanged-stats",
+    optional: "--follow",
+  }),
+  wc: files({ unknown: "--files0-from" }),
+  nl: files({
+    value: [
       "-b -d -f -h -i -l -n -s -v -w --body-numbering --section-delimiter --footer-numbering --header-numbering",
       "--line-increment --join-blank-lines --number-format --number-separator --starting-line-number --number-width",
-    ),
-  },
-  cut: { operands: "files", options: kinds("value", "-b -c -d -f --bytes --characters --delimiter --fields") },
-  column: {
-    operands: "files",
-    // Not -n: a flag in the BSD column, a value in util-linux's.
-    options: kinds(
-      "value",
+    ],
+  }),
+  cut: files({ value: "-b -c -d -f --bytes --characters --delimiter --fields" }),
+  // Not -n: a flag in the BSD column, a value in util-linux's.
+  column: files({
+    value: [
       "-c -s -o -O -N -l -E -H -R -T -W -r -i -p --output-width --separator --output-separator --table-name",
       "--table-order --table-columns --table-columns-limit --table-noextreme --table-hide --table-right",
       "--table-truncate --table-wrap --tree --tree-id --tree-parent",
-    ),
-  },
-  more: { operands: "files", options: kinds("value", "-n --lines") },
-  od: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-A -j -N -S -t --address-radix --skip-bytes --read-bytes --format --endian"),
-      ...kinds("optional", "-w --width --strings"),
+    ],
+  }),
+  more: files({ value: "-n --lines" }),
+  od: files({
+    value: "-A -j -N -S -t --address-radix --skip-bytes --read-bytes --format --endian",
+    optional: "-w --width --strings",
+  }),
+  hexdump: files({ value: "-e -n -s --format --length --skip", file: "-f --format-file", optional: "-L --color" }),
+  strings: files(
+    { value: "-n -t -T -e -U -s --bytes --radix --target --encoding --unicode --output-separator" },
+    { responseFiles: true },
+  ),
+  cmp: files({ value: "-i -n --ignore-initial --bytes" }),
+  diff: files({
+    value: [
+      "-C -U -D -F -I -L -S -W -x --ifdef --show-function-line --ignore-matching-lines --label",
+      "--starting-file --width --exclude --line-format --horizon-lines --tabsize --palette",
+      "--old-line-format --new-line-format --unchanged-line-format --old-group-format",
+      "--new-group-format --changed-group-format --unchanged-group-format",
+    ],
+    optional: "--context --unified --color",
+    file: "-X --exclude-from --from-file --to-file",
+  }),
+  stat: files({ value: "-c --format --printf --cached" }),
+  realpath: files({ file: "--relative-to --relative-base" }),
+  du: files(
+    {
+      value: "-B -d -t --block-size --max-depth --threshold --exclude --time-style",
+      optional: "--time",
+      file: "-X --exclude-from",
+      unknown: "--files0-from",
     },
-  },
-  hexdump: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-e -n -s --format --length --skip"),
-      ...kinds("file", "-f --format-file"),
-      ...kinds("optional", "-L --color"),
-    },
-  },
-  strings: {
-    operands: "files",
-    responseFiles: true,
-    options: kinds("value", "-n -t -T -e -U -s --bytes --radix --target --encoding --unicode --output-separator"),
-  },
-  cmp: { operands: "files", options: kinds("value", "-i -n --ignore-initial --bytes") },
-  diff: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-C -U -D -F -I -L -S -W -x --ifdef --show-function-line --ignore-matching-lines --label"),
-      ...kinds("value", "--starting-file --width --exclude --line-format --horizon-lines --tabsize --palette"),
-      ...kinds("value", "--old-line-format --new-line-format --unchanged-line-format --old-group-format"),
-      ...kinds("value", "--new-group-format --changed-group-format --unchanged-group-format"),
-      ...kinds("optional", "--context --unified --color"),
-      ...kinds("file", "-X --exclude-from --from-file --to-file"),
-    },
-  },
-  stat: { operands: "files", options: kinds("value", "-c --format --printf --cached") },
-  realpath: { operands: "files", options: kinds("file", "--relative-to --relative-base") },
-  du: {
-    operands: "files",
-    bare: "cwd",
-    options: {
-      ...kinds("value", "-B -d -t --block-size --max-depth --threshold --exclude --time-style"),
-      ...kinds("optional", "--time"),
-      ...kinds("file", "-X --exclude-from"),
-      ...kinds("unknown", "--files0-from"),
-    },
-  },
-  tree: {
-    operands: "files",
-    bare: "cwd",
-    ignoreFiles: [".gitignore", ".git/info/exclude"], // with --gitignore
-    options: {
-      ...kinds("value", "--filelimit --timefmt --charset --sort --hintro --houtro"),
-      ...kinds("file", "--infofile"),
-    },
-  },
-  file: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-F -P -e --separator --parameter --exclude --exclude-quiet"),
-      ...kinds("unknown", "-f -m --files-from --magic-file"),
-    },
-  },
-  less: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-b -h -j -p -P -x -y -z -# -D --buffers --max-back-scroll --jump-target --pattern --prompt"),
-      ...kinds("value", "--tabs --max-forw-scroll --window --shift --color"),
-      ...kinds("file", "-k -T --lesskey-file --tag-file --lesskey-src"),
-      ...kinds("unknown", "-t --tag"), // the tags file of the working folder, and the file it names
-    },
-  },
-  sort: {
-    operands: "files",
-    options: {
-      ...kinds("value", "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel"),
-      ...kinds("value", "--batch-size --sort"),
-      ...kinds("file", "--random-source"),
-      ...kinds("unknown", "--files0-from"),
-    },
-  },
+    { bare: "cwd" },
+  ),
+  tree: files(
+    { value: "--filelimit --timefmt --charset --sort --hintro --houtro", file: "--infofile" },
+    { bare: "cwd", ignoreFiles: [".gitignore", ".git/info/exclude"] }, // with --gitignore
+  ),
+  file: files({
+    value: "-F -P -e --separator --parameter --exclude --exclude-quiet",
+    unknown: "-f -m --files-from --magic-file",
+  }),
+  less: files({
+    value: [
+      "-b -h -j -p -P -x -y -z -# -D --buffers --max-back-scroll --jump-target --pattern --prompt",
+      "--tabs --max-forw-scroll --window --shift --color",
+    ],
+    file: "-k -T --lesskey-file --tag-file --lesskey-src",
+    unknown: "-t --tag", // the tags file of the working folder, and the file it names
+  }),
+  sort: files({
+    value: [
+      "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel",
+      "--batch-size --sort",
+    ],
+    file: "--random-source",
+    unknown: "--files0-from",
+  }),
   uniq: FILES,
   xxd: FILES,
-  sed: {
-    operands: "afterPattern",
-    options: { ...kinds("pattern", "-e --expression"), ...kinds("patternFile", "-f --file") },
-  },
+  sed: afterPattern({ pattern: "-e --expression", patternFile: "-f --file" }),
   find: { operands: "files", bare: "cwd" },
-  rg: {
-    operands: "afterPattern",
-    bare: "search",
-    ignoreFiles: [".gitignore", ".ignore", ".rgignore", ".git/info/exclude"],
-    options: {
-      ...kinds("pattern", "-e --regexp"),
-      ...kinds("patternFile", "-f --file"),
-      ...kinds("file", "--ignore-file"),
-      ...kinds("noPattern", "--files --type-list"),
-      ...kinds("unknown", "--hostname-bin"), // runs a program
-      ...kinds("value", "-A -B -C -m -M -d -j -E -g -t -T -r --after-context --before-context --context --max-count"),
-      ...kinds("value", "--max-columns --max-depth --maxdepth --threads --encoding --glob --iglob --type --type-not"),
-      ...kinds("value", "--type-add --type-clear --replace --color --colors --context-separator --path-separator"),
-      ...kinds("value", "--field-context-separator --field-match-separator --sort --sortr --pre-glob --engine"),
-      ...kinds("value", "--max-filesize --dfa-size-limit --regex-size-limit --hyperlink-format --generate"),
+  rg: afterPattern(
+    {
+      pattern: "-e --regexp",
+      patternFile: "-f --file",
+      file: "--ignore-file",
+      noPattern: "--files --type-list",
+      unknown: "--hostname-bin", // runs a program
+      value: [
+        "-A -B -C -m -M -d -j -E -g -t -T -r --after-context --before-context --context --max-count",
+        "--max-columns --max-depth --maxdepth --threads --encoding --glob --iglob --type --type-not",
+        "--type-add --type-clear --replace --color --colors --context-separator --path-separator",
+        "--field-context-separator --field-match-separator --sort --sortr --pre-glob --engine",
+        "--max-filesize --dfa-size-limit --regex-size-limit --hyperlink-format --generate",
+      ],
     },
-  },
-  ag: {
-    operands: "afterPattern",
-    bare: "search",
-    ignoreFiles: [".gitignore", ".ignore", ".agignore", ".hgignore", ".git/info/exclude"],
-    options: {
-      ...kinds("pattern", "-g"),
-      ...kinds("file", "-p --path-to-ignore"),
-      ...kinds("value", "-G -m -W --file-search-regex --ignore --ignore-dir --max-count --width --depth --workers"),
-      ...kinds("value", "--color-line-number --color-match --color-path"),
-      ...kinds("optional", "-A -B -C --after --before --context"),
+    { bare: "search", ignoreFiles: [".gitignore", ".ignore", ".rgignore", ".git/info/exclude"] },
+  ),
+  ag: afterPattern(
+    {
+      pattern: "-g",
+      file: "-p --path-to-ignore",
+      value: [
+        "-G -m -W --file-search-regex --ignore --ignore-dir --max-count --width --depth --workers",
+        "--color-line-number --color-match --color-path",
+      ],
+      optional: "-A -B -C --after --before --context",
     },
-  },
+    { bare: "search", ignoreFiles: [".gitignore", ".ignore", ".agignore", ".hgignore", ".git/info/exclude"] },
+  ),
 };
 
 /** The rows of {@link SHELL_COMMANDS} by command (`sort`, `git diff`). */
