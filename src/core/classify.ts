@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { commandPaths, isReadOnlyCommand } from "./shell.js";
+import { commandPaths, isReadOnlyCommand } from "./shell/index.js";
 import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
 
 /**

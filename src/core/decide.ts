@@ -9,12 +9,11 @@ import {
   blockedCall,
   type EscalationState,
   emptyEscalationState,
-  escalationFeedback,
   levelFor,
   matchesBlocked,
-  reminderFeedback,
   substanceKey,
 } from "./escalation.js";
+import { escalationFeedback, reminderFeedback } from "./escalation-feedback.js";
 import { type BlockRule, blockMessage } from "./messages.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { canonicalJson } from "./signature.js";

@@ -3,7 +3,6 @@ import {
   type BlockedCall,
   blockedCall,
   type CallLike,
-  duplicateFeedback,
   type EscalationState,
   emptyEscalationState,
   escalationOptionsSchema,
@@ -12,6 +11,7 @@ import {
   responseAcknowledges,
   sameInSubstance,
 } from "./escalation.js";
+import { duplicateFeedback } from "./escalation-feedback.js";
 import { parseOptions } from "./options.js";
 
 export type { BlockedCall, CallLike };

@@ -22,15 +22,12 @@ export {
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
-  duplicateFeedback,
   type EndExplanationInput,
   type EscalationEvent,
-  type EscalationFeedbackInput,
   type EscalationOptions,
   type EscalationState,
   emptyEscalationState,
   endExplanation,
-  escalationFeedback,
   escalationOptionsSchema,
   levelFor,
   matchesBlocked,
@@ -39,7 +36,6 @@ export {
   type ResolvedEscalationOptions,
   type ResponseInput,
   reduceEscalation,
-  reminderFeedback,
   repeatsBlocked,
   responseAcknowledges,
   sameInSubstance,
@@ -47,6 +43,12 @@ export {
   textAcknowledges,
   userQuestion,
 } from "./escalation.js";
+export {
+  duplicateFeedback,
+  type EscalationFeedbackInput,
+  escalationFeedback,
+  reminderFeedback,
+} from "./escalation-feedback.js";
 export {
   addUsage,
   checkLimits,
@@ -70,7 +72,6 @@ export {
 export {
   BLOCK_RULES,
   type BlockContext,
-  type BlockFeedbackInput,
   type BlockRule,
   blockMessage,
   DEFAULT_MESSAGES,
@@ -109,7 +110,7 @@ export type {
   RepetitionRules,
   RepetitionState,
 } from "./repetition.js";
-export { isReadOnlyCommand } from "./shell.js";
+export { isReadOnlyCommand } from "./shell/index.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";
 export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./similarity.js";
 export {

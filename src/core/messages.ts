@@ -1,5 +1,3 @@
-import { escalationFeedback } from "./escalation.js";
-
 /**
  * The rule a blocked call broke: `consecutive` (identical to the previous call), `threshold` (too many identical
  * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
@@ -106,11 +104,11 @@ export function blockMessage(ctx: BlockContext, custom?: Partial<Record<BlockRul
 }
 
 /**
- * Limits for {@link blockFeedback}.
+ * Limits of the feedback a blocked call's ToolMessage shows (see `escalationFeedback`).
  *
  * @example
  * ```ts
- * blockFeedback(input, { maxArgsChars: 200, maxResultChars: 400 } satisfies FeedbackLimits);
+ * escalationFeedback(input, { maxArgsChars: 200, maxResultChars: 400 } satisfies FeedbackLimits);
  * ```
  */
 export interface FeedbackLimits {
@@ -118,43 +116,4 @@ export interface FeedbackLimits {
   maxArgsChars?: number;
   /** Characters of the previous result shown (default 1000). */
   maxResultChars?: number;
-}
-
-/**
- * What the model gets instead of the tool's result.
- *
- * @example
- * ```ts
- * const input: BlockFeedbackInput = { tool: "ls", args: {}, count: 2, rule: "consecutive", message: "Blocked." };
- * ```
- */
-export interface BlockFeedbackInput extends BlockContext {
-  /** The rule's message (see {@link blockMessage}). */
-  message: string;
-  /** The previous result of this call, if one was recorded. */
-  previousResult?:
-    | {
-        /** Whether that call succeeded. */
-        ok: boolean;
-        /** Its result text. */
-        text: string;
-      }
-    | undefined;
-}
-
-/**
- * The full content of a blocked call's ToolMessage at the first escalation level: the rule's message, then the
- * feedback — the tool, the arguments (JSON, cut at 500 characters), the previous result for this call (cut
- * at 1000), why it was blocked, and "What will you do differently?" (a bare "blocked" keeps models looping). Later
- * levels: {@link escalationFeedback}.
- *
- * @example
- * ```ts
- * blockFeedback({ tool: "read_file", args: { path: "a.py" }, count: 2, rule: "consecutive",
- *   message: "Blocked.", previousResult: { ok: true, text: "print(1)" } });
- * // "Blocked.\n\n[DUPLICATE TOOL CALL BLOCKED]\nTool: read_file\n…\nWhat will you do differently?"
- * ```
- */
-export function blockFeedback(input: BlockFeedbackInput, limits: FeedbackLimits = {}): string {
-  return escalationFeedback({ ...input, level: 1, strikes: 1 }, limits);
 }

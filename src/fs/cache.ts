@@ -236,24 +236,91 @@ function normalize(state: FileCacheState): FileCacheState {
   return { ...state, files, bytes };
 }
 
+/** One write of the file-cache channel, by its `op`. */
+type WriteOf<Op extends FileCacheWrite["op"]> = Extract<FileCacheWrite, { op: Op }>;
+
+/** Caches a file as the most recently used, evicting the least recently used ones beyond the budget. */
+function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
+  const old = state.files[write.path];
+  const file = lean(write.file as LegacyFile);
+  let files = { ...without(state.files, write.path), [write.path]: file };
+  let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
+  let count = Object.keys(files).length;
+  const maxFiles = write.maxFiles ?? DEFAULT_CACHE_MAX_FILES;
+  // Evict least recently used files beyond the budget (an evicted file is simply read again).
+  for (const path of Object.keys(files)) {
+    if (bytes <= write.budget && count <= maxFiles) break;
+    bytes -= (files[path] as CachedFile).chars;
+    count -= 1;
+    files = without(files, path);
+  }
+  return { ...state, files, bytes };
+}
+
+/** Forgets the cached files of `paths`. */
+function dropFiles(state: FileCacheState, write: WriteOf<"drop">): FileCacheState {
+  let files = state.files;
+  let bytes = state.bytes;
+  for (const path of write.paths) {
+    const old = files[path];
+    if (old === undefined) continue;
+    bytes -= old.chars;
+    files = without(files, path);
+  }
+  return files === state.files ? state : { ...state, files, bytes };
+}
+
+/** Sets folders of the tree (all of them when the write is complete; `null` removes one). */
+function setTree(state: FileCacheState, write: WriteOf<"treeSet">): FileCacheState {
+  if (write.complete) {
+    const tree: DirTree = {};
+    for (const [rel, node] of Object.entries(write.dirs)) if (node !== null) tree[rel] = node;
+    return { ...state, tree };
+  }
+  if (state.tree === null) return state;
+  const tree: DirTree = { ...state.tree };
+  for (const [rel, node] of Object.entries(write.dirs)) {
+    if (node === null) delete tree[rel];
+    else tree[rel] = node;
+  }
+  return { ...state, tree };
+}
+
+/** Adds a file (and the folders above it) to the tree. */
+function addToTree(state: FileCacheState, write: WriteOf<"treeAdd">): FileCacheState {
+  if (state.tree === null) return state;
+  const tree: DirTree = { ...state.tree };
+  const parts = write.rel.split("/");
+  for (let i = 0; i < parts.length; i += 1) {
+    const dir = parts.slice(0, i).join("/");
+    const entry = i === parts.length - 1 ? (parts[i] as string) : `${parts[i]}/`;
+    // A folder the tree does not know yet gets a node that the next listing checks (mtime 0 never matches).
+    const node = tree[dir] ?? { entries: [], mtimeMs: 0, gitignore: null, scannedAt: 0 };
+    if (!node.entries.includes(entry)) tree[dir] = { ...node, entries: [...node.entries, entry].sort() };
+    else tree[dir] = node;
+  }
+  return { ...state, tree };
+}
+
+/** Adds to the hit, miss and saving counts. */
+function countStats(state: FileCacheState, write: WriteOf<"count">): FileCacheState {
+  const s = state.stats;
+  return {
+    ...state,
+    stats: {
+      hits: s.hits + (write.hits ?? 0),
+      misses: s.misses + (write.misses ?? 0),
+      staleRefreshes: s.staleRefreshes + (write.staleRefreshes ?? 0),
+      bytesSaved: s.bytesSaved + (write.bytesSaved ?? 0),
+    },
+  };
+}
+
+/** Applies one write of the file-cache channel. */
 function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
   switch (write.op) {
-    case "put": {
-      const old = state.files[write.path];
-      const file = lean(write.file as LegacyFile);
-      let files = { ...without(state.files, write.path), [write.path]: file };
-      let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
-      let count = Object.keys(files).length;
-      const maxFiles = write.maxFiles ?? DEFAULT_CACHE_MAX_FILES;
-      // Evict least recently used files beyond the budget (an evicted file is simply read again).
-      for (const path of Object.keys(files)) {
-        if (bytes <= write.budget && count <= maxFiles) break;
-        bytes -= (files[path] as CachedFile).chars;
-        count -= 1;
-        files = without(files, path);
-      }
-      return { ...state, files, bytes };
-    }
+    case "put":
+      return putFile(state, write);
     case "touch": {
       const file = state.files[write.path];
       if (file === undefined) return state;
@@ -266,61 +333,18 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
       const updated = { ...file, cachedAt: write.cachedAt, ctimeMs: write.ctimeMs };
       return { ...state, files: { ...state.files, [write.path]: updated } };
     }
-    case "drop": {
-      let files = state.files;
-      let bytes = state.bytes;
-      for (const path of write.paths) {
-        const old = files[path];
-        if (old === undefined) continue;
-        bytes -= old.chars;
-        files = without(files, path);
-      }
-      return files === state.files ? state : { ...state, files, bytes };
-    }
+    case "drop":
+      return dropFiles(state, write);
     case "dropAll":
       return { ...state, files: {}, bytes: 0 };
-    case "treeSet": {
-      if (write.complete) {
-        const tree: DirTree = {};
-        for (const [rel, node] of Object.entries(write.dirs)) if (node !== null) tree[rel] = node;
-        return { ...state, tree };
-      }
-      if (state.tree === null) return state;
-      const tree: DirTree = { ...state.tree };
-      for (const [rel, node] of Object.entries(write.dirs)) {
-        if (node === null) delete tree[rel];
-        else tree[rel] = node;
-      }
-      return { ...state, tree };
-    }
-    case "treeAdd": {
-      if (state.tree === null) return state;
-      const tree: DirTree = { ...state.tree };
-      const parts = write.rel.split("/");
-      for (let i = 0; i < parts.length; i += 1) {
-        const dir = parts.slice(0, i).join("/");
-        const entry = i === parts.length - 1 ? (parts[i] as string) : `${parts[i]}/`;
-        // A folder the tree does not know yet gets a node that the next listing checks (mtime 0 never matches).
-        const node = tree[dir] ?? { entries: [], mtimeMs: 0, gitignore: null, scannedAt: 0 };
-        if (!node.entries.includes(entry)) tree[dir] = { ...node, entries: [...node.entries, entry].sort() };
-        else tree[dir] = node;
-      }
-      return { ...state, tree };
-    }
+    case "treeSet":
+      return setTree(state, write);
+    case "treeAdd":
+      return addToTree(state, write);
     case "treeDrop":
       return { ...state, tree: null };
-    case "count": {
-      const s = state.stats;
-      return {
-        ...state,
-        stats: {
-          hits: s.hits + (write.hits ?? 0),
-          misses: s.misses + (write.misses ?? 0),
-          staleRefreshes: s.staleRefreshes + (write.staleRefreshes ?? 0),
-          bytesSaved: s.bytesSaved + (write.bytesSaved ?? 0),
-        },
-      };
-    }
+    case "count":
+      return countStats(state, write);
   }
 }
 

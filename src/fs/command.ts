@@ -5,11 +5,11 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { changedPaths } from "../core/shell.js";
+import { changedPaths } from "../core/shell/index.js";
 import { cutEnd } from "../core/text.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";
-import { parentOf } from "./tree.js";
+import { parentOf } from "./tree-paths.js";
 
 const schema = z.object({
   /** The command line, run with `bash -c` in the project root. */

@@ -59,7 +59,6 @@ function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, options: LoopD
  * ```
  */
 export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
-  const hook = stepHook("loopGuard", options);
   return defineMiddleware({
     name: "LoopDetectMiddleware",
     stateSchema: z.object({
@@ -68,7 +67,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),
-    afterModel: { canJumpTo: ["end"], hook },
+    afterModel: { canJumpTo: ["end"], hook: stepHook("loopGuard", options) },
   });
 }
 
@@ -94,14 +93,6 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   // An empty output is never a loop and is not remembered: the similarity check is off.
   const hook = stepHook("safetyLimits", { ...options, outputOf: () => "" });
-  return defineMiddleware({
-    name: "SafetyLimitsMiddleware",
-    stateSchema: z.object({
-      /** The safety limits' counters, per thread. */
-      safetyLimits: defaulted<LoopState>(emptyLoopState),
-      /** Guard events, counted and the most recent kept (shared with the other middleware). */
-      guardLog: guardLogField,
-    }),
-    afterModel: { canJumpTo: ["end"], hook },
-  });
+  const stateSchema = z.object({ safetyLimits: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField });
+  return defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, afterModel: { canJumpTo: ["end"], hook } });
 }

@@ -12,7 +12,7 @@ import { BLOCK_RULES, type BlockRule } from "../core/messages.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import { canonicalJson } from "../core/signature.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import { type CallOutcome, commitTurn, planTurn, unchangedNote } from "../core/turn.js";
+import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/turn.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
@@ -436,105 +436,149 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
   const resolved = resolveToolGuardOptions(guardOptions);
   const events = readRun(run);
   const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
-  const waste = groundTruth(turns);
   const names = toolNames ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))];
-  const ctxBase = { readOnlyHints, toolNames: names, now: () => 0 };
-
-  let state = emptyToolGuardState();
-  const decisions: ReplayDecision[] = [];
-  let stopText: string | undefined;
-  let runMarker: string | undefined;
+  const setup: ReplaySetup = {
+    resolved,
+    ctx: { readOnlyHints, toolNames: names, now: () => 0 },
+    hook,
+    waste: groundTruth(turns),
+  };
+  const replay: ReplayProgress = {
+    state: emptyToolGuardState(),
+    decisions: [],
+    stopText: undefined,
+    runMarker: undefined,
+  };
   for (const event of events) {
     if (event.kind === "user") {
       // A person's message starts a new run, as in a live thread; after a stop the person has taken over.
-      runMarker = `user@${event.step}`;
-      if (resolved.runBoundary !== "none") stopText = undefined;
+      replay.runMarker = `user@${event.step}`;
+      if (resolved.runBoundary !== "none") replay.stopText = undefined;
       continue;
     }
     if (event.kind === "external") {
-      if (stopText === undefined) state = applyExternal(state, event.call, resolved, ctxBase);
+      if (replay.stopText === undefined) replay.state = applyExternal(replay.state, event.call, resolved, setup.ctx);
       continue;
     }
-    const { turn } = event;
-    if (turn.calls.length === 0) continue;
-    const record = (
-      c: AgentCall,
-      d: Omit<ReplayDecision, "index" | "step" | "toolName" | "args" | "waste" | "resultChars" | "recorded">,
-    ) =>
-      decisions.push({
-        index: decisions.length,
-        step: c.step,
-        toolName: c.call.name,
-        args: c.call.args,
-        waste: waste[decisions.length] ?? false,
-        resultChars: c.result?.text.length ?? 0,
-        recorded: c.result !== undefined,
-        ...d,
-      });
-    if (stopText !== undefined) {
-      for (const c of turn.calls) record(c, { action: "stop", content: stopText });
-      continue;
-    }
-    // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer.
-    const inputs = turn.calls.map((c, i) => ({
-      name: c.call.name,
-      args: c.call.args,
-      id: c.call.id ?? callIdOf(turn, i),
-    }));
-    const plan = planTurn(
-      state,
-      { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: runMarker },
-      resolved,
-      ctxBase,
-    );
-    if (plan.stop !== undefined) {
-      // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
-      // the tool node stops the run with an error.
-      const { decision, strikes, level } = plan.stop;
-      stopText = hook
-        ? notRunAnswer(decision.call.name, strikes)
-        : `GuardEscalationError: ${missingHookMessage(decision.call.name, strikes, level)}`;
-      for (const c of turn.calls) record(c, { action: "stop", content: stopText });
-      state = reduceToolGuard(state, plan.stop.events);
-      continue;
-    }
-    const outcomes: (CallOutcome | undefined)[] = [];
-    for (const [i, decision] of plan.decisions.entries()) {
-      const c = turn.calls[i] as AgentCall;
-      if (!decision.allowed) {
-        record(c, {
-          action: "block",
-          rule: decision.rule,
-          escalation: decision.escalation,
-          reminder: decision.reminder,
-          content: decision.content ?? "",
-        });
-        continue;
-      }
-      // Result dedupe: the recorded run's messages are all still there (a recorded run has no summarization).
-      const note =
-        c.result === undefined
-          ? undefined
-          : unchangedNote(
-              plan.state,
-              { key: decision.key, tool: c.call.name, id: inputs[i]?.id },
-              c.result,
-              resolved,
-              () => true,
-            );
-      record(c, {
-        action: "allow",
-        rule: decision.rule,
-        content: note ?? c.result?.text ?? "",
-        deduped: note !== undefined,
-      });
-      outcomes[i] = c.result === undefined ? undefined : { ...c.result, deduped: note !== undefined };
-    }
-    state = reduceToolGuard(state, commitTurn(plan, outcomes, resolved));
+    if (event.turn.calls.length > 0) replayTurn(replay, event.turn, setup);
   }
-  const totals = totalsOf(decisions, stopText !== undefined);
+  const { decisions, state } = replay;
+  const totals = totalsOf(decisions, replay.stopText !== undefined);
   if (loop === undefined || loop === false) return { decisions, totals, state };
   return { decisions, totals, state, loop: replayLoopDetector(run, loop === true ? {} : loop) };
+}
+
+/** What the replay of every turn of a run reads. */
+interface ReplaySetup {
+  resolved: ResolvedToolGuardOptions;
+  ctx: { readOnlyHints: Record<string, boolean> | undefined; toolNames: string[]; now: () => number };
+  /** Whether the escalation hook runs (see {@link ReplayOptions.hook}). */
+  hook: boolean;
+  /** The ground truth of each agent call, in order. */
+  waste: boolean[];
+}
+
+/** What the replay of a run carries from one event to the next. */
+interface ReplayProgress {
+  state: ToolGuardState;
+  decisions: ReplayDecision[];
+  /** The answer of every call since the run was stopped; `undefined` while it is not. */
+  stopText: string | undefined;
+  /** The run marker of the last person's message. */
+  runMarker: string | undefined;
+}
+
+/** What a decision says beyond the call it is on. */
+type DecisionFields = Omit<
+  ReplayDecision,
+  "index" | "step" | "toolName" | "args" | "waste" | "resultChars" | "recorded"
+>;
+
+/** Records the decision on the agent call `c`, the next one of the run. */
+function record(replay: ReplayProgress, setup: ReplaySetup, c: AgentCall, d: DecisionFields): void {
+  const { decisions } = replay;
+  decisions.push({
+    index: decisions.length,
+    step: c.step,
+    toolName: c.call.name,
+    args: c.call.args,
+    waste: setup.waste[decisions.length] ?? false,
+    resultChars: c.result?.text.length ?? 0,
+    recorded: c.result !== undefined,
+    ...d,
+  });
+}
+
+/** Replays one turn with calls: its plan, then a decision per call, or a stop of the run. */
+function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup): void {
+  if (replay.stopText !== undefined) {
+    for (const c of turn.calls) record(replay, setup, c, { action: "stop", content: replay.stopText });
+    return;
+  }
+  // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer.
+  const inputs = turn.calls.map((c, i) => ({
+    name: c.call.name,
+    args: c.call.args,
+    id: c.call.id ?? callIdOf(turn, i),
+  }));
+  const plan = planTurn(
+    replay.state,
+    { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: replay.runMarker },
+    setup.resolved,
+    setup.ctx,
+  );
+  if (plan.stop !== undefined) {
+    // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
+    // the tool node stops the run with an error.
+    const { decision, strikes, level } = plan.stop;
+    const stopText = setup.hook
+      ? notRunAnswer(decision.call.name, strikes)
+      : `GuardEscalationError: ${missingHookMessage(decision.call.name, strikes, level)}`;
+    replay.stopText = stopText;
+    for (const c of turn.calls) record(replay, setup, c, { action: "stop", content: stopText });
+    replay.state = reduceToolGuard(replay.state, plan.stop.events);
+    return;
+  }
+  const outcomes = plan.decisions.map((decision, i) =>
+    replayCall(replay, setup, plan, decision, turn.calls[i] as AgentCall, inputs[i]?.id),
+  );
+  replay.state = reduceToolGuard(replay.state, commitTurn(plan, outcomes, setup.resolved));
+}
+
+/**
+ * Records the decision of a planned turn on one of its calls (`id`: the call's id); returns the recorded result the
+ * agent would see, for the commit (`undefined` for a blocked call or one without a recorded result).
+ */
+function replayCall(
+  replay: ReplayProgress,
+  setup: ReplaySetup,
+  plan: TurnPlan,
+  decision: TurnPlan["decisions"][number],
+  c: AgentCall,
+  id: string | undefined,
+): CallOutcome | undefined {
+  if (!decision.allowed) {
+    record(replay, setup, c, {
+      action: "block",
+      rule: decision.rule,
+      escalation: decision.escalation,
+      reminder: decision.reminder,
+      content: decision.content ?? "",
+    });
+    return undefined;
+  }
+  // Result dedupe: the recorded run's messages are all still there (a recorded run has no summarization).
+  const note =
+    c.result === undefined
+      ? undefined
+      : unchangedNote(plan.state, { key: decision.key, tool: c.call.name, id }, c.result, setup.resolved, () => true);
+  record(replay, setup, c, {
+    action: "allow",
+    rule: decision.rule,
+    content: note ?? c.result?.text ?? "",
+    deduped: note !== undefined,
+  });
+  return c.result === undefined ? undefined : { ...c.result, deduped: note !== undefined };
 }
 
 /** The id a recorded call without one gets (unique in the run). */

@@ -14,7 +14,7 @@ import {
   normalizePath,
   shellCommandOf,
 } from "../../src/core/classify.js";
-import { commandPaths } from "../../src/core/shell.js";
+import { commandPaths } from "../../src/core/shell/index.js";
 import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/signature.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };

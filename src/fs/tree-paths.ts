@@ -1,0 +1,26 @@
+/**
+ * Paths of the directory tree (see `tree.ts`): `/`-separated, relative to the root, `""` for the root itself.
+ */
+import { sep } from "node:path";
+
+/**
+ * The folder of a `/`-separated path relative to the root (`""` for the root itself).
+ *
+ * @example
+ * ```ts
+ * parentOf("src/app.ts"); // "src"
+ * parentOf("app.ts");     // ""
+ * ```
+ */
+export const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "");
+/** The last part of a `/`-separated path relative to the root (`"app.ts"` for `src/app.ts`). */
+export const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);
+
+/** The path of the entry `name` of the folder `dir` (`""` for the root), relative to the root. */
+export const joinRel = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
+
+/**
+ * The absolute path of `rel` (a relative path of the tree, already normal) below the folder `dir`: what `join`
+ * gives, without its normalisation, which is most of the cost of a refresh's check of a folder.
+ */
+export const below = (dir: string, rel: string) => (dir.endsWith(sep) ? `${dir}${rel}` : `${dir}${sep}${rel}`);
