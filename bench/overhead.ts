@@ -10,19 +10,25 @@
  *    measures the switch a user makes (the default state's `structuredResponse` channel is empty unless
  *    `responseFormat` is set, and LangGraph throws and catches an error each time it reads an empty channel: the
  *    default state is slower than `GuardMessagesState` by itself, which hides part of the node's cost).
- * 2. The cost of one decision (`decideToolCall`) against a full window of the default size and of 10,000 calls,
+ * 2. The same scripted run in langchain's `createAgent` (no checkpointer): `guardMiddleware()` against
+ *    `toolCallLimitMiddleware` (a limit the run never reaches, so it only counts calls), the middleware a user would
+ *    otherwise put there, in the same agent with the same model and tools; and createAgent without middleware, for
+ *    context. Interleaved and warmed up as in 1; the guarded run must allow every call.
+ * 3. The cost of one decision (`decideToolCall`) against a full window of the default size and of 10,000 calls,
  *    for a new call (allowed) and for a repeat the threshold rule blocks, and the cost of applying a call's events
  *    with `reduceToolGuard`. The setup follows the defaults the code resolves (`resolveToolGuardOptions`).
  *
- * The agent's ratio comes with a 95% interval (bootstrap over the pairs of runs), and its goal is judged by it: met
- * when the whole interval is within the goal, missed when none of it is, "within noise" otherwise.
+ * The agents' ratios come with a 95% interval (bootstrap over the pairs of runs), and their goals (GuardedToolNode
+ * <= 1.10x ToolNode, guardMiddleware <= 1.10x toolCallLimitMiddleware) are judged by it: met when the whole interval
+ * is within the goal, missed when none of it is, "within noise" otherwise.
  *
- * Prints one table. No timing assertions: the process fails only if the guarded run misbehaves.
+ * Prints one table. No timing assertions: the process fails only if a guarded run misbehaves.
  */
 import { performance } from "node:perf_hooks";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { createAgent, toolCallLimitMiddleware } from "langchain";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
 import {
   decideToolCall,
@@ -35,9 +41,10 @@ import {
 } from "../src/core/index.js";
 import { outcomeEvents } from "../src/core/turn.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
+import { guardMiddleware } from "../src/middleware/index.js";
 import { rng } from "../test/support/random.js";
 import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
-import { fmtMs, median, quick, report, verdictText } from "./report.js";
+import { type Figure, fmtMs, median, quick, report, verdictText } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
 /** The first runs of a process (compiling), discarded. */
@@ -50,7 +57,9 @@ const EARLY_RUNS = quick ? 0 : 15;
 /** Runs before the measured ones. */
 const WARMUP_RUNS = COLD_RUNS + EARLY_RUNS;
 const MEASURED_RUNS = quick ? 3 : 30;
-const AGENT_GOAL = 1.05;
+/** The goals of the agents' ratios: GuardedToolNode / ToolNode, guardMiddleware / toolCallLimitMiddleware. */
+const NODE_GOAL = 1.1;
+const MIDDLEWARE_GOAL = 1.1;
 const FINAL_ANSWER = `All ${TURNS} steps are done.`;
 
 const DECISION_ITERATIONS = quick ? 2_000 : 20_000;
@@ -98,12 +107,20 @@ function formatRatio(ratio: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// 1. Agent run: guarded against plain, without a checkpointer and with MemorySaver
+// 1. Whole agent runs, interleaved: the node in createReactAgent, the middleware in createAgent
 // ---------------------------------------------------------------------------------------------------------------
 
-/** `plainDefault`: a plain ToolNode in createReactAgent's default state (`messages`, `structuredResponse`). */
-type Variant = "guarded" | "plain" | "plainDefault";
+/**
+ * The node's variants in createReactAgent; `plainDefault`: a plain ToolNode in createReactAgent's default state
+ * (`messages`, `structuredResponse`).
+ */
+type NodeVariant = "guarded" | "plain" | "plainDefault";
+/** The middleware's variants in createAgent: `guardMiddleware()`, `toolCallLimitMiddleware` (never reached), none. */
+type MiddlewareVariant = "guardMiddleware" | "toolCallLimit" | "noMiddleware";
 type Saver = "none" | "memory";
+
+/** toolCallLimitMiddleware's limit: far above the script's calls, so that it only counts them. */
+const LIMIT_NEVER_REACHED = 1_000_000;
 
 /** How the report names a checkpointer setting. */
 function saverLabel(saver: Saver): string {
@@ -118,38 +135,62 @@ interface RunResult {
 
 const INPUT = agentInput(TURNS);
 
-async function runAgent(variant: Variant, saver: Saver, run: number): Promise<RunResult> {
-  const tools = createWorkspaceTools(sampleProject());
-  const llm = agentModel(TURNS, FINAL_ANSWER);
-  const config = { recursionLimit: agentRecursionLimit(TURNS), configurable: { thread_id: `${variant}-${run}` } };
-  const checkpointer = saver === "memory" ? { checkpointer: new MemorySaver() } : {};
+/** What every run gets new: the tools, the scripted model, the config (its own thread) and the checkpointer. */
+function runSetup(thread: string, saver: Saver) {
+  return {
+    tools: createWorkspaceTools(sampleProject()),
+    llm: agentModel(TURNS, FINAL_ANSWER),
+    config: { recursionLimit: agentRecursionLimit(TURNS), configurable: { thread_id: thread } },
+    checkpointer: saver === "memory" ? { checkpointer: new MemorySaver() } : {},
+  };
+}
+
+/** One invoke, timed. */
+async function timed(
+  invoke: () => Promise<{ messages: BaseMessage[]; toolGuard?: ToolGuardState | undefined }>,
+): Promise<RunResult> {
+  const start = performance.now();
+  const state = await invoke();
+  const ms = performance.now() - start;
+  return { ms, messages: state.messages, toolGuard: state.toolGuard };
+}
+
+function runNode(variant: NodeVariant, saver: Saver, run: number): Promise<RunResult> {
+  const { tools, llm, config, checkpointer } = runSetup(`${variant}-${run}`, saver);
   if (variant === "guarded") {
-    const agent = createReactAgent({
-      llm,
-      tools: new GuardedToolNode(tools),
-      stateSchema: GuardMessagesState,
-      ...checkpointer,
-    });
-    const start = performance.now();
-    const state = await agent.invoke(INPUT, config);
-    const ms = performance.now() - start;
-    return { ms, messages: state.messages, toolGuard: state.toolGuard };
+    const tool = new GuardedToolNode(tools);
+    const agent = createReactAgent({ llm, tools: tool, stateSchema: GuardMessagesState, ...checkpointer });
+    return timed(() => agent.invoke(INPUT, config));
   }
   // The same state as the guarded run, unless the variant is the default state's.
   const agent =
     variant === "plain"
       ? createReactAgent({ llm, tools: new ToolNode(tools), stateSchema: GuardMessagesState, ...checkpointer })
       : createReactAgent({ llm, tools: new ToolNode(tools), ...checkpointer });
-  const start = performance.now();
-  const state = await agent.invoke(INPUT, config);
-  const ms = performance.now() - start;
-  return { ms, messages: state.messages };
+  return timed(() => agent.invoke(INPUT, config));
 }
 
-/** Every variant must run the same tools successfully; the guarded one must allow all of them. */
-function checkRun(variant: Variant, run: number, result: RunResult): void {
-  const where = `${variant} run #${run}`;
-  if (variant === "guarded") {
+function runMiddleware(variant: MiddlewareVariant, run: number): Promise<RunResult> {
+  const { tools, llm: model, config } = runSetup(`${variant}-${run}`, "none");
+  if (variant === "guardMiddleware") {
+    const agent = createAgent({ model, tools, middleware: [guardMiddleware()] });
+    return timed(() => agent.invoke(INPUT, config));
+  }
+  if (variant === "toolCallLimit") {
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [toolCallLimitMiddleware({ threadLimit: LIMIT_NEVER_REACHED })],
+    });
+    return timed(() => agent.invoke(INPUT, config));
+  }
+  const agent = createAgent({ model, tools });
+  return timed(() => agent.invoke(INPUT, config));
+}
+
+/** Every variant must run the same tools successfully; a guarded one must allow all of them. */
+function checkRun(where: string, result: RunResult, guarded: boolean): void {
+  if (guarded) {
     const stats = result.toolGuard?.stats;
     if (stats === undefined) throw new BenchFailure(`${where}: no toolGuard state in the result`);
     const blocked = Object.values(stats.blocked).reduce((a, b) => a + (b ?? 0), 0);
@@ -173,15 +214,42 @@ function checkRun(variant: Variant, run: number, result: RunResult): void {
   if (last?.content !== FINAL_ANSWER) throw new BenchFailure(`${where}: the run did not end with the final answer`);
 }
 
-interface AgentFigures {
-  saver: Saver;
-  guarded: Summary;
-  plain: Summary;
-  /** The plain ToolNode in createReactAgent's default state, and median(guarded) / its median (no checkpointer). */
-  plainDefault?: { summary: Summary; ratio: number } | undefined;
+/** Each variant's times: the measured runs, and the early ones (after the cold ones, before the measured ones). */
+interface Timings<V extends string> {
+  measured: Record<V, number[]>;
+  early: Record<V, number[]>;
+}
+
+/** The variants' runs interleaved, the order rotating, so that machine noise hits them alike. */
+async function interleave<V extends string>(
+  variants: readonly V[],
+  runOne: (variant: V, run: number) => Promise<RunResult>,
+  guarded: (variant: V) => boolean,
+): Promise<Timings<V>> {
+  const timings: Timings<V> = { measured: {} as Record<V, number[]>, early: {} as Record<V, number[]> };
+  for (const v of variants) {
+    timings.measured[v] = [];
+    timings.early[v] = [];
+  }
+  for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
+    for (let i = 0; i < variants.length; i += 1) {
+      const variant = variants[(run + i) % variants.length]!;
+      const result = await runOne(variant, run);
+      checkRun(`${variant} run #${run}`, result, guarded(variant));
+      if (run >= WARMUP_RUNS) timings.measured[variant].push(result.ms);
+      else if (run >= COLD_RUNS) timings.early[variant].push(result.ms);
+    }
+  }
+  return timings;
+}
+
+/** A subject against its anchor, over the same interleaved runs. */
+interface Comparison {
+  subject: Summary;
+  anchor: Summary;
   /** Ratio of the medians. */
   ratio: number;
-  /** Guarded/plain of each interleaved pair. */
+  /** Subject/anchor of each interleaved pair. */
   pairRatios: Summary;
   /** 95% interval of the ratio of the medians (bootstrap over the pairs). */
   interval: [low: number, high: number];
@@ -192,61 +260,79 @@ interface AgentFigures {
 const BOOTSTRAP_RESAMPLES = 2_000;
 
 /**
- * A 95% interval of median(guarded) / median(plain): the pairs resampled with replacement (seeded, so a run prints
+ * A 95% interval of median(subject) / median(anchor): the pairs resampled with replacement (seeded, so a run prints
  * the same interval for the same times). How far the ratio moves with which runs the machine's noise hit.
  */
-function ratioInterval(guarded: readonly number[], plain: readonly number[]): [number, number] {
+function ratioInterval(subject: readonly number[], anchor: readonly number[]): [number, number] {
   const next = rng(19);
   const ratios: number[] = [];
   for (let b = 0; b < BOOTSTRAP_RESAMPLES; b += 1) {
-    const g: number[] = [];
-    const p: number[] = [];
-    for (let i = 0; i < guarded.length; i += 1) {
-      const pick = Math.floor(next() * guarded.length);
-      g.push(guarded[pick]!);
-      p.push(plain[pick]!);
+    const s: number[] = [];
+    const a: number[] = [];
+    for (let i = 0; i < subject.length; i += 1) {
+      const pick = Math.floor(next() * subject.length);
+      s.push(subject[pick]!);
+      a.push(anchor[pick]!);
     }
-    ratios.push(median(g) / median(p));
+    ratios.push(median(s) / median(a));
   }
   ratios.sort((x, y) => x - y);
   return [ratios[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)]!, ratios[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1]!];
 }
 
-/** The variants' runs interleaved, the order rotating, so that machine noise hits them alike. */
-async function benchAgent(saver: Saver): Promise<AgentFigures> {
-  const times: Record<Variant, number[]> = { guarded: [], plain: [], plainDefault: [] };
-  const early: Record<Variant, number[]> = { guarded: [], plain: [], plainDefault: [] };
-  const variants: Variant[] = saver === "none" ? ["guarded", "plain", "plainDefault"] : ["guarded", "plain"];
-  const pairRatios: number[] = [];
-  for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
-    const pair: Partial<Record<Variant, number>> = {};
-    const order = variants.map((_, i) => variants[(run + i) % variants.length] as Variant);
-    for (const variant of order) {
-      const result = await runAgent(variant, saver, run);
-      checkRun(variant, run, result);
-      pair[variant] = result.ms;
-      if (run >= WARMUP_RUNS) times[variant].push(result.ms);
-      else if (run >= COLD_RUNS) early[variant].push(result.ms);
-    }
-    if (run >= WARMUP_RUNS) pairRatios.push(pair.guarded! / pair.plain!);
-  }
-  const guarded = summarize(times.guarded);
-  const plain = summarize(times.plain);
-  const plainDefault = times.plainDefault.length > 0 ? summarize(times.plainDefault) : undefined;
+function compare<V extends string>(timings: Timings<V>, subject: V, anchor: V): Comparison {
+  const s = timings.measured[subject];
+  const a = timings.measured[anchor];
+  const early = timings.early;
   return {
-    saver,
-    guarded,
-    plain,
-    plainDefault: plainDefault && { summary: plainDefault, ratio: guarded.median / plainDefault.median },
-    early: early.guarded.length > 0 ? median(early.guarded) / median(early.plain) : undefined,
-    ratio: guarded.median / plain.median,
-    pairRatios: summarize(pairRatios),
-    interval: ratioInterval(times.guarded, times.plain),
+    subject: summarize(s),
+    anchor: summarize(a),
+    ratio: median(s) / median(a),
+    pairRatios: summarize(s.map((ms, i) => ms / a[i]!)),
+    interval: ratioInterval(s, a),
+    early: early[subject].length > 0 ? median(early[subject]) / median(early[anchor]) : undefined,
+  };
+}
+
+interface NodeFigures {
+  saver: Saver;
+  /** GuardedToolNode against ToolNode, both in `GuardMessagesState`. */
+  node: Comparison;
+  /** The plain ToolNode in createReactAgent's default state, and median(guarded) / its median (no checkpointer). */
+  plainDefault?: { summary: Summary; ratio: number } | undefined;
+}
+
+async function benchNode(saver: Saver): Promise<NodeFigures> {
+  const variants: NodeVariant[] = saver === "none" ? ["guarded", "plain", "plainDefault"] : ["guarded", "plain"];
+  const timings = await interleave(
+    variants,
+    (v, run) => runNode(v, saver, run),
+    (v) => v === "guarded",
+  );
+  const node = compare(timings, "guarded", "plain");
+  if (!variants.includes("plainDefault")) return { saver, node };
+  const plainDefault = summarize(timings.measured.plainDefault);
+  return { saver, node, plainDefault: { summary: plainDefault, ratio: node.subject.median / plainDefault.median } };
+}
+
+interface MiddlewareFigures {
+  /** guardMiddleware against toolCallLimitMiddleware. */
+  middleware: Comparison;
+  /** createAgent without middleware, for context. */
+  none: Summary;
+}
+
+async function benchMiddleware(): Promise<MiddlewareFigures> {
+  const variants: MiddlewareVariant[] = ["guardMiddleware", "toolCallLimit", "noMiddleware"];
+  const timings = await interleave(variants, runMiddleware, (v) => v === "guardMiddleware");
+  return {
+    middleware: compare(timings, "guardMiddleware", "toolCallLimit"),
+    none: summarize(timings.measured.noMiddleware),
   };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// 2. One decision and one reduction against a full window
+// 3. One decision and one reduction against a full window
 // ---------------------------------------------------------------------------------------------------------------
 
 /** A write recorded `repetitionThreshold` times in the window (never last): one more is blocked. */
@@ -369,20 +455,13 @@ function benchWindow(windowSize: number, newCalls: readonly ToolCallInput[]): Wi
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// 3. Report
+// 4. Report
 // ---------------------------------------------------------------------------------------------------------------
 
 type Row = [measure: string, median: string, min: string, max: string, goal: string, verdict: string];
 
 function goalVerdict(ratio: number, goal: number): string {
   return verdictText(ratio <= goal);
-}
-
-/** An agent ratio against its goal, by its interval: met, missed, or `"noise"` when the interval spans the goal. */
-function agentVerdict(agent: AgentFigures): boolean | "noise" {
-  if (agent.interval[1] <= AGENT_GOAL) return true;
-  if (agent.interval[0] > AGENT_GOAL) return false;
-  return "noise";
 }
 
 function printTable(rows: readonly Row[]): void {
@@ -432,20 +511,184 @@ function windowRows(
   return rows;
 }
 
+/** A ratio against its goal, by its interval: met, missed, or `"noise"` when the interval spans the goal. */
+function intervalVerdict(c: Comparison, goal: number): boolean | "noise" {
+  if (c.interval[1] <= goal) return true;
+  if (c.interval[0] > goal) return false;
+  return "noise";
+}
+
+/** How the table and the summary name one comparison. */
+interface ComparisonLabels {
+  /** The runs' rows ("Agent, 150 turns, no checkpointer"). */
+  runs: string;
+  /** The ratios' rows ("Agent, no checkpointer"). */
+  ratios: string;
+  subject: string;
+  anchor: string;
+  /** The ratio's name ("guarded / plain"). */
+  ratio: string;
+  goal: number;
+}
+
+const goalText = (goal: number): string => `<= ${goal.toFixed(2)}x`;
+
+function timeRow(measure: string, s: Summary): Row {
+  return [measure, formatMs(s.median), formatMs(s.min), formatMs(s.max), "", ""];
+}
+
+/** The anchor's and the subject's runs, their ratio judged against the goal, its interval, the young process's. */
+function comparisonRows(c: Comparison, l: ComparisonLabels): Row[] {
+  return [
+    timeRow(`${l.runs}: ${l.anchor}`, c.anchor),
+    timeRow(`${l.runs}: ${l.subject}`, c.subject),
+    [
+      `${l.ratios}: ${l.ratio} (min/max: per pair)`,
+      formatRatio(c.ratio),
+      formatRatio(c.pairRatios.min),
+      formatRatio(c.pairRatios.max),
+      goalText(l.goal),
+      quick ? "not judged (quick)" : verdictText(intervalVerdict(c, l.goal)),
+    ],
+    [
+      `${l.ratios}: ${l.ratio}, 95% interval (bootstrap)`,
+      "",
+      formatRatio(c.interval[0]),
+      formatRatio(c.interval[1]),
+      "",
+      "",
+    ],
+    ...(c.early === undefined
+      ? []
+      : [
+          [
+            `${l.ratios}: ${l.ratio} in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process)`,
+            formatRatio(c.early),
+            "",
+            "",
+            "",
+            "info",
+          ] satisfies Row,
+        ]),
+  ];
+}
+
+/** The comparison's headline figures for the summary: its ratio against the goal, the young process's, per turn. */
+function comparisonFigures(c: Comparison, l: ComparisonLabels, figure: string): Figure[] {
+  return [
+    {
+      bench: "overhead",
+      figure,
+      ours: fmtMs(c.subject.median),
+      anchor: `${fmtMs(c.anchor.median)} ${l.anchor}`,
+      ratio: `${formatRatio(c.ratio)} (95%: ${c.interval[0].toFixed(3)}-${c.interval[1].toFixed(3)})`,
+      goal: goalText(l.goal),
+      met: intervalVerdict(c, l.goal),
+    },
+    ...(c.early === undefined
+      ? []
+      : [
+          {
+            bench: "overhead",
+            figure: `the same in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process)`,
+            ours: "",
+            anchor: "",
+            ratio: formatRatio(c.early),
+            goal: "",
+            met: null,
+          },
+        ]),
+    {
+      bench: "overhead",
+      figure: `the same, cost per turn`,
+      ours: fmtMs((c.subject.median - c.anchor.median) / TURNS),
+      anchor: `${fmtMs(c.anchor.median / TURNS)} a turn with ${l.anchor}`,
+      ratio: "",
+      goal: "",
+      met: null,
+    },
+  ];
+}
+
+function nodeLabels(saver: Saver): ComparisonLabels {
+  const where = saverLabel(saver);
+  return {
+    runs: `Agent, ${TURNS} turns, ${where}`,
+    ratios: `Agent, ${where}`,
+    subject: "GuardedToolNode",
+    anchor: "plain ToolNode, same state",
+    ratio: "guarded / plain",
+    goal: NODE_GOAL,
+  };
+}
+
+const MIDDLEWARE_LABELS: ComparisonLabels = {
+  runs: `createAgent, ${TURNS} turns, no checkpointer`,
+  ratios: "createAgent, no checkpointer",
+  subject: "guardMiddleware",
+  anchor: "toolCallLimitMiddleware",
+  ratio: "guardMiddleware / toolCallLimitMiddleware",
+  goal: MIDDLEWARE_GOAL,
+};
+
+function nodeRows(figures: NodeFigures): Row[] {
+  const where = saverLabel(figures.saver);
+  const plainDefault = figures.plainDefault;
+  return [
+    ...comparisonRows(figures.node, nodeLabels(figures.saver)),
+    ...(plainDefault === undefined
+      ? []
+      : [
+          timeRow(
+            `Agent, ${TURNS} turns, ${where}: plain ToolNode, createReactAgent's default state`,
+            plainDefault.summary,
+          ),
+          [
+            `Agent, ${where}: guarded / plain in the default state (the switch a user makes)`,
+            formatRatio(plainDefault.ratio),
+            "",
+            "",
+            "",
+            "info",
+          ] satisfies Row,
+        ]),
+  ];
+}
+
+function middlewareRows(figures: MiddlewareFigures): Row[] {
+  const { middleware: c, none } = figures;
+  const l = MIDDLEWARE_LABELS;
+  return [
+    ...comparisonRows(c, l),
+    timeRow(`${l.runs}: no middleware`, none),
+    [
+      `${l.ratios}: guardMiddleware / none, toolCallLimitMiddleware / none`,
+      `${formatRatio(c.subject.median / none.median)}, ${formatRatio(c.anchor.median / none.median)}`,
+      "",
+      "",
+      "",
+      "info",
+    ],
+  ];
+}
+
 async function main(): Promise<void> {
   console.log(
     `langgraph-guards overhead: node ${process.version}, ${MEASURED_RUNS} measured runs per variant ` +
       `(after ${WARMUP_RUNS} warm-up runs: ${COLD_RUNS} discarded, ${EARLY_RUNS} reported apart), ` +
       `${DECISION_ITERATIONS.toLocaleString("en-US")} decisions x ${REPEATS} repeats\n`,
   );
-  const agents: AgentFigures[] = [];
+  const runs = WARMUP_RUNS + MEASURED_RUNS;
+  const nodes: NodeFigures[] = [];
   for (const saver of ["none", "memory"] as const) {
     progress(
-      `agent runs (${saverLabel(saver)}): ${WARMUP_RUNS + MEASURED_RUNS} guarded ` +
-        `and ${WARMUP_RUNS + MEASURED_RUNS} plain${saver === "none" ? ` (and as many in the default state)` : ""}, interleaved`,
+      `createReactAgent runs (${saverLabel(saver)}): ${runs} guarded ` +
+        `and ${runs} plain${saver === "none" ? ` (and as many in the default state)` : ""}, interleaved`,
     );
-    agents.push(await benchAgent(saver));
+    nodes.push(await benchNode(saver));
   }
+  progress(`createAgent runs (no checkpointer): ${runs} each with guardMiddleware, toolCallLimitMiddleware, none`);
+  const middleware = await benchMiddleware();
 
   const newCalls: ToolCallInput[] = [];
   for (let i = 0; i < DECISION_ITERATIONS; i += 1) {
@@ -453,145 +696,63 @@ async function main(): Promise<void> {
   }
   const windows = WINDOWS.map((size) => benchWindow(size, newCalls));
 
-  const turns = `${TURNS} turns`;
-  const rows: Row[] = agents.flatMap((agent): Row[] => {
-    const where = saverLabel(agent.saver);
-    const switchRows: Row[] =
-      agent.plainDefault === undefined
-        ? []
-        : [
-            [
-              `Agent, ${turns}, ${where}: plain ToolNode, createReactAgent's default state`,
-              formatMs(agent.plainDefault.summary.median),
-              formatMs(agent.plainDefault.summary.min),
-              formatMs(agent.plainDefault.summary.max),
-              "",
-              "",
-            ],
-            [
-              `Agent, ${where}: guarded / plain in the default state (the switch a user makes)`,
-              formatRatio(agent.plainDefault.ratio),
-              "",
-              "",
-              "",
-              "info",
-            ],
-          ];
-    return [
-      [
-        `Agent, ${turns}, ${where}: plain ToolNode, same state`,
-        formatMs(agent.plain.median),
-        formatMs(agent.plain.min),
-        formatMs(agent.plain.max),
-        "",
-        "",
-      ],
-      [
-        `Agent, ${turns}, ${where}: GuardedToolNode`,
-        formatMs(agent.guarded.median),
-        formatMs(agent.guarded.min),
-        formatMs(agent.guarded.max),
-        "",
-        "",
-      ],
-      [
-        `Agent, ${where}: guarded / plain (min/max: per pair)`,
-        formatRatio(agent.ratio),
-        formatRatio(agent.pairRatios.min),
-        formatRatio(agent.pairRatios.max),
-        `<= ${AGENT_GOAL}x`,
-        quick ? "not judged (quick)" : verdictText(agentVerdict(agent)),
-      ],
-      [
-        `Agent, ${where}: guarded / plain, 95% interval (bootstrap)`,
-        "",
-        formatRatio(agent.interval[0]),
-        formatRatio(agent.interval[1]),
-        "",
-        "",
-      ],
-      ...(agent.early === undefined
-        ? []
-        : [
-            [
-              `Agent, ${where}: guarded / plain in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process)`,
-              formatRatio(agent.early),
-              "",
-              "",
-              "",
-              "info",
-            ] satisfies Row,
-          ]),
-      ...switchRows,
-      ["", "", "", "", "", ""],
-    ];
-  });
-  rows.push(
+  const blank: Row = ["", "", "", "", "", ""];
+  const rows: Row[] = [
+    ...nodes.flatMap((figures) => [...nodeRows(figures), blank]),
+    ...middlewareRows(middleware),
+    blank,
     ...windowRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows, WINDOW_GOAL),
-    ["", "", "", "", "", ""],
+    blank,
     ...windowRows("decideToolCall, threshold repeat (blocked)", (w) => w.blocked, windows, WINDOW_GOAL),
-    ["", "", "", "", "", ""],
+    blank,
     ...windowRows("reduceToolGuard, decision's events", (w) => w.reduceCall, windows),
-    ["", "", "", "", "", ""],
+    blank,
     ...windowRows("reduceToolGuard, decision + outcome events", (w) => w.reduceCallAndResult, windows),
-  );
+  ];
   printTable(rows);
 
   console.log(
-    `Guarded runs: toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in all ${WARMUP_RUNS + MEASURED_RUNS} runs; ` +
-      `every variant ran the same ${TURNS} tool calls without error.`,
+    `Guarded runs (GuardedToolNode, guardMiddleware): toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in ` +
+      `all ${runs} runs; every variant ran the same ${TURNS} tool calls without error.`,
   );
   const [small, large] = windows;
-  const perTurn = (a: AgentFigures) => (a.guarded.median - a.plain.median) / TURNS;
+  const { middleware: mw, none } = middleware;
   report([
-    ...agents.map((a) => ({
-      bench: "overhead",
-      figure: `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${saverLabel(a.saver)}`,
-      ours: fmtMs(a.guarded.median),
-      anchor: `${fmtMs(a.plain.median)} ToolNode`,
-      ratio: `${formatRatio(a.ratio)} (95%: ${a.interval[0].toFixed(3)}-${a.interval[1].toFixed(3)})`,
-      goal: `<= ${AGENT_GOAL}x`,
-      met: agentVerdict(a),
-    })),
-    ...agents.flatMap((a) =>
-      a.early === undefined
-        ? []
-        : [
-            {
-              bench: "overhead",
-              figure: `the same in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process), ${saverLabel(a.saver)}`,
-              ours: "",
-              anchor: "",
-              ratio: formatRatio(a.early),
-              goal: "",
-              met: null,
-            },
-          ],
+    ...nodes.flatMap((figures) => {
+      const where = saverLabel(figures.saver);
+      const figure = `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${where}`;
+      const plainDefault = figures.plainDefault;
+      return [
+        ...comparisonFigures(figures.node, nodeLabels(figures.saver), figure),
+        ...(plainDefault === undefined
+          ? []
+          : [
+              {
+                bench: "overhead",
+                figure: `the switch a user makes: ToolNode in createReactAgent's default state -> GuardedToolNode in GuardMessagesState, ${where}`,
+                ours: fmtMs(figures.node.subject.median),
+                anchor: `${fmtMs(plainDefault.summary.median)} ToolNode`,
+                ratio: formatRatio(plainDefault.ratio),
+                goal: "",
+                met: null,
+              },
+            ]),
+      ];
+    }),
+    ...comparisonFigures(
+      mw,
+      MIDDLEWARE_LABELS,
+      `guardMiddleware / toolCallLimitMiddleware, ${TURNS}-turn createAgent, no checkpointer`,
     ),
-    ...agents.flatMap((a) =>
-      a.plainDefault === undefined
-        ? []
-        : [
-            {
-              bench: "overhead",
-              figure: `the switch a user makes: ToolNode in createReactAgent's default state -> GuardedToolNode in GuardMessagesState, no checkpointer`,
-              ours: fmtMs(a.guarded.median),
-              anchor: `${fmtMs(a.plainDefault.summary.median)} ToolNode`,
-              ratio: formatRatio(a.plainDefault.ratio),
-              goal: "",
-              met: null,
-            },
-          ],
-    ),
-    ...agents.map((a) => ({
+    {
       bench: "overhead",
-      figure: `guard cost per turn, ${saverLabel(a.saver)}`,
-      ours: fmtMs(perTurn(a)),
-      anchor: `${fmtMs(a.plain.median / TURNS)} a plain turn`,
-      ratio: "",
+      figure: "the same agent without middleware (for context)",
+      ours: "",
+      anchor: `${fmtMs(none.median)} no middleware`,
+      ratio: `${formatRatio(mw.subject.median / none.median)} guard, ${formatRatio(mw.anchor.median / none.median)} limit`,
       goal: "",
       met: null,
-    })),
+    },
     {
       bench: "overhead",
       figure: `decideToolCall (allowed), window ${large!.windowSize.toLocaleString("en-US")} vs ${small!.windowSize}`,
