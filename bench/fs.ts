@@ -26,7 +26,7 @@ import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgra
 import { fdir } from "fdir";
 import ignore from "ignore";
 import { z } from "zod";
-import { digest } from "../src/core/signature.js";
+import { digest } from "../src/core/identity/signature.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../src/fs/cache.js";
 import { viewLines } from "../src/fs/read.js";
 import { digestOf } from "../src/fs/read-file.js";

@@ -39,7 +39,7 @@ import {
   type ToolCallDecision,
   type ToolCallInput,
 } from "../src/core/index.js";
-import { outcomeEvents } from "../src/core/turn.js";
+import { outcomeEvents } from "../src/core/tool-calls/turn.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { rng } from "../test/support/random.js";
@@ -115,8 +115,11 @@ function formatRatio(ratio: number): string {
  * (`messages`, `structuredResponse`).
  */
 type NodeVariant = "guarded" | "plain" | "plainDefault";
-/** The middleware's variants in createAgent: `guardMiddleware()`, `toolCallLimitMiddleware` (never reached), none. */
-type MiddlewareVariant = "guardMiddleware" | "toolCallLimit" | "noMiddleware";
+/**
+ * The middleware's variants in createAgent: `guardMiddleware({ agentTools })`, `guardMiddleware()` (learns the tools
+ * in a `wrapModelCall`), `toolCallLimitMiddleware` (never reached), none.
+ */
+type MiddlewareVariant = "guardMiddleware" | "guardLearning" | "toolCallLimit" | "noMiddleware";
 type Saver = "none" | "memory";
 
 /** toolCallLimitMiddleware's limit: far above the script's calls, so that it only counts them. */
@@ -172,8 +175,9 @@ function runNode(variant: NodeVariant, saver: Saver, run: number): Promise<RunRe
 
 function runMiddleware(variant: MiddlewareVariant, run: number): Promise<RunResult> {
   const { tools, llm: model, config } = runSetup(`${variant}-${run}`, "none");
-  if (variant === "guardMiddleware") {
-    const agent = createAgent({ model, tools, middleware: [guardMiddleware()] });
+  if (variant === "guardMiddleware" || variant === "guardLearning") {
+    const guard = variant === "guardMiddleware" ? guardMiddleware({ agentTools: tools }) : guardMiddleware();
+    const agent = createAgent({ model, tools, middleware: [guard] });
     return timed(() => agent.invoke(INPUT, config));
   }
   if (variant === "toolCallLimit") {
@@ -316,17 +320,20 @@ async function benchNode(saver: Saver): Promise<NodeFigures> {
 }
 
 interface MiddlewareFigures {
-  /** guardMiddleware against toolCallLimitMiddleware. */
+  /** guardMiddleware (given the agent's tools) against toolCallLimitMiddleware. */
   middleware: Comparison;
+  /** guardMiddleware learning the tools in a wrapModelCall (its default) against toolCallLimitMiddleware. */
+  learning: Comparison;
   /** createAgent without middleware, for context. */
   none: Summary;
 }
 
 async function benchMiddleware(): Promise<MiddlewareFigures> {
-  const variants: MiddlewareVariant[] = ["guardMiddleware", "toolCallLimit", "noMiddleware"];
-  const timings = await interleave(variants, runMiddleware, (v) => v === "guardMiddleware");
+  const variants: MiddlewareVariant[] = ["guardMiddleware", "guardLearning", "toolCallLimit", "noMiddleware"];
+  const timings = await interleave(variants, runMiddleware, (v) => v === "guardMiddleware" || v === "guardLearning");
   return {
     middleware: compare(timings, "guardMiddleware", "toolCallLimit"),
+    learning: compare(timings, "guardLearning", "toolCallLimit"),
     none: summarize(timings.measured.noMiddleware),
   };
 }
@@ -625,9 +632,9 @@ function nodeLabels(saver: Saver): ComparisonLabels {
 const MIDDLEWARE_LABELS: ComparisonLabels = {
   runs: `createAgent, ${TURNS} turns, no checkpointer`,
   ratios: "createAgent, no checkpointer",
-  subject: "guardMiddleware",
+  subject: "guardMiddleware({ agentTools })",
   anchor: "toolCallLimitMiddleware",
-  ratio: "guardMiddleware / toolCallLimitMiddleware",
+  ratio: "guardMiddleware({ agentTools }) / toolCallLimitMiddleware",
   goal: MIDDLEWARE_GOAL,
 };
 
@@ -656,13 +663,22 @@ function nodeRows(figures: NodeFigures): Row[] {
 }
 
 function middlewareRows(figures: MiddlewareFigures): Row[] {
-  const { middleware: c, none } = figures;
+  const { middleware: c, learning, none } = figures;
   const l = MIDDLEWARE_LABELS;
   return [
     ...comparisonRows(c, l),
+    timeRow(`${l.runs}: guardMiddleware() (learns the tools in wrapModelCall)`, learning.subject),
+    [
+      `${l.ratios}: guardMiddleware() / toolCallLimitMiddleware (createAgent parses its state per model call)`,
+      formatRatio(learning.subject.median / learning.anchor.median),
+      formatRatio(learning.interval[0]),
+      formatRatio(learning.interval[1]),
+      "",
+      "info",
+    ] satisfies Row,
     timeRow(`${l.runs}: no middleware`, none),
     [
-      `${l.ratios}: guardMiddleware / none, toolCallLimitMiddleware / none`,
+      `${l.ratios}: guardMiddleware({ agentTools }) / none, toolCallLimitMiddleware / none`,
       `${formatRatio(c.subject.median / none.median)}, ${formatRatio(c.anchor.median / none.median)}`,
       "",
       "",
@@ -687,7 +703,10 @@ async function main(): Promise<void> {
     );
     nodes.push(await benchNode(saver));
   }
-  progress(`createAgent runs (no checkpointer): ${runs} each with guardMiddleware, toolCallLimitMiddleware, none`);
+  progress(
+    `createAgent runs (no checkpointer): ${runs} each with guardMiddleware({ agentTools }), guardMiddleware(), ` +
+      "toolCallLimitMiddleware, none",
+  );
   const middleware = await benchMiddleware();
 
   const newCalls: ToolCallInput[] = [];
@@ -742,8 +761,17 @@ async function main(): Promise<void> {
     ...comparisonFigures(
       mw,
       MIDDLEWARE_LABELS,
-      `guardMiddleware / toolCallLimitMiddleware, ${TURNS}-turn createAgent, no checkpointer`,
+      `guardMiddleware({ agentTools }) / toolCallLimitMiddleware, ${TURNS}-turn createAgent, no checkpointer`,
     ),
+    {
+      bench: "overhead",
+      figure: "guardMiddleware() (learns the tools in a wrapModelCall) / toolCallLimitMiddleware, the same runs",
+      ours: fmtMs(middleware.learning.subject.median),
+      anchor: `${fmtMs(middleware.learning.anchor.median)} toolCallLimitMiddleware`,
+      ratio: `${formatRatio(middleware.learning.ratio)} (95%: ${middleware.learning.interval.map((r) => r.toFixed(3)).join("-")})`,
+      goal: "",
+      met: null,
+    },
     {
       bench: "overhead",
       figure: "the same agent without middleware (for context)",

@@ -13,7 +13,7 @@
 import { performance } from "node:perf_hooks";
 import * as fuzz from "fuzzball";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
-import { similarityScore, similarityUpperBound } from "../src/core/similarity.js";
+import { similarityScore, similarityUpperBound } from "../src/core/loop/similarity.js";
 import type { LoopState } from "../src/index.js";
 import { rng } from "../test/support/random.js";
 import { type Figure, fmtMs, fmtRatio, median, quick, report } from "./report.js";

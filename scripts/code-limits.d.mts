@@ -8,7 +8,7 @@ export declare const MAX_FUNCTION_LINES: number;
 /** A file or function over its limit. */
 export interface Offender {
   kind: "file" | "function";
-  /** Relative to the root, `/`-separated (`src/core/loop.ts`). */
+  /** Relative to the root, `/`-separated (`src/core/loop/loop.ts`). */
   path: string;
   /** 1-based: a function's first line (after its doc comment); 1 for a file. */
   line: number;

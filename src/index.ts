@@ -11,12 +11,9 @@
 // The tool node and what it writes
 export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
-export type { EscalationOptions } from "./core/escalation.js";
-export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop.js";
-export type { BlockContext, BlockRule, MessageTemplate } from "./core/messages.js";
+export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";
 // Options
 export { GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
-export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/state.js";
 // Guard events (custom stream and the guardLog channel)
 export {
   GUARD_EVENT_VERSION,
@@ -25,6 +22,9 @@ export {
   type GuardStreamEventKind,
   isGuardStreamEvent,
 } from "./core/stream-events.js";
+export type { EscalationOptions } from "./core/tool-calls/escalation.js";
+export type { BlockContext, BlockRule, MessageTemplate } from "./core/tool-calls/messages.js";
+export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/tool-calls/state.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";

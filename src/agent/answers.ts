@@ -3,15 +3,15 @@ import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
-import type { ToolCallDecision } from "../core/decide.js";
-import type { BlockRule } from "../core/messages.js";
+import { canonicalJson } from "../core/identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
-import { resultDigest } from "../core/repetition.js";
-import { canonicalJson } from "../core/signature.js";
-import type { ToolGuardState } from "../core/state.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
 import { capText, cutEnd } from "../core/text.js";
-import { type CallOutcome, unchangedNote } from "../core/turn.js";
+import type { ToolCallDecision } from "../core/tool-calls/decide.js";
+import type { BlockRule } from "../core/tool-calls/messages.js";
+import { resultDigest } from "../core/tool-calls/repetition.js";
+import type { ToolGuardState } from "../core/tool-calls/state.js";
+import { type CallOutcome, unchangedNote } from "../core/tool-calls/turn.js";
 
 /**
  * What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model).

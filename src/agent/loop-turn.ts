@@ -5,6 +5,7 @@
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
   type LoopState,
@@ -14,9 +15,8 @@ import {
   type SafetyOptions,
   type StopReason,
   stepLoopGuard,
-} from "../core/loop.js";
+} from "../core/loop/loop.js";
 import { parseOptions } from "../core/options.js";
-import { canonicalJson } from "../core/signature.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";

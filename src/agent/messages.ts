@@ -7,10 +7,10 @@ import {
   type ToolMessage,
 } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import type { ToolCallInput } from "../core/detect.js";
+import { canonicalJson, digest } from "../core/identity/signature.js";
 import { IdentitySlots } from "../core/list-index.js";
-import { canonicalJson, digest } from "../core/signature.js";
-import type { TurnInput } from "../core/turn.js";
+import type { ToolCallInput } from "../core/tool-calls/detect.js";
+import type { TurnInput } from "../core/tool-calls/turn.js";
 
 /**
  * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).

@@ -6,16 +6,16 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { isGraphInterrupt } from "@langchain/langgraph";
-import type { ToolCallDecision } from "../core/decide.js";
-import { endExplanation, notRunAnswer, userQuestion } from "../core/escalation.js";
-import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import {
   escalationStreamEvent,
   type GuardStreamEvent,
   guardStreamEvent,
   turnStreamEvents,
 } from "../core/stream-events.js";
-import type { TurnStop } from "../core/turn.js";
+import type { ToolCallDecision } from "../core/tool-calls/decide.js";
+import { endExplanation, notRunAnswer, userQuestion } from "../core/tool-calls/escalation.js";
+import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
+import type { TurnStop } from "../core/tool-calls/turn.js";
 import { answerAll } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
 import { askPerson, type EscalationInterrupt } from "./interrupt.js";

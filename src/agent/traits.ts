@@ -3,8 +3,9 @@
  * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools). The agent's configuration,
  * not thread state: kept by the adapter, learned again when its tools change.
  */
-import type { DecideContext } from "../core/detect.js";
+
 import type { ResolvedToolGuardOptions } from "../core/options.js";
+import type { DecideContext } from "../core/tool-calls/detect.js";
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
 export function readOnlyHintOf(tool: unknown): boolean | undefined {
@@ -33,20 +34,15 @@ function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions)
 export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
 
 /**
- * The traits of an agent's tools, learned from the tool list an adapter sees (the tool node's own tools, the
- * tools createAgent binds to its model). `given` names fix the tool names (the middleware's `toolNames` option).
+ * The traits of an agent's tools, learned from the tool lists an adapter sees (the tool node's own tools, the tools
+ * createAgent binds to its model, or the middleware's `agentTools`, where a name stands for a tool of no traits).
  */
 export class ToolTraits {
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
 
-  constructor(
-    private readonly options: ResolvedToolGuardOptions,
-    private readonly given?: readonly string[] | undefined,
-  ) {
-    this.#names = given === undefined || given.length === 0 ? undefined : [...given];
-  }
+  constructor(private readonly options: ResolvedToolGuardOptions) {}
 
   /**
    * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
@@ -58,9 +54,9 @@ export class ToolTraits {
     this.#seen = tools.slice();
     const names = new Set(this.#names);
     for (const tool of tools) {
-      const name = (tool as { name?: unknown } | null | undefined)?.name;
+      const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
       if (typeof name !== "string") continue;
-      if (this.given === undefined) names.add(name);
+      names.add(name);
       const hint = readOnlyHintOf(tool);
       if (hint !== undefined) this.readOnlyHints[name] = hint;
       letCachesServeRepeats(tool, this.options);

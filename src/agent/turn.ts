@@ -7,11 +7,11 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
-import type { ToolCallDecision } from "../core/decide.js";
-import { identifyCall } from "../core/detect.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
-import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
 import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
+import type { ToolCallDecision } from "../core/tool-calls/decide.js";
+import { identifyCall } from "../core/tool-calls/detect.js";
+import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import {
   type CallOutcome,
   commitTurn,
@@ -19,7 +19,7 @@ import {
   planTurn,
   planTurnFully,
   type TurnStop,
-} from "../core/turn.js";
+} from "../core/tool-calls/turn.js";
 import { blockArtifact, dedupe, guardAnswer } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
 import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
@@ -43,6 +43,22 @@ export interface TurnEnv {
 export interface TurnRecord {
   decisions: ToolCallDecision[];
   ids: (string | null)[];
+}
+
+/**
+ * A turn record as the channel holds it: an instance, which LangGraph's `Send` passes as it is to the tool task
+ * instead of deep-copying it (as it does every plain object of the state). Its JSON is a {@link TurnRecord}'s.
+ */
+class ChannelRecord implements TurnRecord {
+  constructor(
+    public decisions: ToolCallDecision[],
+    public ids: (string | null)[],
+  ) {}
+}
+
+/** A record of no turn (the channel's default, and what a stopped response leaves). */
+export function emptyTurnRecord(): TurnRecord {
+  return new ChannelRecord([], []);
 }
 
 /** The response's plan as a turn keeps it. */
@@ -193,7 +209,11 @@ export class GuardedTurn {
       const blocked = this.blockedAnswer(i);
       if (blocked !== undefined) answers.push(blocked);
     });
-    return { events, answers, record: { decisions: this.plan.decisions, ids: this.calls.map((c) => c.id ?? null) } };
+    const record = new ChannelRecord(
+      this.plan.decisions,
+      this.calls.map((c) => c.id ?? null),
+    );
+    return { events, answers, record };
   }
 
   /** Set when the response reaches escalation level 3 or 4: none of its calls runs. */

@@ -4,11 +4,12 @@
  *
  * @module langgraph-guards/classes
  */
-export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../core/feedback.js";
-export { SafetyGuard, type SafetyOptions } from "../core/loop.js";
-export { OperationContext, type OperationContextOptions } from "../core/redundancy.js";
+
+export { SafetyGuard, type SafetyOptions } from "../core/loop/loop.js";
+export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../core/tool-calls/feedback.js";
+export { OperationContext, type OperationContextOptions } from "../core/tool-calls/redundancy.js";
 export {
   type RepetitionEvaluation,
   ToolRepetitionDetector,
   type ToolRepetitionDetectorOptions,
-} from "../core/repetition.js";
+} from "../core/tool-calls/repetition.js";

@@ -13,9 +13,70 @@ export {
   isStatefulCall,
   letsTimePass,
   type ToolTraits,
-} from "./classify.js";
-export { decideToolCall, type ToolCallDecision } from "./decide.js";
-export { type DecideContext, type Detection, detectCall, identifyCall, type ToolCallInput } from "./detect.js";
+} from "./identity/classify.js";
+export { isReadOnlyCommand } from "./identity/shell/index.js";
+export { canonicalJson, type SignatureOptions, toolCallSignature } from "./identity/signature.js";
+export {
+  addUsage,
+  checkLimits,
+  costOf,
+  detectLoopIn,
+  emptyLoopState,
+  type GuardLogger,
+  type LoopCheck,
+  type LoopState,
+  type LoopTurn,
+  type PriceTable,
+  type ResolvedSafetyOptions,
+  resolveSafetyOptions,
+  type SafetyOptions,
+  type Scorer,
+  type StopKind,
+  type StopReason,
+  stepLoopGuard,
+  type TokenUsage,
+} from "./loop/loop.js";
+export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./loop/similarity.js";
+export {
+  GuardOptionsError,
+  type ResolvedToolGuardOptions,
+  resolveToolGuardOptions,
+  type ToolGuardConfig,
+  type ToolGuardOptions,
+} from "./options.js";
+export {
+  decideRepeatQuery,
+  extractQuery,
+  MAX_ASKED_QUERIES,
+  normalizeQuery,
+  parseJsonish,
+  parseJsonishQuery,
+  QUERY_PARSERS,
+  type QueryParserName,
+  unionQueries,
+} from "./query/query.js";
+export {
+  emptyGuardLog,
+  escalationStreamEvent,
+  GUARD_EVENT_VERSION,
+  GUARD_LOG_LIMIT,
+  type GuardLog,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  guardStreamEvent,
+  isGuardStreamEvent,
+  reduceGuardLog,
+  stopStreamEvent,
+  turnStreamEvents,
+} from "./stream-events.js";
+export { decideToolCall, type ToolCallDecision } from "./tool-calls/decide.js";
+export {
+  type DecideContext,
+  type Detection,
+  detectCall,
+  identifyCall,
+  type ToolCallInput,
+} from "./tool-calls/detect.js";
 export {
   type BlockedCall,
   blockedCall,
@@ -42,33 +103,13 @@ export {
   substanceKey,
   textAcknowledges,
   userQuestion,
-} from "./escalation.js";
+} from "./tool-calls/escalation.js";
 export {
   duplicateFeedback,
   type EscalationFeedbackInput,
   escalationFeedback,
   reminderFeedback,
-} from "./escalation-feedback.js";
-export {
-  addUsage,
-  checkLimits,
-  costOf,
-  detectLoopIn,
-  emptyLoopState,
-  type GuardLogger,
-  type LoopCheck,
-  type LoopState,
-  type LoopTurn,
-  type PriceTable,
-  type ResolvedSafetyOptions,
-  resolveSafetyOptions,
-  type SafetyOptions,
-  type Scorer,
-  type StopKind,
-  type StopReason,
-  stepLoopGuard,
-  type TokenUsage,
-} from "./loop.js";
+} from "./tool-calls/escalation-feedback.js";
 export {
   BLOCK_RULES,
   type BlockContext,
@@ -77,31 +118,13 @@ export {
   DEFAULT_MESSAGES,
   type FeedbackLimits,
   type MessageTemplate,
-} from "./messages.js";
-export {
-  GuardOptionsError,
-  type ResolvedToolGuardOptions,
-  resolveToolGuardOptions,
-  type ToolGuardConfig,
-  type ToolGuardOptions,
-} from "./options.js";
-export {
-  decideRepeatQuery,
-  extractQuery,
-  MAX_ASKED_QUERIES,
-  normalizeQuery,
-  parseJsonish,
-  parseJsonishQuery,
-  QUERY_PARSERS,
-  type QueryParserName,
-  unionQueries,
-} from "./query.js";
+} from "./tool-calls/messages.js";
 export type {
   FileOperation,
   OperationLimits,
   OperationRecord,
   OperationsState,
-} from "./redundancy.js";
+} from "./tool-calls/redundancy.js";
 export type {
   CallRecord,
   Change,
@@ -109,10 +132,7 @@ export type {
   RepetitionEvaluation,
   RepetitionRules,
   RepetitionState,
-} from "./repetition.js";
-export { isReadOnlyCommand } from "./shell/index.js";
-export { canonicalJson, type SignatureOptions, toolCallSignature } from "./signature.js";
-export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./similarity.js";
+} from "./tool-calls/repetition.js";
 export {
   type AnswerRecord,
   emptyToolGuardState,
@@ -121,21 +141,7 @@ export {
   type ObservedBlock,
   reduceToolGuard,
   type ToolGuardState,
-} from "./state.js";
-export {
-  emptyGuardLog,
-  escalationStreamEvent,
-  GUARD_EVENT_VERSION,
-  GUARD_LOG_LIMIT,
-  type GuardLog,
-  type GuardStreamEvent,
-  type GuardStreamEventKind,
-  guardStreamEvent,
-  isGuardStreamEvent,
-  reduceGuardLog,
-  stopStreamEvent,
-  turnStreamEvents,
-} from "./stream-events.js";
+} from "./tool-calls/state.js";
 export {
   type CallOutcome,
   commitTurn,
@@ -145,4 +151,4 @@ export {
   type TurnPlan,
   type TurnStop,
   unchangedNote,
-} from "./turn.js";
+} from "./tool-calls/turn.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { escalationOptionsSchema } from "./escalation.js";
-import type { BlockContext, BlockRule } from "./messages.js";
+import { escalationOptionsSchema } from "./tool-calls/escalation.js";
+import type { BlockContext, BlockRule } from "./tool-calls/messages.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
 const positiveInt = z.number().int().min(1);

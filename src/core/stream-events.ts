@@ -4,12 +4,13 @@
  * question to a person). Adapters write them to LangGraph's custom stream and count them in the `guardLog`
  * channel; this module only builds them (pure).
  */
-import type { ToolCallDecision } from "./decide.js";
-import type { StopReason } from "./loop.js";
-import type { BlockRule } from "./messages.js";
-import { canonicalJson } from "./signature.js";
+
+import { canonicalJson } from "./identity/signature.js";
+import type { StopReason } from "./loop/loop.js";
 import { capText } from "./text.js";
-import type { TurnStop } from "./turn.js";
+import type { ToolCallDecision } from "./tool-calls/decide.js";
+import type { BlockRule } from "./tool-calls/messages.js";
+import type { TurnStop } from "./tool-calls/turn.js";
 
 /**
  * The version of {@link GuardStreamEvent}'s shape. Fields may be added within a version; a field that changes
@@ -153,7 +154,19 @@ export interface GuardLog {
  * ```
  */
 export function emptyGuardLog(): GuardLog {
-  return { counts: {}, total: 0, recent: [] };
+  return new ChannelLog({}, 0, []);
+}
+
+/**
+ * The log as the reducer makes it: an instance, not an object literal, which LangGraph's `Send` would deep-copy for
+ * every tool task it starts (see `ToolGuardState`'s channel value). Its JSON is a {@link GuardLog}'s.
+ */
+class ChannelLog implements GuardLog {
+  constructor(
+    public counts: Partial<Record<GuardStreamEventKind, number>>,
+    public total: number,
+    public recent: GuardStreamEvent[],
+  ) {}
 }
 
 function isLog(value: unknown): value is GuardLog {
@@ -180,7 +193,7 @@ export function reduceGuardLog(
   if (events.length === 0) return log;
   const counts = { ...log.counts };
   for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-  return { counts, total: log.total + events.length, recent: [...log.recent, ...events].slice(-GUARD_LOG_LIMIT) };
+  return new ChannelLog(counts, log.total + events.length, [...log.recent, ...events].slice(-GUARD_LOG_LIMIT));
 }
 
 /**

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { changedPaths } from "../core/shell/index.js";
+import { changedPaths } from "../core/identity/shell/index.js";
 import { cutEnd } from "../core/text.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";

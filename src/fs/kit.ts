@@ -8,7 +8,7 @@ import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
 import type { z } from "zod";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
-import { digest } from "../core/signature.js";
+import { digest } from "../core/identity/signature.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";

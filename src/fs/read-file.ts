@@ -6,7 +6,7 @@
 import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { digest } from "../core/signature.js";
+import { digest } from "../core/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
 import { kindOf, problemMessage, readRegularFile } from "./io.js";

@@ -4,8 +4,8 @@ import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph
 import { lastAIMessageIndex } from "../agent/messages.js";
 import type { Outcome } from "../agent/stop.js";
 import { openAfterModel } from "../agent/turn.js";
-import type { GuardEvent, ToolGuardState } from "../core/state.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
+import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
 import { GuardStateMissingError } from "./errors.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 

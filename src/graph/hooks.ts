@@ -1,9 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { LoopState } from "../core/loop.js";
-import type { GuardEvent, ToolGuardState } from "../core/state.js";
-import { reduceToolGuard } from "../core/state.js";
+import type { LoopState } from "../core/loop/loop.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
+import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
+import { reduceToolGuard } from "../core/tool-calls/state.js";
 
 /**
  * What this package's post-model hooks read and write.

@@ -2,7 +2,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { type LoopDetectOptions, type LoopGraphState, loopGuardTurn } from "../agent/loop-turn.js";
-import type { LoopState } from "../core/loop.js";
+import type { LoopState } from "../core/loop/loop.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 
 export { defaultTurnOutput, type LoopDetectOptions } from "../agent/loop-turn.js";

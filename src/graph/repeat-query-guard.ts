@@ -1,6 +1,6 @@
 /** The repeat-query guard as a graph step: a node that writes a hint, and labelled `on_ok` / `on_repeat` edges. */
 import { GuardOptionsError } from "../core/options.js";
-import { decideRepeatQuery, normalizeQuery } from "../core/query.js";
+import { decideRepeatQuery, normalizeQuery } from "../core/query/query.js";
 import {
   type RepeatQueryRouter,
   type RepeatQueryRouterOptions,

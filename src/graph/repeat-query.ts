@@ -10,7 +10,7 @@ import {
   QUERY_PARSERS,
   type QueryParserName,
   unionQueries,
-} from "../core/query.js";
+} from "../core/query/query.js";
 
 /**
  * The parts of a graph state the repeat-query guard reads.

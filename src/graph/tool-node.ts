@@ -7,10 +7,10 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { passesThrough, toolErrorAnswer } from "../agent/answers.js";
 import { ToolTraits } from "../agent/traits.js";
 import { GuardedTurn, type TurnEnv } from "../agent/turn.js";
-import type { ToolCallDecision } from "../core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import type { ToolGuardState } from "../core/state.js";
-import type { TurnPlan } from "../core/turn.js";
+import type { ToolCallDecision } from "../core/tool-calls/decide.js";
+import type { ToolGuardState } from "../core/tool-calls/state.js";
+import type { TurnPlan } from "../core/tool-calls/turn.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 
 /**

@@ -5,10 +5,15 @@ import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { passesThrough, toolErrorAnswer } from "../agent/answers.js";
 import { ToolTraits } from "../agent/traits.js";
-import { GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "../agent/turn.js";
-import { resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "../agent/turn.js";
+import { parseOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
+import {
+  emptyToolGuardState,
+  type GuardEvent,
+  reduceToolGuard,
+  type ToolGuardState,
+} from "../core/tool-calls/state.js";
 import type { ToolGuardUpdate } from "../state/index.js";
 import { defineMiddleware } from "./define.js";
 import { guardLogField, reducedField } from "./state.js";
@@ -28,13 +33,22 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    */
   interrupt?: boolean;
   /**
-   * The agent's tools, named in the level-2 options ("use another tool: …"). Default: the tools the agent binds to
-   * its model, as seen by this middleware's `wrapModelCall` (with their `readOnlyHint`, and the file tools' cache).
+   * The agent's tools: the list given to `createAgent` (with those of other middleware, such as
+   * `fileToolsMiddleware`), or their names. The guards read from them the names offered in the level-2 options ("use
+   * another tool: …"), each tool's `readOnlyHint` and whether it serves repeats from a cache (the file tools); a name
+   * alone gives only the name. Given, they are read once and the middleware has no `wrapModelCall`: createAgent
+   * parses a middleware's whole state again before every model call of a middleware that has one (0.3-0.5 ms a
+   * turn, about a quarter of a turn of a small agent). Default: learned from every model request, in
+   * `wrapModelCall`.
    */
-  toolNames?: string[];
+  agentTools?: readonly (string | { name: string })[];
 }
 
-const NO_RECORD: TurnRecord = { decisions: [], ids: [] };
+/** The middleware's own options (the guard options are validated by their schema). */
+const middlewareOptionsSchema = z.strictObject({
+  interrupt: z.boolean().optional(),
+  agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
+});
 
 const stateSchema = z.object({
   /** The tool-call guards' state, per thread. */
@@ -43,10 +57,7 @@ const stateSchema = z.object({
   guardLog: guardLogField,
   // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
   /** Private to the middleware: the turn `afterModel` planned, for `wrapToolCall`. */
-  _guardPending: reducedField<TurnRecord, TurnRecord>(
-    () => NO_RECORD,
-    (_current, update) => update,
-  ),
+  _guardPending: reducedField<TurnRecord, TurnRecord>(emptyTurnRecord, (_current, update) => update),
 });
 
 /**
@@ -82,7 +93,7 @@ function afterModel(state: { messages: unknown; toolGuard: ToolGuardState }, env
     messages: outcome.messages ?? [],
     toolGuard: outcome.events,
     guardLog: outcome.log,
-    _guardPending: NO_RECORD,
+    _guardPending: emptyTurnRecord(),
     jumpTo: outcome.kind === "ended" ? ("end" as const) : ("model" as const),
   });
 }
@@ -138,9 +149,12 @@ async function wrapToolCall(
  * ```
  */
 export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
-  const { interrupt: ask = true, toolNames, ...guardOptions } = options;
+  const { interrupt, agentTools, ...guardOptions } = options;
+  parseOptions(middlewareOptionsSchema, { interrupt, agentTools }, "guardMiddleware");
   const resolved = resolveToolGuardOptions(guardOptions);
-  const traits = new ToolTraits(resolved, toolNames);
+  const traits = new ToolTraits(resolved);
+  if (agentTools !== undefined) traits.learn(agentTools);
+  const ask = interrupt !== false;
   const env = (runtime: unknown): TurnEnv => ({
     options: resolved,
     context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable),
@@ -150,11 +164,14 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     name: "GuardMiddleware",
     stateSchema,
     afterModel: { canJumpTo: ["end", "model"], hook: (state, runtime) => afterModel(state, env(runtime), ask) },
-    wrapModelCall: (request, handler) => {
-      // createAgent gives a middleware the agent's tools only here, before the first afterModel.
-      traits.learn(request.tools);
-      return handler(request);
-    },
+    // createAgent shows a middleware the agent's tools only in the model request, before the first afterModel.
+    wrapModelCall:
+      agentTools === undefined
+        ? (request, handler) => {
+            traits.learn(request.tools);
+            return handler(request);
+          }
+        : undefined,
     wrapToolCall: (request, handler) => wrapToolCall(request, () => handler(request), env(request.runtime)),
   });
 }

@@ -7,7 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import type { WriterHost } from "../agent/events.js";
 import { type LoopDetectOptions, loopGuardTurn } from "../agent/loop-turn.js";
-import { emptyLoopState, type LoopState } from "../core/loop.js";
+import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
 import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
 import { defineMiddleware } from "./define.js";
 import { defaulted, guardLogField } from "./state.js";

@@ -1,5 +1,4 @@
-import { identifyCall } from "../core/detect.js";
-import { missingHookMessage, notRunAnswer } from "../core/escalation.js";
+import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
   type LoopTurn,
@@ -7,12 +6,13 @@ import {
   type SafetyOptions,
   type StopReason,
   stepLoopGuard,
-} from "../core/loop.js";
-import { BLOCK_RULES, type BlockRule } from "../core/messages.js";
+} from "../core/loop/loop.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
-import { canonicalJson } from "../core/signature.js";
-import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/state.js";
-import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/turn.js";
+import { identifyCall } from "../core/tool-calls/detect.js";
+import { missingHookMessage, notRunAnswer } from "../core/tool-calls/escalation.js";
+import { BLOCK_RULES, type BlockRule } from "../core/tool-calls/messages.js";
+import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
+import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/tool-calls/turn.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).

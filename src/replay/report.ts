@@ -1,4 +1,4 @@
-import { BLOCK_RULES } from "../core/messages.js";
+import { BLOCK_RULES } from "../core/tool-calls/messages.js";
 import { type ReplayTotals, rates } from "./replay.js";
 
 /**

@@ -2,10 +2,15 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
-import { emptyLoopState, type LoopState } from "../core/loop.js";
-import { unionQueries } from "../core/query.js";
-import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/state.js";
+import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
+import { unionQueries } from "../core/query/query.js";
 import { emptyGuardLog, type GuardLog, type GuardStreamEvent, reduceGuardLog } from "../core/stream-events.js";
+import {
+  emptyToolGuardState,
+  type GuardEvent,
+  reduceToolGuard,
+  type ToolGuardState,
+} from "../core/tool-calls/state.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
 
 /**

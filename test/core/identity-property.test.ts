@@ -13,9 +13,9 @@ import {
   isReadOnlyCall,
   normalizePath,
   shellCommandOf,
-} from "../../src/core/classify.js";
-import { commandPaths } from "../../src/core/shell/index.js";
-import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/signature.js";
+} from "../../src/core/identity/classify.js";
+import { commandPaths } from "../../src/core/identity/shell/index.js";
+import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/identity/signature.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
 

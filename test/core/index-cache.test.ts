@@ -14,7 +14,7 @@ import {
   unchangedNote,
 } from "../../src/core/index.js";
 import { INDEX_SLOTS, ListIndexes } from "../../src/core/list-index.js";
-import { outcomeEvents } from "../../src/core/turn.js";
+import { outcomeEvents } from "../../src/core/tool-calls/turn.js";
 import type { ToolGuardState } from "../../src/index.js";
 
 const callArb = fc.record({

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../../src/core/index.js";
-import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/similarity.js";
+import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/loop/similarity.js";
 import { rng } from "../support/random.js";
 
 /** The thresholds checked for every pair: the usual ones, the ends, and one between two scores. */

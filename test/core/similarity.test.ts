@@ -7,7 +7,7 @@ import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
 import { isSimilar, similarityRatio, similarityScore } from "../../src/core/index.js";
-import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/core/similarity.js";
+import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/core/loop/similarity.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
 const unicode = [

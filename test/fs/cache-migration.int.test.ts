@@ -20,7 +20,7 @@ import {
 } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { digest } from "../../src/core/signature.js";
+import { digest } from "../../src/core/identity/signature.js";
 import {
   type CachedFile,
   emptyFileCache,

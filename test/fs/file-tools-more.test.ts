@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
-import { changedPaths } from "../../src/core/shell/index.js";
+import { changedPaths } from "../../src/core/identity/shell/index.js";
 import { viewLines } from "../../src/fs/read.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../../src/index.js";

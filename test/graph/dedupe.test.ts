@@ -12,7 +12,7 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { detectCall, emptyToolGuardState, reduceToolGuard, resolveToolGuardOptions } from "../../src/core/index.js";
-import { commitTurn, planTurn, unchangedNote } from "../../src/core/turn.js";
+import { commitTurn, planTurn, unchangedNote } from "../../src/core/tool-calls/turn.js";
 import {
   GuardedToolNode,
   type GuardLog,

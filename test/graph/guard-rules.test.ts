@@ -15,7 +15,7 @@ import {
   resolveToolGuardOptions,
   toolCallSignature,
 } from "../../src/core/index.js";
-import { outcomeEvents } from "../../src/core/turn.js";
+import { outcomeEvents } from "../../src/core/tool-calls/turn.js";
 import { GuardedToolNode, GuardMessagesState, GuardOptionsError, GuardStateMissingError } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { call, fatesOf, runTurns } from "../support/helpers.js";

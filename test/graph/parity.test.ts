@@ -74,7 +74,7 @@ async function viaMiddleware() {
       guardMiddleware({
         escalation: { sameErrorThreshold: 3 },
         interrupt: false,
-        toolNames: allTools().map((t) => t.name),
+        agentTools: allTools(),
       }),
     ],
     checkpointer: new MemorySaver(),

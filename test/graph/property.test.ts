@@ -6,7 +6,7 @@ import { toolsCondition } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { callIdentity, isShellTool, isStatefulCall } from "../../src/core/classify.js";
+import { callIdentity, isShellTool, isStatefulCall } from "../../src/core/identity/classify.js";
 import { BLOCK_RULES } from "../../src/core/index.js";
 import {
   type GuardArtifact,

@@ -3,9 +3,10 @@
  * the duplicate handler's ({@link duplicateFeedback}) and the reminder for a repeat that owes an acknowledgment
  * ({@link reminderFeedback}). What a person is told (the level-3 question, the end of a run) is in escalation.ts.
  */
+
+import { canonicalJson } from "../identity/signature.js";
+import { truncate } from "../text.js";
 import type { FeedbackLimits } from "./messages.js";
-import { canonicalJson } from "./signature.js";
-import { truncate } from "./text.js";
 
 /**
  * What the model is told about a blocked call, at an escalation level.

@@ -3,14 +3,14 @@
  * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
-import type { CallEffect } from "./classify.js";
+import type { CallEffect } from "../identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../options.js";
+import { truncate } from "../text.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
-import type { ResolvedToolGuardOptions } from "./options.js";
 import { resultDigest } from "./repetition.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
-import { truncate } from "./text.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseOptions } from "../options.js";
 import {
   type BlockedCall,
   blockedCall,
@@ -12,7 +13,6 @@ import {
   sameInSubstance,
 } from "./escalation.js";
 import { duplicateFeedback } from "./escalation-feedback.js";
-import { parseOptions } from "./options.js";
 
 export type { BlockedCall, CallLike };
 export { duplicateFeedback };

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { type CallEffect, type ClassifyOptions, classifyCall, isSameOrAncestor } from "./classify.js";
-import { ListIndexes } from "./list-index.js";
+import { type CallEffect, type ClassifyOptions, classifyCall, isSameOrAncestor } from "../identity/classify.js";
+import { digest, type SignatureOptions, toolCallSignature } from "../identity/signature.js";
+import { ListIndexes } from "../list-index.js";
+import { parseOptions, repetitionRulesSchema } from "../options.js";
+import { cutEnd } from "../text.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.js";
-import { parseOptions, repetitionRulesSchema } from "./options.js";
-import { digest, type SignatureOptions, toolCallSignature } from "./signature.js";
-import { cutEnd } from "./text.js";
 
 /**
  * The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text.

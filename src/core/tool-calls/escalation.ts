@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { normalizePath } from "./classify.js";
+import { normalizePath } from "../identity/classify.js";
+import { canonicalJson, digest, toolCallSignature } from "../identity/signature.js";
+import { similarityRatio } from "../loop/similarity.js";
+import { truncate } from "../text.js";
 import type { EscalationFeedbackInput } from "./escalation-feedback.js";
-import { canonicalJson, digest, toolCallSignature } from "./signature.js";
-import { similarityRatio } from "./similarity.js";
-import { truncate } from "./text.js";
 
 /**
  * Phrases that acknowledge a block (say what will be done differently), with close variants.

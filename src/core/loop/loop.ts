@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOptions } from "./options.js";
+import { parseOptions } from "../options.js";
 import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
 
 /**

@@ -2,8 +2,10 @@
  * What to do with one tool call: let it run, or (for a call detection flags) record a would-be block in observe
  * mode, or block it with feedback — a reminder for a near-repeat, else a strike and the escalation level's text.
  */
-import type { CallEffect } from "./classify.js";
-import { ownEntry } from "./classify.js";
+import type { CallEffect } from "../identity/classify.js";
+import { ownEntry } from "../identity/classify.js";
+import { canonicalJson } from "../identity/signature.js";
+import type { ResolvedToolGuardOptions } from "../options.js";
 import { type DecideContext, type Detection, detectCall, type ToolCallInput } from "./detect.js";
 import {
   blockedCall,
@@ -15,8 +17,6 @@ import {
 } from "./escalation.js";
 import { escalationFeedback, reminderFeedback } from "./escalation-feedback.js";
 import { type BlockRule, blockMessage } from "./messages.js";
-import type { ResolvedToolGuardOptions } from "./options.js";
-import { canonicalJson } from "./signature.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
 /**

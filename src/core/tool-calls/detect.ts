@@ -12,7 +12,8 @@ import {
   isStatefulCall,
   letsTimePass,
   ownEntry,
-} from "./classify.js";
+} from "../identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../options.js";
 import {
   emptyEscalationState,
   type ResponseInput,
@@ -21,7 +22,6 @@ import {
   textAcknowledges,
 } from "./escalation.js";
 import type { BlockRule } from "./messages.js";
-import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
 import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState, windowHolds } from "./repetition.js";
 import type { ToolGuardState } from "./state.js";

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "./classify.js";
-import { operationLimitsSchema, parseOptions } from "./options.js";
+import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "../identity/classify.js";
+import type { SignatureOptions } from "../identity/signature.js";
+import { operationLimitsSchema, parseOptions } from "../options.js";
 import { outcomeRecord, type RecordedResult } from "./repetition.js";
-import type { SignatureOptions } from "./signature.js";
 
 /**
  * A successful read-only call whose result the model still has (the redundant rule).
