@@ -51,11 +51,6 @@ const optionsSchema = z
     cacheMaxFiles: z.number().int().min(0).default(DEFAULT_CACHE_MAX_FILES),
     /** A folder modified within this many ms of being listed is checked again (same-tick edits). Default 2 s. */
     racyWindowMs: z.number().int().min(0).default(2000),
-    /**
-     * Kept for compatibility: a cached file is always re-read on a hit and its digest compared (the cache holds no
-     * contents), whatever this says.
-     */
-    verify: z.enum(["stat", "hash"]).default("stat"),
     /** Lines shown when `read_file` gets no `limit`. Default 2000. */
     defaultLineLimit: z.number().int().positive().default(DEFAULT_READ_LIMITS.defaultLineLimit),
     /** Characters of one line shown. Default 2000. */
