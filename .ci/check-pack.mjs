@@ -29,6 +29,7 @@ console.log(`npm pack: ${files.length} files, ${report.size} bytes packed; only 
 // The built package loads as a user would import it, with the documented exports.
 const main = await import("../dist/index.js");
 const core = await import("../dist/core/index.js");
+const classes = await import("../dist/classes/index.js");
 const testing = await import("../dist/testing/index.js");
 const replay = await import("../dist/replay/index.js");
 const fs = await import("../dist/fs/index.js");
@@ -41,9 +42,6 @@ const expected = [
       "GuardState",
       "GuardMessagesState",
       "guardStateSchema",
-      "ToolRepetitionDetector",
-      "OperationContext",
-      "toolCallSignature",
       "repeatQueryRouter",
       "repeatQueryGuard",
       "recordRetrievalQuery",
@@ -51,28 +49,17 @@ const expected = [
       "guardMessagesStateSchema",
       "loopDetectNode",
       "loopDetectHook",
-      "SafetyGuard",
-      "similarityRatio",
       "createFileTools",
-      "DuplicateHandler",
       "escalationHook",
       "escalationNode",
       "guardHooks",
-      "replayGuards",
-      "readRuns",
     ],
   ],
   [
     core,
-    [
-      "decideToolCall",
-      "planToolCalls",
-      "ToolRepetitionDetector",
-      "OperationContext",
-      "normalizeQuery",
-      "parseJsonishQuery",
-    ],
+    ["decideToolCall", "planToolCalls", "toolCallSignature", "similarityRatio", "normalizeQuery", "parseJsonishQuery"],
   ],
+  [classes, ["ToolRepetitionDetector", "OperationContext", "DuplicateHandler", "SafetyGuard"]],
   [testing, ["ScriptedChatModel"]],
   [replay, ["replayGuards", "readRuns", "runFromMessages", "summaryTable"]],
   [fs, ["createFileTools", "createSandbox", "reduceFileCache", "DEFAULT_IGNORED"]],
@@ -85,7 +72,27 @@ for (const [module, names] of expected) {
     process.exit(1);
   }
 }
-console.log("dist/ imports fine: index, core, testing, replay, fs, middleware");
+// A public API that fits a page (issue 32): the root at most 30 values, /core at most 75; the root never loads the
+// middleware (its types would need the optional langchain).
+const limits = [
+  ["langgraph-guards", main, 30],
+  ["langgraph-guards/core", core, 75],
+];
+for (const [name, module, max] of limits) {
+  const count = Object.keys(module).length;
+  if (count > max) {
+    console.error(`${name} exports ${count} values, more than ${max}`);
+    process.exit(1);
+  }
+}
+if ("guardMiddleware" in main) {
+  console.error("the root exports the createAgent middleware: it belongs to langgraph-guards/middleware");
+  process.exit(1);
+}
+console.log(
+  `dist/ imports fine: index (${Object.keys(main).length} values), core (${Object.keys(core).length}), classes, ` +
+    "testing, replay, fs, middleware",
+);
 
 // The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));

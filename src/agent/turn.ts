@@ -132,7 +132,7 @@ export class GuardedTurn {
   ): GuardedTurn {
     const usual = single === undefined ? usualCalls(messages) : undefined;
     if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
-    // The core's shortcut said no: the full procedure decides, without asking it again.
+    // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
     return (
       GuardedTurn.newCall(state, messages, env, usual) ??
       GuardedTurn.planned(state, messages, env, usual, planTurnFully)

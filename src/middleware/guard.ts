@@ -41,8 +41,24 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    * turn, about a quarter of a turn of a small agent). Default: learned from every model request, in
    * `wrapModelCall`.
    */
-  agentTools?: readonly (string | { name: string })[];
+  agentTools?: readonly AgentTool[];
 }
+
+/**
+ * One of the agent's tools as {@link GuardMiddlewareOptions.agentTools} takes it: the tool itself (any LangChain
+ * tool: its `name` and `metadata` are read), or its name.
+ *
+ * @example
+ * ```ts
+ * const agentTools: AgentTool[] = [readFile, "web_search"];
+ * ```
+ */
+export type AgentTool =
+  | string
+  | {
+      /** The tool's name. */
+      name: string;
+    };
 
 /** The middleware's own options (the guard options are validated by their schema). */
 const middlewareOptionsSchema = z.strictObject({
@@ -133,8 +149,8 @@ async function wrapToolCall(
 }
 
 /**
- * The tool-call guards as createAgent middleware, deciding exactly as {@link GuardedToolNode} with
- * {@link escalationHook} does: the consecutive, threshold and redundant rules block calls with feedback, strikes
+ * The tool-call guards as createAgent middleware, deciding exactly as {@link langgraph-guards!GuardedToolNode} with
+ * {@link langgraph-guards!escalationHook} does: the consecutive, threshold and redundant rules block calls with feedback, strikes
  * escalate, at level 3 a person is asked with `interrupt()` (with a checkpointer) and at level 4 the run ends with a
  * message that says why. Guard state lives in the middleware's `toolGuard` channel, so the checkpointer keeps it per
  * thread. Options are validated here.

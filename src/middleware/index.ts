@@ -6,5 +6,5 @@
  * @module langgraph-guards/middleware
  */
 export { fileToolsMiddleware } from "./file-tools.js";
-export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
+export { type AgentTool, type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";

@@ -93,6 +93,9 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   // An empty output is never a loop and is not remembered: the similarity check is off.
   const hook = stepHook("safetyLimits", { ...options, outputOf: () => "" });
-  const stateSchema = z.object({ safetyLimits: defaulted<LoopState>(emptyLoopState), guardLog: guardLogField });
+  const stateSchema = z.object({
+    /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
+    /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,
+  });
   return defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, afterModel: { canJumpTo: ["end"], hook } });
 }

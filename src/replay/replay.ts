@@ -416,7 +416,7 @@ export function recordedCalls(run: ReplayRun): RecordedCall[] {
 }
 
 /**
- * Replays a recorded run through the same core the live graph uses ({@link GuardedToolNode} and the escalation
+ * Replays a recorded run through the same core the live graph uses ({@link langgraph-guards!GuardedToolNode} and the escalation
  * hook): the agent's tool calls in order, the recorded result for each call the guards allow, the block's
  * feedback for each one they block; a call at escalation level 3 or 4 stops the run (every later call is `stop`).
  * Calls a simulated user made are changes the agent did not make: they make earlier results stale. Returns a

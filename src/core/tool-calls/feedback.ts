@@ -59,7 +59,7 @@ export type DuplicateHandlerOptions = z.input<typeof optionsSchema>;
  * The duplicate handler: builds the feedback for a blocked duplicate, remembers the blocked calls, counts
  * strikes toward the four escalation levels, and checks that the model's next response acknowledges the block
  * (its text says what it will do differently and is not a plain retry, or its next action differs from every
- * blocked call). The same functions decide in the graph ({@link GuardedToolNode} and the escalation hook), over
+ * blocked call). The same functions decide in the graph ({@link langgraph-guards!GuardedToolNode} and the escalation hook), over
  * the same state. Serialisable: {@link DuplicateHandler.toJSON} / {@link DuplicateHandler.fromJSON}.
  *
  * @example
