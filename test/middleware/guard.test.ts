@@ -5,7 +5,7 @@ import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isEscalationInterrupt, type ToolGuardState } from "../../src/index.js";
+import { GuardOptionsError, isEscalationInterrupt, type ToolGuardState } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
@@ -78,5 +78,52 @@ describe("guardMiddleware in createAgent", () => {
 
   it("validates its options when it is built", () => {
     expect(() => guardMiddleware({ windowSize: 0 })).toThrow(/windowSize/);
+    expect(() => guardMiddleware({ interrupt: "yes" as never })).toThrow(GuardOptionsError);
+    expect(() => guardMiddleware({ agentTools: [42 as never] })).toThrow(/agentTools/);
+  });
+});
+
+describe("guardMiddleware: the agent's tools", () => {
+  // Read-only by its MCP annotation only: its name does not say so.
+  const lookup = tool(async ({ id }) => `record ${id}`, {
+    name: "lookup",
+    description: "Looks a record up",
+    schema: z.object({ id: z.string() }),
+    metadata: { annotations: { readOnlyHint: true } },
+  });
+  const status = tool(async () => "ok", {
+    name: "status_page",
+    description: "Service status",
+    schema: z.object({}),
+    metadata: { readOnlyHint: true },
+  });
+  // lookup(a), status, lookup(a): the second lookup repeats a read that is still valid (the redundant rule) only when
+  // the guards know both tools are read-only.
+  const script = () =>
+    new ScriptedChatModel([
+      { toolCalls: [{ name: "lookup", args: { id: "a" } }] },
+      { toolCalls: [{ name: "status_page", args: {} }] },
+      { toolCalls: [{ name: "lookup", args: { id: "a" } }] },
+      "Done.",
+    ]);
+  const blocked = async (middleware: ReturnType<typeof guardMiddleware>) => {
+    const agent = createAgent({ model: script(), tools: [lookup, status], middleware: [middleware] });
+    const out = await agent.invoke(input, { recursionLimit: 50 });
+    return (out.messages as BaseMessage[])
+      .filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.status === "error")
+      .map((m) => (m.artifact as { guard?: { rule?: string } } | undefined)?.guard?.rule);
+  };
+
+  it("given as agentTools, they are read once and no wrapModelCall is added; decisions are as when it learns them", async () => {
+    const given = guardMiddleware({ agentTools: [lookup, status] });
+    const learning = guardMiddleware();
+    expect(given.wrapModelCall).toBeUndefined();
+    expect(learning.wrapModelCall).toBeTypeOf("function");
+    expect(await blocked(given)).toEqual(["redundant"]);
+    expect(await blocked(learning)).toEqual(["redundant"]);
+  });
+
+  it("a name alone gives the name, not the tool's traits", async () => {
+    expect(await blocked(guardMiddleware({ agentTools: ["lookup", "status_page"] }))).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { LoopState } from "../../src/index.js";
-import { loopDetectMiddleware } from "../../src/middleware/index.js";
+import { GuardOptionsError, type LoopState, loopDetectHook, loopDetectNode } from "../../src/index.js";
+import { loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
 
@@ -17,6 +17,19 @@ const lookup = tool(async ({ id }) => `no record ${id}`, {
 });
 const input = { messages: [{ role: "user", content: "Find the user." }] };
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
+describe("the loop guard's options", () => {
+  it("are all validated, the way a turn is read included: a wrong value throws, none is ignored", () => {
+    for (const build of [loopDetectHook, loopDetectNode, loopDetectMiddleware, safetyLimitsMiddleware]) {
+      expect(() => build({ session: "threads" as never })).toThrow(GuardOptionsError);
+      expect(() => build({ events: "no" as never })).toThrow(/events/);
+      expect(() => build({ maxIterations: 0 })).toThrow(/maxIterations/);
+      expect(() => build({ session: "thread", events: false, maxIterations: 3 })).not.toThrow();
+    }
+    expect(() => loopDetectHook({ outputOf: "text" as never })).toThrow(/outputOf/);
+    expect(() => loopDetectNode({ exit: "summarize", next: "tools", done: "end" })).not.toThrow();
+  });
+});
 
 describe("loopDetectMiddleware in createAgent", () => {
   it("stops a model that says and does the same thing again, answering its pending call", async () => {
