@@ -30,7 +30,7 @@ type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
  *
  * @example
  * ```ts
- * loopDetectHook({ maxIterations: 30, session: "thread" } satisfies LoopDetectOptions);
+ * loopDetectHook({ maxIterations: 30, runBoundary: "none" } satisfies LoopDetectOptions);
  * ```
  */
 export interface LoopDetectOptions extends SafetyOptions {
@@ -42,10 +42,11 @@ export interface LoopDetectOptions extends SafetyOptions {
    */
   isFailure?: (results: ToolMessage[]) => boolean;
   /**
-   * What starts a new session (outputs, counters, clock and spending reset): `"human-message"` (default) a new
-   * human message in the thread, `"thread"` never (the whole thread is one session).
+   * What starts a new run of the thread (outputs, counters, clock and spending reset), as the tool-call guards'
+   * option of the same name: `"human-message"` (default) a new person's message, `"none"` nothing (the whole thread
+   * is one run).
    */
-  session?: "human-message" | "thread";
+  runBoundary?: "human-message" | "none";
   /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */
   events?: boolean;
 }
@@ -106,7 +107,7 @@ function readTurn(
       usage: message.usage_metadata,
       previous,
       // A new person's message starts a new session; none (all summarized away) continues the current one.
-      session: options.session === "thread" ? "thread" : runMarker(messages),
+      session: options.runBoundary === "none" ? "thread" : runMarker(messages),
     },
   };
 }
@@ -199,12 +200,12 @@ export function loopGuardTurn(
 }
 
 /** The loop guard's options about reading a turn, not limits: validated apart from the safety options. */
-const LOOP_READING_KEYS = ["outputOf", "isFailure", "session", "events"] as const;
+const LOOP_READING_KEYS = ["outputOf", "isFailure", "runBoundary", "events"] as const;
 
 const isFunction = (v: unknown) => typeof v === "function";
 const loopReadingSchema = z.strictObject({
   outputOf: z.custom<LoopDetectOptions["outputOf"]>(isFunction, "expected a function").optional(),
   isFailure: z.custom<LoopDetectOptions["isFailure"]>(isFunction, "expected a function").optional(),
-  session: z.enum(["human-message", "thread"]).optional(),
+  runBoundary: z.enum(["human-message", "none"]).optional(),
   events: z.boolean().optional(),
 });

@@ -75,7 +75,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
  * The safety limits alone (iterations, runtime, tokens, cost, failures in a row), without the loop detector's
  * similarity check, for langchain `createAgent`: a limit reached answers every pending tool call with an error
  * ToolMessage and ends the run with an AI message that says which limit. Its counters live in the `safetyLimits`
- * channel, per thread, and start again with each new human message (`session: "thread"` keeps them for the whole
+ * channel, per thread, and start again with each new human message (`runBoundary: "none"` keeps them for the whole
  * thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
  *
  * @example

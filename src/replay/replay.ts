@@ -439,7 +439,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
   const names = toolNames ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))];
   const setup: ReplaySetup = {
     resolved,
-    ctx: { readOnlyHints, toolNames: names, now: () => 0 },
+    ctx: { readOnlyHints, toolNames: names, clock: () => 0 },
     hook,
     waste: groundTruth(turns),
   };
@@ -471,7 +471,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
 /** What the replay of every turn of a run reads. */
 interface ReplaySetup {
   resolved: ResolvedToolGuardOptions;
-  ctx: { readOnlyHints: Record<string, boolean> | undefined; toolNames: string[]; now: () => number };
+  ctx: { readOnlyHints: Record<string, boolean> | undefined; toolNames: string[]; clock: () => number };
   /** Whether the escalation hook runs (see {@link ReplayOptions.hook}). */
   hook: boolean;
   /** The ground truth of each agent call, in order. */

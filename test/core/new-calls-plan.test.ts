@@ -80,7 +80,7 @@ describe("the turn procedure's shortcut for responses of new calls", () => {
             calls: t.calls.map((c, j) => ({ ...c, id: `c${i}_${j}` })),
             run: `h${run}`,
           };
-          const ctx = { disabled: t.disabled, now: () => 1_000 + i };
+          const ctx = { disabled: t.disabled, clock: () => 1_000 + i };
           const full = planTurnFully(state, turn, options, ctx);
           const quick = newCallsPlan(state, turn, options, ctx);
           if (quick === undefined) {

@@ -21,10 +21,10 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 describe("the loop guard's options", () => {
   it("are all validated, the way a turn is read included: a wrong value throws, none is ignored", () => {
     for (const build of [loopDetectHook, loopDetectNode, loopDetectMiddleware, safetyLimitsMiddleware]) {
-      expect(() => build({ session: "threads" as never })).toThrow(GuardOptionsError);
+      expect(() => build({ runBoundary: "thread" as never })).toThrow(GuardOptionsError);
       expect(() => build({ events: "no" as never })).toThrow(/events/);
       expect(() => build({ maxIterations: 0 })).toThrow(/maxIterations/);
-      expect(() => build({ session: "thread", events: false, maxIterations: 3 })).not.toThrow();
+      expect(() => build({ runBoundary: "none", events: false, maxIterations: 3 })).not.toThrow();
     }
     expect(() => loopDetectHook({ outputOf: "text" as never })).toThrow(/outputOf/);
     expect(() => loopDetectNode({ exit: "summarize", next: "tools", done: "end" })).not.toThrow();

@@ -149,7 +149,7 @@ function blockCall(
   }
   const escState = state.escalation ?? emptyEscalationState();
   const turn = ctx.response?.id ?? `call:${call.id ?? state.repetition.nextSeq}:${found.key}`;
-  const at = (ctx.now ?? Date.now)();
+  const at = (ctx.clock ?? Date.now)();
   const keys = ownEntry(options.tools, call.name)?.keys;
   // One strike per response: a second block in the same response stays at the level of the first.
   const struck = escState.lastTurn === turn;

@@ -64,7 +64,7 @@ export interface DecideContext {
   /** Every tool the model can call (named in the level-2 options). */
   toolNames?: readonly string[] | undefined;
   /** The clock for blocked-call timestamps (ms). Default `Date.now`. */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
   /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
   acknowledged?: boolean | undefined;
 }
