@@ -13,7 +13,7 @@ export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";
 // Options
-export { GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
+export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
 // Guard events (custom stream and the guardLog channel)
 export {
   GUARD_EVENT_VERSION,

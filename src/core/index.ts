@@ -22,7 +22,6 @@ export {
   costOf,
   detectLoopIn,
   emptyLoopState,
-  type GuardLogger,
   type LoopCheck,
   type LoopState,
   type LoopTurn,
@@ -38,6 +37,7 @@ export {
 } from "./loop/loop.js";
 export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./loop/similarity.js";
 export {
+  type GuardLogger,
   GuardOptionsError,
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,

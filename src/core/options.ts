@@ -194,6 +194,33 @@ export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
 export type { BlockRule };
 
 /**
+ * Where the guards write log lines: one shape for every guard, `console` itself, or any logger with `info` and
+ * `warn` (pino, winston…). The loop detector writes warnings (a detected loop, an error in detection); the file
+ * tools write their cache lines (`[TOOL_RUNNER][CACHE_HIT] …`) as info. Either method may be left out.
+ *
+ * @example
+ * ```ts
+ * const logger: GuardLogger = { warn: (m) => myLogger.warning(m), info: (m) => myLogger.debug(m) };
+ * ```
+ */
+export interface GuardLogger {
+  /** Receives one informational line (the file tools' cache lines). */
+  info?(message: string): void;
+  /** Receives one warning (a detected loop, an error in loop detection, a run broken off). */
+  warn?(message: string): void;
+}
+
+/** A {@link GuardLogger}: an object with an `info` or a `warn` method (both may be there). */
+export const guardLoggerSchema = z.custom<GuardLogger>((v) => {
+  const logger = v as { info?: unknown; warn?: unknown } | null;
+  return (
+    typeof logger === "object" &&
+    logger !== null &&
+    (typeof logger.info === "function" || typeof logger.warn === "function")
+  );
+}, "expected a logger: an object with an info or a warn method");
+
+/**
  * Thrown when guard options are invalid; the message names each bad field.
  *
  * @example

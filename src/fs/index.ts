@@ -4,6 +4,8 @@
  *
  * @module langgraph-guards/fs
  */
+
+export type { GuardLogger } from "../core/options.js";
 export {
   type CachedFile,
   emptyFileCache,
@@ -13,7 +15,7 @@ export {
   reduceFileCache,
 } from "./cache.js";
 export type { FileToolArtifact } from "./kit.js";
-export type { FileToolsLogger, FileToolsOptions } from "./options.js";
+export type { FileToolsOptions } from "./options.js";
 export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type SandboxOptions } from "./sandbox.js";
 export { createFileTools } from "./tools.js";
 export { DEFAULT_IGNORED, type DirNode, type DirTree } from "./tree.js";

@@ -208,7 +208,7 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     sandbox,
     root: sandbox.root,
     now,
-    log: (line) => o.logger?.info(`[TOOL_RUNNER]${line}`),
+    log: (line) => o.logger?.info?.(`[TOOL_RUNNER]${line}`),
     cacheEntry: (content, s, statAt) => ({
       hash: digest(content),
       chars: content.length,

@@ -1,23 +1,9 @@
 /** The options of `createFileTools`, validated by one zod schema that also fills in the defaults. */
 import { z } from "zod";
-import { parseOptions } from "../core/options.js";
+import { guardLoggerSchema, parseOptions } from "../core/options.js";
 import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";
 import { DEFAULT_READ_LIMITS } from "./read.js";
 import { DEFAULT_IGNORED } from "./tree.js";
-
-/**
- * Receives the cache log lines (`[TOOL_RUNNER][CACHE_HIT] ...`, `[TOOL_RUNNER][DIR_CACHE] ...`): the line formats
- * stay fixed so that existing log scrapers keep working.
- *
- * @example
- * ```ts
- * createFileTools({ root: "/repo", logger: { info: (line) => console.info(line) } satisfies FileToolsLogger });
- * ```
- */
-export interface FileToolsLogger {
-  /** Receives one log line. */
-  info(message: string): void;
-}
 
 const optionsSchema = z
   .object({
@@ -67,7 +53,7 @@ const optionsSchema = z
      */
     denyWrites: z.array(z.string()).default([".git/"]),
     /** Receives `[CACHE_HIT] ...` lines. Default: none. */
-    logger: z.custom<FileToolsLogger>((v) => typeof (v as FileToolsLogger)?.info === "function").optional(),
+    logger: guardLoggerSchema.optional(),
     /** The clock (ms). Default `Date.now`. */
     clock: z.custom<() => number>((v) => typeof v === "function").optional(),
     /** Write a guard event for each answer from the cache (custom stream and `guardLog`). Default true. */

@@ -8,7 +8,7 @@ import { readFileTool } from "./read-file.js";
 import { applyDiffTool, writeToFileTool } from "./write.js";
 
 export type { FileToolArtifact } from "./kit.js";
-export type { FileToolsLogger, FileToolsOptions } from "./options.js";
+export type { FileToolsOptions } from "./options.js";
 
 /**
  * Creates the file tools over a sandboxed project root: `read_file`, `list_files`, `write_to_file`,

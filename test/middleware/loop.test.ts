@@ -1,11 +1,13 @@
 /** loopDetectMiddleware in createAgent: a model that repeats itself, and the iteration limit. */
+
+import { tmpdir } from "node:os";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GuardOptionsError, type LoopState, loopDetectHook, loopDetectNode } from "../../src/index.js";
+import { createFileTools, GuardOptionsError, type LoopState, loopDetectHook, loopDetectNode } from "../../src/index.js";
 import { loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
@@ -27,6 +29,11 @@ describe("the loop guard's options", () => {
       expect(() => build({ runBoundary: "none", events: false, maxIterations: 3 })).not.toThrow();
     }
     expect(() => loopDetectHook({ outputOf: "text" as never })).toThrow(/outputOf/);
+    // One logger shape for every guard: console, or anything with info and/or warn.
+    expect(() => loopDetectHook({ logger: {} as never })).toThrow(/logger/);
+    expect(() => createFileTools({ root: tmpdir(), logger: { log: () => {} } as never })).toThrow(/logger/);
+    expect(() => loopDetectHook({ logger: console })).not.toThrow();
+    expect(() => createFileTools({ root: tmpdir(), logger: console })).not.toThrow();
     expect(() => loopDetectNode({ exit: "summarize", next: "tools", done: "end" })).not.toThrow();
   });
 });

@@ -1,19 +1,6 @@
 import { z } from "zod";
-import { parseOptions } from "../options.js";
+import { guardLoggerSchema, parseOptions } from "../options.js";
 import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
-
-/**
- * Where warnings go (`console` by default).
- *
- * @example
- * ```ts
- * const logger: GuardLogger = { warn: (m) => myLogger.warning(m) };
- * ```
- */
-export interface GuardLogger {
-  /** Logs a warning (a detected loop, an error in loop detection, a run broken off). */
-  warn(message: string): void;
-}
 
 /**
  * A similarity scorer: two outputs → 0..1.
@@ -185,8 +172,8 @@ export const safetyOptionsSchema = z
     scorer: z
       .union([z.enum(["ratio", "partial_ratio", "token_sort_ratio"]), z.custom<Scorer>((v) => typeof v === "function")])
       .default("ratio"),
-    /** Where warnings go. Default `console`. */
-    logger: z.custom<GuardLogger>((v) => typeof (v as GuardLogger)?.warn === "function").optional(),
+    /** Where warnings go (its `warn`). Default `console`. */
+    logger: guardLoggerSchema.optional(),
     /** The clock (ms since the epoch). Default `Date.now`. */
     clock: z.custom<() => number>((v) => typeof v === "function").optional(),
   })
@@ -282,12 +269,12 @@ export function detectLoopIn(state: LoopState, output: string | undefined, optio
       // it returns the exact similarity (fuzzball.ratio / 100) of a pair that passes, undefined otherwise.
       const similarity = fast ? similarityAtLeast(output, previous, options.loopThreshold) : scorer(output, previous);
       if (similarity !== undefined && similarity >= options.loopThreshold) {
-        logger.warn(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
+        logger.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
         return { loop: true, similarity, index, state };
       }
     }
   } catch (error) {
-    logger.warn(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn?.(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
     return { loop: false, state };
   }
   const recentOutputs = [...state.recentOutputs, output].slice(-options.maxRecentOutputs);
@@ -617,7 +604,7 @@ export function stepLoopGuard(
   const check = detectLoopIn(next, turn.output, options);
   if (check.loop) {
     const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
-    (options.logger ?? console).warn("Breaking loop due to repetitive agent outputs");
+    (options.logger ?? console).warn?.("Breaking loop due to repetitive agent outputs");
     return { state: { ...check.state, stopped: reason }, stop: reason };
   }
   return { state: check.state, stop: null };
