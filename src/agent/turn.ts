@@ -186,11 +186,10 @@ export class GuardedTurn {
       const plan = { decisions: record.decisions, turnEvents: [] };
       return new GuardedTurn(undefined, [call], plan, [index], state, messages, env, false);
     }
-    // Decided again from the state before the response's calls, as a response of this call alone.
-    const before = reduceToolGuard(state, []);
+    // Decided again from the state as wrapToolCall sees it, as a response of this call alone.
     const turn = { id: `edited:${call.id}`, text: "", calls: [{ name: call.name, args: call.args, id: call.id }] };
     const decisions = record.decisions.slice();
-    decisions[index] = planTurn(before, turn, env.options, env.context).decisions[0] as ToolCallDecision;
+    decisions[index] = planTurn(state, turn, env.options, env.context).decisions[0] as ToolCallDecision;
     return new GuardedTurn(undefined, [call], { decisions, turnEvents: [] }, [index], state, messages, env, true);
   }
 
@@ -221,9 +220,12 @@ export class GuardedTurn {
     return this.plan.stop;
   }
 
-  /** The decisions of the response (in a v2 task, with the siblings'): what `turnEvents` and commit read. */
-  get responseDecisions(): readonly ToolCallDecision[] {
-    return this.plan.decisions;
+  /**
+   * The plan of the whole response (in a v2 task, with the siblings' decisions): its decisions, its own events (a
+   * new run, an acknowledgment) and its stop.
+   */
+  get responsePlan(): Readonly<Plan> {
+    return this.plan;
   }
 
   /** The decision for each of {@link GuardedTurn.calls}. */
@@ -234,7 +236,12 @@ export class GuardedTurn {
 
   /** The decision for call `i` of {@link GuardedTurn.calls}. */
   decision(i: number): ToolCallDecision {
-    return this.plan.decisions[this.indices?.[i] ?? i] as ToolCallDecision;
+    return this.plan.decisions[this.#at(i)] as ToolCallDecision;
+  }
+
+  /** Where call `i` of {@link GuardedTurn.calls} is in the response's plan. */
+  #at(i: number): number {
+    return this.indices?.[i] ?? i;
   }
 
   /** The error ToolMessage that answers call `i` when it is blocked; `undefined` when it may run. */
@@ -257,7 +264,7 @@ export class GuardedTurn {
     const { options, host } = this.env;
     const own = { key: decision.key, tool: call.name };
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
-    this.#outcomes[this.indices?.[i] ?? i] = outcome;
+    this.#outcomes[this.#at(i)] = outcome;
     if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.events));
     return answer;
   }

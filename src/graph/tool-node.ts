@@ -178,8 +178,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   planCalls(input: unknown, config: LangGraphRunnableConfig = {}): GuardPlan {
     const turn = this.open(input, config);
     const decisions = turn.decisions;
-    const plan = { decisions: turn.responseDecisions as ToolCallDecision[], turnEvents: [], stop: turn.stop };
-    return { calls: turn.calls as ToolCall[], decisions, turn: plan, message: turn.message };
+    return { calls: turn.calls as ToolCall[], decisions, turn: turn.responsePlan, message: turn.message };
   }
 
   static {

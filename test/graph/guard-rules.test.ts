@@ -1,4 +1,4 @@
-import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, END, MemorySaver, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
@@ -409,6 +409,20 @@ describe("integration details", () => {
       /tools\.t\.exempt/,
     );
     expect(() => new GuardedToolNode([], { windowSise: 3 } as never)).toThrow(/windowSise/);
+  });
+
+  it("planCalls gives the response's own events with its plan: a person's new message starts a new run", () => {
+    const node = new GuardedToolNode(createWorkspaceTools(sampleProject()));
+    const toolGuard = reduceToolGuard(undefined, [
+      { type: "run", run: "h1", keep: { operations: false, strikes: false } },
+    ]);
+    const messages = [
+      new HumanMessage({ id: "h2", content: "Next task" }),
+      new AIMessage({ content: "", tool_calls: [{ name: "list_files", args: {}, id: "c1" }] }),
+    ];
+    const plan = node.planCalls({ messages, toolGuard });
+    expect(plan.decisions.map((d) => d.allowed)).toEqual([true]);
+    expect(plan.turn.turnEvents).toMatchObject([{ type: "run", run: "h2" }]);
   });
 
   it("a graph without the guard channels fails with a clear error", async () => {
