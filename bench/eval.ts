@@ -240,39 +240,44 @@ function main(): void {
   const started = performance.now();
   const defaults = evaluate("langgraph-guards defaults (GuardedToolNode + escalationHook)", (run) => ours(run, {}));
   evaluate("langgraph-guards defaults, root /testbed for mini-swe", (run) =>
-    ours(run, run.source?.startsWith("mini-swe") ? { root: "/testbed" } : {}),
+    ours(run, run.source?.startsWith("mini-swe") ? { rules: { root: "/testbed" } } : {}),
   );
   const ms = performance.now() - started;
   evaluate("langgraph-guards, blocks only (escalation levels 3-4 never reached)", (run) =>
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
   );
-  evaluate('langgraph-guards defaults with acrossRuns: "keep"', (run) => ours(run, { acrossRuns: "keep" }));
-  evaluate('langgraph-guards defaults with runBoundary: "none" (one run)', (run) => ours(run, { runBoundary: "none" }));
+  evaluate('langgraph-guards defaults with acrossRuns: "keep"', (run) => ours(run, { memory: { acrossRuns: "keep" } }));
+  evaluate('langgraph-guards defaults with runBoundary: "none" (one run)', (run) =>
+    ours(run, { memory: { runBoundary: "none" } }),
+  );
   evaluate("langgraph-guards defaults with countChangedResults: true", (run) =>
-    ours(run, { countChangedResults: true }),
+    ours(run, { rules: { countChangedResults: true } }),
   );
   evaluate("langgraph-guards defaults with countAcrossMutations: true", (run) =>
-    ours(run, { countAcrossMutations: true }),
+    ours(run, { rules: { countAcrossMutations: true } }),
   );
   // The frontier: identical calls counted across a whole run (window 100) and across changes, blocked at the 3rd
   // or 4th whose earlier results were equal — more waste caught, at a harm the defaults do not accept.
   evaluate("defaults with windowSize 100, countAcrossMutations: true, threshold 2", (run) =>
-    ours(run, { windowSize: 100, countAcrossMutations: true, repetitionThreshold: 2 }),
+    ours(run, { windowSize: 100, rules: { countAcrossMutations: true }, repetitionThreshold: 2 }),
   );
   evaluate("defaults with windowSize 100, countAcrossMutations: true, threshold 3", (run) =>
-    ours(run, { windowSize: 100, countAcrossMutations: true, repetitionThreshold: 3 }),
+    ours(run, { windowSize: 100, rules: { countAcrossMutations: true }, repetitionThreshold: 3 }),
   );
   evaluate('... threshold 2, with acrossRuns: "keep", runBoundary: "none"', (run) =>
     ours(run, {
       windowSize: 100,
-      countAcrossMutations: true,
+      rules: { countAcrossMutations: true },
       repetitionThreshold: 2,
-      acrossRuns: "keep",
-      runBoundary: "none",
+      memory: { acrossRuns: "keep", runBoundary: "none" },
     }),
   );
   evaluate("seed 000 options on our engine (counting as written, no escalation)", (run) =>
-    ours(run, { countChangedResults: true, countAcrossMutations: true, escalation: { enabled: false }, hook: false }),
+    ours(run, {
+      rules: { countChangedResults: true, countAcrossMutations: true },
+      escalation: { enabled: false },
+      hook: false,
+    }),
   );
   for (const peer of PEERS) {
     evaluate(`peer: ${peer.label}`, (_run, calls) => {

@@ -30,6 +30,25 @@ function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions)
   options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
 }
 
+/**
+ * One of the agent's tools as the guards take it (`guardMiddleware`'s and `replayGuards`' `agentTools`): the tool
+ * itself (any LangChain tool: its `name` and `metadata` are read: an MCP-style `readOnlyHint`, and whether it serves
+ * repeats from a cache), a plain object with a name and such metadata, or its name alone.
+ *
+ * @example
+ * ```ts
+ * const agentTools: AgentTool[] = [readFile, "web_search", { name: "lookup", metadata: { readOnlyHint: true } }];
+ * ```
+ */
+export type AgentTool =
+  | string
+  | {
+      /** The tool's name. */
+      name: string;
+      /** The tool's metadata: `readOnlyHint` (or `annotations.readOnlyHint`) says whether it only reads. */
+      metadata?: Record<string, unknown>;
+    };
+
 /** The part of the decision context that comes from the agent and the run (not from the response). */
 export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
 

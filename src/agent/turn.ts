@@ -116,7 +116,9 @@ export class GuardedTurn {
   #announce(): void {
     if (!this.#unannounced) return;
     this.#unannounced = false;
-    this.log.push(...emitGuardEvents(this.env.host, turnStreamEvents(this.decisions), this.env.options.events));
+    this.log.push(
+      ...emitGuardEvents(this.env.host, turnStreamEvents(this.decisions), this.env.options.feedback.events),
+    );
   }
 
   /**
@@ -265,7 +267,7 @@ export class GuardedTurn {
     const own = { key: decision.key, tool: call.name };
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
     this.#outcomes[this.#at(i)] = outcome;
-    if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.events));
+    if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.feedback.events));
     return answer;
   }
 
@@ -288,7 +290,7 @@ export class GuardedTurn {
    */
   halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): Outcome {
     const events = [...before, ...stop.events];
-    const emit = { host: this.env.host, on: this.env.options.events };
+    const emit = { host: this.env.host, on: this.env.options.feedback.events };
     return stopResponse({ calls: this.calls, decisions: this.decisions }, stop, this.state, events, ask, emit);
   }
 }

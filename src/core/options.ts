@@ -85,11 +85,14 @@ export const operationLimitsSchema = z.object({
 });
 
 /**
- * The options of the tool-call guards, validated when a guard is built. Every field is optional.
+ * The rules' switches and how calls are compared, the `rules` group of {@link ToolGuardOptions}: the threshold rule's
+ * counting (shared with {@link ToolRepetitionDetector}), the other rules' switches, and the project root.
  */
-export const toolGuardOptionsSchema = z
+export const guardRulesSchema = z
   .object({
-    ...repetitionRulesSchema.shape,
+    ...repetitionRulesSchema.omit({ repetitionThreshold: true, windowSize: true }).shape,
+    /** Project root: relative and absolute forms of one path are the same call. */
+    root: z.string().min(1).optional(),
     /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
     /**
@@ -97,15 +100,12 @@ export const toolGuardOptionsSchema = z
      * result at every step (A, B, A, B, then A again). Default true.
      */
     cycles: z.boolean().default(true),
-    ...operationLimitsSchema.shape,
-    /** Project root: relative and absolute forms of one path are the same operation. */
-    root: z.string().min(1).optional(),
-    /** Argument fields ignored when comparing calls, for every tool (dotted names reach nested fields). */
-    ignoreArgs: z.array(z.string()).default([]),
-    /** Per-tool settings, by tool name. */
-    tools: z.record(z.string(), toolGuardConfigSchema).default({}),
-    /** `"enforce"` blocks; `"observe"` blocks nothing and records what it would have blocked. Default "enforce". */
-    mode: z.enum(["enforce", "observe"]).default("enforce"),
+  })
+  .strict();
+
+/** What the guards say, the `feedback` group of {@link ToolGuardOptions}: to the model and to observers. */
+export const guardFeedbackSchema = z
+  .object({
     /** Replacements for the rules' block messages (a text or a builder). */
     messages: z
       .object({
@@ -124,12 +124,28 @@ export const toolGuardOptionsSchema = z
       })
       .strict()
       .default({}),
-    /** What follows a block: strikes, escalation levels, reminders, near-duplicates, repeated errors. */
-    escalation: escalationOptionsSchema.prefault({}),
     /** Characters of the blocked call's arguments shown to the model. Default 500. */
     maxArgsChars: positiveInt.default(500),
     /** Characters of the previous result kept in state and shown to the model. Default 1000. */
     maxResultChars: positiveInt.default(1000),
+    /**
+     * Result dedupe: when a call that ran returns exactly the result of an earlier identical call whose ToolMessage
+     * is still in the conversation, the model is sent a short note pointing at that message instead of the result
+     * again (only when the note is shorter). Default true.
+     */
+    dedupeResults: z.boolean().default(true),
+    /**
+     * Write a guard event for each block, near miss and escalation to LangGraph's custom stream and count it in the
+     * `guardLog` channel. Default true.
+     */
+    events: z.boolean().default(true),
+  })
+  .strict();
+
+/** What the guards remember and for how long, the `memory` group of {@link ToolGuardOptions}. */
+export const guardMemorySchema = z
+  .object({
+    ...operationLimitsSchema.shape,
     /** Observe-mode records kept. Default 50. */
     observedLimit: z.number().int().min(0).default(50),
     /**
@@ -144,19 +160,45 @@ export const toolGuardOptionsSchema = z
      * the guards see.
      */
     acrossRuns: z.enum(["fresh", "keep"]).default("fresh"),
-    /**
-     * Result dedupe: when a call that ran returns exactly the result of an earlier identical call whose ToolMessage
-     * is still in the conversation, the model is sent a short note pointing at that message instead of the result
-     * again (only when the note is shorter). Default true.
-     */
-    dedupeResults: z.boolean().default(true),
-    /**
-     * Write a guard event for each block, near miss and escalation to LangGraph's custom stream and count it in the
-     * `guardLog` channel. Default true.
-     */
-    events: z.boolean().default(true),
   })
   .strict();
+
+/**
+ * The options of the tool-call guards, validated when a guard is built. Every field is optional. The common
+ * settings are at the top; the rare ones in the groups `rules`, `feedback`, `memory` and `escalation`.
+ */
+export const toolGuardOptionsSchema = z
+  .object({
+    /**
+     * Threshold rule: block when the rule's window already holds this many identical calls. Default 3 (the 4th is
+     * blocked). Per tool: `tools.<name>.repetitionThreshold`.
+     */
+    repetitionThreshold: repetitionRulesSchema.shape.repetitionThreshold,
+    /** Threshold rule: how many recorded calls the sliding window keeps. Default 10. */
+    windowSize: repetitionRulesSchema.shape.windowSize,
+    /** Per-tool settings, by tool name. */
+    tools: z.record(z.string(), toolGuardConfigSchema).default({}),
+    /** `"enforce"` blocks; `"observe"` blocks nothing and records what it would have blocked. Default "enforce". */
+    mode: z.enum(["enforce", "observe"]).default("enforce"),
+    /** Argument fields ignored when comparing calls, for every tool (dotted names reach nested fields). */
+    ignoreArgs: z.array(z.string()).default([]),
+    /** Which rules block and how calls are compared: consecutive, redundant and cycle rules, counting, the root. */
+    rules: guardRulesSchema.prefault({}),
+    /** What the guards say: block messages, how much of a call and a result they quote, result dedupe, events. */
+    feedback: guardFeedbackSchema.prefault({}),
+    /** What the guards remember: history bounds, observe-mode records, what starts a run, what outlives it. */
+    memory: guardMemorySchema.prefault({}),
+    /** What follows a block: strikes, escalation levels, reminders, near-duplicates, repeated errors. */
+    escalation: escalationOptionsSchema.prefault({}),
+  })
+  .strict();
+
+/** Where each option that moved into a group lives now (for a clear error). */
+const MOVED_TOOL_GUARD_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
+  ...Object.fromEntries(Object.keys(guardRulesSchema.shape).map((k) => [k, `rules.${k}`])),
+  ...Object.fromEntries(Object.keys(guardFeedbackSchema.shape).map((k) => [k, `feedback.${k}`])),
+  ...Object.fromEntries(Object.keys(guardMemorySchema.shape).map((k) => [k, `memory.${k}`])),
+});
 
 /**
  * Options of the tool-call guards, as the user writes them.
@@ -272,9 +314,9 @@ export function parseOptions<S extends z.ZodType>(
  * @example
  * ```ts
  * resolveToolGuardOptions({ windowSize: 5 }).repetitionThreshold; // 3
- * resolveToolGuardOptions({ windowSize: 0 }); // throws GuardOptionsError: windowSize: ...
+ * resolveToolGuardOptions({ rules: { cycles: "no" } }); // throws GuardOptionsError: rules.cycles: ...
  * ```
  */
 export function resolveToolGuardOptions(options: ToolGuardOptions = {}): ResolvedToolGuardOptions {
-  return parseOptions(toolGuardOptionsSchema, options, "langgraph-guards");
+  return parseOptions(toolGuardOptionsSchema, options, "langgraph-guards", MOVED_TOOL_GUARD_OPTIONS);
 }

@@ -4,7 +4,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { passesThrough, toolErrorAnswer } from "../agent/answers.js";
-import { ToolTraits } from "../agent/traits.js";
+import { type AgentTool, ToolTraits } from "../agent/traits.js";
 import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "../agent/turn.js";
 import { parseOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
 import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
@@ -43,22 +43,6 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    */
   agentTools?: readonly AgentTool[];
 }
-
-/**
- * One of the agent's tools as {@link GuardMiddlewareOptions.agentTools} takes it: the tool itself (any LangChain
- * tool: its `name` and `metadata` are read), or its name.
- *
- * @example
- * ```ts
- * const agentTools: AgentTool[] = [readFile, "web_search"];
- * ```
- */
-export type AgentTool =
-  | string
-  | {
-      /** The tool's name. */
-      name: string;
-    };
 
 /** The middleware's own options (the guard options are validated by their schema). */
 const middlewareOptionsSchema = z.strictObject({

@@ -5,6 +5,8 @@
  *
  * @module langgraph-guards/middleware
  */
+
+export type { AgentTool } from "../agent/traits.js";
 export { fileToolsMiddleware } from "./file-tools.js";
-export { type AgentTool, type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
+export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";

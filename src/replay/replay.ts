@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
@@ -7,7 +9,12 @@ import {
   type StopReason,
   stepLoopGuard,
 } from "../core/loop/loop.js";
-import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
+import {
+  parseOptions,
+  type ResolvedToolGuardOptions,
+  resolveToolGuardOptions,
+  type ToolGuardOptions,
+} from "../core/options.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
 import { missingHookMessage, notRunAnswer } from "../core/tool-calls/escalation.js";
 import { BLOCK_RULES, type BlockRule } from "../core/tool-calls/messages.js";
@@ -187,10 +194,12 @@ export interface ReplayOptions extends ToolGuardOptions {
    * `GuardedToolNode` throws `GuardEscalationError` (the stopped calls carry its message).
    */
   hook?: boolean;
-  /** The agent's tools (named in level-2 feedback). Default: the tools the run calls, in order of first call. */
-  toolNames?: string[];
-  /** Metadata `readOnlyHint` by tool name. */
-  readOnlyHints?: Record<string, boolean>;
+  /**
+   * The agent's tools, as {@link langgraph-guards/middleware!guardMiddleware}'s `agentTools` takes them: the tools
+   * themselves, `{ name, metadata: { readOnlyHint } }` objects, or names. The names are offered in level-2 feedback;
+   * a `readOnlyHint` says a tool only reads. Default: the tools the run calls, in order of first call, without hints.
+   */
+  agentTools?: readonly AgentTool[];
   /**
    * Also run the text loop detector and safety limits over the recorded assistant turns ({@link replayLoopDetector};
    * `true` for their defaults, or their options): the result's `loop` says whether and where it would have stopped
@@ -198,6 +207,13 @@ export interface ReplayOptions extends ToolGuardOptions {
    */
   loop?: boolean | SafetyOptions;
 }
+
+/** The replay's own options (the guard options are validated by their schema, the loop's by the loop detector). */
+const replayOptionsSchema = z.strictObject({
+  hook: z.boolean(),
+  agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
+  loop: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
+});
 
 /**
  * What {@link replayGuards} returns.
@@ -432,14 +448,16 @@ export function recordedCalls(run: ReplayRun): RecordedCall[] {
  * ```
  */
 export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): ReplayResult {
-  const { hook = true, toolNames, readOnlyHints, loop, ...guardOptions } = options;
+  const { hook = true, agentTools, loop, ...guardOptions } = options;
+  parseOptions(replayOptionsSchema, { hook, agentTools, loop }, "replayGuards");
   const resolved = resolveToolGuardOptions(guardOptions);
   const events = readRun(run);
   const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
-  const names = toolNames ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))];
+  const traits = new ToolTraits(resolved);
+  traits.learn(agentTools ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))]);
   const setup: ReplaySetup = {
     resolved,
-    ctx: { readOnlyHints, toolNames: names, clock: () => 0 },
+    ctx: { ...traits.context(undefined), clock: () => 0 },
     hook,
     waste: groundTruth(turns),
   };
@@ -453,7 +471,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     if (event.kind === "user") {
       // A person's message starts a new run, as in a live thread; after a stop the person has taken over.
       replay.runMarker = `user@${event.step}`;
-      if (resolved.runBoundary !== "none") replay.stopText = undefined;
+      if (resolved.memory.runBoundary !== "none") replay.stopText = undefined;
       continue;
     }
     if (event.kind === "external") {
@@ -471,7 +489,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
 /** What the replay of every turn of a run reads. */
 interface ReplaySetup {
   resolved: ResolvedToolGuardOptions;
-  ctx: { readOnlyHints: Record<string, boolean> | undefined; toolNames: string[]; clock: () => number };
+  ctx: TurnContext & { clock: () => number };
   /** Whether the escalation hook runs (see {@link ReplayOptions.hook}). */
   hook: boolean;
   /** The ground truth of each agent call, in order. */
@@ -590,7 +608,7 @@ function applyExternal(
   state: ToolGuardState,
   call: ReplayToolCall,
   options: ResolvedToolGuardOptions,
-  ctx: { readOnlyHints?: Record<string, boolean> | undefined },
+  ctx: TurnContext,
 ): ToolGuardState {
   const { effect } = identifyCall({ name: call.name, args: call.args }, options, ctx);
   return reduceToolGuard(state, [{ type: "external", effect }]);

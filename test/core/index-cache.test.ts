@@ -37,7 +37,7 @@ describe("derived call index", () => {
         fc.integer({ min: 1, max: 4 }),
         fc.boolean(),
         (steps, windowSize, repetitionThreshold, countChangedResults) => {
-          const options = resolveToolGuardOptions({ windowSize, repetitionThreshold, countChangedResults });
+          const options = resolveToolGuardOptions({ windowSize, repetitionThreshold, rules: { countChangedResults } });
           let state: ToolGuardState = emptyToolGuardState();
           for (const step of steps) {
             const plain = JSON.parse(JSON.stringify(state)) as ToolGuardState;
@@ -82,7 +82,11 @@ describe("derived call index", () => {
           const newest = new Map<string, string>(); // key -> callId of its newest full answer
           steps.forEach((step, i) => {
             const call = { name: "read_file", args: { path: `f${step.path}` }, id: `c${i}` };
-            const [decision] = planToolCalls(state, [call], resolveToolGuardOptions({ redundancy: false })).decisions;
+            const [decision] = planToolCalls(
+              state,
+              [call],
+              resolveToolGuardOptions({ rules: { redundancy: false } }),
+            ).decisions;
             if (decision === undefined || decision.seq === undefined) return;
             const outcome = { ok: true, text: `${step.text} ${"x".repeat(200)}`, deduped: step.deduped };
             const plain = JSON.parse(JSON.stringify(state)) as ToolGuardState;

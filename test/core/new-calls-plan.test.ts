@@ -46,11 +46,11 @@ const optionsArb = fc.record({
   windowSize: fc.constantFrom(2, 5, 10, 40),
   repetitionThreshold: fc.integer({ min: 1, max: 4 }),
   mode: fc.constantFrom("enforce" as const, "enforce" as const, "observe" as const),
-  consecutive: fc.boolean(),
-  redundancy: fc.boolean(),
-  cycles: fc.boolean(),
-  runBoundary: fc.constantFrom("human-message" as const, "none" as const),
-  acrossRuns: fc.constantFrom("fresh" as const, "keep" as const),
+  rules: fc.record({ consecutive: fc.boolean(), redundancy: fc.boolean(), cycles: fc.boolean() }),
+  memory: fc.record({
+    runBoundary: fc.constantFrom("human-message" as const, "none" as const),
+    acrossRuns: fc.constantFrom("fresh" as const, "keep" as const),
+  }),
   escalation: fc.record({
     enabled: fc.boolean(),
     maxReminders: fc.integer({ min: 0, max: 2 }),

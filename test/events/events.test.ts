@@ -56,7 +56,7 @@ const summary = (events: GuardStreamEvent[]) =>
   events.map((e) => [e.kind, e.tool, e.rule ?? e.limit ?? "", e.level ?? 0].join(":"));
 
 function reactAgent(events = true) {
-  const tools = new GuardedToolNode([getWeather], { events });
+  const tools = new GuardedToolNode([getWeather], { feedback: { events } });
   return createReactAgent({
     llm: repeating(),
     tools,
@@ -70,7 +70,7 @@ function middlewareAgent(events = true) {
   return createAgent({
     model: repeating(),
     tools: [getWeather],
-    middleware: [guardMiddleware({ events })],
+    middleware: [guardMiddleware({ feedback: { events } })],
     checkpointer: new MemorySaver(),
   });
 }
@@ -174,7 +174,7 @@ describe("guard events", () => {
   });
 
   it("a loop stop and a limit stop are events, from the hook and from the middleware", async () => {
-    const tools = new GuardedToolNode([getWeather], { mode: "observe", events: false });
+    const tools = new GuardedToolNode([getWeather], { mode: "observe", feedback: { events: false } });
     const agent = createReactAgent({
       llm: repeating(),
       tools,
@@ -189,7 +189,10 @@ describe("guard events", () => {
     const limited = createAgent({
       model: repeating(),
       tools: [getWeather],
-      middleware: [guardMiddleware({ mode: "observe", events: false }), safetyLimitsMiddleware({ maxIterations: 3 })],
+      middleware: [
+        guardMiddleware({ mode: "observe", feedback: { events: false } }),
+        safetyLimitsMiddleware({ maxIterations: 3 }),
+      ],
     });
     const stopped = await streamRun(limited as unknown as Streamable, input, {});
     expect(stopped.events.map((e) => [e.kind, e.guard, e.limit, e.value, e.threshold])).toEqual([

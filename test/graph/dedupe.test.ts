@@ -91,7 +91,7 @@ describe("result dedupe", () => {
     });
 
     it(`${adapter}: dedupeResults: false sends the result again`, async () => {
-      const { messages } = await run([fetch(), fetch()], { dedupeResults: false });
+      const { messages } = await run([fetch(), fetch()], { feedback: { dedupeResults: false } });
       expect(toolMessages(messages).map((m) => m.content)).toEqual([REPORT, REPORT]);
     });
   }
@@ -196,7 +196,7 @@ describe("the redundant rule's message", () => {
 });
 
 describe("path-aware effects of shell commands", () => {
-  const options = resolveToolGuardOptions({ root: "/repo" });
+  const options = resolveToolGuardOptions({ rules: { root: "/repo" } });
   /** Runs shell commands in order (each succeeds with the given output) and detects the last one. */
   function ruleAfter(commands: [string, string][], last: string) {
     let state = emptyToolGuardState();

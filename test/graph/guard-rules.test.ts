@@ -61,7 +61,7 @@ describe("call identity", () => {
         [call("read_file", { path: "/repo/config.py" })],
         [call("read_file", { path: "./sub/../config.py" })],
       ],
-      { guard: { root: "/repo" } },
+      { guard: { rules: { root: "/repo" } } },
     );
     expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "redundant", "redundant"]);
   });
@@ -117,7 +117,7 @@ describe("level 3 rules", () => {
         [call("read_file", { path: "app.py" })],
         [call("read_file", { path: "models.py" })],
       ],
-      { guard: { operationsHistoryLimit: 2 } },
+      { guard: { memory: { operationsHistoryLimit: 2 } } },
     );
     expect(fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran", "redundant"]);
   });
@@ -271,7 +271,11 @@ describe("escape hatches", () => {
 
   it("each message can be replaced, by a text or a builder", async () => {
     const { fates } = await runTurns(loop, {
-      guard: { messages: { consecutive: "Same call twice.", redundant: ({ tool }) => `You already ran ${tool}.` } },
+      guard: {
+        feedback: {
+          messages: { consecutive: "Same call twice.", redundant: ({ tool }) => `You already ran ${tool}.` },
+        },
+      },
     });
     expect(fates[1]?.content.startsWith("Same call twice.\n")).toBe(true);
     expect(fates[3]?.content.startsWith("You already ran read_file.\n")).toBe(true);
@@ -308,7 +312,7 @@ describe("counting rules (for tuning on recorded runs)", () => {
   });
 
   it("countChangedResults: true (seed 000 as written) blocks a test re-run after each edit the 4th time", async () => {
-    expect(await runBash({ countChangedResults: true }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual([
+    expect(await runBash({ rules: { countChangedResults: true } }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual([
       ...["ran", "ran", "ran", "ran", "ran", "ran"],
       ...["threshold", "ran"],
     ]);
@@ -342,7 +346,7 @@ describe("counting rules (for tuning on recorded runs)", () => {
   });
 
   it("the same-tool rule: another tool's write separates a read's repeats only where it changed what the read reads", () => {
-    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 20, redundancy: false });
+    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 20, rules: { redundancy: false } });
     const fatesAfterWriteTo = (written: string) => {
       const { step, fates } = core(options);
       step("read_file", { path: "a.py" });
@@ -359,7 +363,7 @@ describe("counting rules (for tuning on recorded runs)", () => {
   });
 
   it("the same-tool rule keeps 32 changes with their files; older ones count as one change of anything", () => {
-    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 100, redundancy: false });
+    const options = resolveToolGuardOptions({ repetitionThreshold: 2, windowSize: 100, rules: { redundancy: false } });
     const fatesAfterWrites = (writes: number) => {
       const { step, fates, state } = core(options);
       step("read_file", { path: "a.py" });
@@ -384,16 +388,16 @@ describe("counting rules (for tuning on recorded runs)", () => {
   });
 
   it("countAcrossMutations: false lets a re-run after each successful edit through", async () => {
-    expect(await runBash({ countAcrossMutations: false }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
+    expect(await runBash({ rules: { countAcrossMutations: false } }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
       Array(8).fill("ran"),
     );
   });
 
   it("countChangedResults: false counts only re-runs that kept producing the same result", async () => {
-    expect(await runBash({ countChangedResults: false }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
+    expect(await runBash({ rules: { countChangedResults: false } }, ["fail 1", "fail 2", "fail 3", "ok"])).toEqual(
       Array(8).fill("ran"),
     );
-    expect(await runBash({ countChangedResults: false }, ["same", "same", "same", "same"])).toEqual([
+    expect(await runBash({ rules: { countChangedResults: false } }, ["same", "same", "same", "same"])).toEqual([
       ...["ran", "ran", "ran", "ran", "ran", "ran"],
       ...["threshold", "ran"],
     ]);
@@ -409,6 +413,25 @@ describe("integration details", () => {
       /tools\.t\.exempt/,
     );
     expect(() => new GuardedToolNode([], { windowSise: 3 } as never)).toThrow(/windowSise/);
+  });
+
+  it("rare options live in groups; one written at the top names its group, and a group is strict", () => {
+    expect(() => new GuardedToolNode([], { consecutive: false, runBoundary: "none" } as never)).toThrow(
+      /unrecognized options: consecutive \(now rules\.consecutive\), runBoundary \(now memory\.runBoundary\)/,
+    );
+    expect(() => new GuardedToolNode([], { events: false } as never)).toThrow(/events \(now feedback\.events\)/);
+    expect(() => new GuardedToolNode([], { rules: { windowSize: 3 } } as never)).toThrow(/rules: .*windowSize/);
+    expect(() => new GuardedToolNode([], { memory: { runBoundary: "thread" } } as never)).toThrow(
+      /memory\.runBoundary/,
+    );
+    const node = new GuardedToolNode([], {
+      rules: { cycles: false, root: "/repo" },
+      feedback: { maxArgsChars: 80 },
+      memory: { acrossRuns: "keep" },
+    });
+    expect(node.guardOptions.rules).toMatchObject({ cycles: false, root: "/repo", consecutive: true });
+    expect(node.guardOptions.feedback).toMatchObject({ maxArgsChars: 80, maxResultChars: 1000, events: true });
+    expect(node.guardOptions.memory).toMatchObject({ acrossRuns: "keep", runBoundary: "human-message" });
   });
 
   it("planCalls gives the response's own events with its plan: a person's new message starts a new run", () => {

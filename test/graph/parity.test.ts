@@ -119,7 +119,7 @@ describe("one turn procedure under every adapter", () => {
     const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(v1.messages)));
     const tools = allTools().map((t) => t.name);
     const replay = replayGuards(runFromMessages(stored, "parity"), {
-      toolNames: tools,
+      agentTools: tools,
       escalation: { sameErrorThreshold: 3 },
     });
     const replayed = replayedDecisions(

@@ -48,7 +48,7 @@ const secondSession: ScriptedToolCall[][] = [
 ];
 
 /** The whole thread is one run: the guards' memory of the first session blocks in the second. */
-const ONE_RUN: GuardedToolNodeOptions = { runBoundary: "none" };
+const ONE_RUN: GuardedToolNodeOptions = { memory: { runBoundary: "none" } };
 
 /** The ids of the person's messages of a thread, in order. */
 const personIds = (messages: BaseMessage[]) => messages.filter((m) => m.getType() === "human").map((m) => m.id);

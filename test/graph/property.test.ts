@@ -84,8 +84,7 @@ interface RunSpec {
   options: GuardedToolNodeOptions & {
     windowSize: number;
     repetitionThreshold: number;
-    operationsHistoryLimit: number;
-    observedLimit: number;
+    memory: { operationsHistoryLimit: number; observedLimit: number; runBoundary?: "none" };
     mode: "enforce" | "observe";
   };
   guardsOff: boolean;
@@ -219,8 +218,10 @@ function runSpecArb(args: fc.Arbitrary<ArgSpec>, { emptyMessages }: { emptyMessa
     options: fc.record({
       windowSize: fc.integer({ min: 1, max: 12 }),
       repetitionThreshold: fc.integer({ min: 1, max: 4 }),
-      operationsHistoryLimit: fc.integer({ min: 0, max: 5 }),
-      observedLimit: fc.integer({ min: 0, max: 5 }),
+      memory: fc.record({
+        operationsHistoryLimit: fc.integer({ min: 0, max: 5 }),
+        observedLimit: fc.integer({ min: 0, max: 5 }),
+      }),
       mode: fc.constantFrom("enforce" as const, "observe" as const),
     }),
     guardsOff: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true)),
@@ -464,8 +465,8 @@ function checkGuardState(state: ToolGuardState, spec: RunSpec, answers: ToolMess
   expect(() => JSON.stringify(state)).not.toThrow();
   expect(JSON.parse(JSON.stringify(state))).toEqual(state);
   expect(state.repetition.window.length).toBeLessThanOrEqual(spec.options.windowSize);
-  expect(Object.keys(state.operations.ops).length).toBeLessThanOrEqual(spec.options.operationsHistoryLimit);
-  expect(state.observed.length).toBeLessThanOrEqual(spec.options.observedLimit);
+  expect(Object.keys(state.operations.ops).length).toBeLessThanOrEqual(spec.options.memory.operationsHistoryLimit);
+  expect(state.observed.length).toBeLessThanOrEqual(spec.options.memory.observedLimit);
   const seqs = state.repetition.window.map((r) => r.seq);
   expect(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] as number))).toBe(true);
 
@@ -567,7 +568,10 @@ describe("GuardedToolNode in a graph, property-based", () => {
     let thread = 0;
     await fc.assert(
       fc.asyncProperty(runSpecArb(jsonArgsArb, { emptyMessages: false }), fc.nat(), async (base, cut) => {
-        const spec: RunSpec = { ...base, options: { ...base.options, runBoundary: "none" } };
+        const spec: RunSpec = {
+          ...base,
+          options: { ...base.options, memory: { ...base.options.memory, runBoundary: "none" } },
+        };
         const { messages } = materialize(spec.messages, "call");
         const split = cut % (messages.length + 1);
         const queue: AIMessage[] = messages.slice(0, split);

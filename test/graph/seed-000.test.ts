@@ -199,7 +199,7 @@ describe("seed 000 through a createReactAgent graph", () => {
     // The write is to another file, so the read of app.py stays valid: each later read is redundant.
     const expected = ["ran", "ran", "redundant", "ran", "redundant", "ran", "redundant"];
     expect(withRedundancy.fates.map((f) => f.fate)).toEqual(expected);
-    const levels12 = await runTurns(turns, { guard: { redundancy: false } });
+    const levels12 = await runTurns(turns, { guard: { rules: { redundancy: false } } });
     expect(levels12.fates.map((f) => f.fate)).toEqual(["ran", "ran", "ran", "ran", "ran", "ran", "threshold"]);
   });
 

@@ -68,7 +68,7 @@ describe("guardMiddleware state across processes (SqliteSaver)", () => {
     const first: Session = { turns: [search("a"), search("b")] };
     const second: Session = { turns: [search("a"), search("c"), search("c")] };
     // The whole thread is one run: the second message goes on with the first one's memory.
-    const oneRun: GuardMiddlewareOptions = { runBoundary: "none" };
+    const oneRun: GuardMiddlewareOptions = { memory: { runBoundary: "none" } };
 
     const db = join(dir, "turns.sqlite");
     // One process with both sessions, and (at the same time) the first session alone in a process on the file.

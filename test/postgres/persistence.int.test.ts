@@ -106,7 +106,7 @@ describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (s
       [call("read_file", { path: "app.py" })],
       [call("read_file", { path: "app.py" })],
     ];
-    const ONE_RUN: GuardedToolNodeOptions = { runBoundary: "none" };
+    const ONE_RUN: GuardedToolNodeOptions = { memory: { runBoundary: "none" } };
     const turnProcess = (url: string, turns: ScriptedToolCall[][], guard?: GuardedToolNodeOptions) =>
       fixture<string[]>("test/fixtures/sqlite-turn.ts", [
         url,
@@ -178,7 +178,7 @@ describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (s
 
     it("a new process blocks the next identical call exactly as one process would (one run)", async () => {
       const { url } = await database();
-      const oneRun: GuardMiddlewareOptions = { runBoundary: "none" };
+      const oneRun: GuardMiddlewareOptions = { memory: { runBoundary: "none" } };
       const [one, a] = await Promise.all([
         agentProcess("memory", "t", [first, second], oneRun),
         agentProcess(url, "t", [first], oneRun),

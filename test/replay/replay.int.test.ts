@@ -68,7 +68,7 @@ describe("replay equals the live GuardedToolNode", () => {
     // The recorded conversation, as a checkpointer stores it, replayed with the same options and tool list.
     const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(out.messages)));
     const run = runFromMessages(stored, "live");
-    const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: true, escalation });
+    const replay = replayGuards(run, { agentTools: tools.tools.map((t) => t.name), hook: true, escalation });
     expect(
       replayedDecisions(
         replay.decisions,
@@ -100,7 +100,7 @@ describe("replay equals the live GuardedToolNode", () => {
     const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(saved)));
     // The unanswered call is replayed too (with no recorded result): that is where the replay stops.
     const run = runFromMessages(stored, "live");
-    const replay = replayGuards(run, { toolNames: tools.tools.map((t) => t.name), hook: false, escalation });
+    const replay = replayGuards(run, { agentTools: tools.tools.map((t) => t.name), hook: false, escalation });
     const decided = replayedDecisions(
       replay.decisions,
       live.map((d) => d.id),

@@ -99,7 +99,7 @@ describe("run boundary: a new person's message starts a new run", () => {
     });
 
     it(`[${name}] runBoundary: "none" keeps the old behaviour: the thread is one run`, async () => {
-      const { perTurn } = await chat(make({ runBoundary: "none" }), 3);
+      const { perTurn } = await chat(make({ memory: { runBoundary: "none" } }), 3);
       expect(perTurn.map((fates) => fates.map((f) => f.fate))).toEqual([["ran"], ["consecutive"], ["consecutive"]]);
     });
 
@@ -108,8 +108,8 @@ describe("run boundary: a new person's message starts a new run", () => {
       const turns = [paris, { name: "get_weather", args: { city: "London" } }];
       const { perTurn } = await chat(
         name.startsWith("createAgent")
-          ? middlewareAgent(chatModel2(turns), [weather], { acrossRuns: "keep" })
-          : reactAgent(chatModel2(turns), [weather], { acrossRuns: "keep" }),
+          ? middlewareAgent(chatModel2(turns), [weather], { memory: { acrossRuns: "keep" } })
+          : reactAgent(chatModel2(turns), [weather], { memory: { acrossRuns: "keep" } }),
         2,
       );
       expect(perTurn.map((fates) => fates.map((f) => f.fate))).toEqual([
@@ -252,7 +252,7 @@ describe("run boundary: a new person's message starts a new run", () => {
     const run: ReplayRun = { id: "chat", steps };
     const fresh = replayGuards(run);
     expect(fresh.decisions.map((d) => d.action)).toEqual(Array(11).fill("allow"));
-    const oneRun = replayGuards(run, { runBoundary: "none" });
+    const oneRun = replayGuards(run, { memory: { runBoundary: "none" } });
     expect(oneRun.decisions.map((d) => d.action).slice(0, 3)).toEqual(["allow", "block", "block"]);
   });
 });

@@ -158,7 +158,7 @@ export function recordedRun(tools: FakeTool[], script: ScriptedToolCall[]): Repl
 function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: ToolGuardOptions): ScenarioResult {
   const { decisions, state } = replayGuards(recordedRun(tools, script), {
     ...options,
-    toolNames: tools.map((t) => t.name),
+    agentTools: tools.map((t) => t.name),
   });
   const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
   const outcomes: Outcome[] = [];

@@ -95,7 +95,7 @@ export function decideToolCall(
   const block: GuardEvent = {
     type: "block",
     block: { tool: call.name, rule, count, toolCallId: call.id, enforced },
-    observedLimit: options.observedLimit,
+    observedLimit: options.memory.observedLimit,
   };
   if (!enforced) return { ...allowed, observed: true, events: [block, ...allowed.events] };
   return blockCall(state, call, { ...found, rule }, block, options, ctx);
@@ -137,7 +137,7 @@ function blockCall(
   const { rule, count, previous } = found;
   const message = blockMessage(
     { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok },
-    options.messages,
+    options.feedback.messages,
   );
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
   const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
@@ -224,8 +224,5 @@ function feedback(
   },
   ctx: DecideContext = {},
 ): string {
-  return escalationFeedback(
-    { tool: call.name, args: call.args, ...at, otherTools: ctx.toolNames },
-    { maxArgsChars: options.maxArgsChars, maxResultChars: options.maxResultChars },
-  );
+  return escalationFeedback({ tool: call.name, args: call.args, ...at, otherTools: ctx.toolNames }, options.feedback);
 }

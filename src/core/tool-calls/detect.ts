@@ -97,8 +97,8 @@ export interface Detection {
  *
  * @example
  * ```ts
- * identifyCall({ name: "read_file", args: { path: "x" } }, resolveToolGuardOptions({ root: "/r" })).key ===
- *   identifyCall({ name: "read_file", args: { path: "/r/x" } }, resolveToolGuardOptions({ root: "/r" })).key; // true
+ * identifyCall({ name: "read_file", args: { path: "x" } }, resolveToolGuardOptions({ rules: { root: "/r" } })).key ===
+ *   identifyCall({ name: "read_file", args: { path: "/r/x" } }, resolveToolGuardOptions({ rules: { root: "/r" } })).key; // true
  * ```
  */
 export function identifyCall(
@@ -115,7 +115,7 @@ export function identifyCall(
   return callIdentity(call.name, call.args, {
     tools: options.tools,
     readOnlyHints: ctx.readOnlyHints,
-    root: options.root,
+    root: options.rules.root,
     ignoreArgs: tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs,
   });
 }
@@ -163,9 +163,9 @@ export function detectCall(
     {
       repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
       windowSize: options.windowSize,
-      consecutive: options.consecutive && tool?.consecutive !== false,
-      countChangedResults: options.countChangedResults,
-      countAcrossMutations: options.countAcrossMutations,
+      consecutive: options.rules.consecutive && tool?.consecutive !== false,
+      countChangedResults: options.rules.countChangedResults,
+      countAcrossMutations: options.rules.countAcrossMutations,
     },
     effect,
   );
@@ -186,12 +186,15 @@ export function detectCall(
   if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
     found.rule = undefined;
   }
-  if (found.rule === undefined && !stateful && options.redundancy && tool?.redundancy !== false) {
+  if (found.rule === undefined && !stateful && options.rules.redundancy && tool?.redundancy !== false) {
     Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
   }
   // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
   // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
-  if (options.cycles && (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")) {
+  if (
+    options.rules.cycles &&
+    (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")
+  ) {
     const cycle = findCycle(state.repetition, key, letsTimePass);
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });

@@ -265,7 +265,7 @@ export function newCallDecisions(
 
 /** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
 function continuesRun(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): boolean {
-  return options.runBoundary === "none" || run === undefined || state.run === run;
+  return options.memory.runBoundary === "none" || run === undefined || state.run === run;
 }
 
 /**
@@ -283,7 +283,7 @@ export function runEvents(
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
   if (run === undefined || continuesRun(state, run, options)) return [];
-  const keep = { operations: options.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
+  const keep = { operations: options.memory.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
   return [{ type: "run", run, keep }];
 }
 
@@ -411,11 +411,11 @@ export function resultEvents(
   outcome: CallOutcome,
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
-  const limits = { operationsHistoryLimit: options.operationsHistoryLimit, fileHistoryLimit: options.fileHistoryLimit };
+  const limits = options.memory;
   const result = {
     ok: outcome.ok,
     digest: resultDigest(outcome.ok, outcome.text),
-    preview: truncate(outcome.text, options.maxResultChars),
+    preview: truncate(outcome.text, options.feedback.maxResultChars),
   };
   // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
   const { seq, key, tool, effect, callId, deduped } = call;
@@ -439,10 +439,10 @@ export function unchangedNote(
   state: ToolGuardState,
   call: { key: string; tool: string; id?: string | undefined },
   outcome: CallOutcome,
-  options: Pick<ResolvedToolGuardOptions, "dedupeResults">,
+  options: { feedback: Pick<ResolvedToolGuardOptions["feedback"], "dedupeResults"> },
   present: (callId: string, digest: string) => boolean,
 ): string | undefined {
-  if (!options.dedupeResults) return undefined;
+  if (!options.feedback.dedupeResults) return undefined;
   const earlier = answerFor(state, call.key);
   if (earlier === undefined || earlier.callId === call.id) return undefined;
   const digest = resultDigest(outcome.ok, outcome.text);
