@@ -11,6 +11,8 @@
 // The tool node and what it writes
 export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
+// The repeat-query guard's default hint (with every feedback text, in the core)
+export { defaultRepeatHint, type RepeatHintInfo } from "./core/feedback-texts.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";
 // Options
 export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
@@ -58,8 +60,6 @@ export {
   withQueryHistory,
 } from "./graph/repeat-query.js";
 export {
-  defaultRepeatHint,
-  type RepeatHintInfo,
   type RepeatQueryGuard,
   type RepeatQueryGuardOptions,
   repeatQueryGuard,

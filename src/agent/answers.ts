@@ -3,6 +3,7 @@ import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
+import { toolErrorText, toolThrewText } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
@@ -271,10 +272,8 @@ export function describeThrown(value: unknown, max = 500): string {
 export function toolErrorContent(toolName: string, error: unknown): string {
   const message = stringProperty(error, "message");
   const text =
-    message !== undefined && message.trim() !== ""
-      ? message
-      : `the tool ${JSON.stringify(String(toolName))} threw ${describeThrown(error)}`;
-  return `Error: ${text}\n Please fix your mistakes.`;
+    message !== undefined && message.trim() !== "" ? message : toolThrewText(toolName, describeThrown(error));
+  return toolErrorText(text);
 }
 
 /** The error ToolMessage that answers a call whose tool threw `error` (same `tool_call_id` and `name`). */

@@ -5,6 +5,7 @@
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { notRunStopped } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
@@ -119,7 +120,7 @@ function readTurn(
  */
 function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
   const skipped = unansweredCalls(message as AIMessage, messages).map((c) =>
-    guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
+    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
   );
   return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }

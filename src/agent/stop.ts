@@ -7,13 +7,20 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { isGraphInterrupt } from "@langchain/langgraph";
 import {
+  endExplanation,
+  HOW_TO_ANSWER,
+  NO_ANSWER,
+  notRunAnswer,
+  personAnsweredText,
+  userQuestion,
+} from "../core/feedback-texts.js";
+import {
   escalationStreamEvent,
   type GuardStreamEvent,
   guardStreamEvent,
   turnStreamEvents,
 } from "../core/stream-events.js";
 import type { ToolCallDecision } from "../core/tool-calls/decide.js";
-import { endExplanation, notRunAnswer, userQuestion } from "../core/tool-calls/escalation.js";
 import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
 import type { TurnStop } from "../core/tool-calls/turn.js";
 import { answerAll } from "./answers.js";
@@ -119,8 +126,7 @@ export function stopResponse(
     attempts: stop.strikes,
     previousResult,
     calls: response.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
-    howToAnswer:
-      'Resume with new Command({ resume: "guidance for the agent" }), or { answer, action: "continue" | "reset" | "end" }.',
+    howToAnswer: HOW_TO_ANSWER,
   };
   const log = [
     ...turnStreamEvents(response.decisions),
@@ -130,16 +136,11 @@ export function stopResponse(
   const reply = ask(payload, emit, log);
   if (reply === undefined) return endRun(response, stop, guard, events, emit);
   if (reply.action === "end") return endRun(response, stop, guard, events, emit, reply.answer, true);
-  const said = reply.answer.trim() === "" ? "(no answer)" : reply.answer;
-  const answered = answerAll(
-    response.calls,
-    response.decisions,
-    (d) =>
-      d.allowed
-        ? `Not run: automatic execution was stopped to ask the user. The user answered:\n${said}`
-        : `${question}\n\nThe user answered:\n${said}`,
-    { escalation: 3, answer: said },
-  );
+  const said = reply.answer.trim() === "" ? NO_ANSWER : reply.answer;
+  const answered = answerAll(response.calls, response.decisions, (d) => personAnsweredText(question, said, d.allowed), {
+    escalation: 3,
+    answer: said,
+  });
   const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
   return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
 }

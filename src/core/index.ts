@@ -6,6 +6,19 @@
  * @module langgraph-guards/core
  */
 export {
+  DEFAULT_MESSAGES,
+  duplicateFeedback,
+  type EndExplanationInput,
+  type EscalationFeedbackInput,
+  endExplanation,
+  escalationFeedback,
+  type FeedbackLimits,
+  missingHookMessage,
+  notRunAnswer,
+  reminderFeedback,
+  userQuestion,
+} from "./feedback-texts.js";
+export {
   type CallEffect,
   type ClassifyOptions,
   classifyCall,
@@ -83,17 +96,13 @@ export {
   type CallLike,
   DEFAULT_ACKNOWLEDGMENT_PATTERNS,
   DEFAULT_RETRY_PATTERNS,
-  type EndExplanationInput,
   type EscalationEvent,
   type EscalationOptions,
   type EscalationState,
   emptyEscalationState,
-  endExplanation,
   escalationOptionsSchema,
   levelFor,
   matchesBlocked,
-  missingHookMessage,
-  notRunAnswer,
   type ResolvedEscalationOptions,
   type ResponseInput,
   reduceEscalation,
@@ -102,21 +111,12 @@ export {
   sameInSubstance,
   substanceKey,
   textAcknowledges,
-  userQuestion,
 } from "./tool-calls/escalation.js";
-export {
-  duplicateFeedback,
-  type EscalationFeedbackInput,
-  escalationFeedback,
-  reminderFeedback,
-} from "./tool-calls/escalation-feedback.js";
 export {
   BLOCK_RULES,
   type BlockContext,
   type BlockRule,
   blockMessage,
-  DEFAULT_MESSAGES,
-  type FeedbackLimits,
   type MessageTemplate,
 } from "./tool-calls/messages.js";
 export type {

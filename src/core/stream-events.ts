@@ -5,6 +5,7 @@
  * channel; this module only builds them (pure).
  */
 
+import { EVENT_TEXTS } from "./feedback-texts.js";
 import { canonicalJson } from "./identity/signature.js";
 import type { StopReason } from "./loop/loop.js";
 import { capText } from "./text.js";
@@ -221,7 +222,7 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
   const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
   if (!d.allowed) {
     const escalation = d.escalation ? { level: d.escalation, strikes: d.strikes } : {};
-    const message = d.reminder ? "held back with a reminder (no strike)" : d.message;
+    const message = d.reminder ? EVENT_TEXTS.reminder : d.message;
     return guardStreamEvent({ kind: "blocked", guard: "tool-calls", ...call, rule: d.rule, ...escalation, message });
   }
   if (d.observed) return guardStreamEvent({ kind: "observed", guard: "tool-calls", ...call, rule: d.rule });
@@ -267,7 +268,7 @@ export function escalationStreamEvent(stop: TurnStop, action: "ask" | "end"): Gu
     rule,
     level: stop.level,
     strikes: stop.strikes,
-    message: action === "end" ? "the run ends" : "a person is asked",
+    message: action === "end" ? EVENT_TEXTS.ends : EVENT_TEXTS.asks,
   });
 }
 

@@ -8,6 +8,7 @@ import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
 import type { z } from "zod";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
+import { cacheEventText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
@@ -141,9 +142,7 @@ function cacheEvents(name: string, call: CallContext, answer: Answer): GuardStre
     tool: name,
     callId: call.toolCallId,
     bytesSaved: saved,
-    message: answer.artifact.content_ref
-      ? `${answer.artifact.path}: unchanged, answered with a reference to ${answer.artifact.content_ref}`
-      : `${answer.artifact.path}: served from the cache`,
+    message: cacheEventText(answer.artifact.path, answer.artifact.content_ref),
   });
   return [event];
 }

@@ -6,6 +6,7 @@
 import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { unchangedReadText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
@@ -184,8 +185,8 @@ function referenceAnswer(
 ): Answer | undefined {
   const { ref, refDigest } = cached;
   if (ref === undefined || refDigest === undefined) return undefined;
-  const range = view.whole ? "" : ` Lines ${view.from}-${view.to} are among them.`;
-  const reference = `${target.relative} is unchanged since your earlier read: its full content is in the result of tool call ${ref} above.${range}`;
+  const range = view.whole ? undefined : { from: view.from, to: view.to };
+  const reference = unchangedReadText(target.relative, ref, range);
   if (reference.length >= view.text.length) return undefined;
   const candidates = call.messages.filter((m) => ToolMessage.isInstance(m) && m.tool_call_id === ref);
   if (candidates.length === 0) return undefined;

@@ -1,4 +1,4 @@
-import { missingHookMessage } from "../core/tool-calls/escalation.js";
+import { missingHookMessage } from "../core/feedback-texts.js";
 
 /**
  * Thrown when a {@link GuardedToolNode} runs in a graph whose state has no guard channels.

@@ -1,41 +1,13 @@
 /** The repeat-query guard as a graph step: a node that writes a hint, and labelled `on_ok` / `on_repeat` edges. */
+import { defaultRepeatHint, type RepeatHintInfo } from "../core/feedback-texts.js";
 import { GuardOptionsError } from "../core/options.js";
-import { decideRepeatQuery, normalizeQuery } from "../core/query/query.js";
+import { decideRepeatQuery } from "../core/query/query.js";
 import {
   type RepeatQueryRouter,
   type RepeatQueryRouterOptions,
   type RepeatQueryState,
   repeatQueryRouter,
 } from "./repeat-query.js";
-
-/**
- * What a hint builder knows.
- *
- * @example
- * ```ts
- * const hint = ({ query, asked }: RepeatHintInfo) => `Already searched "${query}" (${asked.length} queries so far).`;
- * ```
- */
-export interface RepeatHintInfo {
-  /** The query as read (after the parser). */
-  query: string;
-  /** The normalized queries already run. */
-  asked: readonly string[];
-}
-
-/**
- * The default hint written to `repeatQueryHint` after a repeat.
- *
- * @example
- * ```ts
- * defaultRepeatHint({ query: "Foo", asked: ["foo"] });
- * ```
- */
-export function defaultRepeatHint({ query, asked }: RepeatHintInfo): string {
-  const list = asked.length ? asked.map((q) => `"${q}"`).join(", ") : "none";
-  const what = normalizeQuery(query) === "" ? "The retrieval query was empty." : `"${query}" was already searched.`;
-  return `${what} Queries already run: ${list}. Ask a different query, or answer with the evidence you have.`;
-}
 
 /**
  * Options of {@link repeatQueryGuard}.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
+import { missingHookMessage, notRunAnswer } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
@@ -16,7 +17,6 @@ import {
   type ToolGuardOptions,
 } from "../core/options.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
-import { missingHookMessage, notRunAnswer } from "../core/tool-calls/escalation.js";
 import { BLOCK_RULES, type BlockRule } from "../core/tool-calls/messages.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/tool-calls/turn.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { STOP_REASON_TEXTS } from "../feedback-texts.js";
 import { guardLoggerSchema, parseOptions } from "../options.js";
 import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
 
@@ -321,8 +322,6 @@ export function addUsage(state: LoopState, usage: TokenUsage | undefined, price:
   };
 }
 
-const round = (n: number, digits = 2) => Number(n.toFixed(digits));
-
 /**
  * The first limit the state has reached, or null. Iterations: at most `maxIterations` per session; runtime:
  * `maxRuntimeMs` since the session started; tokens and cost: the session's totals; failures: in a row.
@@ -338,16 +337,15 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
       kind: "iterations",
       value: state.iterations,
       limit: options.maxIterations,
-      message: `Stopped: the iteration limit was reached (${state.iterations} of ${options.maxIterations}).`,
+      message: STOP_REASON_TEXTS.iterations(state.iterations, options.maxIterations),
     };
   }
   if (state.startedAt !== null && now - state.startedAt >= options.maxRuntimeMs) {
-    const minutes = (now - state.startedAt) / 60000;
     return {
       kind: "runtime",
       value: now - state.startedAt,
       limit: options.maxRuntimeMs,
-      message: `Stopped: the runtime limit was reached (${round(minutes, 1)} min of ${round(options.maxRuntimeMs / 60000, 1)} min).`,
+      message: STOP_REASON_TEXTS.runtime(now - state.startedAt, options.maxRuntimeMs),
     };
   }
   if (options.maxTokens !== undefined && state.tokens.total >= options.maxTokens) {
@@ -355,7 +353,7 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
       kind: "tokens",
       value: state.tokens.total,
       limit: options.maxTokens,
-      message: `Stopped: the token limit was reached (${state.tokens.total} of ${options.maxTokens} tokens).`,
+      message: STOP_REASON_TEXTS.tokens(state.tokens.total, options.maxTokens),
     };
   }
   if (options.maxCost !== undefined && state.cost >= options.maxCost) {
@@ -363,7 +361,7 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
       kind: "cost",
       value: state.cost,
       limit: options.maxCost,
-      message: `Stopped: the cost limit was reached ($${round(state.cost, 4)} of $${options.maxCost}).`,
+      message: STOP_REASON_TEXTS.cost(state.cost, options.maxCost),
     };
   }
   if (state.consecutiveFailures >= options.maxConsecutiveFailures) {
@@ -371,7 +369,7 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
       kind: "failures",
       value: state.consecutiveFailures,
       limit: options.maxConsecutiveFailures,
-      message: `Stopped: ${state.consecutiveFailures} failed iterations in a row (limit ${options.maxConsecutiveFailures}).`,
+      message: STOP_REASON_TEXTS.failures(state.consecutiveFailures, options.maxConsecutiveFailures),
     };
   }
   return null;
@@ -390,7 +388,7 @@ export function loopStopReason(similarity: number, threshold: number): StopReaso
     kind: "loop",
     value: similarity,
     limit: threshold,
-    message: `Stopped: loop detected, the output is ${(similarity * 100).toFixed(1)}% similar to a previous output (threshold ${round(threshold * 100, 1)}%).`,
+    message: STOP_REASON_TEXTS.loop(similarity, threshold),
   };
 }
 

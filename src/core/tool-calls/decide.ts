@@ -2,6 +2,7 @@
  * What to do with one tool call: let it run, or (for a call detection flags) record a would-be block in observe
  * mode, or block it with feedback — a reminder for a near-repeat, else a strike and the escalation level's text.
  */
+import { escalationFeedback, NEXT_STRIKE_STOPS, reminderFeedback } from "../feedback-texts.js";
 import type { CallEffect } from "../identity/classify.js";
 import { ownEntry } from "../identity/classify.js";
 import { canonicalJson } from "../identity/signature.js";
@@ -15,7 +16,6 @@ import {
   matchesBlocked,
   substanceKey,
 } from "./escalation.js";
-import { escalationFeedback, reminderFeedback } from "./escalation-feedback.js";
 import { type BlockRule, blockMessage } from "./messages.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
@@ -170,10 +170,7 @@ function blockCall(
   const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
   const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
-  const next =
-    nextLevel > escalation && nextLevel >= 3
-      ? "Repeating it again stops automatic execution: the user is asked to step in, or the run ends."
-      : undefined;
+  const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
   const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next }, ctx);
   const struckCall = blockedCall({ tool: call.name, args: call.args }, escalation, at, keys);
   const strike: GuardEvent = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { duplicateFeedback } from "../feedback-texts.js";
 import { parseOptions } from "../options.js";
 import {
   type BlockedCall,
@@ -12,7 +13,6 @@ import {
   responseAcknowledges,
   sameInSubstance,
 } from "./escalation.js";
-import { duplicateFeedback } from "./escalation-feedback.js";
 
 export type { BlockedCall, CallLike };
 export { duplicateFeedback };

@@ -3,6 +3,7 @@
  * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
+import { unchangedResultNote } from "../feedback-texts.js";
 import type { CallEffect } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 import { truncate } from "../text.js";
@@ -447,7 +448,6 @@ export function unchangedNote(
   if (earlier === undefined || earlier.callId === call.id) return undefined;
   const digest = resultDigest(outcome.ok, outcome.text);
   if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;
-  const what = outcome.ok ? "result" : "error";
-  const note = `Unchanged: exactly the same ${what} as the earlier identical call ${earlier.callId} of '${call.tool}' (its message above). Nothing new since then.`;
+  const note = unchangedResultNote(outcome.ok ? "result" : "error", earlier.callId, call.tool);
   return note.length < outcome.text.length ? note : undefined;
 }
