@@ -117,7 +117,7 @@ function formatRatio(ratio: number): string {
 type NodeVariant = "guarded" | "plain" | "plainDefault";
 /**
  * The middleware's variants in createAgent: `guardMiddleware({ agentTools })`, `guardMiddleware()` (learns the tools
- * in a `wrapModelCall`), `toolCallLimitMiddleware` (never reached), none.
+ * from the first model request), `toolCallLimitMiddleware` (never reached), none.
  */
 type MiddlewareVariant = "guardMiddleware" | "guardLearning" | "toolCallLimit" | "noMiddleware";
 type Saver = "none" | "memory";
@@ -667,14 +667,14 @@ function middlewareRows(figures: MiddlewareFigures): Row[] {
   const l = MIDDLEWARE_LABELS;
   return [
     ...comparisonRows(c, l),
-    timeRow(`${l.runs}: guardMiddleware() (learns the tools in wrapModelCall)`, learning.subject),
+    timeRow(`${l.runs}: guardMiddleware() (learns the tools from the first request)`, learning.subject),
     [
-      `${l.ratios}: guardMiddleware() / toolCallLimitMiddleware (createAgent parses its state per model call)`,
+      `${l.ratios}: guardMiddleware() / toolCallLimitMiddleware`,
       formatRatio(learning.subject.median / learning.anchor.median),
       formatRatio(learning.interval[0]),
       formatRatio(learning.interval[1]),
-      "",
-      "info",
+      goalText(l.goal),
+      quick ? "not judged (quick)" : verdictText(intervalVerdict(learning, l.goal)),
     ] satisfies Row,
     timeRow(`${l.runs}: no middleware`, none),
     [
@@ -765,12 +765,12 @@ async function main(): Promise<void> {
     ),
     {
       bench: "overhead",
-      figure: "guardMiddleware() (learns the tools in a wrapModelCall) / toolCallLimitMiddleware, the same runs",
+      figure: "guardMiddleware() (learns the tools from the first request) / toolCallLimitMiddleware, the same runs",
       ours: fmtMs(middleware.learning.subject.median),
       anchor: `${fmtMs(middleware.learning.anchor.median)} toolCallLimitMiddleware`,
       ratio: `${formatRatio(middleware.learning.ratio)} (95%: ${middleware.learning.interval.map((r) => r.toFixed(3)).join("-")})`,
-      goal: "",
-      met: null,
+      goal: goalText(MIDDLEWARE_GOAL),
+      met: intervalVerdict(middleware.learning, MIDDLEWARE_GOAL),
     },
     {
       bench: "overhead",

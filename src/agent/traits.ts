@@ -83,6 +83,12 @@ export class ToolTraits {
     this.#names = names.size > 0 ? [...names] : undefined;
   }
 
+  /** Whether a tool of this name (the tool, or its name) has been learned. */
+  knows(tool: unknown): boolean {
+    const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
+    return typeof name === "string" && this.#names?.includes(name) === true;
+  }
+
   /** The decision context of a run: the traits, and whether `configurable.guards` switches the guards off. */
   context(configurable: Record<string, unknown> | undefined): TurnContext {
     return { disabled: configurable?.guards === false, readOnlyHints: this.readOnlyHints, toolNames: this.#names };

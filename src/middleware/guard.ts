@@ -36,10 +36,13 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    * The agent's tools: the list given to `createAgent` (with those of other middleware, such as
    * `fileToolsMiddleware`), or their names. The guards read from them the names offered in the level-2 options ("use
    * another tool: …"), each tool's `readOnlyHint` and whether it serves repeats from a cache (the file tools); a name
-   * alone gives only the name. Given, they are read once and the middleware has no `wrapModelCall`: createAgent
-   * parses a middleware's whole state again before every model call of a middleware that has one (0.3-0.5 ms a
-   * turn, about a quarter of a turn of a small agent). Default: learned from every model request, in
-   * `wrapModelCall`.
+   * alone gives only the name. Given, they are read once and the middleware has no `wrapModelCall`. Default:
+   * learned from the first model request (createAgent shows a middleware the tools only there), each called tool
+   * when it is called, and the next request again after a tool not seen was called. The middleware's
+   * `wrapModelCall` is there only until it has read a request: createAgent parses a middleware's whole state again
+   * before every model call of a middleware that has one (0.3-0.5 ms a turn, about a quarter of a turn of a small
+   * agent). A middleware shared by agents with other tools learns each agent's tools as they are called; give
+   * `agentTools` to have them all from the start.
    */
   agentTools?: readonly AgentTool[];
 }
@@ -160,18 +163,42 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable),
     host: runtime as TurnEnv["host"],
   });
-  return defineMiddleware({
+  const middleware = defineMiddleware({
     name: "GuardMiddleware",
     stateSchema,
     afterModel: { canJumpTo: ["end", "model"], hook: (state, runtime) => afterModel(state, env(runtime), ask) },
-    // createAgent shows a middleware the agent's tools only in the model request, before the first afterModel.
-    wrapModelCall:
-      agentTools === undefined
-        ? (request, handler) => {
-            traits.learn(request.tools);
-            return handler(request);
-          }
-        : undefined,
-    wrapToolCall: (request, handler) => wrapToolCall(request, () => handler(request), env(request.runtime)),
+    wrapToolCall: (request, handler) => {
+      if (agentTools === undefined) learnCalledTool(request.tool);
+      return wrapToolCall(request, () => handler(request), env(request.runtime));
+    },
   });
+  const learnCalledTool = agentTools === undefined ? learnFromRequests(middleware, traits) : () => {};
+  return middleware;
+}
+
+/**
+ * Without `agentTools` the middleware learns the agent's tools from a model request: createAgent shows a middleware
+ * the tools only there, before the first `afterModel`. But createAgent parses a middleware's whole state again
+ * before every model call of a middleware that has a `wrapModelCall` (0.3-0.5 ms a turn), so the hook is offered
+ * only until a request has been read, and again once a tool call names a tool not seen (the agent's tools changed;
+ * the called tool itself is learned at once). createAgent looks the hook up at each model call; were it to keep the
+ * first one it saw, the hook would simply keep learning, as before. Returns what `wrapToolCall` calls with its tool.
+ */
+function learnFromRequests(middleware: object, traits: ToolTraits): (tool: unknown) => void {
+  let armed = true;
+  const learn = (request: { tools: readonly unknown[] }, handler: (request: never) => unknown) => {
+    traits.learn(request.tools);
+    armed = false;
+    return handler(request as never);
+  };
+  Object.defineProperty(middleware, "wrapModelCall", {
+    get: () => (armed ? learn : undefined),
+    enumerable: true,
+    configurable: true,
+  });
+  return (tool) => {
+    if (tool === undefined || traits.knows(tool)) return;
+    traits.learn([tool]);
+    armed = true;
+  };
 }

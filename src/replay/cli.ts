@@ -9,16 +9,9 @@ import { parseArgs } from "node:util";
 import { constants, gunzipSync } from "node:zlib";
 import { GuardOptionsError } from "../core/options.js";
 import { callsWithoutResult, type ReplayFormat, ReplayInputError, readRuns } from "./formats.js";
-import {
-  addTotals,
-  emptyTotals,
-  type ReplayOptions,
-  type ReplayRun,
-  type ReplayTotals,
-  rates,
-  replayGuards,
-} from "./replay.js";
+import { type ReplayOptions, type ReplayRun, replayGuards } from "./replay.js";
 import { SUMMARY_LEGEND, summaryTable } from "./report.js";
+import { addTotals, emptyTotals, type ReplayTotals, rates } from "./totals.js";
 
 const USAGE = `Usage: langgraph-guards replay FILE... [options]
 

@@ -6,8 +6,6 @@
  */
 export { type ReadRunsResult, type ReplayFormat, ReplayInputError, readRuns, runFromMessages } from "./formats.js";
 export {
-  addTotals,
-  emptyTotals,
   type ReplayDecision,
   type ReplayLoopResult,
   type ReplayOptions,
@@ -15,9 +13,8 @@ export {
   type ReplayRun,
   type ReplayStep,
   type ReplayToolCall,
-  type ReplayTotals,
-  rates,
   replayGuards,
   replayLoopDetector,
 } from "./replay.js";
 export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./report.js";
+export { addTotals, emptyTotals, type ReplayTotals, rates } from "./totals.js";

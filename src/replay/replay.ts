@@ -17,9 +17,10 @@ import {
   type ToolGuardOptions,
 } from "../core/options.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
-import { BLOCK_RULES, type BlockRule } from "../core/tool-calls/messages.js";
+import type { BlockRule } from "../core/tool-calls/messages.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/tool-calls/turn.js";
+import { type ReplayTotals, totalsOf } from "./totals.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
@@ -141,45 +142,6 @@ export interface ReplayDecision {
 }
 
 /**
- * Totals of a replay (one run, or several added up with {@link addTotals}).
- *
- * @example
- * ```ts
- * const { wasteCaught, harmfulBlockRate } = rates(totals);
- * ```
- */
-export interface ReplayTotals {
-  /** Runs replayed. */
-  runs: number;
-  /** Agent tool calls with a recorded result (calls without one are left out). */
-  calls: number;
-  /** Calls that would have run. */
-  allowed: number;
-  /** Blocked calls, by guard. */
-  blocked: Record<BlockRule, number>;
-  /** Blocked calls, by escalation level (index 0 = escalation off). */
-  escalation: [number, number, number, number, number];
-  /** Calls answered from a previous result instead of running. */
-  cached: number;
-  /** Calls not made because the run stopped before them. */
-  stopped: number;
-  /** Runs the guards stopped early. */
-  runsStopped: number;
-  /** Ground truth: calls that produced nothing new. */
-  waste: number;
-  /** Waste calls that did not run (blocked, cached or stopped). */
-  wasteCaught: number;
-  /** Progress calls that did not run. */
-  progressBlocked: number;
-  /** Characters of recorded results that were not sent to the model again (calls that did not run). */
-  charsSaved: number;
-  /** Calls that ran and whose unchanged result was answered with a short note (result dedupe). */
-  deduped: number;
-  /** Characters result dedupe kept out of the context (each result's length minus its note's). */
-  charsDeduped: number;
-}
-
-/**
  * Options of {@link replayGuards}: the guard options plus the replay's own.
  *
  * @example
@@ -232,87 +194,6 @@ export interface ReplayResult {
   state: ToolGuardState;
   /** What the text loop detector would have done (only with the `loop` option). */
   loop?: ReplayLoopResult | undefined;
-}
-
-/**
- * Empty totals.
- *
- * @example
- * ```ts
- * const all = runs.reduce((t, r) => addTotals(t, replayGuards(r).totals), emptyTotals());
- * ```
- */
-export function emptyTotals(): ReplayTotals {
-  return {
-    runs: 0,
-    calls: 0,
-    allowed: 0,
-    blocked: Object.fromEntries(BLOCK_RULES.map((l) => [l, 0])) as Record<BlockRule, number>,
-    escalation: [0, 0, 0, 0, 0],
-    cached: 0,
-    stopped: 0,
-    runsStopped: 0,
-    waste: 0,
-    wasteCaught: 0,
-    progressBlocked: 0,
-    charsSaved: 0,
-    deduped: 0,
-    charsDeduped: 0,
-  };
-}
-
-/**
- * Adds two totals.
- *
- * @example
- * ```ts
- * addTotals(emptyTotals(), replayGuards(run).totals).runs; // 1
- * ```
- */
-export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
-  const blocked = { ...a.blocked };
-  for (const rule of BLOCK_RULES) blocked[rule] += b.blocked[rule];
-  return {
-    runs: a.runs + b.runs,
-    calls: a.calls + b.calls,
-    allowed: a.allowed + b.allowed,
-    blocked,
-    escalation: a.escalation.map((n, i) => n + (b.escalation[i] ?? 0)) as ReplayTotals["escalation"],
-    cached: a.cached + b.cached,
-    stopped: a.stopped + b.stopped,
-    runsStopped: a.runsStopped + b.runsStopped,
-    waste: a.waste + b.waste,
-    wasteCaught: a.wasteCaught + b.wasteCaught,
-    progressBlocked: a.progressBlocked + b.progressBlocked,
-    charsSaved: a.charsSaved + b.charsSaved,
-    deduped: a.deduped + b.deduped,
-    charsDeduped: a.charsDeduped + b.charsDeduped,
-  };
-}
-
-/**
- * The two figures of the shared data set's ground truth: waste caught (waste calls that did not run / all waste
- * calls) and harmful block rate (progress calls that did not run / all calls that did not run).
- *
- * @example
- * ```ts
- * rates(totals); // { wasteCaught: 0.91, harmfulBlockRate: 0.008, notRun: 1530 }
- * ```
- */
-export function rates(t: ReplayTotals): {
-  /** Waste calls that did not run / all waste calls (0 without waste). */
-  wasteCaught: number;
-  /** Progress calls that did not run / all calls that did not run (0 when every call ran). */
-  harmfulBlockRate: number;
-  /** Calls that did not run (blocked, cached or stopped). */
-  notRun: number;
-} {
-  const notRun = t.calls - t.allowed;
-  return {
-    wasteCaught: t.waste === 0 ? 0 : t.wasteCaught / t.waste,
-    harmfulBlockRate: notRun === 0 ? 0 : t.progressBlocked / notRun,
-    notRun,
-  };
 }
 
 interface AgentCall {
@@ -612,35 +493,6 @@ function applyExternal(
 ): ToolGuardState {
   const { effect } = identifyCall({ name: call.name, args: call.args }, options, ctx);
   return reduceToolGuard(state, [{ type: "external", effect }]);
-}
-
-function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayTotals {
-  const t = emptyTotals();
-  t.runs = 1;
-  t.runsStopped = stopped ? 1 : 0;
-  for (const d of decisions) {
-    if (!d.recorded) continue; // the run ended before this call's result: nothing to judge
-    t.calls += 1;
-    if (d.waste) t.waste += 1;
-    if (d.action === "allow") {
-      t.allowed += 1;
-      if (d.deduped === true) {
-        t.deduped += 1;
-        t.charsDeduped += d.resultChars - d.content.length;
-      }
-      continue;
-    }
-    if (d.waste) t.wasteCaught += 1;
-    else t.progressBlocked += 1;
-    t.charsSaved += d.resultChars;
-    if (d.action === "block") {
-      if (d.rule !== undefined) t.blocked[d.rule] += 1;
-      const at = Math.min(4, d.escalation ?? 0) as 0 | 1 | 2 | 3 | 4;
-      t.escalation[at] += 1;
-    } else if (d.action === "cache") t.cached += 1;
-    else t.stopped += 1;
-  }
-  return t;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { BLOCK_RULES } from "../core/tool-calls/messages.js";
-import { type ReplayTotals, rates } from "./replay.js";
+import { type ReplayTotals, rates } from "./totals.js";
 
 /**
  * One row of a replay summary: a label (a source, a policy, "all") and its totals.

@@ -126,4 +126,34 @@ describe("guardMiddleware: the agent's tools", () => {
   it("a name alone gives the name, not the tool's traits", async () => {
     expect(await blocked(guardMiddleware({ agentTools: ["lookup", "status_page"] }))).toEqual([]);
   });
+
+  it("learns the tools from the first model request, then costs no wrapModelCall until a tool not seen is called", async () => {
+    const lookupTool = (name: string) =>
+      tool(async ({ id }) => `record ${id}`, {
+        name,
+        description: "Look a record up",
+        schema: z.object({ id: z.string() }),
+        metadata: { readOnlyHint: true },
+      });
+    // The same lookup in two model turns: redundant only if the tool is known to read only (its readOnlyHint).
+    const twice = (name: string) => {
+      let n = 0;
+      return new ScriptedChatModel(() => (n++ < 2 ? { toolCalls: [{ name, args: { id: "7" } }] } : "Done."));
+    };
+    const middleware = guardMiddleware();
+    const hooked = () => (middleware as { wrapModelCall?: unknown }).wrapModelCall !== undefined;
+    expect(hooked()).toBe(true);
+    const blockedIn = (messages: BaseMessage[]) =>
+      messages.filter((m) => ToolMessage.isInstance(m) && (m.artifact as { guard?: unknown } | undefined)?.guard)
+        .length;
+
+    const first = createAgent({ model: twice("lookup"), tools: [lookupTool("lookup")], middleware: [middleware] });
+    expect(blockedIn((await first.invoke(input, { recursionLimit: 50 })).messages as BaseMessage[])).toBe(1);
+    expect(hooked()).toBe(false);
+
+    // Another agent on the same middleware, built after it stopped asking: its tool is learned when it is called.
+    const second = createAgent({ model: twice("lookup_2"), tools: [lookupTool("lookup_2")], middleware: [middleware] });
+    expect(blockedIn((await second.invoke(input, { recursionLimit: 50 })).messages as BaseMessage[])).toBe(1);
+    expect(hooked()).toBe(true);
+  });
 });
