@@ -1,13 +1,24 @@
 /** Escalation levels 3 and 4 in a graph: the createReactAgent post-model hook and the custom-graph node. */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
 import { lastAIMessageIndex } from "../agent/messages.js";
 import type { Outcome } from "../agent/stop.js";
 import { openAfterModel } from "../agent/turn.js";
+import { parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
 import { GuardStateMissingError } from "./errors.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
+
+const node = z.string().min(1, { error: "must be a non-empty node name" });
+const hookOptionsSchema = z.strictObject({ interrupt: z.boolean().optional() });
+const nodeOptionsSchema = hookOptionsSchema.extend({
+  model: node.optional(),
+  next: node.optional(),
+  done: node.optional(),
+  exit: node.optional(),
+});
 
 /**
  * Options of {@link escalationHook}.
@@ -105,6 +116,7 @@ function updateOf({ events, messages, log }: Outcome) {
  * ```
  */
 export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: EscalationHookOptions = {}) {
+  parseOptions(hookOptionsSchema, options, "escalationHook");
   return async (
     state: EscalationGraphState,
     config: LangGraphRunnableConfig,
@@ -138,6 +150,7 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
  * ```
  */
 export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: EscalationNodeOptions = {}) {
+  parseOptions(nodeOptionsSchema, options, "escalationNode");
   const { model = "agent", next = "tools", done = END, exit = END } = options;
   return async (state: EscalationGraphState, config: LangGraphRunnableConfig): Promise<Command> => {
     const outcome = decide(toolNode, state, config, options);

@@ -98,6 +98,9 @@ export function repeatQueryGuard<
   if (id !== undefined && (typeof id !== "string" || id === "")) {
     throw new GuardOptionsError("Invalid repeat-query guard options:\n- id: must be a non-empty node name");
   }
+  if (typeof hint !== "boolean" && typeof hint !== "function") {
+    throw new GuardOptionsError("Invalid repeat-query guard options:\n- hint: must be true, false or a function");
+  }
   const router = repeatQueryRouter<S>(routerOptions);
   const buildHint = hint === true ? defaultRepeatHint : hint === false ? undefined : hint;
   const decide = (state: S) => {

@@ -16,7 +16,15 @@ import {
   toolCallSignature,
 } from "../../src/core/index.js";
 import { outcomeEvents } from "../../src/core/tool-calls/turn.js";
-import { GuardedToolNode, GuardMessagesState, GuardOptionsError, GuardStateMissingError } from "../../src/index.js";
+import {
+  escalationHook,
+  escalationNode,
+  GuardedToolNode,
+  GuardMessagesState,
+  GuardOptionsError,
+  GuardStateMissingError,
+  repeatQueryGuard,
+} from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { call, fatesOf, runTurns } from "../support/helpers.js";
 
@@ -432,6 +440,15 @@ describe("integration details", () => {
     expect(node.guardOptions.rules).toMatchObject({ cycles: false, root: "/repo", consecutive: true });
     expect(node.guardOptions.feedback).toMatchObject({ maxArgsChars: 80, maxResultChars: 1000, events: true });
     expect(node.guardOptions.memory).toMatchObject({ acrossRuns: "keep", runBoundary: "human-message" });
+  });
+
+  it("the escalation hook and node and the repeat-query guard validate their options too", () => {
+    const node = new GuardedToolNode([]);
+    expect(() => escalationHook(node, { interrupt: "no" } as never)).toThrow(/escalationHook options:\n- interrupt/);
+    expect(() => escalationHook(node, { exit: "end" } as never)).toThrow(/unrecognized option: exit/);
+    expect(() => escalationNode(node, { next: "" })).toThrow(/next: must be a non-empty node name/);
+    expect(() => escalationNode(node, { model: "agent", next: "tools", done: END, exit: END })).not.toThrow();
+    expect(() => repeatQueryGuard({ on_ok: "a", on_repeat: "b", hint: "yes" as never })).toThrow(GuardOptionsError);
   });
 
   it("planCalls gives the response's own events with its plan: a person's new message starts a new run", () => {
