@@ -332,47 +332,24 @@ export function addUsage(state: LoopState, usage: TokenUsage | undefined, price:
  * ```
  */
 export function checkLimits(state: LoopState, now: number, options: ResolvedSafetyOptions): StopReason | null {
-  if (state.iterations >= options.maxIterations) {
-    return {
-      kind: "iterations",
-      value: state.iterations,
-      limit: options.maxIterations,
-      message: STOP_REASON_TEXTS.iterations(state.iterations, options.maxIterations),
-    };
-  }
-  if (state.startedAt !== null && now - state.startedAt >= options.maxRuntimeMs) {
-    return {
-      kind: "runtime",
-      value: now - state.startedAt,
-      limit: options.maxRuntimeMs,
-      message: STOP_REASON_TEXTS.runtime(now - state.startedAt, options.maxRuntimeMs),
-    };
-  }
+  const elapsed = state.startedAt === null ? 0 : now - state.startedAt;
+  if (state.iterations >= options.maxIterations) return reached("iterations", state.iterations, options.maxIterations);
+  if (state.startedAt !== null && elapsed >= options.maxRuntimeMs)
+    return reached("runtime", elapsed, options.maxRuntimeMs);
   if (options.maxTokens !== undefined && state.tokens.total >= options.maxTokens) {
-    return {
-      kind: "tokens",
-      value: state.tokens.total,
-      limit: options.maxTokens,
-      message: STOP_REASON_TEXTS.tokens(state.tokens.total, options.maxTokens),
-    };
+    return reached("tokens", state.tokens.total, options.maxTokens);
   }
-  if (options.maxCost !== undefined && state.cost >= options.maxCost) {
-    return {
-      kind: "cost",
-      value: state.cost,
-      limit: options.maxCost,
-      message: STOP_REASON_TEXTS.cost(state.cost, options.maxCost),
-    };
-  }
+  if (options.maxCost !== undefined && state.cost >= options.maxCost)
+    return reached("cost", state.cost, options.maxCost);
   if (state.consecutiveFailures >= options.maxConsecutiveFailures) {
-    return {
-      kind: "failures",
-      value: state.consecutiveFailures,
-      limit: options.maxConsecutiveFailures,
-      message: STOP_REASON_TEXTS.failures(state.consecutiveFailures, options.maxConsecutiveFailures),
-    };
+    return reached("failures", state.consecutiveFailures, options.maxConsecutiveFailures);
   }
   return null;
+}
+
+/** The stop reason of a limit reached, with its message. */
+function reached(kind: Exclude<StopKind, "loop">, value: number, limit: number): StopReason {
+  return { kind, value, limit, message: STOP_REASON_TEXTS[kind](value, limit) };
 }
 
 /**
