@@ -38,7 +38,7 @@ async function weigh(turns: number): Promise<Record<string, number>> {
       tools: node,
       stateSchema: GuardMessagesState,
       postModelHook: guardHooks(
-        loopDetectHook({ loopThreshold: 1, logger: { warn: () => undefined } }),
+        loopDetectHook({ loopThreshold: 1, feedback: { logger: { warn: () => undefined } } }),
         escalationHook(node),
       ),
       checkpointer,

@@ -134,7 +134,7 @@ type AnyTool = { name: string; invoke: (input: unknown, config?: unknown) => Pro
 // mtime, cannot be set back to escape) from turning every cached answer into a re-read.
 const later = () => Date.now() + 5000;
 const tools = (cache: boolean) =>
-  createFileTools({ root, cache, listLimit: 100, clock: later }) as unknown as AnyTool[];
+  createFileTools({ root, cache, limits: { listLimit: 100 }, clock: later }) as unknown as AnyTool[];
 const byName = (list: AnyTool[], name: string) => list.find((t) => t.name === name) as AnyTool;
 
 /** Calls a tool as ToolNode does, with a state; returns the tool's Command/ToolMessage. */
@@ -408,8 +408,7 @@ async function checkpointBytes(
     createFileTools({
       root,
       cache: kind !== "off",
-      defaultLineLimit: 100_000,
-      maxLineChars: 100_000,
+      limits: { defaultLineLimit: 100_000, maxLineChars: 100_000 },
       clock: later,
     }),
   );

@@ -130,7 +130,10 @@ async function main(spec: string | undefined): Promise<void> {
       toolCallLimitMiddleware({ runLimit: 6 }),
       // Last in the list, so its afterModel sees each response first (createAgent runs them in reverse order). The
       // text alone: a repeated tool call goes through the guards' escalation, not a loop stop at its first repeat.
-      loopDetectMiddleware({ maxIterations: 20, outputOf: (m) => (typeof m.content === "string" ? m.content : "") }),
+      loopDetectMiddleware({
+        maxIterations: 20,
+        turns: { outputOf: (m) => (typeof m.content === "string" ? m.content : "") },
+      }),
     ],
     checkpointer: new MemorySaver(),
     systemPrompt: "Answer questions about the product from its documentation, through the tools.",

@@ -4,53 +4,17 @@
  * answer its pending calls and say why.
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
-import { z } from "zod";
 import { notRunStopped } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
-import {
-  emptyLoopState,
-  type LoopState,
-  type LoopTurn,
-  type ResolvedSafetyOptions,
-  resolveSafetyOptions,
-  type SafetyOptions,
-  type StopReason,
-  stepLoopGuard,
-} from "../core/loop/loop.js";
-import { parseOptions } from "../core/options.js";
+import { emptyLoopState, type LoopState, type LoopTurn, type StopReason, stepLoopGuard } from "../core/loop/loop.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { guardAnswer } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
+import type { LoopGuardSettings } from "./loop-options.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "./messages.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
 type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
-
-/**
- * Options of {@link loopDetectNode} and {@link loopDetectHook}: the safety options plus how to read a turn.
- *
- * @example
- * ```ts
- * loopDetectHook({ maxIterations: 30, runBoundary: "none" } satisfies LoopDetectOptions);
- * ```
- */
-export interface LoopDetectOptions extends SafetyOptions {
-  /** What "the output" of a turn is. Default {@link defaultTurnOutput}: the text plus the tool calls, canonical. */
-  outputOf?: (message: AIMessage) => string;
-  /**
-   * Whether a turn failed, from the ToolMessages that answered its tool calls. Default: every one is an error
-   * (tool errors and guard blocks alike).
-   */
-  isFailure?: (results: ToolMessage[]) => boolean;
-  /**
-   * What starts a new run of the thread (outputs, counters, clock and spending reset), as the tool-call guards'
-   * option of the same name: `"human-message"` (default) a new person's message, `"none"` nothing (the whole thread
-   * is one run).
-   */
-  runBoundary?: "human-message" | "none";
-  /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */
-  events?: boolean;
-}
 
 /**
  * The default output of a turn: the AI message's text, then each tool call as `name(canonical JSON args)` (ids
@@ -76,7 +40,7 @@ function isFree(result: ToolMessage): boolean {
 /** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
 function readTurn(
   messages: BaseMessage[],
-  options: LoopDetectOptions,
+  settings: LoopGuardSettings,
 ): { turn: Omit<LoopTurn, "session"> & { session: string | undefined }; message: AIWithCalls } | undefined {
   const current = lastAIMessageIndex(messages);
   if (current < 0) return undefined;
@@ -94,12 +58,12 @@ function readTurn(
         .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
       previous = {
         free: results.length > 0 && results.every(isFree),
-        failed: (options.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error")))(results),
+        failed: (settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error")))(results),
       };
     }
     break;
   }
-  const output = (options.outputOf ?? defaultTurnOutput)(message);
+  const output = (settings.outputOf ?? defaultTurnOutput)(message);
   return {
     message,
     turn: {
@@ -108,7 +72,7 @@ function readTurn(
       usage: message.usage_metadata,
       previous,
       // A new person's message starts a new session; none (all summarized away) continues the current one.
-      session: options.runBoundary === "none" ? "thread" : runMarker(messages),
+      session: settings.runBoundary === "none" ? "thread" : runMarker(messages),
     },
   };
 }
@@ -137,19 +101,14 @@ export interface LoopGraphState {
  * One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). A stop
  * is written to the custom stream of `host`, and its event returned in `log` for the `guardLog` channel.
  */
-function evaluate(
-  state: LoopGraphState,
-  options: LoopDetectOptions,
-  resolved: ResolvedSafetyOptions,
-  host: WriterHost,
-) {
-  const read = readTurn(state.messages ?? [], options);
+function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
+  const read = readTurn(state.messages ?? [], settings);
   if (read === undefined) return undefined;
   const loopGuard = state.loopGuard ?? emptyLoopState();
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
-  const result = stepLoopGuard(loopGuard, turn, resolved);
+  const result = stepLoopGuard(loopGuard, turn, settings.safety);
   const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
-  return { ...result, read, log: emitGuardEvents(host, stopped, options.events !== false) };
+  return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };
 }
 
 /** What one turn of the loop guard gives: its new state, and on a stop the messages that end the run. */
@@ -167,46 +126,24 @@ export interface LoopTurnResult {
 }
 
 /**
- * The loop guard's turn with `options` validated once: a function of the state that gives the turn's result
- * (`undefined` when there is no model response to judge). `extra` names options of an adapter to leave out of the
- * validation (a node's routes).
+ * The loop guard's turn with its options validated once (by the adapter: {@link LoopGuardSettings}): a function of
+ * the state that gives the turn's result (`undefined` when there is no model response to judge).
  *
  * @example
  * ```ts
- * const turn = loopGuardTurn({ maxIterations: 30 });
+ * const turn = loopGuardTurn(resolveLoopDetectOptions({ maxIterations: 30 }));
  * const result = turn({ messages, loopGuard }, config);
  * if (result?.stop) console.log(result.stop.message);
  * ```
  */
 export function loopGuardTurn(
-  options: LoopDetectOptions,
-  routes: readonly string[] = [],
+  settings: LoopGuardSettings,
 ): (state: LoopGraphState, host: WriterHost) => LoopTurnResult | undefined {
-  const safety: Record<string, unknown> = {};
-  const reading: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (routes.includes(key)) continue;
-    if ((LOOP_READING_KEYS as readonly string[]).includes(key)) reading[key] = value;
-    else safety[key] = value;
-  }
-  parseOptions(loopReadingSchema, reading, "loop-detection");
-  const resolved = resolveSafetyOptions(safety as SafetyOptions);
   return (state, host) => {
-    const result = evaluate(state, options, resolved, host);
+    const result = evaluate(state, settings, host);
     if (result === undefined) return undefined;
     const messages =
       result.stop === null ? undefined : stopMessages(result.read.message, result.stop, state.messages ?? []);
     return { state: result.state, stop: result.stop, messages, log: result.log, continues: result.read.turn.continues };
   };
 }
-
-/** The loop guard's options about reading a turn, not limits: validated apart from the safety options. */
-const LOOP_READING_KEYS = ["outputOf", "isFailure", "runBoundary", "events"] as const;
-
-const isFunction = (v: unknown) => typeof v === "function";
-const loopReadingSchema = z.strictObject({
-  outputOf: z.custom<LoopDetectOptions["outputOf"]>(isFunction, "expected a function").optional(),
-  isFailure: z.custom<LoopDetectOptions["isFailure"]>(isFunction, "expected a function").optional(),
-  runBoundary: z.enum(["human-message", "none"]).optional(),
-  events: z.boolean().optional(),
-});

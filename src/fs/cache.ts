@@ -100,9 +100,9 @@ export type FileCacheWrite =
       path: string;
       /** The cached file. */
       file: CachedFile;
-      /** The most characters the cache stands for (`cacheBudgetChars`). */
+      /** The most characters the cache stands for (`cache.budgetChars`). */
       budget: number;
-      /** The most files the cache holds (`cacheMaxFiles`); default 2,000. */
+      /** The most files the cache holds (`cache.maxFiles`); default 2,000. */
       maxFiles?: number | undefined;
     }
   | {
@@ -176,11 +176,11 @@ export type FileCacheWrite =
     };
 
 /**
- * The most files the cache holds when a `put` does not say (`cacheMaxFiles`'s default).
+ * The most files the cache holds when a `put` does not say (`cache.maxFiles`'s default).
  *
  * @example
  * ```ts
- * createFileTools({ root: "/repo", cacheMaxFiles: DEFAULT_CACHE_MAX_FILES / 2 });
+ * createFileTools({ root: "/repo", cache: { maxFiles: DEFAULT_CACHE_MAX_FILES / 2 } });
  * ```
  */
 export const DEFAULT_CACHE_MAX_FILES = 2000;

@@ -99,10 +99,10 @@ async function executeCommandAnswer(
   call: CallContext,
 ): Promise<Answer> {
   const o = kit.options;
-  const result = await runCommand(input.command, kit.root, o.commandTimeoutMs, o.maxCommandOutputChars);
-  const writes = o.cache && call.cache !== undefined ? invalidations(kit, call.cache, input.command) : [];
+  const result = await runCommand(input.command, kit.root, o.commands.timeoutMs, o.commands.maxOutputChars);
+  const writes = o.cache.enabled && call.cache !== undefined ? invalidations(kit, call.cache, input.command) : [];
   const status = result.timedOut
-    ? `Timed out after ${o.commandTimeoutMs} ms.`
+    ? `Timed out after ${o.commands.timeoutMs} ms.`
     : `Exit code ${result.code ?? "unknown"}.`;
   return { content: `${status}\n${result.output}`.trimEnd(), ok: !result.timedOut && result.code === 0, writes };
 }

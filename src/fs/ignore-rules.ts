@@ -52,7 +52,7 @@ function ignoreNote(dir: string, problem: IoProblem | "outside"): string | undef
       case "special":
         return `it is a ${problem.what}, not a regular file`;
       case "too-large":
-        return `it has ${problem.size} bytes, over the limit of ${problem.limit} (maxIgnoreFileBytes)`;
+        return `it has ${problem.size} bytes, over the limit of ${problem.limit} (limits.maxIgnoreFileBytes)`;
       case "outside":
         return "it is no longer inside the project root";
       default:

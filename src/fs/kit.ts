@@ -170,8 +170,8 @@ export function fail(content: string): Answer {
  * ```
  */
 function respond(name: string, call: CallContext, answer: Answer, kit: FileToolKit): string | ToolMessage | Command {
-  const cacheOn = kit.options.cache;
-  const log = emitGuardEvents(call.writer, cacheEvents(name, call, answer), kit.options.events);
+  const cacheOn = kit.options.cache.enabled;
+  const log = emitGuardEvents(call.writer, cacheEvents(name, call, answer), kit.options.feedback.events);
   if (call.toolCallId === undefined) {
     if (!answer.ok) throw new Error(answer.content);
     return answer.content;
@@ -207,7 +207,7 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     sandbox,
     root: sandbox.root,
     now,
-    log: (line) => o.logger?.info?.(`[TOOL_RUNNER]${line}`),
+    log: (line) => o.feedback.logger?.info?.(`[TOOL_RUNNER]${line}`),
     cacheEntry: (content, s, statAt) => ({
       hash: digest(content),
       chars: content.length,

@@ -28,14 +28,14 @@ interface CurrentTree {
  * (an ignored one, asked for by name) is scanned on its own, as a cached tree would do.
  */
 function scan(kit: FileToolKit, rel: string, scanOptions: RefreshOptions): CurrentTree {
-  const scanned = scanTree(kit.root, kit.options.cache ? "" : rel, scanOptions);
+  const scanned = scanTree(kit.root, kit.options.cache.enabled ? "" : rel, scanOptions);
   if (scanned === undefined) {
     const partial = scanTree(kit.root, rel, { ...scanOptions, entryCap: Number.MAX_SAFE_INTEGER });
     return { tree: partial ?? {}, writes: [], fromCache: false };
   }
-  if (!kit.options.cache) return { tree: scanned, writes: [], fromCache: false };
+  if (!kit.options.cache.enabled) return { tree: scanned, writes: [], fromCache: false };
   if (!(rel in scanned)) Object.assign(scanned, scanTree(kit.root, rel, scanOptions) ?? {});
-  if (kit.options.logger !== undefined) {
+  if (kit.options.feedback.logger !== undefined) {
     kit.log(`[DIR_CACHE] Initialized directory cache (${Object.keys(scanned).length} folders)`);
   }
   return { tree: scanned, writes: [{ op: "treeSet", dirs: scanned, complete: true }], fromCache: false };
@@ -46,12 +46,12 @@ function currentTree(kit: FileToolKit, call: CallContext, rel: string, recursive
   const o = kit.options;
   const scanOptions: RefreshOptions = {
     ignored: o.ignored,
-    entryCap: o.scanEntryCap,
+    entryCap: o.cache.scanEntryCap,
     now: kit.now(),
-    racyWindowMs: o.racyWindowMs,
-    maxIgnoreFileBytes: o.maxIgnoreFileBytes,
+    racyWindowMs: o.cache.racyWindowMs,
+    maxIgnoreFileBytes: o.limits.maxIgnoreFileBytes,
   };
-  const cached = o.cache ? (call.cache?.tree ?? null) : null;
+  const cached = o.cache.enabled ? (call.cache?.tree ?? null) : null;
   if (cached === null) return scan(kit, rel, scanOptions);
   const changes = refreshTree(kit.root, cached, rel, recursive, scanOptions);
   const present = (k: string) => (k in changes ? changes[k] !== null : k in cached);
@@ -75,7 +75,7 @@ function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: 
   if (!(rel in tree)) return fail(`Not a folder: ${echo(input.path ?? ".")}`);
   if (fromCache) writes.push({ op: "count", hits: 1 });
   return {
-    content: renderListing(tree, rel, recursive, kit.options.listLimit),
+    content: renderListing(tree, rel, recursive, kit.options.limits.listLimit),
     ok: true,
     artifact: { path: target.relative, cached: fromCache },
     writes,

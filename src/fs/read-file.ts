@@ -56,7 +56,7 @@ const schema = z.object({
   path: z.string().describe("Path relative to the project root"),
   /** The first line to show (1-based). Default 1. */
   offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
-  /** How many lines to show. Default: the `defaultLineLimit` option (2000). */
+  /** How many lines to show. Default: the `limits.defaultLineLimit` option (2000). */
   limit: z.number().int().min(1).optional().describe("How many lines to show"),
 });
 
@@ -80,8 +80,8 @@ function statReadable(kit: FileToolKit, shown: string, path: string): Stats | st
   const kind = kindOf(s);
   if (kind === "folder") return problemMessage(shown, { kind: "folder" }, "read");
   if (kind !== "file") return problemMessage(shown, { kind: "special", what: kind }, "read");
-  if (s.size > kit.options.maxFileBytes) {
-    return problemMessage(shown, { kind: "too-large", size: s.size, limit: kit.options.maxFileBytes }, "read");
+  if (s.size > kit.options.limits.maxFileBytes) {
+    return problemMessage(shown, { kind: "too-large", size: s.size, limit: kit.options.limits.maxFileBytes }, "read");
   }
   return s;
 }
@@ -95,8 +95,8 @@ async function readBytes(
   const o = kit.options;
   const read = await readRegularFile(target.path, {
     root: kit.root,
-    maxBytes: o.maxFileBytes,
-    timeoutMs: o.ioTimeoutMs,
+    maxBytes: o.limits.maxFileBytes,
+    timeoutMs: o.limits.ioTimeoutMs,
   });
   return read.ok ? read : problemMessage(shown, read.problem, "read");
 }
@@ -126,7 +126,7 @@ async function loadContent(
   let bytesRead: { bytes: Buffer; stat: Stats } | undefined;
   /** The clock's time before the file was opened (and its stat taken). */
   let readAt = 0;
-  if (cached !== undefined && freshness(cached, s, o.racyWindowMs) !== "stale") {
+  if (cached !== undefined && freshness(cached, s, o.cache.racyWindowMs) !== "stale") {
     readAt = kit.now();
     const read = await readBytes(kit, shown, target);
     if (typeof read === "string") return read;
@@ -147,14 +147,14 @@ async function loadContent(
   }
   const content = bytes.toString("utf8");
   const writes: FileCacheWrite[] = [];
-  if (o.cache) {
+  if (o.cache.enabled) {
     // The stat of the opened file, taken before its bytes were read: a change made since is seen by the next read.
     writes.push({
       op: "put",
       path: target.path,
       file: kit.cacheEntry(content, read.stat, readAt),
-      budget: o.cacheBudgetChars,
-      maxFiles: o.cacheMaxFiles,
+      budget: o.cache.budgetChars,
+      maxFiles: o.cache.maxFiles,
     });
     writes.push(stale ? { op: "count", staleRefreshes: 1 } : { op: "count", misses: 1 });
   }
@@ -190,7 +190,9 @@ function referenceAnswer(
   if (reference.length >= view.text.length) return undefined;
   const candidates = call.messages.filter((m) => ToolMessage.isInstance(m) && m.tool_call_id === ref);
   if (candidates.length === 0) return undefined;
-  const whole = view.whole ? view.text : viewLines(content, { limit: Number.MAX_SAFE_INTEGER }, kit.options).text;
+  const whole = view.whole
+    ? view.text
+    : viewLines(content, { limit: Number.MAX_SAFE_INTEGER }, kit.options.limits).text;
   if (!candidates.some((m) => String(m.content) === whole)) return undefined;
   return {
     content: reference,
@@ -208,16 +210,16 @@ async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, c
   if (!target.ok) return fail(target.message);
   const s = statReadable(kit, input.path, target.path);
   if (typeof s === "string") return fail(s);
-  const cached = kit.options.cache ? call.cache?.files[target.path] : undefined;
+  const cached = kit.options.cache.enabled ? call.cache?.files[target.path] : undefined;
   const loaded = await loadContent(kit, input.path, target, s, cached);
   if (typeof loaded === "string") return fail(loaded);
   const { hit, writes } = loaded;
-  const view = viewLines(loaded.content, { offset: input.offset, limit: input.limit }, kit.options);
+  const view = viewLines(loaded.content, { offset: input.offset, limit: input.limit }, kit.options.limits);
   const reference =
     hit && cached !== undefined ? referenceAnswer(kit, target, view, loaded.content, cached, call) : undefined;
   if (reference !== undefined) return { ...reference, writes: [...writes, ...(reference.writes ?? [])] };
   if (hit) writes.push({ op: "count", hits: 1 });
-  if (kit.options.cache && view.whole && call.toolCallId !== undefined) {
+  if (kit.options.cache.enabled && view.whole && call.toolCallId !== undefined) {
     // This answer now holds the whole content: later reads of unchanged content can refer to it.
     writes.push({ op: "touch", path: target.path, ref: call.toolCallId, refDigest: digestOf(view.text) });
   } else if (hit) writes.push({ op: "touch", path: target.path });

@@ -48,14 +48,14 @@ async function save(
   const writtenAt = kit.now(); // before the stat of what is written: the racy window is measured from it
   const written = await writeRegularFile(target.path, content, {
     root: kit.root,
-    timeoutMs: o.ioTimeoutMs,
+    timeoutMs: o.limits.ioTimeoutMs,
     refuseHardLinks: o.refuseHardLinks,
   });
   if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];
-  if (o.cache) {
+  if (o.cache.enabled) {
     const file = kit.cacheEntry(content, written.stat, writtenAt);
-    writes.push({ op: "put", path: target.path, file, budget: o.cacheBudgetChars, maxFiles: o.cacheMaxFiles });
+    writes.push({ op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles });
     if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
       kit.log(`[DIR_CACHE] Updated directory cache for created file: ${echo(target.relative)}`);
@@ -78,8 +78,8 @@ async function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchem
   const o = kit.options;
   const read = await readRegularFile(target.path, {
     root: kit.root,
-    maxBytes: o.maxFileBytes,
-    timeoutMs: o.ioTimeoutMs,
+    maxBytes: o.limits.maxFileBytes,
+    timeoutMs: o.limits.ioTimeoutMs,
   });
   if (!read.ok) {
     const message = problemMessage(input.path, read.problem, "changed");

@@ -1,28 +1,53 @@
 /** Loop detection and safety limits in a graph: the custom-graph node and the createReactAgent post-model hook. */
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { type LoopDetectOptions, type LoopGraphState, loopGuardTurn } from "../agent/loop-turn.js";
+import { z } from "zod";
+import {
+  LOOP_MOVED_OPTIONS,
+  type LoopDetectOptions,
+  loopDetectOptionsSchema,
+  loopGuardSettings,
+  resolveLoopDetectOptions,
+} from "../agent/loop-options.js";
+import { type LoopGraphState, loopGuardTurn } from "../agent/loop-turn.js";
 import type { LoopState } from "../core/loop/loop.js";
+import { parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 
-export { defaultTurnOutput, type LoopDetectOptions } from "../agent/loop-turn.js";
+export type { LoopDetectOptions } from "../agent/loop-options.js";
+export { defaultTurnOutput } from "../agent/loop-turn.js";
+
+const node = z.string().min(1);
+
+/** The options of {@link loopDetectNode}: {@link LoopDetectOptions} and where the node routes. */
+const loopDetectNodeOptionsSchema = z.strictObject({
+  ...loopDetectOptionsSchema.shape,
+  /** Where the node routes the graph (node names). */
+  routes: z
+    .strictObject({
+      /** Where to go when a limit or a loop stops the run. Default `END`. */
+      exit: node.optional(),
+      /** Where to go when the model called tools and nothing stopped it. Default `"tools"`. */
+      next: node.optional(),
+      /** Where to go when the model answered without tool calls. Default `END`. */
+      done: node.optional(),
+    })
+    .optional(),
+});
 
 /**
- * Options of {@link loopDetectNode}.
+ * Options of {@link loopDetectNode}: the options of {@link loopDetectHook}, and where it routes in `routes`.
  *
  * @example
  * ```ts
- * loopDetectNode({ exit: "summarize", next: "tools" } satisfies LoopDetectNodeOptions);
+ * loopDetectNode({ routes: { exit: "summarize", next: "tools" } } satisfies LoopDetectNodeOptions);
  * ```
+ *
+ * @interface
  */
-export interface LoopDetectNodeOptions extends LoopDetectOptions {
-  /** Where to go when a limit or a loop stops the run. Default `END`. */
-  exit?: string;
-  /** Where to go when the model called tools and nothing stopped it. Default `"tools"`. */
-  next?: string;
-  /** Where to go when the model answered without tool calls. Default `END`. */
-  done?: string;
-}
+export type LoopDetectNodeOptions = z.input<typeof loopDetectNodeOptionsSchema>;
+
+const NODE_MOVED_OPTIONS = { ...LOOP_MOVED_OPTIONS, exit: "routes.exit", next: "routes.next", done: "routes.done" };
 
 /** The `guardLog` part of an update (none when nothing was logged). */
 function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
@@ -31,10 +56,10 @@ function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
 
 /**
  * A node for custom graphs, placed after the model: it counts the turn, checks the safety limits (iterations,
- * runtime, tokens, cost, failures in a row) and compares the turn's output with the recent ones. It
- * routes with a `Command`: to `exit` (default `END`) with a final AI message that says what stopped the run and
- * the similarity found, else to `next` (default `"tools"`) when the model called tools, else to `done` (default
- * `END`). Its memory is the `loopGuard` channel, so a checkpointer persists it. Add it with its `ends`.
+ * runtime, tokens, cost, failures in a row) and compares the turn's output with the recent ones. It routes with a
+ * `Command`: to `routes.exit` (default `END`) with a final AI message that says what stopped the run and the
+ * similarity found, else to `routes.next` (default `"tools"`) when the model called tools, else to `routes.done`
+ * (default `END`). Its memory is the `loopGuard` channel, so a checkpointer persists it. Add it with its `ends`.
  *
  * @example
  * ```ts
@@ -49,10 +74,14 @@ function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
  * ```
  */
 export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
-  const turn = loopGuardTurn(options, ["exit", "next", "done"]);
-  const exit = options.exit ?? END;
-  const next = options.next ?? "tools";
-  const done = options.done ?? END;
+  const { routes = {}, ...rest } = parseOptions(
+    loopDetectNodeOptionsSchema,
+    options,
+    "loop-detection",
+    NODE_MOVED_OPTIONS,
+  );
+  const turn = loopGuardTurn(loopGuardSettings(rest));
+  const { exit = END, next = "tools", done = END } = routes;
   return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<Command> => {
     const result = turn(state, config);
     if (result === undefined) return new Command({ goto: done });
@@ -80,7 +109,7 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
  * ```
  */
 export function loopDetectHook(options: LoopDetectOptions = {}) {
-  const turn = loopGuardTurn(options);
+  const turn = loopGuardTurn(resolveLoopDetectOptions(options));
   return async (
     state: LoopGraphState,
     config?: LangGraphRunnableConfig,

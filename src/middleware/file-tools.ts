@@ -28,7 +28,7 @@ function reduce(current: FileCacheState | undefined, update: FileCacheUpdate): F
  * earlier result while it is still in `messages`) rather than blocked. Options are `createFileTools`'s, validated
  * here.
  *
- * The cache holds digests and stats, not contents (about 200 bytes a file, at most `cacheMaxFiles` files), so the
+ * The cache holds digests and stats, not contents (about 200 bytes a file, at most `cache.maxFiles` files), so the
  * checkpoint stays small: the same channel as `GuardState`'s in a createReactAgent or custom graph.
  *
  * @example

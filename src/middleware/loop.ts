@@ -6,28 +6,24 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import type { WriterHost } from "../agent/events.js";
-import { type LoopDetectOptions, loopGuardTurn } from "../agent/loop-turn.js";
+import {
+  type LoopDetectOptions,
+  type LoopGuardSettings,
+  resolveLoopDetectOptions,
+  resolveSafetyLimitsOptions,
+  type SafetyLimitsOptions,
+} from "../agent/loop-options.js";
+import { loopGuardTurn } from "../agent/loop-turn.js";
 import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
 import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
 import { defineMiddleware } from "./define.js";
 import { defaulted, guardLogField } from "./state.js";
 
-/**
- * Options of {@link safetyLimitsMiddleware}: the limits alone (no similarity check).
- *
- * @example
- * ```ts
- * safetyLimitsMiddleware({ maxIterations: 30, maxTokens: 200_000 } satisfies SafetyLimitsOptions);
- * ```
- */
-export type SafetyLimitsOptions = Omit<
-  LoopDetectOptions,
-  "loopThreshold" | "maxRecentOutputs" | "minOutputLength" | "scorer" | "outputOf"
->;
+export type { SafetyLimitsOptions } from "../agent/loop-options.js";
 
 /** `afterModel`: one step of the guard over the channel `key`; a stop answers the pending calls and ends the run. */
-function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, options: LoopDetectOptions) {
-  const turn = loopGuardTurn(options);
+function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings) {
+  const turn = loopGuardTurn(settings);
   return (state: { messages: unknown } & { [P in K]: LoopState }, runtime: WriterHost) => {
     const result = turn({ messages: state.messages as BaseMessage[], loopGuard: state[key] }, runtime);
     if (result === undefined) return undefined;
@@ -67,7 +63,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),
-    afterModel: { canJumpTo: ["end"], hook: stepHook("loopGuard", options) },
+    afterModel: { canJumpTo: ["end"], hook: stepHook("loopGuard", resolveLoopDetectOptions(options)) },
   });
 }
 
@@ -75,8 +71,8 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
  * The safety limits alone (iterations, runtime, tokens, cost, failures in a row), without the loop detector's
  * similarity check, for langchain `createAgent`: a limit reached answers every pending tool call with an error
  * ToolMessage and ends the run with an AI message that says which limit. Its counters live in the `safetyLimits`
- * channel, per thread, and start again with each new human message (`runBoundary: "none"` keeps them for the whole
- * thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
+ * channel, per thread, and start again with each new human message (`turns: { runBoundary: "none" }` keeps them for
+ * the whole thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
  *
  * @example
  * ```ts
@@ -91,8 +87,8 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
  * ```
  */
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
-  // An empty output is never a loop and is not remembered: the similarity check is off.
-  const hook = stepHook("safetyLimits", { ...options, outputOf: () => "" });
+  // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
+  const hook = stepHook("safetyLimits", resolveSafetyLimitsOptions(options));
   const stateSchema = z.object({
     /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
     /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,

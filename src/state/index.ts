@@ -45,7 +45,7 @@ export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog;
  * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
  *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
  * - `fileCache`: the file tools' cache (per file a digest, a stat and a length, no contents; bounded by
- *   `cacheMaxFiles`) and directory tree, through a reducer: a checkpoint stores it whole, and reading a thread back
+ *   `cache.maxFiles`) and directory tree, through a reducer: a checkpoint stores it whole, and reading a thread back
  *   decodes only its latest checkpoint.
  * - `guardLog`: the guard events of the thread (the same ones written to the custom stream), counted per kind, the
  *   last 50 kept.

@@ -132,7 +132,7 @@ describe("guard events", () => {
       tools,
       stateSchema: GuardMessagesState,
       // The loop detector sees every turn (no similarity check here) and lets the escalation hook stop the run.
-      postModelHook: guardHooks(loopDetectHook({ outputOf: () => "" }), escalationHook(tools)),
+      postModelHook: guardHooks(loopDetectHook({ turns: { outputOf: () => "" } }), escalationHook(tools)),
     });
     const run = await streamRun(agent as unknown as Streamable, input, {});
     const log = run.values.guardLog as GuardLog;

@@ -55,7 +55,7 @@ function oldState(snapshotFrequency?: number) {
 
 /** What read_file wrote before issue 21 for a miss answered whole: the entry with its content, and the reference. */
 function oldReadWrites(toolCallId: string): { message: ToolMessage; writes: FileCacheWrite[] } {
-  const view = viewLines(content, {}, resolveFileToolsOptions({ root }));
+  const view = viewLines(content, {}, resolveFileToolsOptions({ root }).limits);
   const s = statSync(path);
   const file = {
     content,

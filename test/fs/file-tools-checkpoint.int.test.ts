@@ -28,7 +28,9 @@ async function run(saver: BaseCheckpointSaver, cache: boolean) {
   const graph = new StateGraph(GuardMessagesState)
     .addNode(
       "tools",
-      new GuardedToolNode(createFileTools({ root, cache, defaultLineLimit: 100_000, maxLineChars: 100_000 })),
+      new GuardedToolNode(
+        createFileTools({ root, cache, limits: { defaultLineLimit: 100_000, maxLineChars: 100_000 } }),
+      ),
     )
     .addEdge(START, "tools")
     .addEdge("tools", END)

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
 import { changedPaths } from "../../src/core/identity/shell/index.js";
+import { resolveFileToolsOptions } from "../../src/fs/options.js";
 import { viewLines } from "../../src/fs/read.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../../src/index.js";
@@ -62,7 +63,7 @@ describe("ignore rules", () => {
 describe("caps", () => {
   it("a listing is capped with a clear 'more' line", async () => {
     const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, "0")}.txt`, ""]));
-    const call = harness(tree(files), { listLimit: 10 });
+    const call = harness(tree(files), { limits: { listLimit: 10 } });
     const text = (await call("list_files", {})).text.split("\n");
     expect(text).toHaveLength(11);
     expect(text[10]).toBe("... and 20 more entries (list a subfolder to see them)");
@@ -70,14 +71,14 @@ describe("caps", () => {
 
   it("beyond the scan's entry cap the tree is not cached, and listings still work", async () => {
     const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`d${i % 3}/f${i}.txt`, ""]));
-    const call = harness(tree(files), { scanEntryCap: 10 });
+    const call = harness(tree(files), { cache: { scanEntryCap: 10 } });
     const listing = await call("list_files", { path: "d1" });
     expect(listing.text.split("\n")).toHaveLength(10);
     expect(listing.out.fileCache.tree).toBeNull();
   });
 
   it("files over the size cap are refused with a clear message", async () => {
-    const call = harness(tree({ "big.txt": "x".repeat(2000) }), { maxFileBytes: 1000 });
+    const call = harness(tree({ "big.txt": "x".repeat(2000) }), { limits: { maxFileBytes: 1000 } });
     expect((await call("read_file", { path: "big.txt" })).text).toBe(
       "big.txt is too large to read (2000 bytes; the limit is 1000).",
     );
@@ -87,7 +88,7 @@ describe("caps", () => {
 describe("execute_command", () => {
   it("reports the exit code, caps the output, and times out", async () => {
     // 1.5 s: long enough for `cat` on a loaded 2-core machine (300 ms timed it out once), short enough for `sleep 5`.
-    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 20, commandTimeoutMs: 1500 });
+    const call = harness(tree({ "a.txt": "a\n" }), { commands: { maxOutputChars: 20, timeoutMs: 1500 } });
     const ok = await call("execute_command", { command: "cat a.txt" });
     expect(ok.text).toBe("Exit code 0.\na");
     const failing = await call("execute_command", { command: "cat missing.txt" });
@@ -105,7 +106,7 @@ describe("execute_command", () => {
   });
 
   it("keeps a character whose bytes arrive in two chunks whole, and never cuts the output inside one", async () => {
-    const call = harness(tree({ "a.txt": "a\n" }), { maxCommandOutputChars: 5 });
+    const call = harness(tree({ "a.txt": "a\n" }), { commands: { maxOutputChars: 5 } });
     // The emoji's four bytes written in two parts, a pause between: two chunks of output.
     const split = await call("execute_command", { command: "printf '\\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80'" });
     expect(split.text).toBe("Exit code 0.\n😀");
@@ -150,7 +151,7 @@ describe("logging and counters", () => {
     const lines: string[] = [];
     const main = Array.from({ length: 30 }, (_, i) => `print(${i})\n`).join("");
     const root = tree({ "main.py": main, "src/x.py": "" });
-    const call = harness(root, { logger: { info: (l) => lines.push(l) } });
+    const call = harness(root, { feedback: { logger: { info: (l) => lines.push(l) } } });
     await call("read_file", { path: "main.py" });
     const second = await call("read_file", { path: "main.py" });
     await call("list_files", {});
@@ -171,9 +172,61 @@ describe("logging and counters", () => {
     });
   });
 
-  it("options are validated", () => {
+  it("options are validated, groups included", () => {
     expect(() => createFileTools({ root: "" })).toThrow(GuardOptionsError);
-    expect(() => createFileTools({ root: base, listLimit: 0 })).toThrow(/listLimit/);
+    expect(() => createFileTools({ root: base, limits: { listLimit: 0 } })).toThrow(/limits\.listLimit/);
+    expect(() => createFileTools({ root: base, commands: { timeoutMs: -1 } })).toThrow(/commands\.timeoutMs/);
+    expect(() => createFileTools({ root: base, feedback: { events: 1 as never } })).toThrow(/feedback\.events/);
+    // A bad field of the cache's settings is named as that field; a value of no allowed shape says what is allowed.
+    expect(() => createFileTools({ root: base, cache: { budgetChars: -1 } })).toThrow(
+      /- cache\.budgetChars: Too small/,
+    );
+    expect(() => createFileTools({ root: base, cache: { maxFiles: 1.5 } })).toThrow(
+      /- cache: maxFiles: .*expected int/,
+    );
+    expect(() => createFileTools({ root: base, cache: "on" as never })).toThrow(/cache: expected true, false or \{/);
+    // An unknown key inside a group is rejected, not ignored.
+    for (const group of ["cache", "commands", "limits", "feedback"]) {
+      expect(() => createFileTools({ root: base, [group]: { timeout: 5 } })).toThrow(
+        new RegExp(`${group}: Unrecognized key: "timeout"`),
+      );
+    }
+  });
+
+  it("an option that moved into a group says where it lives now", () => {
+    const moved = {
+      cacheBudgetChars: "cache.budgetChars",
+      cacheMaxFiles: "cache.maxFiles",
+      racyWindowMs: "cache.racyWindowMs",
+      scanEntryCap: "cache.scanEntryCap",
+      commandTimeoutMs: "commands.timeoutMs",
+      maxCommandOutputChars: "commands.maxOutputChars",
+      maxFileBytes: "limits.maxFileBytes",
+      maxIgnoreFileBytes: "limits.maxIgnoreFileBytes",
+      ioTimeoutMs: "limits.ioTimeoutMs",
+      defaultLineLimit: "limits.defaultLineLimit",
+      maxLineChars: "limits.maxLineChars",
+      listLimit: "limits.listLimit",
+      logger: "feedback.logger",
+      events: "feedback.events",
+    };
+    for (const [key, now] of Object.entries(moved)) {
+      const options = { root: base, [key]: key === "logger" ? console : key === "events" ? false : 10 };
+      expect(() => createFileTools(options as never)).toThrow(GuardOptionsError);
+      expect(() => createFileTools(options as never)).toThrow(`unrecognized option: ${key} (now ${now})`);
+    }
+  });
+
+  it("cache: false turns the cache off; its settings turn it on, the others defaulted", () => {
+    expect(resolveFileToolsOptions({ root: base, cache: false }).cache.enabled).toBe(false);
+    expect(resolveFileToolsOptions({ root: base }).cache.enabled).toBe(true);
+    expect(resolveFileToolsOptions({ root: base, cache: { maxFiles: 5 } }).cache).toEqual({
+      enabled: true,
+      budgetChars: 50_000_000,
+      maxFiles: 5,
+      racyWindowMs: 2000,
+      scanEntryCap: 100_000,
+    });
   });
 });
 
@@ -201,7 +254,11 @@ describe("with the loop guard", () => {
       llm,
       tools: new GuardedToolNode(createFileTools({ root })),
       stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ maxIterations: 4, minOutputLength: 10_000, logger: { warn: () => {} } }),
+      postModelHook: loopDetectHook({
+        maxIterations: 4,
+        turns: { minOutputLength: 10_000 },
+        feedback: { logger: { warn: () => {} } },
+      }),
     });
     const out = await agent.invoke({ messages: [{ role: "user", content: "Read the modules." }] });
     // Turn 2 was answered from the cache, so after turn 4 only 3 of 4 iterations are spent and the run finishes

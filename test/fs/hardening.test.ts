@@ -111,7 +111,7 @@ describe("special files: listed with a marker, never opened, never waited on", (
     mkfifo(join(root, "sub", ".gitignore"));
     mkdirSync(join(root, "deep", ".gitignore"));
     writeFileSync(join(root, "big", ".gitignore"), `*.log\n${"#".repeat(3000)}\n`);
-    const { call } = directTools(root, { maxIgnoreFileBytes: 2000 });
+    const { call } = directTools(root, { limits: { maxIgnoreFileBytes: 2000 } });
     const started = Date.now();
     const listing = await call("list_files", { recursive: true });
     expect(Date.now() - started).toBeLessThan(3000);
@@ -129,7 +129,7 @@ describe("special files: listed with a marker, never opened, never waited on", (
       "sub/.gitignore [fifo]",
       "sub/c.log",
       "(note: .gitignore is not applied: it links outside the project root.)",
-      "(note: big/.gitignore is not applied: it has 3007 bytes, over the limit of 2000 (maxIgnoreFileBytes).)",
+      "(note: big/.gitignore is not applied: it has 3007 bytes, over the limit of 2000 (limits.maxIgnoreFileBytes).)",
       "(note: deep/.gitignore is not applied: it is a folder.)",
       "(note: sub/.gitignore is not applied: it is a fifo, not a regular file.)",
     ]);
@@ -152,9 +152,9 @@ describe("special files: listed with a marker, never opened, never waited on", (
     await expect(withTimeout(Promise.resolve(7), 50)).resolves.toBe(7);
   });
 
-  it("apply_source_code_diff refuses a file over maxFileBytes, as read_file does", async () => {
+  it("apply_source_code_diff refuses a file over limits.maxFileBytes, as read_file does", async () => {
     const { root } = project({ "big.txt": "x\n".repeat(600) });
-    const { call } = directTools(root, { maxFileBytes: 1000 });
+    const { call } = directTools(root, { limits: { maxFileBytes: 1000 } });
     const diff = await call("apply_source_code_diff", { path: "big.txt", diff: "--- a/big.txt\n+++ b/big.txt\n" });
     expect(diff.text).toBe("big.txt is too large to change (1200 bytes; the limit is 1000).");
   });

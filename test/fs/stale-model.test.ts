@@ -111,7 +111,7 @@ function newWorld(): World {
     utimesSync(join(root, p), ROUND, ROUND);
   }
   for (const d of ["sub/deep", "sub", "other", ""]) utimesSync(join(root, d), ROUND, ROUND);
-  return { root, tools: directTools(root, { racyWindowMs: RACY_MS }) };
+  return { root, tools: directTools(root, { cache: { racyWindowMs: RACY_MS } }) };
 }
 
 // ---- the expected answers, from the file system as it is now ----

@@ -539,7 +539,10 @@ describe("guardHooks: the loop detector and the escalation as one postModelHook"
         llm,
         tools,
         stateSchema: GuardMessagesState,
-        postModelHook: guardHooks(loopDetectHook({ outputOf: textOnly, maxIterations }), escalationHook(tools)),
+        postModelHook: guardHooks(
+          loopDetectHook({ maxIterations, turns: { outputOf: textOnly } }),
+          escalationHook(tools),
+        ),
         checkpointer: new MemorySaver(),
       });
     };

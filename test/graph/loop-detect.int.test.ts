@@ -166,7 +166,9 @@ async function runNodeGraph(responder: StepResponder, options: LoopDetectNodeOpt
   });
   const graph = new StateGraph(GuardMessagesState)
     .addNode("agent", async (state) => ({ messages: [await llm.invoke(state.messages)] }))
-    .addNode("loop_guard", loopDetectNode({ logger: quiet, ...options }), { ends: ["tools", END] })
+    .addNode("loop_guard", loopDetectNode({ ...options, feedback: { logger: quiet, ...options.feedback } }), {
+      ends: ["tools", END],
+    })
     .addNode("tools", new ToolNode([probe(fail)]))
     .addEdge(START, "agent")
     .addEdge("agent", "loop_guard")
@@ -193,7 +195,7 @@ describe("each limit stops a scripted graph at the right step", () => {
       t += 60_000; // each model turn takes a minute
       return t;
     };
-    const { calls, last } = await runNodeGraph(distinctCaller(), { maxRuntimeMs: 150_000, clock });
+    const { calls, last } = await runNodeGraph(distinctCaller(), { maxRuntimeMs: 150_000, turns: { clock } });
     expect(calls).toBe(4); // started at 1 min; 4 min - 1 min = 3 min >= 2.5 min
     expect(last).toBe("Stopped: the runtime limit was reached (3 min of 2.5 min).");
   });
@@ -249,7 +251,7 @@ describe("loopDetectHook in createReactAgent", () => {
       llm,
       tools: new ToolNode(createWorkspaceTools(sampleProject())),
       stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ logger: quiet }),
+      postModelHook: loopDetectHook({ feedback: { logger: quiet } }),
     });
     const out = await agent.invoke(
       { messages: [{ role: "user", content: "Find the config." }] },
@@ -289,7 +291,11 @@ describe("loopDetectHook in createReactAgent", () => {
       llm,
       tools: new GuardedToolNode(createWorkspaceTools(sampleProject())),
       stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ maxIterations: 3, minOutputLength: 10_000, logger: quiet }),
+      postModelHook: loopDetectHook({
+        maxIterations: 3,
+        turns: { minOutputLength: 10_000 },
+        feedback: { logger: quiet },
+      }),
     });
     const out = await agent.invoke({ messages: [{ role: "user", content: "Read the project." }] });
     expect(llm.stepsTaken).toBe(4); // 4 model turns, one of them free
@@ -303,7 +309,7 @@ describe("loopDetectHook in createReactAgent", () => {
       llm,
       tools: new ToolNode(createWorkspaceTools(sampleProject())),
       stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ logger: quiet }),
+      postModelHook: loopDetectHook({ feedback: { logger: quiet } }),
       checkpointer: new MemorySaver(),
     });
     const config = { configurable: { thread_id: "s" } };

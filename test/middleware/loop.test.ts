@@ -1,7 +1,7 @@
 /** loopDetectMiddleware in createAgent: a model that repeats itself, and the iteration limit. */
 
 import { tmpdir } from "node:os";
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
@@ -21,20 +21,118 @@ const input = { messages: [{ role: "user", content: "Find the user." }] };
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
 describe("the loop guard's options", () => {
-  it("are all validated, the way a turn is read included: a wrong value throws, none is ignored", () => {
-    for (const build of [loopDetectHook, loopDetectNode, loopDetectMiddleware, safetyLimitsMiddleware]) {
-      expect(() => build({ runBoundary: "thread" as never })).toThrow(GuardOptionsError);
-      expect(() => build({ events: "no" as never })).toThrow(/events/);
+  const builders = [loopDetectHook, loopDetectNode, loopDetectMiddleware, safetyLimitsMiddleware];
+
+  it("are all validated, groups included: a wrong value throws, none is ignored", () => {
+    for (const build of builders) {
+      expect(() => build({ turns: { runBoundary: "thread" as never } })).toThrow(GuardOptionsError);
+      expect(() => build({ feedback: { events: "no" as never } })).toThrow(/feedback\.events/);
       expect(() => build({ maxIterations: 0 })).toThrow(/maxIterations/);
-      expect(() => build({ runBoundary: "none", events: false, maxIterations: 3 })).not.toThrow();
+      expect(() => build({ maxCost: 1 })).toThrow(/price: maxCost needs a price table/);
+      const turns = { runBoundary: "none", isFailure: () => false, clock: Date.now } as const;
+      expect(() => build({ maxIterations: 3, turns, feedback: { events: false } })).not.toThrow();
+      // An unknown key inside a group is rejected, not ignored.
+      expect(() => build({ turns: { boundary: "none" } as never })).toThrow(/turns: Unrecognized key: "boundary"/);
+      expect(() => build({ feedback: { event: false } as never })).toThrow(/feedback: Unrecognized key: "event"/);
     }
-    expect(() => loopDetectHook({ outputOf: "text" as never })).toThrow(/outputOf/);
+    expect(() => loopDetectHook({ turns: { outputOf: "text" as never } })).toThrow(/turns\.outputOf/);
+    expect(() => loopDetectHook({ turns: { scorer: "levenshtein" as never } })).toThrow(/turns\.scorer/);
+    expect(() => loopDetectNode({ routes: { exit: "" } })).toThrow(/routes\.exit/);
+    expect(() => loopDetectNode({ routes: { end: "x" } as never })).toThrow(/routes: Unrecognized key: "end"/);
     // One logger shape for every guard: console, or anything with info and/or warn.
-    expect(() => loopDetectHook({ logger: {} as never })).toThrow(/logger/);
-    expect(() => createFileTools({ root: tmpdir(), logger: { log: () => {} } as never })).toThrow(/logger/);
-    expect(() => loopDetectHook({ logger: console })).not.toThrow();
-    expect(() => createFileTools({ root: tmpdir(), logger: console })).not.toThrow();
-    expect(() => loopDetectNode({ exit: "summarize", next: "tools", done: "end" })).not.toThrow();
+    expect(() => loopDetectHook({ feedback: { logger: {} as never } })).toThrow(/feedback\.logger/);
+    const root = tmpdir();
+    expect(() => createFileTools({ root, feedback: { logger: { log: () => {} } as never } })).toThrow(/logger/);
+    expect(() => loopDetectHook({ feedback: { logger: console } })).not.toThrow();
+    expect(() => createFileTools({ root, feedback: { logger: console } })).not.toThrow();
+    expect(() => loopDetectNode({ routes: { exit: "summarize", next: "tools", done: "end" } })).not.toThrow();
+    // The similarity check is not part of the limits alone: its options are not options there.
+    expect(() => safetyLimitsMiddleware({ loopThreshold: 0.8 } as never)).toThrow(
+      /unrecognized option: loopThreshold$/m,
+    );
+    expect(() => safetyLimitsMiddleware({ turns: { scorer: "ratio" } } as never)).toThrow(/Unrecognized key: "scorer"/);
+    expect(() => safetyLimitsMiddleware({ feedback: { logger: console } } as never)).toThrow(/"logger"/);
+  });
+
+  it("name where a key that moved into a group lives now", () => {
+    for (const build of builders) {
+      expect(() => build({ runBoundary: "none" } as never)).toThrow(/runBoundary \(now turns\.runBoundary\)/);
+      expect(() => build({ isFailure: () => true } as never)).toThrow(/isFailure \(now turns\.isFailure\)/);
+      expect(() => build({ clock: Date.now } as never)).toThrow(/clock \(now turns\.clock\)/);
+      expect(() => build({ events: false } as never)).toThrow(GuardOptionsError);
+      expect(() => build({ events: false } as never)).toThrow(/events \(now feedback\.events\)/);
+    }
+    for (const build of [loopDetectHook, loopDetectNode, loopDetectMiddleware]) {
+      expect(() => build({ maxIterations: 5, logger: console, scorer: "ratio" } as never)).toThrow(
+        /unrecognized options: logger \(now feedback\.logger\), scorer \(now turns\.scorer\)/,
+      );
+      expect(() => build({ outputOf: () => "" } as never)).toThrow(/outputOf \(now turns\.outputOf\)/);
+      expect(() => build({ minOutputLength: 5 } as never)).toThrow(/minOutputLength \(now turns\.minOutputLength\)/);
+    }
+    expect(() => loopDetectNode({ exit: "summarize", next: "act" } as never)).toThrow(
+      /exit \(now routes\.exit\), next \(now routes\.next\)/,
+    );
+    expect(() => loopDetectNode({ done: "x" } as never)).toThrow(/done \(now routes\.done\)/);
+  });
+
+  const person = (id: string) => new HumanMessage({ content: `Task ${id}`, id });
+  const calling = (content: string, id: string) =>
+    new AIMessage({ content, tool_calls: [{ name: "lookup", args: { id }, id: `call_${id}` }] });
+  const answer = (id: string) => new ToolMessage({ content: `no record ${id}`, tool_call_id: `call_${id}` });
+
+  it("turns: what the output is and what starts a new run take effect", async () => {
+    // outputOf: two different responses read as one output are a loop.
+    const same = loopDetectHook({ turns: { outputOf: () => "the same words" }, feedback: { logger: quiet } });
+    let messages: BaseMessage[] = [person("h1"), calling("Look up u1.", "1")];
+    const first = await same({ messages });
+    messages = [...messages, answer("1"), calling("Now u2.", "2")];
+    expect((await same({ messages, loopGuard: first.loopGuard })).loopGuard?.stopped?.kind).toBe("loop");
+    // runBoundary: with "none" a person's new message does not start the counters again.
+    for (const [runBoundary, stopped] of [
+      ["human-message", undefined],
+      ["none", "iterations"],
+    ] as const) {
+      const hook = loopDetectHook({ maxIterations: 2, turns: { runBoundary } });
+      const one = [person("h1"), calling("Look up u1.", "1")];
+      const start = await hook({ messages: one });
+      const next = await hook({
+        messages: [...one, answer("1"), person("h2"), calling("Look up u2.", "2")],
+        loopGuard: start.loopGuard,
+      });
+      expect(next.loopGuard?.stopped?.kind).toBe(stopped);
+    }
+  });
+
+  it("feedback: the logger receives the warnings, and events: false keeps the stop out of guardLog", async () => {
+    const again = new AIMessage({
+      content: "Look up u1.",
+      tool_calls: [{ name: "lookup", args: { id: "1" }, id: "c2" }],
+    });
+    const messages: BaseMessage[] = [person("h1"), calling("Look up u1.", "1"), answer("1"), again];
+    for (const events of [true, false]) {
+      const warnings: string[] = [];
+      const hook = loopDetectHook({ feedback: { logger: { warn: (m) => warnings.push(m) }, events } });
+      const first = await hook({ messages: messages.slice(0, 2) });
+      const stop = await hook({ messages, loopGuard: first.loopGuard });
+      expect(stop.loopGuard?.stopped?.kind).toBe("loop");
+      expect(warnings).toEqual([
+        "Loop detected: 100.0% similarity to previous output",
+        "Breaking loop due to repetitive agent outputs",
+      ]);
+      expect(stop.guardLog?.map((e) => e.kind)).toEqual(events ? ["loop"] : undefined);
+    }
+  });
+
+  it("routes: the node goes where they say", async () => {
+    const node = loopDetectNode({ maxIterations: 2, routes: { next: "act", exit: "stop", done: "finish" } });
+    const one = [person("h1"), calling("Look up u1.", "1")];
+    const first = await node({ messages: one });
+    expect(first.goto).toEqual(["act"]);
+    const loopGuard = (first.update as { loopGuard: LoopState }).loopGuard;
+    const two = [...one, answer("1"), calling("Look up u2.", "2")];
+    expect((await node({ messages: two, loopGuard })).goto).toEqual(["stop"]);
+    const answered = [...one, answer("1"), new AIMessage("Nothing found.")];
+    expect((await node({ messages: answered, loopGuard })).goto).toEqual(["finish"]);
   });
 });
 
@@ -47,7 +145,7 @@ describe("loopDetectMiddleware in createAgent", () => {
     const agent = createAgent({
       model: llm,
       tools: [lookup],
-      middleware: [loopDetectMiddleware({ logger: quiet })],
+      middleware: [loopDetectMiddleware({ feedback: { logger: quiet } })],
       checkpointer: new MemorySaver(),
     });
     const out = await agent.invoke(input, { configurable: { thread_id: "loop" }, recursionLimit: 50 });
@@ -73,7 +171,7 @@ describe("loopDetectMiddleware in createAgent", () => {
     const agent = createAgent({
       model: llm,
       tools: [lookup],
-      middleware: [loopDetectMiddleware({ maxIterations: 3, logger: quiet })],
+      middleware: [loopDetectMiddleware({ maxIterations: 3, feedback: { logger: quiet } })],
     });
     const out = await agent.invoke(input, { recursionLimit: 50 });
     const final = out.messages.at(-1) as AIMessage;

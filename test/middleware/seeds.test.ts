@@ -543,7 +543,7 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     const agent = createAgent({
       model: llm,
       tools: [probe()],
-      middleware: [loopDetectMiddleware({ logger: quiet })],
+      middleware: [loopDetectMiddleware({ feedback: { logger: quiet } })],
       checkpointer: new MemorySaver(),
     });
     const out = await agent.invoke(investigate, { configurable: { thread_id: randomUUID() }, recursionLimit: 50 });
@@ -571,7 +571,11 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
         { name: "probe", args: { target: "beta" } },
       ],
     }));
-    const agent = createAgent({ model: llm, tools: [probe()], middleware: [loopDetectMiddleware({ logger: quiet })] });
+    const agent = createAgent({
+      model: llm,
+      tools: [probe()],
+      middleware: [loopDetectMiddleware({ feedback: { logger: quiet } })],
+    });
     const out = await agent.invoke(investigate, { recursionLimit: 50 });
     const messages = out.messages as BaseMessage[];
     expect(llm.stepsTaken).toBe(2);
@@ -590,7 +594,11 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     for (const [i, a] of texts.entries())
       for (const b of texts.slice(i + 1)) expect(similarityRatio(a, b)).toBeLessThan(0.9);
     const llm = new ScriptedChatModel(steps, { whenExhausted: "throw" });
-    const agent = createAgent({ model: llm, tools: [probe()], middleware: [loopDetectMiddleware({ logger: quiet })] });
+    const agent = createAgent({
+      model: llm,
+      tools: [probe()],
+      middleware: [loopDetectMiddleware({ feedback: { logger: quiet } })],
+    });
     const out = await agent.invoke(investigate, { recursionLimit: 100 });
     const messages = out.messages as BaseMessage[];
     expect(llm.stepsTaken).toBe(7);
@@ -612,7 +620,7 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
       const agent = createAgent({
         model: llm,
         tools: [probe()],
-        middleware: [safetyLimitsMiddleware({ maxIterations: 3, logger: quiet })],
+        middleware: [safetyLimitsMiddleware({ maxIterations: 3 })],
       });
       const out = await agent.invoke(investigate, { recursionLimit: 100 });
       const messages = out.messages as BaseMessage[];
@@ -633,7 +641,7 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     const agent = createAgent({
       model: llm,
       tools: [probe(true)],
-      middleware: [safetyLimitsMiddleware({ maxConsecutiveFailures: 2, logger: quiet })],
+      middleware: [safetyLimitsMiddleware({ maxConsecutiveFailures: 2 })],
     });
     const out = await agent.invoke(investigate, { recursionLimit: 100 });
     const messages = out.messages as BaseMessage[];

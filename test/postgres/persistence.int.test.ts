@@ -376,7 +376,7 @@ describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (s
           llm: new ScriptedChatModel([say, say, say]),
           tools: new GuardedToolNode(createWorkspaceTools(sampleProject())),
           stateSchema: GuardMessagesState,
-          postModelHook: loopDetectHook({ logger: { warn: () => {} } }),
+          postModelHook: loopDetectHook({ feedback: { logger: { warn: () => {} } } }),
           checkpointer: memory,
           interruptBefore: interrupt ? ["tools"] : [],
         });
@@ -469,7 +469,9 @@ describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (s
         new StateGraph(GuardMessagesState)
           .addNode(
             "tools",
-            new GuardedToolNode(createFileTools({ root, cache, defaultLineLimit: 100_000, maxLineChars: 100_000 })),
+            new GuardedToolNode(
+              createFileTools({ root, cache, limits: { defaultLineLimit: 100_000, maxLineChars: 100_000 } }),
+            ),
           )
           .addEdge(START, "tools")
           .addEdge("tools", END)

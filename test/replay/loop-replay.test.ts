@@ -9,7 +9,7 @@ const call = (path: string) => ({ name: "read_file", args: { path } });
 
 /** The turn (1-based among AI messages) at which the live hook stops the messages of a run, or undefined. */
 async function liveStopTurn(run: ReplayRun): Promise<number | undefined> {
-  const hook = loopDetectHook({ logger: quiet, events: false });
+  const hook = loopDetectHook({ feedback: { logger: quiet, events: false } });
   const messages: BaseMessage[] = [];
   let loopGuard: LoopState | undefined;
   let turn = 0;
