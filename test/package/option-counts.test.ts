@@ -7,13 +7,16 @@ import type { DuplicateHandlerOptions } from "../../src/classes/index.js";
 import type {
   EscalationHookOptions,
   EscalationNodeOptions,
+  FileToolsOptions,
   GuardedToolNodeOptions,
+  LoopDetectNodeOptions,
+  LoopDetectOptions,
   RepeatQueryGuardOptions,
   RepeatQueryRouterOptions,
   SafetyOptions,
   ToolGuardOptions,
 } from "../../src/index.js";
-import type { GuardMiddlewareOptions } from "../../src/middleware/index.js";
+import type { GuardMiddlewareOptions, SafetyLimitsOptions } from "../../src/middleware/index.js";
 import type { ReplayOptions } from "../../src/replay/index.js";
 
 /** The option names of `T`, checked by the compiler to be all of them and nothing else. */
@@ -21,6 +24,18 @@ function optionsOf<T>() {
   return <const K extends Record<keyof T, true>>(keys: K & Record<Exclude<keyof K, keyof T>, never>): string[] =>
     Object.keys(keys);
 }
+
+/** The seed's limits, top-level in every loop guard. */
+const LOOP_LIMITS = {
+  loopThreshold: true,
+  maxRecentOutputs: true,
+  maxIterations: true,
+  maxRuntimeMs: true,
+  maxCost: true,
+  maxTokens: true,
+  price: true,
+  maxConsecutiveFailures: true,
+} as const;
 
 const FACTORIES: Record<string, string[]> = {
   "GuardedToolNode (and resolveToolGuardOptions)": optionsOf<GuardedToolNodeOptions>()({
@@ -110,6 +125,34 @@ const FACTORIES: Record<string, string[]> = {
     scorer: true,
     logger: true,
     clock: true,
+  }),
+  "loopDetectHook and loopDetectMiddleware": optionsOf<LoopDetectOptions>()({
+    ...LOOP_LIMITS,
+    turns: true,
+    feedback: true,
+  }),
+  loopDetectNode: optionsOf<LoopDetectNodeOptions>()({ ...LOOP_LIMITS, turns: true, feedback: true, routes: true }),
+  safetyLimitsMiddleware: optionsOf<SafetyLimitsOptions>()({
+    maxIterations: true,
+    maxRuntimeMs: true,
+    maxCost: true,
+    maxTokens: true,
+    price: true,
+    maxConsecutiveFailures: true,
+    turns: true,
+    feedback: true,
+  }),
+  "createFileTools and fileToolsMiddleware": optionsOf<FileToolsOptions>()({
+    root: true,
+    allowCommands: true,
+    denyWrites: true,
+    ignored: true,
+    refuseHardLinks: true,
+    clock: true,
+    cache: true,
+    commands: true,
+    limits: true,
+    feedback: true,
   }),
   "DuplicateHandler (the seed's class)": optionsOf<DuplicateHandlerOptions>()({
     keys: true,
