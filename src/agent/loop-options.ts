@@ -4,7 +4,7 @@
  * compared in `turns`; what the guard says in `feedback`. Validated here, strictly, and converted to the flat
  * options of the core (`SafetyOptions`, which `SafetyGuard` takes as they are).
  */
-import type { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import {
   type ResolvedSafetyOptions,
@@ -31,7 +31,31 @@ const limitsShape = {
   price: safety.price,
   /** Failed turns in a row (see `turns.isFailure`). Default 5. */
   maxConsecutiveFailures: safety.maxConsecutiveFailures,
+  /**
+   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget). In
+   * createAgent: `"model"` (default) one last model call with the tools off, asked what was done, what failed and
+   * what is left; `"canned"` the guard's own message. In a graph: `"canned"` (default), or `{ model }`, a chat model
+   * (without tools) the hook asks for the wrap-up. The canned message is the fallback when the model call fails or
+   * still calls tools.
+   */
+  wrapUp: z
+    .union([
+      z.enum(["model", "canned"]),
+      z.strictObject({
+        model: z.custom<WrapUpModel>(
+          (v) => typeof (v as WrapUpModel | null)?.invoke === "function",
+          "expected a chat model",
+        ),
+      }),
+    ])
+    .optional(),
 };
+
+/** A chat model a graph's guard hook asks for the wrap-up (any LangChain chat model: its `invoke` is called). */
+export interface WrapUpModel {
+  /** Answers the conversation and the wrap-up instruction. */
+  invoke(input: BaseMessage[]): Promise<unknown>;
+}
 
 /** How a turn is read: whether it failed, which run it belongs to, when it happened. */
 const turnShape = {
@@ -163,10 +187,13 @@ export interface LoopGuardSettings {
   runBoundary: "human-message" | "none";
   /** Whether a stop writes a guard event. */
   events: boolean;
+  /** How the final message is written (as given; the adapter applies its default). */
+  wrapUp: "model" | "canned" | { model: WrapUpModel } | undefined;
 }
 
 /** Validated adapter options, either schema's. */
 interface ParsedLoopOptions extends Omit<SafetyOptions, "scorer" | "minOutputLength" | "logger" | "clock"> {
+  wrapUp?: LoopGuardSettings["wrapUp"];
   turns?:
     | (Pick<SafetyOptions, "scorer" | "minOutputLength" | "clock"> &
         Partial<Pick<LoopGuardSettings, "outputOf" | "isFailure" | "runBoundary">>)
@@ -184,7 +211,7 @@ interface ParsedLoopOptions extends Omit<SafetyOptions, "scorer" | "minOutputLen
  * ```
  */
 export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings {
-  const { turns = {}, feedback = {}, ...limits } = parsed;
+  const { turns = {}, feedback = {}, wrapUp, ...limits } = parsed;
   const { outputOf, isFailure, runBoundary = "human-message", ...comparison } = turns;
   return {
     safety: resolveSafetyOptions({ ...limits, ...comparison, logger: feedback.logger }),
@@ -192,6 +219,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
     isFailure,
     runBoundary,
     events: feedback.events ?? true,
+    wrapUp,
   };
 }
 

@@ -25,6 +25,7 @@ import { emitGuardEvents, type WriterHost } from "./events.js";
 import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
+import type { EndReason } from "./wrap-up.js";
 
 /**
  * What an adapter gives a turn: the resolved options, the run's decision context, and where stream events go
@@ -43,6 +44,16 @@ export interface TurnEnv {
 export interface TurnRecord {
   decisions: ToolCallDecision[];
   ids: (string | null)[];
+  /** A run the guards end with the model's own words: the reason, and the id the final message takes. */
+  wrapUp?: WrapUpRecord | undefined;
+}
+
+/** The model's wrap-up a stop asked for (createAgent: the next model call makes it). */
+export interface WrapUpRecord {
+  /** Why the run ends (the final message's `response_metadata.guard`, and the canned message). */
+  reason: EndReason;
+  /** The id of the final message (the guards' state refers to it). */
+  id: string;
 }
 
 /**
@@ -53,12 +64,13 @@ class ChannelRecord implements TurnRecord {
   constructor(
     public decisions: ToolCallDecision[],
     public ids: (string | null)[],
+    public wrapUp?: WrapUpRecord,
   ) {}
 }
 
-/** A record of no turn (the channel's default, and what a stopped response leaves). */
-export function emptyTurnRecord(): TurnRecord {
-  return new ChannelRecord([], []);
+/** A record of no turn (the channel's default, and what a stopped response leaves), or of a wrap-up to make. */
+export function emptyTurnRecord(wrapUp?: WrapUpRecord): TurnRecord {
+  return new ChannelRecord([], [], wrapUp);
 }
 
 /** The response's plan as a turn keeps it. */

@@ -510,3 +510,35 @@ export function toolErrorText(message: string): string {
 export function toolThrewText(tool: string, thrown: string): string {
   return `the tool ${JSON.stringify(String(tool))} threw ${thrown}`;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// 10. Ending a run: LangGraph's step budget, and the model's own wrap-up
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Why a run ends when LangGraph's step budget (`recursionLimit`) would not allow another turn.
+ *
+ * @example
+ * ```ts
+ * stepBudgetReason(25); // "Stopped: this run has used the steps LangGraph allows it (recursionLimit 25). …"
+ * ```
+ */
+export function stepBudgetReason(limit: number): string {
+  return `Stopped: this run has used the steps LangGraph allows it (recursionLimit ${limit}). To go on, send another message to continue from here, or run it again with a higher recursionLimit in its config.`;
+}
+
+/**
+ * What the model is asked in its last call, made with its tools off, when the guards end a run: its answer is the
+ * run's final message.
+ *
+ * @example
+ * ```ts
+ * wrapUpInstruction("Stopped: the iteration limit was reached (30 of 30).");
+ * ```
+ */
+export function wrapUpInstruction(reason: string): string {
+  return [
+    `[The run ends now. ${reason}]`,
+    "Do not call any tool. In a few sentences, tell the user what you did, what failed or is still unresolved, and what is left to do and how they can continue.",
+  ].join("\n");
+}

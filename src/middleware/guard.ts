@@ -16,6 +16,7 @@ import {
 } from "../core/tool-calls/state.js";
 import type { ToolGuardUpdate } from "../state/index.js";
 import { defineMiddleware } from "./define.js";
+import { GuardModelCalls } from "./model-call.js";
 import { guardLogField, reducedField } from "./state.js";
 
 /**
@@ -32,6 +33,13 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    * level 3 ends the run as level 4 does.
    */
   interrupt?: boolean;
+  /**
+   * How the run's final message is written when the guards end it (level 4, or LangGraph's step budget): `"model"`
+   * (default) by one last model call with the tools off, asked what was done, what failed and what is left (the
+   * canned message if that call fails or still calls tools, or if the step budget has no room for it); `"canned"`
+   * the guards' own message.
+   */
+  wrapUp?: "model" | "canned";
   /**
    * The agent's tools: the list given to `createAgent` (with those of other middleware, such as
    * `fileToolsMiddleware`), or their names. The guards read from them the names offered in the level-2 options ("use
@@ -50,6 +58,7 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
 /** The middleware's own options (the guard options are validated by their schema). */
 const middlewareOptionsSchema = z.strictObject({
   interrupt: z.boolean().optional(),
+  wrapUp: z.enum(["model", "canned"]).optional(),
   agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
 });
 
@@ -74,7 +83,12 @@ function update<U extends { toolGuard: GuardEvent[]; guardLog: GuardStreamEvent[
 }
 
 /** `afterModel`: opens the response's turn; stops the run, or leaves its calls to `wrapToolCall`. */
-function afterModel(state: { messages: unknown; toolGuard: ToolGuardState }, env: TurnEnv, ask: boolean) {
+function afterModel(
+  state: { messages: unknown; toolGuard: ToolGuardState },
+  env: TurnEnv,
+  ask: boolean,
+  calls: GuardModelCalls,
+) {
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages as BaseMessage[], env);
   if (turn.calls.length === 0) return forgiven.length > 0 ? update({ toolGuard: forgiven, guardLog: [] }) : undefined;
   const stop = turn.stop;
@@ -91,14 +105,8 @@ function afterModel(state: { messages: unknown; toolGuard: ToolGuardState }, env
     });
   }
   const outcome = turn.halt(stop, ask, forgiven);
-  // Ended: nothing may run; answered (level 3): the model reads the person's answer next.
-  return update({
-    messages: outcome.messages ?? [],
-    toolGuard: outcome.events,
-    guardLog: outcome.log,
-    _guardPending: emptyTurnRecord(),
-    jumpTo: outcome.kind === "ended" ? ("end" as const) : ("model" as const),
-  });
+  const { messages: said, record, jumpTo } = calls.afterStop(outcome);
+  return update({ messages: said, toolGuard: outcome.events, guardLog: outcome.log, _guardPending: record, jumpTo });
 }
 
 type ToolCallState = { toolGuard?: ToolGuardState; messages?: BaseMessage[]; _guardPending?: TurnRecord };
@@ -152,8 +160,8 @@ async function wrapToolCall(
  * ```
  */
 export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
-  const { interrupt, agentTools, ...guardOptions } = options;
-  parseOptions(middlewareOptionsSchema, { interrupt, agentTools }, "guardMiddleware");
+  const { interrupt, agentTools, wrapUp, ...guardOptions } = options;
+  parseOptions(middlewareOptionsSchema, { interrupt, agentTools, wrapUp }, "guardMiddleware");
   const resolved = resolveToolGuardOptions(guardOptions);
   const traits = new ToolTraits(resolved);
   if (agentTools !== undefined) traits.learn(agentTools);
@@ -163,42 +171,21 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable),
     host: runtime as TurnEnv["host"],
   });
+  const calls = new GuardModelCalls(traits, agentTools, {
+    events: resolved.feedback.events,
+    wrapUp: wrapUp ?? "model",
+  });
   const middleware = defineMiddleware({
     name: "GuardMiddleware",
     stateSchema,
-    afterModel: { canJumpTo: ["end", "model"], hook: (state, runtime) => afterModel(state, env(runtime), ask) },
+    afterModel: {
+      canJumpTo: ["end", "model"],
+      hook: (state, runtime) => afterModel(state, env(runtime), ask, calls),
+    },
     wrapToolCall: (request, handler) => {
-      if (agentTools === undefined) learnCalledTool(request.tool);
+      calls.sawTool(request.tool);
       return wrapToolCall(request, () => handler(request), env(request.runtime));
     },
   });
-  const learnCalledTool = agentTools === undefined ? learnFromRequests(middleware, traits) : () => {};
-  return middleware;
-}
-
-/**
- * Without `agentTools` the middleware learns the agent's tools from a model request: createAgent shows a middleware
- * the tools only there, before the first `afterModel`. But createAgent parses a middleware's whole state again
- * before every model call of a middleware that has a `wrapModelCall` (0.3-0.5 ms a turn), so the hook is offered
- * only until a request has been read, and again once a tool call names a tool not seen (the agent's tools changed;
- * the called tool itself is learned at once). createAgent looks the hook up at each model call; were it to keep the
- * first one it saw, the hook would simply keep learning, as before. Returns what `wrapToolCall` calls with its tool.
- */
-function learnFromRequests(middleware: object, traits: ToolTraits): (tool: unknown) => void {
-  let armed = true;
-  const learn = (request: { tools: readonly unknown[] }, handler: (request: never) => unknown) => {
-    traits.learn(request.tools);
-    armed = false;
-    return handler(request as never);
-  };
-  Object.defineProperty(middleware, "wrapModelCall", {
-    get: () => (armed ? learn : undefined),
-    enumerable: true,
-    configurable: true,
-  });
-  return (tool) => {
-    if (tool === undefined || traits.knows(tool)) return;
-    traits.learn([tool]);
-    armed = true;
-  };
+  return calls.install(middleware);
 }

@@ -3,9 +3,10 @@
  * checks the limits and (the loop detector) compares the response with the recent ones, exactly as
  * `loopDetectHook` does.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import type { WriterHost } from "../agent/events.js";
+import { emitGuardEvents, type WriterHost } from "../agent/events.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -14,29 +15,56 @@ import {
   type SafetyLimitsOptions,
 } from "../agent/loop-options.js";
 import { loopGuardTurn } from "../agent/loop-turn.js";
+import { atModelCall, currentSteps, stepsStop } from "../agent/steps.js";
+import { isWrapUpInput } from "../agent/wrap-up.js";
 import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
-import type { GuardLog, GuardStreamEvent } from "../core/stream-events.js";
+import { GuardOptionsError } from "../core/options.js";
+import { stopStreamEvent } from "../core/stream-events.js";
 import { defineMiddleware } from "./define.js";
+import { adoptId, finalModelCall, type ModelCallHandler, type ModelCallRequest } from "./model-call.js";
 import { defaulted, guardLogField } from "./state.js";
 
 export type { SafetyLimitsOptions } from "../agent/loop-options.js";
 
-/** `afterModel`: one step of the guard over the channel `key`; a stop answers the pending calls and ends the run. */
-function stepHook<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings) {
+/**
+ * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (so the guard adds no graph
+ * step to a turn). Before the call, the step budget: when the model call after this one could not end the run in
+ * time, this one is made the last (tools off, asked to wrap up). After the call, the limits and the loop check over
+ * the response; a stop asks the model once more, tools off, for the final message, which replaces the response
+ * (its tool calls never run).
+ */
+function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings) {
   const turn = loopGuardTurn(settings);
-  return (state: { messages: unknown } & { [P in K]: LoopState }, runtime: WriterHost) => {
-    const result = turn({ messages: state.messages as BaseMessage[], loopGuard: state[key] }, runtime);
-    if (result === undefined) return undefined;
-    const own = { [key]: result.state } as { [P in K]: LoopState };
-    if (result.messages === undefined) return own;
-    // The reducer of guardLog takes events; createAgent types the update as the channel's value.
-    const guardLog = result.log as GuardStreamEvent[] as unknown as GuardLog;
-    return {
-      ...own,
-      guardLog,
-      messages: result.messages,
-      jumpTo: "end" as const,
-    };
+  if (typeof settings.wrapUp === "object")
+    throw new GuardOptionsError(
+      'Invalid loop-detection options:\n- wrapUp: in createAgent the guard asks the agent\'s own model: "model" or "canned"',
+    );
+  const canned = settings.wrapUp === "canned";
+  return async (request: ModelCallRequest, handler: ModelCallHandler): Promise<AIMessage | Command> => {
+    if (isWrapUpInput(request.messages)) return handler(request as never); // another guard asked for the wrap-up
+    const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
+    const messages = state.messages ?? [];
+    const host = request.runtime as WriterHost;
+    const at = currentSteps();
+    if (at !== undefined && atModelCall(at) === "final") {
+      const reason = stepsStop(at);
+      const final = await finalModelCall(request, canned ? undefined : handler, { ...reason });
+      const guardLog = emitGuardEvents(host, [stopStreamEvent(reason)], settings.events);
+      return new Command({ update: { messages: [final], guardLog } });
+    }
+    const response = await handler(request as never);
+    if (!AIMessage.isInstance(response)) return response;
+    const result = turn({ messages: [...messages, response], loopGuard: state[key] }, host);
+    if (result === undefined) return response;
+    if (result.stop === null) return new Command({ update: { [key]: result.state } });
+    // The final message replaces the response (its tool calls never run): it takes the response's id.
+    const final = await finalModelCall(
+      request,
+      canned ? undefined : handler,
+      { ...result.stop },
+      adoptId(response, undefined),
+    );
+    return new Command({ update: { [key]: result.state, guardLog: result.log, messages: [final] } });
   };
 }
 
@@ -63,7 +91,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),
-    afterModel: { canJumpTo: ["end"], hook: stepHook("loopGuard", resolveLoopDetectOptions(options)) },
+    wrapModelCall: stepCall("loopGuard", resolveLoopDetectOptions(options)),
   });
 }
 
@@ -88,10 +116,10 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
  */
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
-  const hook = stepHook("safetyLimits", resolveSafetyLimitsOptions(options));
+  const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options));
   const stateSchema = z.object({
     /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
     /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,
   });
-  return defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, afterModel: { canJumpTo: ["end"], hook } });
+  return defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall });
 }

@@ -74,6 +74,12 @@ export type ScriptStep =
  * ```
  */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
+  /**
+   * What to answer a call made with the tools off (`tool_choice: "none"`, or no tools bound while the conversation
+   * has tool calls: the guards' wrap-up), without using the script: a text, or a function of the messages. Default:
+   * {@link scriptedWrapUp}, a short summary of the conversation's tool calls.
+   */
+  wrapUp?: string | ((messages: BaseMessage[]) => string);
   /** What to answer once the script is used up: a final text (default "Done."), or throw. */
   whenExhausted?:
     | {
@@ -101,6 +107,7 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
 export class ScriptedChatModel extends BaseChatModel {
   private readonly steps: ScriptStep[] | StepResponder;
   private readonly whenExhausted: { answer: string } | "throw";
+  private readonly wrapUp: string | ((messages: BaseMessage[]) => string);
   private position = 0;
   private callCounter = 0;
   /** Tool-call ids must be unique within a thread, across model instances and processes. */
@@ -111,10 +118,11 @@ export class ScriptedChatModel extends BaseChatModel {
    *   for a model shared by several threads.
    */
   constructor(steps: ScriptStep[] | StepResponder, options: ScriptedChatModelOptions = {}) {
-    const { whenExhausted, ...params } = options;
+    const { whenExhausted, wrapUp, ...params } = options;
     super(params);
     this.steps = steps;
     this.whenExhausted = whenExhausted ?? { answer: "Done." };
+    this.wrapUp = wrapUp ?? scriptedWrapUp;
   }
 
   /** How many steps have been answered. */
@@ -134,12 +142,21 @@ export class ScriptedChatModel extends BaseChatModel {
     return "scripted";
   }
 
-  /** Accepts any tools; the script decides which tool calls are made. */
+  /**
+   * Accepts any tools; the script decides which tool calls are made. A `tool_choice` of `"none"` is kept: such a
+   * call is answered with the wrap-up instead of the script's next step.
+   */
   override bindTools(
     _tools: BindToolsInput[],
-    _kwargs?: Partial<this["ParsedCallOptions"]>,
+    kwargs?: Partial<this["ParsedCallOptions"]>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, this["ParsedCallOptions"]> {
-    return this;
+    const choice = (kwargs as { tool_choice?: unknown } | undefined)?.tool_choice;
+    if (choice !== "none") return this;
+    return this.withConfig({ tool_choice: "none" } as Partial<this["ParsedCallOptions"]>) as unknown as Runnable<
+      BaseLanguageModelInput,
+      AIMessageChunk,
+      this["ParsedCallOptions"]
+    >;
   }
 
   /**
@@ -155,10 +172,13 @@ export class ScriptedChatModel extends BaseChatModel {
    */
   async _generate(
     messages: BaseMessage[],
-    _options: this["ParsedCallOptions"],
+    options: this["ParsedCallOptions"],
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    const message = this.nextMessage(messages);
+    const toolsOff = (options as { tool_choice?: unknown }).tool_choice === "none";
+    const message = toolsOff
+      ? new AIMessage(typeof this.wrapUp === "string" ? this.wrapUp : this.wrapUp(messages))
+      : this.nextMessage(messages);
     const text = typeof message.content === "string" ? message.content : "";
     return { generations: [{ text, message }] };
   }
@@ -187,4 +207,35 @@ export class ScriptedChatModel extends BaseChatModel {
       }),
     });
   }
+}
+
+/**
+ * The scripted model's default wrap-up: what it was asked, the tool calls it made (by tool) and how many failed, and
+ * the last error, in a few sentences, as a model asked to wrap up would write them.
+ *
+ * @example
+ * ```ts
+ * scriptedWrapUp(messages); // "I have to stop here. You asked: \"Fix the tests\". I made 6 tool calls (run_tests 4, …)."
+ * ```
+ */
+export function scriptedWrapUp(messages: BaseMessage[]): string {
+  const asked = messages.filter((m) => m.getType() === "human" && m.id !== "langgraph-guards-wrap-up").at(-1);
+  const calls = messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []) : []));
+  const results = messages.filter((m) => m.getType() === "tool");
+  const failed = results.filter((m) => (m as { status?: string }).status === "error");
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+  const byTool = [...counts].map(([name, n]) => `${name} ${n}`).join(", ");
+  const text = (m: BaseMessage | undefined) => (typeof m?.content === "string" ? m.content : "").trim();
+  const parts = ["I have to stop here."];
+  if (asked !== undefined) parts.push(`You asked: "${text(asked).slice(0, 120)}".`);
+  parts.push(
+    calls.length === 0
+      ? "I made no tool calls."
+      : `I made ${calls.length} tool calls (${byTool}); ${failed.length} of them failed or were not run.`,
+  );
+  const lastError = text(failed.at(-1)).split("\n")[0];
+  if (lastError) parts.push(`The last problem: ${lastError.slice(0, 160)}`);
+  parts.push("What is left: the task is not finished; tell me how you would like me to go on.");
+  return parts.join(" ");
 }

@@ -1,5 +1,5 @@
 /** guardMiddleware beside langchain's toolCallLimitMiddleware: every call answered exactly once, in either order. */
-import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createAgent, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -71,7 +71,7 @@ describe("the loop and limit middleware with toolCallLimitMiddleware", () => {
   };
   for (const [name, make] of Object.entries(stoppers)) {
     for (const order of ["stopper first", "stopper last"] as const) {
-      it(`[${name}, ${order}]: a stop answers only the calls the limit left unanswered`, async () => {
+      it(`[${name}, ${order}]: a stop replaces the response in the model call: nothing is left to answer`, async () => {
         const limit = toolCallLimitMiddleware({ runLimit: 3 });
         const stopper = make();
         const agent = createAgent({
@@ -85,12 +85,12 @@ describe("the loop and limit middleware with toolCallLimitMiddleware", () => {
         );
         const messages = out.messages as BaseMessage[];
         expect(validHistory(messages)).toEqual([]);
-        // The second response stops the run. Stopper first: its afterModel runs last (reverse order), after the limit
-        // answered the call over the limit, and answers only the other. Stopper last: it answers both and ends the
-        // run before the limit's afterModel.
-        const second = order === "stopper first" ? ["limit", "guard"] : ["guard", "guard"];
-        expect(kinds(messages)).toEqual(["ran", "ran", ...second]);
-        expect(String(messages.at(-1)?.content)).toMatch(/iteration limit/);
+        // The second response stops the run inside the model call, in either order: the model's wrap-up replaces it,
+        // so its calls never reach the limit's afterModel or the tools.
+        expect(kinds(messages)).toEqual(["ran", "ran"]);
+        const final = messages.at(-1) as AIMessage;
+        expect(final.response_metadata.guard).toMatchObject({ kind: "iterations", wrapUp: "model" });
+        expect(String((final.response_metadata.guard as { message: string }).message)).toMatch(/iteration limit/);
       });
     }
   }

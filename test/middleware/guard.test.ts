@@ -41,7 +41,11 @@ describe("guardMiddleware in createAgent", () => {
     const last = await agent.invoke(new Command({ resume: "Say you cannot get it." }), config);
     const final = last.messages.at(-1) as AIMessage;
     expect(final.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
-    expect(String(final.content)).toMatch(/^I stopped this run because I kept repeating one step/);
+    expect(final.response_metadata.guard).toMatchObject({ wrapUp: "model" });
+    expect(String((final.response_metadata.guard as { message: string }).message)).toMatch(
+      /^I stopped this run because I kept repeating one step/,
+    );
+    expect(String(final.content)).toMatch(/^I have to stop here\./); // the model's own words, tools off
     // The person's answer reached the model as the result of the held-back call.
     expect(
       last.messages.some((m: BaseMessage) => String(m.content).includes("The user answered:\nSay you cannot get it.")),

@@ -413,19 +413,21 @@ describe("seed 003 (feedback and escalation) through createAgent", () => {
     const resumed = await agent.invoke(new Command({ resume: "Use pip to install pygame first." }), config);
     expect(sawAnswer).toContain("The user answered:\nUse pip to install pygame first.");
 
-    // Level 4: the run ends with an AI message that explains why.
+    // Level 4: the run ends with the model's own wrap-up (tools off); the guard's explanation is in its metadata.
     const messages = resumed.messages as BaseMessage[];
     const last = messages.at(-1) as AIMessage;
     expect(AIMessage.isInstance(last)).toBe(true);
-    const said = String(last.content);
+    expect(String(last.content)).toMatch(/^I have to stop here\. You asked: "Write/);
+    expect(last.tool_calls ?? []).toEqual([]);
+    const said = String((last.response_metadata.guard as { message: string }).message);
     expect(said).toMatch(
       /^I stopped this run because I kept repeating one step: I called `write_file` with \{"content":"import pygame\\npygame.init\(\)\\n","path":"game.py"\} again and again, the guards blocked it 4 times in a row/,
     );
     expect(said).toMatch(/\nWhen it last ran, it failed: /);
     expect(said).toMatch(/What you can do:\n- Send a new message/);
-    expect(last.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4 });
+    expect(last.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4, wrapUp: "model" });
     expect(validHistory(messages)).toEqual([]);
-    expect(llm.stepsTaken).toBe(5); // the model was not called again after level 4
+    expect(llm.stepsTaken).toBe(5); // after level 4 the model only wrote the wrap-up (not a step of its script)
     expect((resumed.toolGuard as ToolGuardState).escalation.strikes).toBe(4);
   });
 
@@ -480,7 +482,9 @@ describe("seed 003 (feedback and escalation) through createAgent", () => {
     );
     const out = await agent.invoke({ messages: [{ role: "user", content: "Write." }] }, { recursionLimit: 100 });
     const messages = out.messages as BaseMessage[];
-    expect(String(messages.at(-1)?.content)).toMatch(/^I stopped this run because I kept repeating one step/);
+    const guard = (messages.at(-1) as AIMessage).response_metadata.guard as { message: string; wrapUp: string };
+    expect(guard.message).toMatch(/^I stopped this run because I kept repeating one step/);
+    expect(guard.wrapUp).toBe("model");
     expect(toolReplies(messages).map((r) => guardOf(r)?.escalation)).toEqual([undefined, 1, 2, 4]);
     expect(llm.stepsTaken).toBe(4);
     expect(validHistory(messages)).toEqual([]);
@@ -550,20 +554,19 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     const messages = out.messages as BaseMessage[];
     const final = messages.at(-1) as AIMessage;
     expect(llm.stepsTaken).toBe(2);
-    expect(String(final.content)).toMatch(
+    // The stopped response is replaced by the model's own wrap-up (tools off): its call never runs.
+    expect(String(final.content)).toMatch(/^I have to stop here\./);
+    expect(final.tool_calls ?? []).toEqual([]);
+    expect(String((final.response_metadata.guard as { message: string }).message)).toMatch(
       /^Stopped: loop detected, the output is 9\d\.\d% similar to a previous output \(threshold 90%\)\.$/,
     );
-    expect(final.response_metadata.guard).toMatchObject({ kind: "loop", limit: 0.9 });
-    // The pending call of the stopped response is answered as not run.
-    const stoppedCall = aiMessages(messages).at(-2)?.tool_calls?.[0]?.id as string;
-    const [notRun] = repliesTo(messages, stoppedCall);
-    expect(String(notRun?.content)).toMatch(/^Not run: Stopped: loop detected/);
-    expect(guardOf(notRun)).toEqual({ stopped: true, kind: "loop" });
+    expect(final.response_metadata.guard).toMatchObject({ kind: "loop", limit: 0.9, wrapUp: "model" });
+    expect(toolReplies(messages)).toHaveLength(1);
     expect((out.loopGuard as LoopState).stopped?.kind).toBe("loop");
     expect(validHistory(messages)).toEqual([]);
   });
 
-  it("the same output again stops at the 2nd turn with 100% similarity, every pending call answered", async () => {
+  it("the same output again stops at the 2nd turn with 100% similarity; with wrapUp canned, the stop message", async () => {
     const llm = new ScriptedChatModel(() => ({
       content: "Let me probe the alpha component again.",
       toolCalls: [
@@ -574,7 +577,7 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     const agent = createAgent({
       model: llm,
       tools: [probe()],
-      middleware: [loopDetectMiddleware({ feedback: { logger: quiet } })],
+      middleware: [loopDetectMiddleware({ feedback: { logger: quiet }, wrapUp: "canned" })],
     });
     const out = await agent.invoke(investigate, { recursionLimit: 50 });
     const messages = out.messages as BaseMessage[];
@@ -582,9 +585,9 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     expect(String(messages.at(-1)?.content)).toBe(
       "Stopped: loop detected, the output is 100.0% similar to a previous output (threshold 90%).",
     );
-    const stopped = aiMessages(messages).at(-2)?.tool_calls ?? [];
-    expect(stopped).toHaveLength(2);
-    for (const c of stopped) expect(repliesTo(messages, c.id as string).map((m) => m.status)).toEqual(["error"]);
+    // The stop message replaced the second response: its two calls never ran and nothing is left to answer.
+    expect(aiMessages(messages).map((m) => (m.tool_calls ?? []).length)).toEqual([2, 0]);
+    expect(toolReplies(messages)).toHaveLength(2);
     expect(validHistory(messages)).toEqual([]);
   });
 
@@ -620,18 +623,16 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
       const agent = createAgent({
         model: llm,
         tools: [probe()],
-        middleware: [safetyLimitsMiddleware({ maxIterations: 3 })],
+        middleware: [safetyLimitsMiddleware({ maxIterations: 3, wrapUp: "canned" })],
       });
       const out = await agent.invoke(investigate, { recursionLimit: 100 });
       const messages = out.messages as BaseMessage[];
       const final = messages.at(-1) as AIMessage;
       expect(llm.stepsTaken).toBe(3);
       expect(String(final.content)).toBe("Stopped: the iteration limit was reached (3 of 3).");
-      expect(final.response_metadata.guard).toMatchObject({ kind: "iterations", limit: 3 });
-      const stopped = aiMessages(messages).at(-2)?.tool_calls?.[0]?.id as string;
-      expect(repliesTo(messages, stopped).map((m) => String(m.content))).toEqual([
-        "Not run: Stopped: the iteration limit was reached (3 of 3).",
-      ]);
+      expect(final.response_metadata.guard).toMatchObject({ kind: "iterations", limit: 3, wrapUp: "canned" });
+      // The 3rd response was replaced by the stop message: two calls ran, the third never existed.
+      expect(toolReplies(messages)).toHaveLength(2);
       expect(validHistory(messages)).toEqual([]);
     }
   });
@@ -646,13 +647,17 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     const out = await agent.invoke(investigate, { recursionLimit: 100 });
     const messages = out.messages as BaseMessage[];
     expect(llm.stepsTaken).toBe(3);
-    expect(String(messages.at(-1)?.content)).toBe("Stopped: 2 failed iterations in a row (limit 2).");
-    expect((messages.at(-1) as AIMessage).response_metadata.guard).toMatchObject({ kind: "failures" });
-    // The two calls that ran failed with the tool's error; the third was answered as not run.
+    const final = messages.at(-1) as AIMessage;
+    expect(final.response_metadata.guard).toMatchObject({
+      kind: "failures",
+      message: "Stopped: 2 failed iterations in a row (limit 2).",
+      wrapUp: "model",
+    });
+    // The model's wrap-up tells what failed; the two calls that ran failed with the tool's error.
+    expect(String(final.content)).toMatch(/2 of them failed .*The last problem: Error: cannot reach bravo-2/);
     expect(toolReplies(messages).map((m) => String(m.content).split("\n")[0])).toEqual([
       "Error: cannot reach alpha-1",
       "Error: cannot reach bravo-2",
-      "Not run: Stopped: 2 failed iterations in a row (limit 2).",
     ]);
     expect(validHistory(messages)).toEqual([]);
   });

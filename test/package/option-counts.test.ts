@@ -35,6 +35,7 @@ const LOOP_LIMITS = {
   maxTokens: true,
   price: true,
   maxConsecutiveFailures: true,
+  wrapUp: true,
 } as const;
 
 const FACTORIES: Record<string, string[]> = {
@@ -75,6 +76,7 @@ const FACTORIES: Record<string, string[]> = {
     escalation: true,
     interrupt: true,
     agentTools: true,
+    wrapUp: true,
   }),
   replayGuards: optionsOf<ReplayOptions>()({
     repetitionThreshold: true,
@@ -139,6 +141,7 @@ const FACTORIES: Record<string, string[]> = {
     maxTokens: true,
     price: true,
     maxConsecutiveFailures: true,
+    wrapUp: true,
     turns: true,
     feedback: true,
   }),

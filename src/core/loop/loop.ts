@@ -48,14 +48,14 @@ export type PriceTable =
   | ((usage: TokenUsage) => number);
 
 /**
- * Which limit stopped a run.
+ * Which limit stopped a run (`"steps"`: LangGraph's step budget, `recursionLimit`, would not allow another turn).
  *
  * @example
  * ```ts
  * if (state.loopGuard.stopped?.kind === ("loop" satisfies StopKind)) notifyTeam();
  * ```
  */
-export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures";
+export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures" | "steps";
 
 /**
  * Why a run was stopped: the limit, the value reached, and a sentence for people and models.
@@ -348,7 +348,7 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
 }
 
 /** The stop reason of a limit reached, with its message. */
-function reached(kind: Exclude<StopKind, "loop">, value: number, limit: number): StopReason {
+function reached(kind: Exclude<StopKind, "loop" | "steps">, value: number, limit: number): StopReason {
   return { kind, value, limit, message: STOP_REASON_TEXTS[kind](value, limit) };
 }
 
