@@ -91,3 +91,26 @@ export async function wrapUpWith(
     return finalMessage(undefined, reason, id);
   }
 }
+
+/**
+ * A graph hook's final messages with the model's wrap-up: the last message of `ending` (the canned final message the
+ * guard wrote) is replaced by the model's answer, asked with the conversation and the held-back calls' answers; the
+ * canned message stays when there is no model or its answer cannot be a final message.
+ *
+ * @example
+ * ```ts
+ * const messages = await withWrapUp(outcome.messages, state.messages, model);
+ * ```
+ */
+export async function withWrapUp(
+  ending: readonly BaseMessage[],
+  conversation: readonly BaseMessage[],
+  model: { invoke(input: BaseMessage[]): Promise<unknown> } | undefined,
+): Promise<BaseMessage[]> {
+  const canned = ending.at(-1);
+  if (model === undefined || !AIMessage.isInstance(canned)) return [...ending];
+  const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
+  const reason: EndReason = { kind: "guard", ...guard, message: messageText(canned) };
+  const final = await wrapUpWith(model, [...conversation, ...ending.slice(0, -1)], reason, canned.id);
+  return [...ending.slice(0, -1), final];
+}

@@ -2,9 +2,12 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
+import { endIfOutOfSteps } from "../agent/hook-end.js";
+import type { WrapUpModel } from "../agent/loop-options.js";
 import { lastAIMessageIndex } from "../agent/messages.js";
 import type { Outcome } from "../agent/stop.js";
 import { openAfterModel } from "../agent/turn.js";
+import { withWrapUp } from "../agent/wrap-up.js";
 import { parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
@@ -12,7 +15,15 @@ import { GuardStateMissingError } from "./errors.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 
 const node = z.string().min(1, { error: "must be a non-empty node name" });
-const hookOptionsSchema = z.strictObject({ interrupt: z.boolean().optional() });
+const hookOptionsSchema = z.strictObject({
+  interrupt: z.boolean().optional(),
+  wrapUp: z
+    .union([
+      z.literal("canned"),
+      z.strictObject({ model: z.custom<WrapUpModel>((v) => typeof (v as WrapUpModel | null)?.invoke === "function") }),
+    ])
+    .optional(),
+});
 const nodeOptionsSchema = hookOptionsSchema.extend({
   model: node.optional(),
   next: node.optional(),
@@ -34,6 +45,12 @@ export interface EscalationHookOptions {
    * ends the run as level 4 does.
    */
   interrupt?: boolean;
+  /**
+   * How the run's final message is written when the guards end it (level 4, or LangGraph's step budget would not
+   * allow another turn): `"canned"` (default) the guards' explanation; `{ model }` a chat model without tools, asked
+   * what was done, what failed and what is left (the canned message if it fails or still calls tools).
+   */
+  wrapUp?: "canned" | { model: WrapUpModel };
 }
 
 /**
@@ -70,19 +87,30 @@ export interface EscalationGraphState {
   toolGuard?: ToolGuardState;
 }
 
-/** The one decision procedure of the hook and the node: the tool node's own turn, opened after the model. */
-function decide<T>(
+/**
+ * The one decision procedure of the hook and the node: the tool node's own turn, opened after the model; then
+ * LangGraph's step budget. A run that ends gets the model's wrap-up with `wrapUp: { model }`.
+ */
+async function decide<T>(
   toolNode: GuardedToolNode<T>,
   state: EscalationGraphState,
   config: LangGraphRunnableConfig,
   options: EscalationHookOptions,
-): Outcome {
+): Promise<Outcome> {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
-  const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], turnEnvOf(toolNode, config));
+  const env = turnEnvOf(toolNode, config);
+  const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], env);
+  const model = typeof options.wrapUp === "object" ? options.wrapUp.model : undefined;
   const stop = turn.stop;
-  if (stop === undefined) return { kind: "pass", events: forgiven, log: [] };
+  if (stop === undefined) {
+    const ending = await endIfOutOfSteps(state.messages ?? [], config, env.options.feedback.events, model);
+    if (ending === undefined) return { kind: "pass", events: forgiven, log: [] };
+    return { kind: "ended", events: forgiven, messages: ending.messages, log: ending.log };
+  }
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
-  return turn.halt(stop, options.interrupt !== false, forgiven);
+  const outcome = turn.halt(stop, options.interrupt !== false, forgiven);
+  if (outcome.kind !== "ended" || outcome.messages === undefined) return outcome;
+  return { ...outcome, messages: await withWrapUp(outcome.messages, state.messages ?? [], model) };
 }
 
 /** The channel update of an outcome (empty channels left out). */
@@ -127,7 +155,7 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
     toolGuard?: GuardEvent[];
     /** Guard events for the `guardLog` channel. */
     guardLog?: GuardStreamEvent[];
-  }> => updateOf(decide(toolNode, state, config, options));
+  }> => updateOf(await decide(toolNode, state, config, options));
 }
 
 /**
@@ -153,7 +181,7 @@ export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: Escalat
   parseOptions(nodeOptionsSchema, options, "escalationNode");
   const { model = "agent", next = "tools", done = END, exit = END } = options;
   return async (state: EscalationGraphState, config: LangGraphRunnableConfig): Promise<Command> => {
-    const outcome = decide(toolNode, state, config, options);
+    const outcome = await decide(toolNode, state, config, options);
     const update = updateOf(outcome);
     const { kind } = outcome;
     if (kind !== "pass") return new Command({ goto: kind === "ended" ? exit : model, update });

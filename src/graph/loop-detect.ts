@@ -2,16 +2,19 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
+import { endIfOutOfSteps } from "../agent/hook-end.js";
 import {
   LOOP_MOVED_OPTIONS,
   type LoopDetectOptions,
+  type LoopGuardSettings,
   loopDetectOptionsSchema,
   loopGuardSettings,
   resolveLoopDetectOptions,
 } from "../agent/loop-options.js";
 import { type LoopGraphState, loopGuardTurn } from "../agent/loop-turn.js";
+import { withWrapUp } from "../agent/wrap-up.js";
 import type { LoopState } from "../core/loop/loop.js";
-import { parseOptions } from "../core/options.js";
+import { GuardOptionsError, parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 
 export type { LoopDetectOptions } from "../agent/loop-options.js";
@@ -80,16 +83,15 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
     "loop-detection",
     NODE_MOVED_OPTIONS,
   );
-  const turn = loopGuardTurn(loopGuardSettings(rest));
+  const hook = graphLoopHook(loopGuardSettings(rest));
   const { exit = END, next = "tools", done = END } = routes;
   return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<Command> => {
-    const result = turn(state, config);
+    const result = await hook(state, config);
     if (result === undefined) return new Command({ goto: done });
-    if (result.messages !== undefined) {
-      const update = { loopGuard: result.state, messages: result.messages, ...logged(result.log) };
-      return new Command({ goto: exit, update });
-    }
-    return new Command({ goto: result.continues ? next : done, update: { loopGuard: result.state } });
+    const { messages, loopGuard, guardLog } = result;
+    if (messages !== undefined)
+      return new Command({ goto: exit, update: { loopGuard, messages, ...logged(guardLog ?? []) } });
+    return new Command({ goto: result.continues ? next : done, update: { loopGuard } });
   };
 }
 
@@ -109,7 +111,7 @@ export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
  * ```
  */
 export function loopDetectHook(options: LoopDetectOptions = {}) {
-  const turn = loopGuardTurn(resolveLoopDetectOptions(options));
+  const hook = graphLoopHook(resolveLoopDetectOptions(options));
   return async (
     state: LoopGraphState,
     config?: LangGraphRunnableConfig,
@@ -121,10 +123,45 @@ export function loopDetectHook(options: LoopDetectOptions = {}) {
     /** The stop's guard event, for the `guardLog` channel. */
     guardLog?: GuardStreamEvent[];
   }> => {
-    const result = turn(state, config);
+    const result = await hook(state, config);
     if (result === undefined) return {};
-    if (result.messages !== undefined)
-      return { loopGuard: result.state, messages: result.messages, ...logged(result.log) };
-    return { loopGuard: result.state };
+    const { messages, loopGuard, guardLog } = result;
+    return messages === undefined ? { loopGuard } : { loopGuard, messages, ...logged(guardLog ?? []) };
+  };
+}
+
+/** What the loop guard's turn in a graph gives: its state, and the messages that end the run on a stop. */
+interface LoopHookResult {
+  loopGuard: LoopState;
+  continues: boolean;
+  messages?: BaseMessage[];
+  guardLog?: GuardStreamEvent[];
+}
+
+/**
+ * The loop guard's turn in a graph, right after the model: the limits and the loop check, then LangGraph's step
+ * budget; a stop's final message is the model's wrap-up when `wrapUp: { model }` is given.
+ */
+function graphLoopHook(settings: LoopGuardSettings) {
+  if (settings.wrapUp === "model") {
+    throw new GuardOptionsError(
+      'Invalid loop-detection options:\n- wrapUp: a graph hook has no model of its own: give it, wrapUp: { model }, or "canned"',
+    );
+  }
+  const turn = loopGuardTurn(settings);
+  const model = typeof settings.wrapUp === "object" ? settings.wrapUp.model : undefined;
+  return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<LoopHookResult | undefined> => {
+    const result = turn(state, config);
+    if (result === undefined) return undefined;
+    const base: LoopHookResult = { loopGuard: result.state, continues: result.continues };
+    if (result.messages !== undefined) {
+      return {
+        ...base,
+        messages: await withWrapUp(result.messages, state.messages ?? [], model),
+        guardLog: result.log,
+      };
+    }
+    const ending = await endIfOutOfSteps(state.messages ?? [], config, settings.events, model);
+    return ending === undefined ? base : { ...base, messages: ending.messages, guardLog: ending.log };
   };
 }

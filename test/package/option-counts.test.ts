@@ -92,9 +92,10 @@ const FACTORIES: Record<string, string[]> = {
     agentTools: true,
     loop: true,
   }),
-  escalationHook: optionsOf<EscalationHookOptions>()({ interrupt: true }),
+  escalationHook: optionsOf<EscalationHookOptions>()({ interrupt: true, wrapUp: true }),
   escalationNode: optionsOf<EscalationNodeOptions>()({
     interrupt: true,
+    wrapUp: true,
     model: true,
     next: true,
     done: true,
