@@ -2,7 +2,9 @@
  * A model that keeps calling a tool the agent does not have (`read-file` for `read_file`), with other arguments each
  * time, under every adapter: createReactAgent (v1 and v2) with GuardedToolNode and the escalation hook, a custom
  * StateGraph with the escalation node, guardMiddleware in createAgent, and replay of each recorded run. Each call is
- * answered with one error ToolMessage; the answers do not depend on the arguments, so the same-error rule
+ * answered with one error ToolMessage that names the tool probably meant and the agent's tools (GuardedToolNode in
+ * place of LangGraph's `Tool "read-file" not found.`, guardMiddleware in place of langchain's `… is not a valid tool,
+ * try one of […]`); the answers do not depend on the arguments, so the same-error rule
  * (`escalation.sameErrorThreshold`, 5) stops the model: calls 1-5 run and fail, call 6 is blocked (`repeat_failure`,
  * strike 1), call 7 too (strike 2), call 8 reaches level 3, which asks a person (interrupts on, with a checkpointer)
  * or ends the run.
@@ -48,11 +50,8 @@ const listFiles = tool(async () => "a.py\nb.py", {
 const tools = () => [readFile, listFiles];
 const NAMES = ["read_file", "list_files"];
 
-/** The answer to a call of `read-file` under each adapter. */
-const ANSWER = {
-  node: 'Error: Tool "read-file" not found.\n Please fix your mistakes.',
-  middleware: "Error: read-file is not a valid tool, try one of [read_file, list_files].",
-};
+/** The answer to a call of `read-file`, under every adapter: the tool probably meant, and the agent's tools. */
+const ANSWER = "Error: read-file is not a valid tool. Did you mean read_file? Available tools: read_file, list_files.";
 
 /** `read-file` with another path each time (call ids c1, c2, …), more times than the guards let it. */
 const script = (): ScriptStep[] =>
@@ -161,21 +160,21 @@ describe("a tool the agent does not have, called again and again with other argu
   it("createReactAgent v1 and v2: answered by GuardedToolNode, stopped by the same-error rule at call 8", async () => {
     for (const version of ["v1", "v2"] as const) {
       const run = await viaReactAgent(version);
-      expectStoppedAtCall8(run, ANSWER.node);
+      expectStoppedAtCall8(run, ANSWER);
       expectReplayedAlike(run);
     }
   });
 
   it("a custom StateGraph with the escalation node: the same", async () => {
     const run = await viaCustomGraph();
-    expectStoppedAtCall8(run, ANSWER.node);
+    expectStoppedAtCall8(run, ANSWER);
     expectReplayedAlike(run);
   });
 
-  it("guardMiddleware in createAgent (tools given or learned): answered by createAgent, stopped at call 8", async () => {
+  it("guardMiddleware in createAgent (tools given or learned): answered alike, stopped at call 8", async () => {
     for (const learn of [false, true]) {
       const run = await viaMiddleware(learn);
-      expectStoppedAtCall8(run, ANSWER.middleware);
+      expectStoppedAtCall8(run, ANSWER);
       expectReplayedAlike(run);
     }
   });
@@ -196,5 +195,62 @@ describe("a tool the agent does not have, called again and again with other argu
     const agent = createReactAgent({ llm, tools: node, stateSchema: GuardMessagesState });
     await expect(agent.invoke(input, { recursionLimit: 100 })).rejects.toBeInstanceOf(GuardEscalationError);
     expect(llm.stepsTaken).toBe(8);
+  });
+});
+
+describe("the answer to a call of a tool the agent does not have", () => {
+  /** One response with near misses of `read_file`, a name close to nothing, and a real call; then a final answer. */
+  const nearMisses = (): ScriptStep[] => [
+    {
+      content: "",
+      toolCalls: [
+        { name: "readFile", args: { path: "a.py" }, id: "m1" },
+        { name: "READ_FILE", args: { path: "a.py" }, id: "m2" },
+        { name: "read file", args: { path: "a.py" }, id: "m3" },
+        { name: "raed_file", args: { path: "a.py" }, id: "m4" },
+        { name: "fetch_url", args: { url: "x" }, id: "m5" },
+        { name: "read_file", args: { path: "a.py" }, id: "m6" },
+      ],
+    },
+    "Done.",
+  ];
+  const tail = "Available tools: read_file, list_files.";
+  const expected = [
+    ["m1", "readFile", "error", `Error: readFile is not a valid tool. Did you mean read_file? ${tail}`],
+    ["m2", "READ_FILE", "error", `Error: READ_FILE is not a valid tool. Did you mean read_file? ${tail}`],
+    ["m3", "read file", "error", `Error: read file is not a valid tool. Did you mean read_file? ${tail}`],
+    ["m4", "raed_file", "error", `Error: raed_file is not a valid tool. Did you mean read_file? ${tail}`],
+    ["m5", "fetch_url", "error", `Error: fetch_url is not a valid tool. ${tail}`],
+    ["m6", "read_file", "success", "content of a.py"],
+  ];
+  const answers = (messages: BaseMessage[]) =>
+    messages
+      .filter((m): m is ToolMessage => ToolMessage.isInstance(m))
+      .map((m) => [m.tool_call_id, m.name, m.status, m.content]);
+
+  it("names the tool probably meant, under GuardedToolNode and guardMiddleware alike; a real tool runs as before", async () => {
+    const node = new GuardedToolNode(tools());
+    const react = createReactAgent({
+      llm: new ScriptedChatModel(nearMisses()),
+      tools: node,
+      stateSchema: GuardMessagesState,
+    });
+    expect(answers((await react.invoke(input)).messages)).toEqual(expected);
+    const agent = createAgent({
+      model: new ScriptedChatModel(nearMisses()),
+      tools: tools(),
+      middleware: [guardMiddleware()],
+    });
+    expect(answers((await agent.invoke(input)).messages as BaseMessage[])).toEqual(expected);
+  });
+
+  it("with handleToolErrors false, GuardedToolNode throws ToolNode's error, as before", async () => {
+    const node = new GuardedToolNode(tools(), { handleToolErrors: false });
+    const react = createReactAgent({
+      llm: new ScriptedChatModel(script()),
+      tools: node,
+      stateSchema: GuardMessagesState,
+    });
+    await expect(react.invoke(input)).rejects.toThrow('Tool "read-file" not found.');
   });
 });
