@@ -3,7 +3,7 @@ import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
-import { toolErrorText, toolThrewText } from "../core/feedback-texts.js";
+import { toolErrorText, toolThrewText, unknownToolText } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
@@ -284,6 +284,49 @@ export function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unkn
     name: call.name,
     tool_call_id: call.id ?? "",
   });
+}
+
+/**
+ * The error ToolMessage that answers a call of a tool the agent does not have (same `tool_call_id` and `name`): the
+ * tool probably meant, when the name is a near miss, and the agent's `tools` ({@link unknownToolText}). Recorded by
+ * the guards as a failed call, like any other: the same-error rule stops a model that keeps calling it.
+ */
+export function unknownToolAnswer(call: Pick<ToolCall, "id" | "name">, tools: readonly string[]): ToolMessage {
+  return new ToolMessage({
+    status: "error",
+    content: unknownToolText(call.name, tools),
+    name: call.name,
+    tool_call_id: call.id ?? "",
+  });
+}
+
+/**
+ * A tool handler's output for `call` as the guards answer it, under a createAgent middleware's `wrapToolCall` (with
+ * one present, createAgent no longer turns a throwing tool into an error ToolMessage): what it threw as an error
+ * ToolMessage (interrupts are thrown on). `tools`, given when the call's tool is not one of the agent's: createAgent's
+ * own answer (`Error: <name> is not a valid tool, try one of […]`) becomes {@link unknownToolAnswer}. The handler
+ * runs even then, for a middleware inside may serve a tool the agent does not list.
+ */
+export async function handlerOutput(
+  handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
+  call: Pick<ToolCall, "id" | "name">,
+  tools: readonly string[] | undefined,
+): Promise<ToolMessage | Command> {
+  let output: ToolMessage | Command;
+  try {
+    output = await handler();
+  } catch (error) {
+    // A tool may throw anything (undefined, a string, an object whose getters throw): the answer never fails.
+    if (passesThrough(error)) throw error;
+    return toolErrorAnswer(call, error);
+  }
+  const invalid =
+    tools !== undefined &&
+    !isCommand(output) &&
+    output.status === "error" &&
+    typeof output.content === "string" &&
+    output.content.startsWith(`Error: ${call.name} is not a valid tool`);
+  return invalid ? unknownToolAnswer(call, tools) : output;
 }
 
 /**

@@ -16,6 +16,8 @@
  * 7. Repeat query: the hint after a repeated retrieval query ({@link defaultRepeatHint}).
  * 8. File cache: the answer and the event of a read served from the cache.
  * 9. Tool errors: the answer to a tool that threw (LangGraph ToolNode's wording).
+ * 10. Ending a run: LangGraph's step budget ({@link stepBudgetReason}) and the model's wrap-up ({@link wrapUpInstruction}).
+ * 11. Unknown tools: the answer to a call of a tool the agent does not have ({@link unknownToolText}).
  *
  * Framework-free (no LangGraph import): the core, the agent layer, the graph, the middleware and the file tools
  * import from here.
@@ -23,9 +25,10 @@
 
 import { canonicalJson } from "./identity/signature.js";
 import { normalizeQuery } from "./query/query.js";
-import { truncate } from "./text.js";
+import { capText, truncate } from "./text.js";
 import type { CallLike } from "./tool-calls/escalation.js";
 import type { BlockContext, BlockRule } from "./tool-calls/messages.js";
+import { nearestToolNames, suggestToolNames } from "./tool-names.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Tool-call rules
@@ -541,4 +544,39 @@ export function wrapUpInstruction(reason: string): string {
     `[The run ends now. ${reason}]`,
     "Do not call any tool. In a few sentences, tell the user what you did, what failed or is still unresolved, and what is left to do and how they can continue.",
   ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 11. Unknown tools: a call of a tool the agent does not have
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The most tools the answer to an unknown tool names; with more, it names the nearest ten and the count. */
+export const MAX_LISTED_TOOLS = 30;
+/** The tools named when there are more than {@link MAX_LISTED_TOOLS}. */
+const NEAREST_TOOLS = 10;
+
+/**
+ * The content of the error ToolMessage for a call of `tool`, which is not among the agent's `tools`: the tool
+ * probably meant, when the name is a near miss (`suggestToolNames`), and the tools there are (the nearest ten and
+ * their count, when there are more than 30). It does not depend on the call's arguments: retried with other
+ * arguments, the call fails with the same error, which the same-error rule (`escalation.sameErrorThreshold`) stops.
+ *
+ * @example
+ * ```ts
+ * unknownToolText("read-file", ["read_file", "list_files"]);
+ * // "Error: read-file is not a valid tool. Did you mean read_file? Available tools: read_file, list_files."
+ * ```
+ */
+export function unknownToolText(tool: string, tools: readonly string[]): string {
+  const meant = suggestToolNames(tool, tools);
+  const guess =
+    meant.length === 0 ? "" : ` Did you mean ${meant.length === 1 ? meant[0] : `one of ${meant.join(", ")}`}?`;
+  const unique = [...new Set(tools)];
+  const listed =
+    unique.length === 0
+      ? "There are no tools."
+      : unique.length <= MAX_LISTED_TOOLS
+        ? `Available tools: ${unique.join(", ")}.`
+        : `The nearest of the ${unique.length} tools: ${nearestToolNames(tool, unique, NEAREST_TOOLS).join(", ")}.`;
+  return `Error: ${capText(tool, 100)} is not a valid tool.${guess} ${listed}`;
 }

@@ -4,7 +4,7 @@ import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { passesThrough, toolErrorAnswer } from "../agent/answers.js";
+import { passesThrough, toolErrorAnswer, unknownToolAnswer } from "../agent/answers.js";
 import { ToolTraits } from "../agent/traits.js";
 import { GuardedTurn, type TurnEnv } from "../agent/turn.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
@@ -253,10 +253,13 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
 
   /**
    * The answer to what a tool threw: `ToolNode`'s own content when the value has a message, else one that names the
-   * tool and shows the value. Interrupts are thrown on; with `handleToolErrors: false` everything is.
+   * tool and shows the value; for a tool the node does not have, the tool probably meant and the node's tools.
+   * Interrupts are thrown on; with `handleToolErrors: false` everything is.
    */
   private errorAnswer(call: ToolCall, error: unknown): ToolMessage {
     if (!this.handleToolErrors || passesThrough(error)) throw error;
-    return toolErrorAnswer(call, error);
+    // ToolNode throws `Tool "<name>" not found.` for a tool it does not have.
+    const names = this.tools.map((tool) => tool.name);
+    return names.includes(call.name) ? toolErrorAnswer(call, error) : unknownToolAnswer(call, names);
   }
 }

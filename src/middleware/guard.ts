@@ -3,7 +3,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { passesThrough, toolErrorAnswer } from "../agent/answers.js";
+import { handlerOutput } from "../agent/answers.js";
 import { type AgentTool, ToolTraits } from "../agent/traits.js";
 import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "../agent/turn.js";
 import { parseOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../core/options.js";
@@ -41,15 +41,15 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
    */
   wrapUp?: "model" | "canned";
   /**
-   * The agent's tools: the list given to `createAgent` (with those of other middleware, such as
-   * `fileToolsMiddleware`), or their names. The guards read from them the names offered in the level-2 options ("use
-   * another tool: …"), each tool's `readOnlyHint` and whether it serves repeats from a cache (the file tools); a name
-   * alone gives only the name. Given, they are read once and the middleware has no `wrapModelCall`. Default:
-   * learned from the first model request (createAgent shows a middleware the tools only there), each called tool
-   * when it is called, and the next request again after a tool not seen was called. The middleware's
-   * `wrapModelCall` is there only until it has read a request: createAgent parses a middleware's whole state again
-   * before every model call of a middleware that has one (0.3-0.5 ms a turn, about a quarter of a turn of a small
-   * agent). A middleware shared by agents with other tools learns each agent's tools as they are called; give
+   * The agent's tools: the list given to `createAgent` (with those of other middleware, such as `fileToolsMiddleware`),
+   * or their names. The guards read from them the names offered in the level-2 options ("use another tool: …") and in
+   * the answer to a call of a tool the agent does not have, each tool's `readOnlyHint` and whether it serves repeats
+   * from a cache (the file tools); a name alone gives only the name. Given, they are read once and the middleware has
+   * no `wrapModelCall`. Default: learned from the first model request (createAgent shows a middleware the tools only
+   * there), each called tool when it is called, and the next request again after a tool not seen was called. The
+   * middleware's `wrapModelCall` is there only until it has read a request: createAgent parses a middleware's whole
+   * state again before every model call of a middleware that has one (0.3-0.5 ms a turn, about a quarter of a turn of a
+   * small agent). A middleware shared by agents with other tools learns each agent's tools as they are called; give
    * `agentTools` to have them all from the start.
    */
   agentTools?: readonly AgentTool[];
@@ -113,7 +113,7 @@ type ToolCallState = { toolGuard?: ToolGuardState; messages?: BaseMessage[]; _gu
 
 /** `wrapToolCall`: the turn resumed for this call; its block answered, or the tool run and its output settled. */
 async function wrapToolCall(
-  request: { toolCall: ToolCall; state: unknown },
+  request: { toolCall: ToolCall; state: unknown; tool?: unknown },
   handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
   env: TurnEnv,
 ): Promise<ToolMessage | Command> {
@@ -123,15 +123,9 @@ async function wrapToolCall(
   const blocked = turn?.blockedAnswer(0);
   if (turn !== undefined && blocked !== undefined)
     return new Command({ update: { messages: [blocked], ...turn.update() } });
-  let output: ToolMessage | Command;
-  try {
-    output = await handler();
-  } catch (error) {
-    // With a wrapToolCall present, createAgent no longer turns a throwing tool into an error ToolMessage. A tool
-    // may throw anything (undefined, a string, an object whose getters throw): the answer never fails.
-    if (passesThrough(error)) throw error;
-    output = toolErrorAnswer(request.toolCall, error);
-  }
+  // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
+  const unknown = request.tool === undefined ? env.context.toolNames : undefined;
+  const output = await handlerOutput(handler, request.toolCall, unknown);
   if (turn === undefined) return output;
   const answer = turn.settle(0, output);
   const own = turn.update();

@@ -1,0 +1,123 @@
+/**
+ * Which real tool a model probably meant when it called one the agent does not have (`read-file`, `readFile` or
+ * `READ_FILE` for `read_file`, a typo), for the answer to that call (`unknownToolText`). Pure and framework-free.
+ *
+ * The rule, on each name's key (lowercased, without `_`, `-`, `.` and white space, so the case and the separators of
+ * `read_file`, `readFile`, `READ-FILE` and `read file` do not count):
+ *
+ * 1. A tool with the same key is what was meant, whatever the length (several: all of them, the call is ambiguous).
+ * 2. Else the tools whose key is nearest by edit distance (insert, delete, replace, swap two neighbours), within 1
+ *    when the shorter key has 5 characters and 2 from 6 on; none below 5: among short names a letter or two makes
+ *    another word (`read`/`head`, `edit`/`exit`, `cat`/`cd`) more often than a typo.
+ *
+ * At most {@link MAX_SUGGESTIONS} are named.
+ */
+
+/** The most tools named as probably meant. */
+export const MAX_SUGGESTIONS = 3;
+
+/** Key characters compared by edit distance (a longer name is cut): tool names are at most 64 in the usual APIs. */
+const MAX_KEY = 128;
+
+/**
+ * The key two spellings of one tool name share: lowercased, without `_`, `-`, `.` and white space.
+ *
+ * @example
+ * ```ts
+ * toolNameKey("readFile") === toolNameKey("READ_FILE"); // true: "readfile"
+ * ```
+ */
+export function toolNameKey(name: string): string {
+  return name.toLowerCase().replace(/[\s_.-]+/g, "");
+}
+
+/** The largest edit distance at which two keys, the shorter `length` characters long, may be one name mistyped. */
+function allowedDistance(length: number): number {
+  return length >= 6 ? 2 : length === 5 ? 1 : 0;
+}
+
+/**
+ * The optimal-string-alignment distance between `a` and `b` (inserts, deletes, replacements and swaps of two
+ * neighbours, each 1), or `max + 1` once it is known to exceed `max`.
+ */
+function editDistance(a: readonly string[], b: readonly string[], max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    let least = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
+      least = Math.min(least, d);
+    }
+    if (least > max) return max + 1;
+    before = previous;
+    previous = row;
+  }
+  return Math.min(previous[b.length] as number, max + 1);
+}
+
+/** A key as the edit distance reads it: its code points, at most {@link MAX_KEY}. */
+const points = (key: string) => Array.from(key).slice(0, MAX_KEY);
+
+/**
+ * The tools the model probably meant by calling `name`, in the order of `tools`: none when `name` is one of them or
+ * nothing is close (the rule is in this module's comment); several when the call is ambiguous (`read_file` and
+ * `readFile` for `Read-File`). Never a name that is not in `tools`.
+ *
+ * @example
+ * ```ts
+ * suggestToolNames("read-file", ["read_file", "list_files"]); // ["read_file"]
+ * suggestToolNames("raed_file", ["read_file", "list_files"]); // ["read_file"] (two letters swapped)
+ * suggestToolNames("read_file", ["read_file", "list_files"]); // [] (a tool)
+ * ```
+ */
+export function suggestToolNames(name: string, tools: readonly string[]): string[] {
+  if (tools.includes(name)) return [];
+  const unique = [...new Set(tools)];
+  const key = toolNameKey(name);
+  if (key === "") return [];
+  const same = unique.filter((t) => toolNameKey(t) === key);
+  if (same.length > 0) return same.slice(0, MAX_SUGGESTIONS);
+  const own = points(key);
+  let best = Number.POSITIVE_INFINITY;
+  let nearest: string[] = [];
+  for (const tool of unique) {
+    const other = points(toolNameKey(tool));
+    const max = Math.min(allowedDistance(Math.min(own.length, other.length)), best);
+    if (max === 0) continue;
+    const d = editDistance(own, other, max);
+    if (d > max) continue;
+    if (d < best) [best, nearest] = [d, []];
+    nearest.push(tool);
+  }
+  return nearest.slice(0, MAX_SUGGESTIONS);
+}
+
+/**
+ * The `count` tools nearest `name` (for an answer that cannot name them all): those {@link suggestToolNames} gives
+ * first, then the others by the edit distance of their keys, ties in the order of `tools`.
+ *
+ * @example
+ * ```ts
+ * nearestToolNames("read-file", ["list_files", "write_file", "read_file"], 2); // ["read_file", "write_file"]
+ * ```
+ */
+export function nearestToolNames(name: string, tools: readonly string[], count: number): string[] {
+  const first = suggestToolNames(name, tools);
+  const own = points(toolNameKey(name));
+  const rest = [...new Set(tools)]
+    .filter((t) => !first.includes(t))
+    .map((tool, i) => {
+      const other = points(toolNameKey(tool));
+      return { tool, i, d: editDistance(own, other, Math.max(own.length, other.length)) };
+    })
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .map((r) => r.tool);
+  return [...first, ...rest].slice(0, Math.max(0, count));
+}
