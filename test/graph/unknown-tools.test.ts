@@ -135,7 +135,11 @@ function expectStoppedAtCall8(run: Run, answer: string) {
   expect(decided[5]?.content).toMatch(/^Tool 'read-file' failed 5 times in a row with the same error/);
   expect(decided[5]?.content).toContain(answer.trimEnd());
   const final = run.messages.at(-1) as AIMessage;
-  expect(String(final.content)).toMatch(/^I stopped this run because I kept repeating one step: I called `read-file`/);
+  // The guards' explanation: the final message itself, or (createAgent's model wrap-up) in its metadata.
+  const guard = final.response_metadata.guard as { message?: string } | undefined;
+  expect(String(guard?.message ?? final.content)).toMatch(
+    /^I stopped this run because I kept repeating one step: I called `read-file`/,
+  );
   expect(run.steps).toBe(8);
   expect(run.state.escalation.strikes).toBe(3);
   expect(validHistory(run.messages)).toEqual([]);
