@@ -39,19 +39,45 @@ const limitsShape = {
    * still calls tools.
    */
   wrapUp: z
-    .union([
-      z.enum(["model", "canned"]),
-      z.strictObject({
-        model: z.custom<WrapUpModel>(
-          (v) => typeof (v as WrapUpModel | null)?.invoke === "function",
-          "expected a chat model",
-        ),
-      }),
-    ])
+    .custom<WrapUpOption>(
+      (v) => v === "model" || v === "canned" || isWrapUpWithModel(v),
+      'expected "model", "canned" or { model } (a chat model)',
+    )
     .optional(),
 };
 
-/** A chat model a graph's guard hook asks for the wrap-up (any LangChain chat model: its `invoke` is called). */
+/**
+ * How a guard writes the run's final message when it ends the run: `"model"` (createAgent: the agent's own model,
+ * tools off), `"canned"` (the guard's message), or `{ model }` (a graph: the chat model given).
+ *
+ * @example
+ * ```ts
+ * const wrapUp: WrapUpOption = { model: chatModelWithoutTools };
+ * ```
+ */
+export type WrapUpOption =
+  | "model"
+  | "canned"
+  | {
+      /** The chat model (without tools) asked for the run's final message. */
+      model: WrapUpModel;
+    };
+
+function isWrapUpWithModel(v: unknown): boolean {
+  const o = v as { model?: { invoke?: unknown } } | null;
+  return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
+}
+
+/**
+ * A chat model a graph's guard hook asks for the wrap-up (any LangChain chat model, without tools: its `invoke` is
+ * called with the conversation and the wrap-up instruction).
+ *
+ * @example
+ * ```ts
+ * const wrapUp: { model: WrapUpModel } = { model: new ChatOpenAI({ model: "gpt-4o-mini" }) };
+ * escalationHook(toolNode, { wrapUp });
+ * ```
+ */
 export interface WrapUpModel {
   /** Answers the conversation and the wrap-up instruction. */
   invoke(input: BaseMessage[]): Promise<unknown>;
@@ -188,7 +214,7 @@ export interface LoopGuardSettings {
   /** Whether a stop writes a guard event. */
   events: boolean;
   /** How the final message is written (as given; the adapter applies its default). */
-  wrapUp: "model" | "canned" | { model: WrapUpModel } | undefined;
+  wrapUp: WrapUpOption | undefined;
 }
 
 /** Validated adapter options, either schema's. */

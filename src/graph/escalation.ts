@@ -50,7 +50,12 @@ export interface EscalationHookOptions {
    * allow another turn): `"canned"` (default) the guards' explanation; `{ model }` a chat model without tools, asked
    * what was done, what failed and what is left (the canned message if it fails or still calls tools).
    */
-  wrapUp?: "canned" | { model: WrapUpModel };
+  wrapUp?:
+    | "canned"
+    | {
+        /** The chat model (without tools) asked for the run's final message. */
+        model: WrapUpModel;
+      };
 }
 
 /**
