@@ -3,7 +3,7 @@ import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
-import { toolErrorText, toolThrewText, unknownToolText } from "../core/feedback-texts.js";
+import { toolErrorText, toolThrewText, unknownToolText, withNoteAfter } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
@@ -164,6 +164,28 @@ export function dedupe(
     message: note,
   });
   return { answer, outcome: { ...outcome, deduped: true }, event };
+}
+
+/**
+ * The answer with `note` after the tool's result (the file-edits reminder): a ToolMessage's string content gets it
+ * after a blank line, a list of content blocks gets it as one more text block. A `Command`, or no note, is left as
+ * it is.
+ */
+export function withNote(answer: ToolMessage | Command, note: string | undefined): ToolMessage | Command {
+  if (note === undefined || isCommand(answer)) return answer;
+  const content = answer.content;
+  const noted =
+    typeof content === "string" ? withNoteAfter(content, note) : [...content, { type: "text" as const, text: note }];
+  return new ToolMessage({
+    content: noted,
+    tool_call_id: answer.tool_call_id,
+    name: answer.name,
+    status: answer.status,
+    artifact: answer.artifact,
+    id: answer.id,
+    additional_kwargs: answer.additional_kwargs,
+    response_metadata: answer.response_metadata,
+  });
 }
 
 /** Runs `read`; `fallback` when it throws (a getter, a Proxy trap, a `toJSON`…). */

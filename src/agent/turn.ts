@@ -13,6 +13,7 @@ import type { ToolCallDecision } from "../core/tool-calls/decide.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
 import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import {
+  answerReminder,
   type CallOutcome,
   commitTurn,
   newCallDecisions,
@@ -20,7 +21,7 @@ import {
   planTurnFully,
   type TurnStop,
 } from "../core/tool-calls/turn.js";
-import { blockArtifact, dedupe, guardAnswer } from "./answers.js";
+import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
 import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
@@ -280,7 +281,7 @@ export class GuardedTurn {
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
     this.#outcomes[this.#at(i)] = outcome;
     if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.feedback.events));
-    return answer;
+    return withNote(answer, answerReminder(decision, outcome));
   }
 
   /** The `toolGuard` events that record the turn: the plan's, and each settled call's outcome and progress. */

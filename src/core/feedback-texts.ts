@@ -6,7 +6,7 @@
  * 1. Tool-call rules: the block message of each rule ({@link DEFAULT_MESSAGES}).
  * 2. Escalation, to the model: a blocked call's feedback per level and the options at level 2
  *    ({@link escalationFeedback}), the duplicate handler's ({@link duplicateFeedback}), the reminder
- *    ({@link reminderFeedback}).
+ *    ({@link reminderFeedback}), and the reminder after a write of a file written often ({@link fileEditsReminder}).
  * 3. Escalation, to a person: the level-3 question ({@link userQuestion}) and how to answer it, the answers of the
  *    held-back calls, the end of a run ({@link endExplanation}, {@link notRunAnswer}), the missing hook
  *    ({@link missingHookMessage}).
@@ -58,7 +58,46 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) =>
     `Tool '${tool}' failed ${count} times in a row with the same error, each time with different arguments. Changing the arguments alone is not fixing it: find the cause of the error first.`,
   cycle: ({ tool }) =>
     `Tool '${tool}' is part of a cycle of calls that has gone round twice with exactly the same results each time: going round again will not tell you anything new. Use what you already have, or do something different.`,
+  file_edits: ({ path, count }) =>
+    `⚠️ FILE EDITED TOO OFTEN: '${path ?? "this file"}' was already written ${count - 1} times in this run. Rewriting the same file again and again means the approach is not working: this write, and every further write of this file in this run, is blocked.`,
 };
+
+/** `n` as an ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st. */
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${suffix}`;
+}
+
+/**
+ * A tool's result with a note after it (the file-edits reminder), as the model reads it: after a blank line.
+ *
+ * @example
+ * ```ts
+ * withNoteAfter("Wrote 12 characters to a.py.", "[FILE EDITED OFTEN] …"); // "Wrote 12 characters to a.py.\n\n[FILE …"
+ * ```
+ */
+export function withNoteAfter(result: string, note: string): string {
+  return `${result}\n\n${note}`;
+}
+
+/**
+ * The reminder a call's answer carries after the tool's result when it writes a file already written often in this
+ * run (the file-edits rule, from `remindAt`): which file, how many writes so far, when writing it is blocked, and
+ * what to do instead.
+ *
+ * @example
+ * ```ts
+ * fileEditsReminder("game.py", 8, 12);
+ * // "[FILE EDITED OFTEN] This was the 8th write of 'game.py' in this run; the 12th and later ones are blocked. …"
+ * ```
+ */
+export function fileEditsReminder(path: string, writes: number, blockAt: number): string {
+  return [
+    `[FILE EDITED OFTEN] This was the ${ordinal(writes)} write of '${path}' in this run; the ${ordinal(blockAt)} and later ones are blocked.`,
+    "So many edits of one file usually mean the approach is not working. Step back: read the file once as it is now, then make one complete edit that fixes everything you know of, or explain what is going wrong.",
+  ].join("\n");
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. Escalation, to the model: the feedback of a blocked call
@@ -111,6 +150,20 @@ export interface EscalationFeedbackInput {
   otherTools?: readonly string[] | undefined;
   /** What happens at the next strike (said at level 2 when levels 3/4 follow). */
   next?: string | undefined;
+  /**
+   * For a `file_edits` block: the file, its writes in this run before this call, and the write that is blocked.
+   * The feedback then speaks of the file rather than of a repeated call.
+   */
+  file?:
+    | {
+        /** The file written too often. */
+        path: string;
+        /** Its writes in this run so far (this call not included). */
+        writes: number;
+        /** The write of a file that is blocked (`rules.fileEdits.blockAt`). */
+        blockAt: number;
+      }
+    | undefined;
 }
 
 /**
@@ -118,6 +171,7 @@ export interface EscalationFeedbackInput {
  * result (cut at `maxResultChars`) and why the call was blocked.
  */
 function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; maxResultChars: number }): string[] {
+  if (input.file !== undefined) return fileBody(input, input.file, limits);
   const previous = input.previousResult;
   const outcome =
     previous === undefined ? "already failed/succeeded" : previous.ok ? "already succeeded" : "already failed";
@@ -134,6 +188,35 @@ function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; ma
     `- The previous attempt ${outcome}`,
   ];
 }
+
+/** The body of a `file_edits` block's feedback: the tool, the file, the arguments and why it was blocked. */
+function fileBody(
+  input: EscalationFeedbackInput,
+  file: NonNullable<EscalationFeedbackInput["file"]>,
+  limits: { maxArgsChars: number },
+): string[] {
+  return [
+    "[FILE EDIT BLOCKED]",
+    `Tool: ${input.tool}`,
+    `File: ${file.path}`,
+    `Arguments: ${truncate(canonicalJson(input.args, 2), limits.maxArgsChars)}`,
+    "",
+    "This call was blocked because:",
+    `- '${file.path}' was already written ${file.writes} times in this run (the ${ordinal(file.blockAt)} write is blocked)`,
+    "- Another rewrite is unlikely to fix what the previous ones did not",
+    "- Every further write of this file in this run is blocked too",
+  ];
+}
+
+/** Level 1's closing for a `file_edits` block: step back, and the question. */
+const ASK_FILE = [
+  "To make progress, step back:",
+  "1. Read the file once, as it is now",
+  "2. Explain what is going wrong with it, and what you would change",
+  "3. Go on with the rest of the task, or ask the user for help",
+  "",
+  "What will you do differently?",
+];
 
 /** Level 1's closing: the advice and the question. */
 const ASK = [
@@ -186,14 +269,16 @@ export function duplicateFeedback(tool: string, args: unknown, previousResult: s
 export function escalationFeedback(input: EscalationFeedbackInput, limits: FeedbackLimits = {}): string {
   const lim = { maxArgsChars: limits.maxArgsChars ?? 500, maxResultChars: limits.maxResultChars ?? 1000 };
   const lines = [input.message, "", ...body(input, lim), ""];
-  if (input.level < 2) return [...lines, ...ASK].join("\n");
+  if (input.level < 2) return [...lines, ...(input.file === undefined ? ASK : ASK_FILE)].join("\n");
   const failed = input.previousResult !== undefined && !input.previousResult.ok;
   const others = (input.otherTools ?? []).filter((t) => t !== input.tool);
   lines.push(
     `You've now tried this ${input.strikes} times. The approach isn't working. Options:`,
-    failed
-      ? "[A] Fix what made it fail first (see the previous result), then call it with changed arguments"
-      : "[A] Use the result you already have (above): it is what this call returns; go on to the next step",
+    input.file !== undefined
+      ? `[A] Read '${input.file.path}' once as it is now, and say what is still wrong with it (it cannot be written again in this run)`
+      : failed
+        ? "[A] Fix what made it fail first (see the previous result), then call it with changed arguments"
+        : "[A] Use the result you already have (above): it is what this call returns; go on to the next step",
     others.length > 0
       ? `[B] Use another tool: ${others.slice(0, 8).join(", ")}${others.length > 8 ? ", …" : ""}`
       : "[B] Take a different step toward the goal",

@@ -13,10 +13,12 @@ export {
   endExplanation,
   escalationFeedback,
   type FeedbackLimits,
+  fileEditsReminder,
   missingHookMessage,
   notRunAnswer,
   reminderFeedback,
   userQuestion,
+  withNoteAfter,
 } from "./feedback-texts.js";
 export {
   type CallEffect,
@@ -112,6 +114,7 @@ export {
   substanceKey,
   textAcknowledges,
 } from "./tool-calls/escalation.js";
+export { FILE_EDITS_LIMIT, type FileEditCount } from "./tool-calls/file-edits.js";
 export {
   BLOCK_RULES,
   type BlockContext,
@@ -143,6 +146,7 @@ export {
   type ToolGuardState,
 } from "./tool-calls/state.js";
 export {
+  answerReminder,
   type CallOutcome,
   commitTurn,
   planToolCalls,

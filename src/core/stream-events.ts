@@ -27,7 +27,9 @@ export const GUARD_EVENT_VERSION = 1;
 /**
  * What happened:
  * - `blocked`: a tool call was not run (`rule`, `count`, and with escalation on `level` and `strikes`);
- * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`);
+ * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`), or although it
+ *   writes a file written often in this run (`rule: "file_edits"`, `count` the file's writes with it, `message` the
+ *   reminder its answer carries);
  * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
  * - `cache`: a file tool answered from its cache without reading the file again;
  * - `unchanged`: a call ran and returned exactly an earlier identical call's result, and the model was sent a short
@@ -218,6 +220,18 @@ export function guardStreamEvent(
 
 /** The event of one decision, or none (a call that ran and repeats nothing). */
 function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
+  const reminder = d.allowed ? d.fileEdits?.reminder : undefined;
+  if (reminder !== undefined && d.fileEdits !== undefined) {
+    const { call, fileEdits } = d;
+    const fields = { tool: call.name, callId: call.id, args: call.args, count: fileEdits.writes };
+    return guardStreamEvent({
+      kind: "near-miss",
+      guard: "tool-calls",
+      ...fields,
+      rule: "file_edits",
+      message: reminder,
+    });
+  }
   if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell
   const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
   if (!d.allowed) {

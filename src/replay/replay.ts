@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
-import { missingHookMessage, notRunAnswer } from "../core/feedback-texts.js";
+import { missingHookMessage, notRunAnswer, withNoteAfter } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
@@ -19,7 +19,14 @@ import {
 import { identifyCall } from "../core/tool-calls/detect.js";
 import type { BlockRule } from "../core/tool-calls/messages.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
-import { type CallOutcome, commitTurn, planTurn, type TurnPlan, unchangedNote } from "../core/tool-calls/turn.js";
+import {
+  answerReminder,
+  type CallOutcome,
+  commitTurn,
+  planTurn,
+  type TurnPlan,
+  unchangedNote,
+} from "../core/tool-calls/turn.js";
 import { type ReplayTotals, totalsOf } from "./totals.js";
 
 /**
@@ -471,10 +478,12 @@ function replayCall(
     c.result === undefined
       ? undefined
       : unchangedNote(plan.state, { key: decision.key, tool: c.call.name, id }, c.result, setup.resolved, () => true);
+  const reminder = answerReminder(decision, c.result);
+  const content = note ?? c.result?.text ?? "";
   record(replay, setup, c, {
     action: "allow",
     rule: decision.rule,
-    content: note ?? c.result?.text ?? "",
+    content: reminder === undefined ? content : withNoteAfter(content, reminder),
     deduped: note !== undefined,
   });
   return c.result === undefined ? undefined : { ...c.result, deduped: note !== undefined };

@@ -46,7 +46,18 @@ const optionsArb = fc.record({
   windowSize: fc.constantFrom(2, 5, 10, 40),
   repetitionThreshold: fc.integer({ min: 1, max: 4 }),
   mode: fc.constantFrom("enforce" as const, "enforce" as const, "observe" as const),
-  rules: fc.record({ consecutive: fc.boolean(), redundancy: fc.boolean(), cycles: fc.boolean() }),
+  rules: fc.record({
+    consecutive: fc.boolean(),
+    redundancy: fc.boolean(),
+    cycles: fc.boolean(),
+    // The file-edits rule at limits the random threads reach (a.py and b.py are written often).
+    fileEdits: fc.constantFrom(
+      false as const,
+      { remindAt: 2, blockAt: 4 },
+      { remindAt: false as const, blockAt: 3 },
+      { remindAt: 8, blockAt: 12 },
+    ),
+  }),
   memory: fc.record({
     runBoundary: fc.constantFrom("human-message" as const, "none" as const),
     acrossRuns: fc.constantFrom("fresh" as const, "keep" as const),
@@ -60,6 +71,7 @@ const optionsArb = fc.record({
     {},
     { create_subtask: { invalidates: "none" } },
     { read_file: { exempt: true } },
+    { write_file: { fileEdits: false } },
   ),
 });
 

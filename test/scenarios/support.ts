@@ -59,6 +59,8 @@ export type Outcome = string;
 export interface ScenarioResult {
   adapter: Adapter;
   outcomes: Outcome[];
+  /** What the model read for each call with an outcome other than "stop" (the answer's text), in order. */
+  answers: string[];
   /** How many times each tool actually ran (for the replay: the calls it allowed). */
   ran: Record<string, number>;
   /** The strikes at the end. */
@@ -118,25 +120,34 @@ export async function runScenario(
     ? result.__interrupt__.map((i) => i.value).find((v) => isEscalationInterrupt(v))
     : undefined;
   const toolGuard = result.toolGuard as ToolGuardState;
-  return { adapter, outcomes: outcomesOf(messages), ran, strikes: toolGuard.escalation.strikes, toolGuard, interrupt };
+  const { outcomes, answers } = outcomesOf(messages);
+  return { adapter, outcomes, answers, ran, strikes: toolGuard.escalation.strikes, toolGuard, interrupt };
 }
 
-/** One outcome per tool call of the AI messages, in order; a call left unanswered or answered "not run" is "stop". */
-function outcomesOf(messages: BaseMessage[]): Outcome[] {
+/**
+ * One outcome per tool call of the AI messages, in order; a call left unanswered or answered "not run" is "stop".
+ * With the answer's text of each call that is not a stop.
+ */
+function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answers: string[] } {
   const replies = new Map<string, ToolMessage>();
   for (const m of messages) if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, m);
   const outcomes: Outcome[] = [];
+  const answers: string[] = [];
   for (const m of messages) {
     if (!AIMessage.isInstance(m)) continue;
     for (const c of m.tool_calls ?? []) {
       const reply = replies.get(c.id ?? "");
       const guard = (reply?.artifact as { guard?: GuardArtifact | { stopped: true } } | undefined)?.guard;
-      if (reply === undefined || (guard !== undefined && "stopped" in guard)) outcomes.push("stop");
-      else if (guard !== undefined && "blocked" in guard) outcomes.push(`${guard.rule}@${guard.escalation}`);
+      if (reply === undefined || (guard !== undefined && "stopped" in guard)) {
+        outcomes.push("stop");
+        continue;
+      }
+      if (guard !== undefined && "blocked" in guard) outcomes.push(`${guard.rule}@${guard.escalation}`);
       else outcomes.push(reply.status === "error" ? "failed" : "ran");
+      answers.push(String(reply.content));
     }
   }
-  return outcomes;
+  return { outcomes, answers };
 }
 
 /** The script as a recorded run (every call ran, each tool answering as it would have), replayed through the guards. */
@@ -162,6 +173,7 @@ function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: 
   });
   const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
   const outcomes: Outcome[] = [];
+  const answers: string[] = [];
   for (const d of decisions) {
     if (d.action === "stop") {
       // The live run stops at this response: the model is not called again.
@@ -170,8 +182,9 @@ function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: 
     }
     if (d.action === "allow") ran[d.toolName] = (ran[d.toolName] ?? 0) + 1;
     outcomes.push(d.action === "allow" ? "ran" : d.action === "block" ? `${d.rule}@${d.escalation}` : d.action);
+    answers.push(d.content);
   }
-  return { adapter: "replayGuards", outcomes, ran, strikes: state.escalation.strikes, toolGuard: state };
+  return { adapter: "replayGuards", outcomes, answers, ran, strikes: state.escalation.strikes, toolGuard: state };
 }
 
 /** The position (1-based among the scripted calls) of the call the run stopped at, or undefined. */

@@ -1,8 +1,9 @@
 /**
- * What to do with one tool call: let it run, or (for a call detection flags) record a would-be block in observe
- * mode, or block it with feedback — a reminder for a near-repeat, else a strike and the escalation level's text.
+ * What to do with one tool call: let it run (with a reminder after its result for a write of a file written often),
+ * or (for a call detection flags) record a would-be block in observe mode, or block it with feedback — a reminder for
+ * a near-repeat, else a strike and the escalation level's text.
  */
-import { escalationFeedback, NEXT_STRIKE_STOPS, reminderFeedback } from "../feedback-texts.js";
+import { escalationFeedback, fileEditsReminder, NEXT_STRIKE_STOPS, reminderFeedback } from "../feedback-texts.js";
 import type { CallEffect } from "../identity/classify.js";
 import { ownEntry } from "../identity/classify.js";
 import { canonicalJson } from "../identity/signature.js";
@@ -16,6 +17,7 @@ import {
   matchesBlocked,
   substanceKey,
 } from "./escalation.js";
+import { countsEdits } from "./file-edits.js";
 import { type BlockRule, blockMessage } from "./messages.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
@@ -64,6 +66,20 @@ export interface ToolCallDecision {
         text: string;
       }
     | undefined;
+  /**
+   * A write of a file written often in this run (the file-edits rule): the file, this call's write of it, and for a
+   * call that runs the reminder its answer carries after the tool's result (when it succeeds).
+   */
+  fileEdits?:
+    | {
+        /** The file written most in this run of those the call writes. */
+        path: string;
+        /** Its writes in this run with this call. */
+        writes: number;
+        /** The reminder sent after the tool's result (a call that runs, in enforce mode). */
+        reminder?: string | undefined;
+      }
+    | undefined;
   /** State changes to apply (through the channel reducer). */
   events: GuardEvent[];
 }
@@ -90,7 +106,7 @@ export function decideToolCall(
   const found = detectCall(state, call, options, ctx);
   const { key, effect, rule, count } = found;
   const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
-  if (rule === undefined) return allowed;
+  if (rule === undefined) return found.fileEdits === undefined ? allowed : withReminder(allowed, found, options);
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
@@ -115,12 +131,29 @@ export function allowedDecision(
   seq: number,
   key: string,
   effect: CallEffect,
-  options: Pick<ResolvedToolGuardOptions, "windowSize">,
+  options: Pick<ResolvedToolGuardOptions, "windowSize" | "rules" | "tools">,
   rule: BlockRule | undefined = undefined,
   count = 1,
 ): ToolCallDecision {
-  const record: GuardEvent = { type: "call", seq, key, tool: call.name, effect, windowSize: options.windowSize };
+  const { windowSize } = options;
+  const record: GuardEvent = countsEdits(call.name, effect, options)
+    ? { type: "call", seq, key, tool: call.name, effect, windowSize, edits: true }
+    : { type: "call", seq, key, tool: call.name, effect, windowSize };
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
+}
+
+/** A call that runs although it writes a file written often in this run: its answer carries a reminder. */
+function withReminder(
+  allowed: ToolCallDecision,
+  found: Detection,
+  options: ResolvedToolGuardOptions,
+): ToolCallDecision {
+  const edits = found.fileEdits;
+  const limits = options.rules.fileEdits;
+  // Observe mode changes nothing the model reads.
+  if (edits === undefined || limits === false || options.mode !== "enforce") return allowed;
+  const reminder = fileEditsReminder(edits.path, edits.writes, limits.blockAt);
+  return { ...allowed, fileEdits: { ...edits, reminder } };
 }
 
 type Found = Detection & { rule: BlockRule };
@@ -135,16 +168,18 @@ function blockCall(
   ctx: DecideContext,
 ): ToolCallDecision {
   const { rule, count, previous } = found;
+  const edits = rule === "file_edits" ? found.fileEdits : undefined;
   const message = blockMessage(
-    { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok },
+    { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok, path: edits?.path },
     options.feedback.messages,
   );
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
   const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
-  const blocked = { ...base, message, previousResult };
+  const blocked = edits === undefined ? { ...base, message, previousResult } : { ...base, message, fileEdits: edits };
+  const file = edits && fileOf(edits, options);
   const esc = options.escalation;
   if (!esc.enabled) {
-    const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult });
+    const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult, file });
     return { ...blocked, content, escalation: 0, strikes: 0, events: [block] };
   }
   const escState = state.escalation ?? emptyEscalationState();
@@ -166,17 +201,17 @@ function blockCall(
     }
   }
   // Escalation follows one call repeated: a block of another call starts the count again.
-  const sameCall = repeatsLastStrike(escState, call, rule, options);
+  const sameCall = repeatsLastStrike(escState, call, found, options);
   const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
   const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
   const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
-  const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next }, ctx);
+  const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next, file }, ctx);
   const struckCall = blockedCall({ tool: call.name, args: call.args }, escalation, at, keys);
   const strike: GuardEvent = {
     type: "strike",
     turn,
-    call: rule === "cycle" ? { ...struckCall, cycle: true } : struckCall,
+    call: rule === "cycle" ? { ...struckCall, cycle: true } : edits ? { ...struckCall, file: edits.path } : struckCall,
     blockedLimit: esc.blockedLimit,
     restart: !sameCall,
   };
@@ -194,17 +229,26 @@ function isExactRepeat(escState: EscalationState, call: ToolCallInput, keys: rea
   );
 }
 
+/** The file of a `file_edits` block as its feedback shows it. */
+function fileOf(edits: { path: string; writes: number }, options: ResolvedToolGuardOptions) {
+  const blockAt = options.rules.fileEdits === false ? edits.writes : options.rules.fileEdits.blockAt;
+  return { path: edits.path, writes: edits.writes - 1, blockAt };
+}
+
 /** Whether this block repeats the call of the last strike (so the strikes go on rather than start at 1). */
 function repeatsLastStrike(
   escState: EscalationState,
   call: ToolCallInput,
-  rule: BlockRule,
+  found: Found,
   options: ResolvedToolGuardOptions,
 ): boolean {
+  const { rule } = found;
   const lastStrike = escState.blocked.findLast((b) => b.level > 0);
   if (escState.strikes === 0 || lastStrike === undefined) return false;
   if (rule === "repeat_failure") return lastStrike.tool === call.name;
   if (rule === "cycle" && lastStrike.cycle === true) return true;
+  // Another write of the file blocked last: whatever its content, the same file written too often.
+  if (rule === "file_edits" && lastStrike.file !== undefined) return lastStrike.file === found.fileEdits?.path;
   const keys = ownEntry(options.tools, call.name)?.keys;
   return matchesBlocked(lastStrike, { tool: call.name, args: call.args }, options.escalation, keys);
 }
@@ -218,6 +262,7 @@ function feedback(
     strikes: number;
     previousResult?: { ok: boolean; text: string } | undefined;
     next?: string | undefined;
+    file?: { path: string; writes: number; blockAt: number } | undefined;
   },
   ctx: DecideContext = {},
 ): string {

@@ -1,7 +1,7 @@
 /**
  * Detection: what a tool call *is* against the thread's history — new, or a repeat under one of the rules
- * (consecutive, threshold, redundant, near_duplicate, repeat_failure). What to do about it is decided elsewhere
- * (decide.ts: observe or block, the feedback, strikes).
+ * (consecutive, threshold, redundant, cycle, file_edits, near_duplicate, repeat_failure). What to do about it is
+ * decided elsewhere (decide.ts: observe or block, a reminder, the feedback, strikes).
  */
 import {
   type CallEffect,
@@ -21,6 +21,7 @@ import {
   responseAcknowledges,
   textAcknowledges,
 } from "./escalation.js";
+import { fileEditsOf } from "./file-edits.js";
 import type { BlockRule } from "./messages.js";
 import { findOperation } from "./redundancy.js";
 import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState, windowHolds } from "./repetition.js";
@@ -89,6 +90,18 @@ export interface Detection {
   count: number;
   /** What the model already has from the earlier call(s). */
   previous?: RecordedResult | undefined;
+  /**
+   * A write of a file written often in this run (the file-edits rule, from `remindAt` writes): the file and this
+   * call's write of it.
+   */
+  fileEdits?:
+    | {
+        /** The file the call writes that was written most in this run. */
+        path: string;
+        /** Its writes in this run with this call. */
+        writes: number;
+      }
+    | undefined;
 }
 
 /**
@@ -137,10 +150,11 @@ const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind 
 /**
  * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
  * read whose result is still valid, or a change repeated with nothing changed since), a call of a cycle gone round
- * twice with the same results, and after a block, a near-repeat of the blocked call or a tool failing with one error
- * under changing arguments. A call that may answer differently each time (a change, an unknown or stateful tool) is
- * a consecutive repeat only once identical calls returned the same result twice, and a stateful call is never
- * redundant. Pure.
+ * twice with the same results, a write of a file already written `blockAt` − 1 times in the run (file_edits; from
+ * `remindAt` writes, `fileEdits` says so), and after a block, a near-repeat of the blocked call or a tool failing
+ * with one error under changing arguments. A call that may answer differently each time (a change, an unknown or
+ * stateful tool) is a consecutive repeat only once identical calls returned the same result twice, and a stateful
+ * call is never redundant. Pure.
  *
  * @example
  * ```ts
@@ -199,6 +213,7 @@ export function detectCall(
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }
+  if (found.rule === undefined) fileEditsRule(state, call, found, options);
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
     Object.assign(found, afterBlockOf(state, call, options, { ...ctx, response: ctx.response }));
   }
@@ -230,11 +245,30 @@ export function identifyNewCall(
   if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {
     return undefined;
   }
+  if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
   const esc = options.escalation;
   if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
     if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
   }
   return identity;
+}
+
+/**
+ * The file-edits rule: a write of a file written often in this run is noted (from `remindAt`), and blocked at
+ * `blockAt` (whatever its content: the count is of the file, not of the call).
+ */
+function fileEditsRule(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  found: Detection,
+  options: ResolvedToolGuardOptions,
+) {
+  const edits = fileEditsOf(state.fileEdits, call.name, found.effect, options);
+  if (edits === undefined || options.rules.fileEdits === false) return;
+  found.fileEdits = edits;
+  if (edits.writes >= options.rules.fileEdits.blockAt) {
+    Object.assign(found, { rule: "file_edits", count: edits.writes, previous: undefined });
+  }
 }
 
 /** A read whose result is still valid, or the same change again with nothing changed since its last run. */

@@ -143,6 +143,8 @@ export interface BlockedCall extends CallLike {
   level: number;
   /** The block was of a call of a stuck cycle (a block of another call of the cycle goes on counting). */
   cycle?: boolean | undefined;
+  /** A `file_edits` block: the file written too often (a block of another write of it goes on counting). */
+  file?: string | undefined;
 }
 
 /**

@@ -5,22 +5,30 @@ import { DEFAULT_MESSAGES } from "../feedback-texts.js";
  * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
  * changed since), and after a block `near_duplicate` (a response repeats a blocked call in substance without saying
  * what it will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing
- * arguments), and `cycle` (2 or 3 different calls gone round twice with the same results each time). Not to be
- * confused with the escalation level (1–4) that follows a block.
+ * arguments), `cycle` (2 or 3 different calls gone round twice with the same results each time), and `file_edits`
+ * (a write of a file already written `rules.fileEdits.blockAt` − 1 times in the run). Not to be confused with the
+ * escalation level (1–4) that follows a block.
  *
  * @example
  * ```ts
  * const rule: BlockRule = "redundant";
  * ```
  */
-export type BlockRule = "consecutive" | "threshold" | "redundant" | "near_duplicate" | "repeat_failure" | "cycle";
+export type BlockRule =
+  | "consecutive"
+  | "threshold"
+  | "redundant"
+  | "near_duplicate"
+  | "repeat_failure"
+  | "cycle"
+  | "file_edits";
 
 /**
  * Every block rule, in order.
  *
  * @example
  * ```ts
- * BLOCK_RULES.length; // 6
+ * BLOCK_RULES.length; // 7
  * ```
  */
 export const BLOCK_RULES: readonly BlockRule[] = [
@@ -30,6 +38,7 @@ export const BLOCK_RULES: readonly BlockRule[] = [
   "near_duplicate",
   "repeat_failure",
   "cycle",
+  "file_edits",
 ];
 
 /**
@@ -45,12 +54,17 @@ export interface BlockContext {
   tool: string;
   /** The arguments of the blocked call, as the model sent them. */
   args: unknown;
-  /** How many identical calls this one would make (including itself) within the window. */
+  /**
+   * How many identical calls this one would make (including itself) within the window; for `repeat_failure` the
+   * failures in a row, for `file_edits` the writes of the file in the run with this one.
+   */
   count: number;
   /** The rule that blocked it. */
   rule: BlockRule;
   /** Whether the earlier identical call the block refers to succeeded (`false`: it failed), when known. */
   previousOk?: boolean | undefined;
+  /** For `file_edits`: the file written too often (as the guards know its path). */
+  path?: string | undefined;
 }
 
 /**

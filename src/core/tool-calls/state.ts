@@ -1,6 +1,7 @@
 import type { CallEffect } from "../identity/classify.js";
 import { ListIndexes } from "../list-index.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
+import { type FileEditCount, noteWrites } from "./file-edits.js";
 import { BLOCK_RULES, type BlockRule } from "./messages.js";
 import {
   emptyOperationsState,
@@ -89,6 +90,12 @@ export interface ToolGuardState {
    * digest of its result. Kept across runs (the conversation keeps the messages); the newest 50.
    */
   answers?: AnswerRecord[] | undefined;
+  /**
+   * The file-edits rule's counts: the writes of each file in the current run (calls that ran; blocked and failed
+   * ones do not count), the most recently written file last, at most 50 files (`FILE_EDITS_LIMIT`). Empty again
+   * at a new run; absent in states saved before the rule existed (no writes counted).
+   */
+  fileEdits?: FileEditCount[] | undefined;
 }
 
 /**
@@ -137,6 +144,8 @@ export type GuardEvent =
       effect: CallEffect;
       /** The window's size (older calls are dropped). */
       windowSize: number;
+      /** The call's writes count toward the file-edits rule (see `countsEdits`). */
+      edits?: true | undefined;
     }
   | {
       /** The result of a recorded call. */
@@ -157,6 +166,8 @@ export type GuardEvent =
       callId?: string | undefined;
       /** The model was sent a note that the result is unchanged, not the result: the earlier answer stays the one. */
       deduped?: boolean | undefined;
+      /** The call's writes were counted toward the file-edits rule: a failure takes them back. */
+      edits?: true | undefined;
     }
   | {
       /** A call was blocked, or would have been in observe mode (counted and kept for inspection). */
@@ -224,6 +235,7 @@ class ChannelState implements ToolGuardState {
   escalation: EscalationState;
   declare run?: string | null | undefined;
   declare answers?: AnswerRecord[] | undefined;
+  declare fileEdits?: FileEditCount[] | undefined;
 
   constructor(from: ToolGuardState) {
     this.repetition = from.repetition;
@@ -234,6 +246,7 @@ class ChannelState implements ToolGuardState {
     // Absent stays absent (as in the object it copies): a state saved before runs or answers existed has neither.
     if (from.run !== undefined) this.run = from.run;
     if (from.answers !== undefined) this.answers = from.answers;
+    if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
   }
 }
 
@@ -328,6 +341,16 @@ class StateDraft {
     return state.stats;
   }
 
+  /** The file-edits counts after a counted write was recorded (`1`) or failed (`-1`). */
+  private noteEdits(before: ToolGuardState, effect: CallEffect, delta: 1 | -1): void {
+    if (effect.kind === "write") this.own().fileEdits = noteWrites(before.fileEdits, effect.paths, delta);
+  }
+
+  /** The file-edits counts start afresh (a new run, a person's forgiveness). */
+  private clearEdits(before: ToolGuardState): void {
+    if (before.fileEdits !== undefined && before.fileEdits.length > 0) this.own().fileEdits = [];
+  }
+
   apply(event: GuardEvent): void {
     const carryIndex = this.carryIndex;
     const before = this.current;
@@ -336,6 +359,7 @@ class StateDraft {
         const state = this.own();
         state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex });
         state.operations = invalidateOperations(before.operations, event.effect);
+        if (event.edits === true) this.noteEdits(before, event.effect, 1);
         this.stats().allowed += 1;
         return;
       }
@@ -346,6 +370,8 @@ class StateDraft {
         state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
         state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
         state.answers = noteAnswer(before.answers, event, carryIndex);
+        // A write that failed changed nothing (as far as the guards know): its count is taken back.
+        if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
         return;
       }
       case "block": {
@@ -372,6 +398,7 @@ class StateDraft {
         state.operations = event.keep.operations ? before.operations : emptyOperationsState();
         // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
         state.escalation = event.keep.strikes ? (before.escalation ?? emptyEscalationState()) : emptyEscalationState();
+        this.clearEdits(before); // counted per run
         return;
       }
       case "external": {
@@ -398,6 +425,8 @@ class StateDraft {
       default: {
         // Escalation events (states saved before escalation existed have no `escalation`).
         const previous = before.escalation ?? emptyEscalationState();
+        // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits.
+        if (event.type === "forgive") this.clearEdits(before);
         const escalation = reduceEscalation(previous, event);
         if (escalation === previous) return;
         this.own().escalation = escalation;

@@ -10,6 +10,7 @@ import { truncate } from "../text.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
+import { countsEdits, writeSameFile } from "./file-edits.js";
 import { resultDigest } from "./repetition.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
 
@@ -214,10 +215,11 @@ export function planTurnFully(
 /**
  * The plan of a response whose calls all break no rule, when cheap facts prove it (the usual turn): the same plan as
  * the full procedure, which it spares. The response continues the run and owes no acknowledgment (so it records no
- * event of its own and no near-repeat is held back), its calls are pairwise different and each is new by
- * {@link identifyNewCall} against the state before the response — which holds for the state after the calls before
- * it too, since recording a call only adds its own key to the window and takes operations away. `undefined` when
- * any of that is not proved: the full procedure decides.
+ * event of its own and no near-repeat is held back), its calls are pairwise different, no two of them write one file
+ * the file-edits rule counts, and each is new by {@link identifyNewCall} against the state before the response —
+ * which holds for the state after the calls before it too, since recording a call only adds its own key to the
+ * window, takes operations away and counts the files it writes (no other call of the response writes them).
+ * `undefined` when any of that is not proved: the full procedure decides.
  */
 export function newCallsPlan(
   state: ToolGuardState,
@@ -261,6 +263,7 @@ export function newCallDecisions(
     decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
     seq += 1;
   }
+  if (writeSameFile(decisions, options)) return undefined;
   return decisions;
 }
 
@@ -420,7 +423,25 @@ export function resultEvents(
   };
   // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
   const { seq, key, tool, effect, callId, deduped } = call;
+  if (countsEdits(tool, effect, options)) {
+    return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits, edits: true }];
+  }
   return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits }];
+}
+
+/**
+ * The text a call's answer carries after the tool's result: the file-edits reminder of a call that ran and
+ * succeeded (a failed write is not counted, so it gets none); `undefined` for any other call.
+ *
+ * @example
+ * ```ts
+ * const outcome = { ok: true, text: "Wrote 120 characters to a.py." };
+ * const note = answerReminder(decision, outcome);
+ * const content = note === undefined ? outcome.text : withNoteAfter(outcome.text, note);
+ * ```
+ */
+export function answerReminder(decision: ToolCallDecision, outcome: CallOutcome | undefined): string | undefined {
+  return decision.allowed && outcome?.ok === true ? decision.fileEdits?.reminder : undefined;
 }
 
 /**

@@ -1,0 +1,154 @@
+/**
+ * The file-edits rule end to end (issue 33, item 5): one file written again and again in one run gets a reminder
+ * after its result from the 8th write and is blocked at the 12th, with escalation; other files, a new run, an
+ * exempted tool and shell writes the classifier understands. Each script runs through a createReactAgent with
+ * `GuardedToolNode` + `escalationHook`, a createAgent with `guardMiddleware`, and `replayGuards` over its recording.
+ */
+import { describe, expect, it } from "vitest";
+import { type ReplayStep, replayGuards } from "../../src/replay/index.js";
+import { ADAPTERS, type Adapter, type FakeTool, runScenario, step } from "./support.js";
+
+const writeFile: FakeTool = {
+  name: "write_file",
+  respond: (_n, args) => `Wrote ${String(args.content).length} characters to ${String(args.path)}.`,
+};
+const writeToFile: FakeTool = { ...writeFile, name: "write_to_file" };
+const bash: FakeTool = { name: "bash", respond: () => "" }; // `sed -i` prints nothing
+
+/** The i-th rewrite of `path`: new content every time. */
+const rewrite = (i: number, path = "game.py", tool = "write_file") =>
+  step(tool, { path, content: `print(${i})\n`.repeat(i) });
+const rewrites = (n: number, path?: string) => Array.from({ length: n }, (_, i) => rewrite(i + 1, path));
+const ran = (n: number) => Array.from({ length: n }, () => "ran");
+const REMINDER = "[FILE EDITED OFTEN]";
+/** The issue's limits (the defaults block at the 25th write: see the last test). */
+const ISSUE = { rules: { fileEdits: { remindAt: 8, blockAt: 12 } } };
+
+describe.each(ADAPTERS)("file edits through %s", (adapter: Adapter) => {
+  it("one file rewritten 14 times: a reminder from the 8th write, the 12th blocked, escalation to a stop", async () => {
+    const r = await runScenario(adapter, [writeFile], rewrites(14), ISSUE);
+    expect(r.outcomes).toEqual([...ran(11), "file_edits@1", "file_edits@2", "stop"]);
+    expect(r.ran.write_file).toBe(11);
+    // No reminder before the 8th write; from the 8th to the 11th, after the tool's own result.
+    for (const answer of r.answers.slice(0, 7)) expect(answer).not.toContain(REMINDER);
+    r.answers.slice(7, 11).forEach((answer, i) => {
+      expect(answer).toMatch(/^Wrote \d+ characters to game\.py\.\n\n\[FILE EDITED OFTEN\]/);
+      expect(answer).toContain(`This was the ${8 + i}th write of 'game.py' in this run; the 12th`);
+      expect(answer).toMatch(/read the file once/);
+    });
+    expect(r.answers[11]).toMatch(/^⚠️ FILE EDITED TOO OFTEN: 'game\.py' was already written 11 times in this run/);
+    expect(r.answers[11]).toContain("[FILE EDIT BLOCKED]");
+    expect(r.answers[11]).toContain("What will you do differently?");
+    expect(r.answers[12]).toContain("[A] Read 'game.py' once as it is now");
+    // The live runs stop at level 3 before the third block is recorded; replay records it with the stop.
+    expect(r.toolGuard.stats.blocked.file_edits).toBeGreaterThanOrEqual(2);
+    expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 11 }]);
+  });
+
+  it("with the defaults: a reminder from the 8th write, the 25th blocked", async () => {
+    const r = await runScenario(adapter, [writeFile], rewrites(25));
+    expect(r.outcomes).toEqual([...ran(24), "file_edits@1"]);
+    expect(r.answers.map((a) => a.includes(REMINDER))).toEqual([
+      ...Array.from({ length: 7 }, () => false),
+      ...Array.from({ length: 17 }, () => true),
+      false,
+    ]);
+    expect(r.answers[23]).toContain("This was the 24th write of 'game.py' in this run; the 25th and later ones");
+  });
+
+  it("14 different files written once each: nothing blocked, no reminder", async () => {
+    const script = Array.from({ length: 14 }, (_, i) => rewrite(1, `src/m${i}.py`));
+    const r = await runScenario(adapter, [writeFile], script, ISSUE);
+    expect(r.outcomes).toEqual(ran(14));
+    for (const answer of r.answers) expect(answer).not.toContain(REMINDER);
+    expect(r.toolGuard.fileEdits).toHaveLength(14);
+  });
+
+  it("other files are unaffected by one file's block", async () => {
+    const script = [...rewrites(12), rewrite(1, "README.md"), rewrite(2, "README.md")];
+    const r = await runScenario(adapter, [writeFile], script, ISSUE);
+    expect(r.outcomes).toEqual([...ran(11), "file_edits@1", "ran", "ran"]);
+  });
+
+  it("sed -i on x.py counts like write_to_file of x.py (with rules.root, the path is known)", async () => {
+    const sed = (i: number) => step("bash", { command: `sed -i 's/old${i}/new${i}/' x.py` });
+    const script = [
+      ...Array.from({ length: 6 }, (_, i) => sed(i)),
+      ...rewrites(6, "x.py").map((c) => ({ ...c, name: "write_to_file" })),
+    ];
+    const r = await runScenario(adapter, [bash, writeToFile], script, { rules: { ...ISSUE.rules, root: "/repo" } });
+    expect(r.outcomes).toEqual([...ran(11), "file_edits@1"]);
+    expect(r.answers[7]).toContain("This was the 8th write of '/repo/x.py'");
+
+    const seds = await runScenario(
+      adapter,
+      [bash],
+      Array.from({ length: 12 }, (_, i) => sed(i)),
+      {
+        rules: { ...ISSUE.rules, root: "/repo" },
+      },
+    );
+    expect(seds.outcomes).toEqual([...ran(11), "file_edits@1"]);
+  });
+
+  it("without rules.root a shell command's relative paths are not known: sed -i is not counted", async () => {
+    const script = Array.from({ length: 14 }, (_, i) => step("bash", { command: `sed -i 's/a${i}/b${i}/' x.py` }));
+    const r = await runScenario(adapter, [bash], script, ISSUE);
+    expect(r.outcomes).toEqual(ran(14));
+    expect(r.toolGuard.fileEdits ?? []).toEqual([]);
+  });
+
+  it("the exemptions: tools.<name>.fileEdits false, exempt, rules.fileEdits false", async () => {
+    for (const options of [
+      { ...ISSUE, tools: { write_file: { fileEdits: false } } },
+      { ...ISSUE, tools: { write_file: { exempt: true } } },
+      { rules: { fileEdits: false as const } },
+    ]) {
+      const r = await runScenario(adapter, [writeFile], rewrites(14), options);
+      expect(r.outcomes).toEqual(ran(14));
+      for (const answer of r.answers) expect(answer).not.toContain(REMINDER);
+    }
+  });
+
+  it("the limits are options: remindAt 2, blockAt 4; remindAt false", async () => {
+    const r = await runScenario(adapter, [writeFile], rewrites(4), {
+      rules: { fileEdits: { remindAt: 2, blockAt: 4 } },
+    });
+    expect(r.outcomes).toEqual([...ran(3), "file_edits@1"]);
+    expect(r.answers.map((a) => a.includes(REMINDER))).toEqual([false, true, true, false]);
+    const quiet = await runScenario(adapter, [writeFile], rewrites(4), {
+      rules: { fileEdits: { remindAt: false, blockAt: 4 } },
+    });
+    expect(quiet.outcomes).toEqual([...ran(3), "file_edits@1"]);
+    for (const answer of quiet.answers) expect(answer).not.toContain(REMINDER);
+  });
+});
+
+describe("file edits: the adapters agree", () => {
+  it("every adapter gives the same outcomes and answers for a file rewritten 14 times", async () => {
+    const [first, ...others] = await Promise.all(ADAPTERS.map((a) => runScenario(a, [writeFile], rewrites(14), ISSUE)));
+    for (const other of others) {
+      expect(other.outcomes).toEqual(first?.outcomes);
+      expect(other.answers).toEqual(first?.answers);
+    }
+  });
+
+  it("replay of a recorded thread: each person's message starts a new run and the count afresh", () => {
+    const steps: ReplayStep[] = [];
+    for (const session of [1, 2]) {
+      steps.push({ role: "user", text: `Request ${session}.` });
+      for (const c of rewrites(7)) {
+        steps.push({ role: "assistant", text: "", tool_calls: [{ name: c.name, args: c.args }] });
+        steps.push({ role: "tool", name: c.name, ok: true, text: writeFile.respond(1, c.args) });
+      }
+    }
+    const run = { id: "two-runs", steps };
+    const fresh = replayGuards(run);
+    expect(fresh.decisions.every((d) => d.action === "allow" && !d.content.includes(REMINDER))).toBe(true);
+    expect(fresh.state.fileEdits).toEqual([{ path: "game.py", writes: 7 }]);
+    const one = replayGuards(run, { ...ISSUE, memory: { runBoundary: "none" } });
+    expect(one.decisions.map((d) => d.action)).toEqual([...Array(11).fill("allow"), "block", "block", "stop"]);
+    expect(one.decisions.slice(7, 11).every((d) => d.content.includes(REMINDER))).toBe(true);
+    expect(one.totals.blocked.file_edits).toBe(2);
+  });
+});
