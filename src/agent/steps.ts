@@ -48,8 +48,11 @@ interface Invocation {
   plan: ModelCallPlan;
 }
 
-/** A turn before two model calls were seen: a model call, two after-model hooks and the tools. */
-const DEFAULT_TURN = 4;
+/**
+ * A turn's length before two model calls were seen: long (a model call, the tools and six hooks), so that the first
+ * turn of a small budget never runs past it; the second model call measures the turn.
+ */
+const DEFAULT_TURN = 8;
 /** Invocations remembered by thread (least recently used forgotten first); signals are held weakly. */
 const MAX_THREADS = 10_000;
 
@@ -134,6 +137,21 @@ export function lastStep(start: number, limit: number): number {
 }
 
 /**
+ * The plan of a model call at `step` of an invocation that started at `start`, whose turns take `turn` steps, `after`
+ * of them after a model call (its after-model hooks and an after-agent node): it may call tools only if the model
+ * call a turn later can still be the last, with those behind it.
+ *
+ * @example
+ * ```ts
+ * planModelCall(17, 1, 4, 3, 25); // "normal"
+ * planModelCall(21, 1, 4, 3, 25); // "final"
+ * ```
+ */
+export function planModelCall(step: number, start: number, turn: number, after: number, limit: number): ModelCallPlan {
+  return step + turn + after <= lastStep(start, limit) ? "normal" : "final";
+}
+
+/**
  * Records a model call at `at` and gives its plan: it may call tools (`"normal"`) only if the model call after it,
  * a turn later, can still end the run with its after-model hooks and an after-agent node behind it. Looked up more
  * than once for one model call, it gives the same plan.
@@ -156,7 +174,7 @@ export function atModelCall(at: StepReading): ModelCallPlan {
     inv = { ...seen, model: at.step, tools: undefined, turn: Math.max(seen.turn ?? 0, gap), before };
   }
   const { start, turn, after } = budgetOf(inv);
-  inv.plan = at.step + turn + after <= lastStep(start, at.limit) ? "normal" : "final";
+  inv.plan = planModelCall(at.step, start, turn, after, at.limit);
   remember(at, inv);
   return inv.plan;
 }
@@ -192,7 +210,7 @@ export function mustEndAtHook(at: StepReading): boolean {
   atModelCall(model);
   const inv = lookup(at) as Invocation;
   // Graph turns: the model, this hook, the tools, and whatever runs before the model (the start's estimate).
-  const turn = inv.turn ?? 3;
+  const turn = inv.turn ?? DEFAULT_TURN;
   const start = inv.origin - (inv.before ?? Math.max(0, turn - 3));
   return at.step + turn > lastStep(start, at.limit);
 }
