@@ -19,7 +19,7 @@ import {
   isEscalationInterrupt,
   type ToolGuardState,
 } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { ScriptedChatModel, scriptedWrapUp } from "../src/testing/index.js";
 
 /** A `write_file` whose "diagnostics" fail while the code imports pygame (it is not installed). */
 const writeFile = tool(
@@ -55,11 +55,14 @@ export async function runEscalationExample(print: (line: string) => void = conso
     "never reached",
   ]);
   const tools = new GuardedToolNode([writeFile, runCommand]);
+  // When the guards end the run, a chat model without tools writes the final message in its own words (here the
+  // scripted model's wrap-up); the guards' explanation stays in its metadata.
+  const wrapUp = { model: new ScriptedChatModel((messages) => scriptedWrapUp(messages)) };
   const agent = createReactAgent({
     llm,
     tools,
     stateSchema: GuardMessagesState,
-    postModelHook: escalationHook(tools),
+    postModelHook: escalationHook(tools, { wrapUp }),
     checkpointer: new MemorySaver(),
   });
   const config = { configurable: { thread_id: "escalation-example" } };
@@ -102,10 +105,12 @@ function show(messages: BaseMessage[], print: (line: string) => void): void {
     if (AIMessage.isInstance(m)) {
       const text = typeof m.content === "string" ? m.content : "";
       const calls = (m.tool_calls ?? []).map((c) => c.name).join(", ");
-      const guard = m.response_metadata?.guard as { kind?: string; level?: number } | undefined;
+      const guard = m.response_metadata?.guard as { kind?: string; message?: string; wrapUp?: string } | undefined;
       if (guard?.kind === "escalation") {
-        print(`  ${LEVEL_NAMES[4]}, the final AI message:`);
+        const by = guard.wrapUp === "model" ? "the model's own wrap-up, tools off" : "the guards' message";
+        print(`  ${LEVEL_NAMES[4]}, the final AI message (${by}):`);
         for (const line of text.split("\n")) print(`    │ ${line}`);
+        if (guard.message) print(`    the guards' reason (in its metadata): ${firstLine(guard.message, 110)}`);
       } else print(`  model: ${text}${calls ? `  → ${calls}` : ""}`);
       continue;
     }

@@ -11,7 +11,8 @@
 // The tool node and what it writes
 export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
-export type { WrapUpModel, WrapUpOption } from "./agent/loop-options.js";
+export { isLimitInterrupt, type LimitInterrupt } from "./agent/limit-ask.js";
+export type { LimitAsk, WrapUpModel, WrapUpOption } from "./agent/loop-options.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
 export { defaultRepeatHint, type RepeatHintInfo } from "./core/feedback-texts.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";

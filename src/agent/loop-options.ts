@@ -38,6 +38,24 @@ const limitsShape = {
    * (without tools) the hook asks for the wrap-up. The canned message is the fallback when the model call fails or
    * still calls tools.
    */
+  /**
+   * Ask a person before a limit ends the run: `interrupt()` with "go on with N more?" (a checkpointer is needed;
+   * without one, the limit ends the run). `true` asks for each limit set (iterations, runtime, tokens, cost), offering
+   * as many more as the limit itself; `{ iterations: 10, … }` asks for the limits named, offering that many more. A
+   * loop and failures in a row still end the run. Answer with `Command({ resume: true })` (go on), `{ more: n }`, or
+   * anything else (end). Default: off.
+   */
+  ask: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        iterations: z.number().int().positive().optional(),
+        runtime: z.number().positive().optional(),
+        tokens: z.number().int().positive().optional(),
+        cost: z.number().positive().optional(),
+      }),
+    ])
+    .optional(),
   wrapUp: z
     .custom<WrapUpOption>(
       (v) => v === "model" || v === "canned" || isWrapUpWithModel(v),
@@ -45,6 +63,26 @@ const limitsShape = {
     )
     .optional(),
 };
+
+/**
+ * How many more of each limit a person may grant when asked before the limit ends the run (the limit's own value
+ * when not given).
+ *
+ * @example
+ * ```ts
+ * loopDetectMiddleware({ maxIterations: 30, ask: { iterations: 10 } satisfies LimitAsk });
+ * ```
+ */
+export interface LimitAsk {
+  /** More iterations. */
+  iterations?: number | undefined;
+  /** More milliseconds of runtime. */
+  runtime?: number | undefined;
+  /** More tokens. */
+  tokens?: number | undefined;
+  /** More dollars. */
+  cost?: number | undefined;
+}
 
 /**
  * How a guard writes the run's final message when it ends the run: `"model"` (createAgent: the agent's own model,
@@ -109,12 +147,12 @@ const eventsOption = z.boolean().optional();
 export const loopDetectOptionsSchema = z.strictObject({
   /** Similarity (0..1) at or above which a turn's output repeats a recent one: a loop. Default 0.9. */
   loopThreshold: safety.loopThreshold,
-  /** Outputs remembered for the comparison (a loop is not remembered). Default 5. */
-  maxRecentOutputs: safety.maxRecentOutputs,
   ...limitsShape,
   /** How a turn is read and compared with the recent ones. */
   turns: z
     .strictObject({
+      /** Outputs remembered for the comparison (a loop is not remembered). Default 5. */
+      maxRecentOutputs: safety.maxRecentOutputs,
       /**
        * What "the output" of a turn is. Default `defaultTurnOutput`: the text plus the tool calls, canonical
        * (`(m) => m.text` compares the text alone).
@@ -196,6 +234,7 @@ const LIMITS_MOVED_OPTIONS: Readonly<Record<string, string>> = {
 export const LOOP_MOVED_OPTIONS: Readonly<Record<string, string>> = {
   ...LIMITS_MOVED_OPTIONS,
   outputOf: "turns.outputOf",
+  maxRecentOutputs: "turns.maxRecentOutputs",
   scorer: "turns.scorer",
   minOutputLength: "turns.minOutputLength",
   logger: "feedback.logger",
@@ -215,13 +254,17 @@ export interface LoopGuardSettings {
   events: boolean;
   /** How the final message is written (as given; the adapter applies its default). */
   wrapUp: WrapUpOption | undefined;
+  /** The limits that ask a person before they end the run, and how many more each offers. */
+  ask: LimitAsk | undefined;
 }
 
 /** Validated adapter options, either schema's. */
-interface ParsedLoopOptions extends Omit<SafetyOptions, "scorer" | "minOutputLength" | "logger" | "clock"> {
+interface ParsedLoopOptions
+  extends Omit<SafetyOptions, "scorer" | "minOutputLength" | "logger" | "clock" | "maxRecentOutputs"> {
   wrapUp?: LoopGuardSettings["wrapUp"];
+  ask?: boolean | LimitAsk | undefined;
   turns?:
-    | (Pick<SafetyOptions, "scorer" | "minOutputLength" | "clock"> &
+    | (Pick<SafetyOptions, "scorer" | "minOutputLength" | "clock" | "maxRecentOutputs"> &
         Partial<Pick<LoopGuardSettings, "outputOf" | "isFailure" | "runBoundary">>)
     | undefined;
   feedback?: { logger?: GuardLogger | undefined; events?: boolean | undefined } | undefined;
@@ -237,7 +280,7 @@ interface ParsedLoopOptions extends Omit<SafetyOptions, "scorer" | "minOutputLen
  * ```
  */
 export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings {
-  const { turns = {}, feedback = {}, wrapUp, ...limits } = parsed;
+  const { turns = {}, feedback = {}, wrapUp, ask, ...limits } = parsed;
   const { outputOf, isFailure, runBoundary = "human-message", ...comparison } = turns;
   return {
     safety: resolveSafetyOptions({ ...limits, ...comparison, logger: feedback.logger }),
@@ -246,6 +289,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
     runBoundary,
     events: feedback.events ?? true,
     wrapUp,
+    ask: ask === true ? {} : ask === false ? undefined : ask,
   };
 }
 

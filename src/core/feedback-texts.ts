@@ -665,3 +665,24 @@ export function unknownToolText(tool: string, tools: readonly string[]): string 
         : `The nearest of the ${unique.length} tools: ${nearestToolNames(tool, unique, NEAREST_TOOLS).join(", ")}.`;
   return `Error: ${capText(tool, 100)} is not a valid tool.${guess} ${listed}`;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// 12. Limits that ask: the question before a limit ends the run
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The question a limit asks a person before it ends the run (`ask`): the limit reached, and how much more.
+ *
+ * @example
+ * ```ts
+ * limitQuestion("Stopped: the iteration limit was reached (30 of 30).", "10 more iterations");
+ * // "The run reached a limit: the iteration limit was reached (30 of 30). Go on with 10 more iterations?"
+ * ```
+ */
+export function limitQuestion(reason: string, more: string): string {
+  return `The run reached a limit: ${reason.replace(/^Stopped: /, "")} Go on with ${more}?`;
+}
+
+/** How to answer a limit's question (in its interrupt payload). */
+export const LIMIT_HOW_TO_ANSWER =
+  "Resume with Command({ resume: true }) to go on with the amount offered, { more: n } to go on with n more, or anything else to end the run.";

@@ -3,6 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import { endIfOutOfSteps } from "../agent/hook-end.js";
+import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
 import {
   LOOP_MOVED_OPTIONS,
   type LoopDetectOptions,
@@ -154,7 +155,11 @@ function graphLoopHook(settings: LoopGuardSettings) {
     const result = turn(state, config);
     if (result === undefined) return undefined;
     const base: LoopHookResult = { loopGuard: result.state, continues: result.continues };
-    if (result.messages !== undefined) {
+    if (result.messages !== undefined && result.stop !== null) {
+      // A limit that asks: a person may let the run go on (the hook runs again on resume and asks nothing new).
+      const more = offer(result.stop, settings.ask);
+      const granted = more === undefined ? undefined : askToGoOn(result.stop, more);
+      if (granted !== undefined) return { ...base, loopGuard: raiseLimit(result.state, result.stop, granted) };
       return {
         ...base,
         messages: await withWrapUp(result.messages, state.messages ?? [], model),

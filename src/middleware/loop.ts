@@ -7,6 +7,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
+import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -52,11 +53,28 @@ function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: Loop
       const guardLog = emitGuardEvents(host, [stopStreamEvent(reason)], settings.events);
       return new Command({ update: { messages: [final], guardLog } });
     }
+    let loopGuard: LoopState | undefined = state[key];
+    const asking = loopGuard?.asking ?? null;
+    if (asking !== null && loopGuard !== undefined) {
+      // A limit reached at the last response asks a person now, before the model is called (a resume runs this
+      // node again: the model is called once, after the answer).
+      const granted = askToGoOn(asking, offer(asking, settings.ask) ?? asking.limit);
+      if (granted === undefined) {
+        const final = await finalModelCall(request, canned ? undefined : handler, { ...asking });
+        return new Command({ update: { [key]: { ...loopGuard, stopped: asking, asking: null }, messages: [final] } });
+      }
+      loopGuard = raiseLimit(loopGuard, asking, granted);
+    }
     const response = await handler(request as never);
     if (!AIMessage.isInstance(response)) return response;
-    const result = turn({ messages: [...messages, response], loopGuard: state[key] }, host);
+    const result = turn({ messages: [...messages, response], loopGuard }, host);
     if (result === undefined) return response;
     if (result.stop === null) return new Command({ update: { [key]: result.state } });
+    if (offer(result.stop, settings.ask) !== undefined) {
+      // The response's calls run; the person is asked before the next model call.
+      const update = { [key]: { ...result.state, stopped: null, asking: result.stop }, guardLog: result.log };
+      return new Command({ update });
+    }
     // The final message replaces the response (its tool calls never run): it takes the response's id.
     const final = await finalModelCall(
       request,

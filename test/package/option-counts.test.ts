@@ -28,7 +28,6 @@ function optionsOf<T>() {
 /** The seed's limits, top-level in every loop guard. */
 const LOOP_LIMITS = {
   loopThreshold: true,
-  maxRecentOutputs: true,
   maxIterations: true,
   maxRuntimeMs: true,
   maxCost: true,
@@ -36,6 +35,7 @@ const LOOP_LIMITS = {
   price: true,
   maxConsecutiveFailures: true,
   wrapUp: true,
+  ask: true,
 } as const;
 
 const FACTORIES: Record<string, string[]> = {
@@ -143,6 +143,7 @@ const FACTORIES: Record<string, string[]> = {
     price: true,
     maxConsecutiveFailures: true,
     wrapUp: true,
+    ask: true,
     turns: true,
     feedback: true,
   }),

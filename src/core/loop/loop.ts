@@ -108,6 +108,10 @@ export interface LoopState {
   session: string | null;
   /** Set once a limit stopped the session. */
   stopped: StopReason | null;
+  /** How much a person raised each limit in this session, when asked (`ask`). Absent: not raised. */
+  raised?: Partial<Record<"iterations" | "runtime" | "tokens" | "cost", number>> | undefined;
+  /** A limit reached that asks a person before the next model call (createAgent), or null. */
+  asking?: StopReason | null | undefined;
 }
 
 /**
@@ -333,14 +337,15 @@ export function addUsage(state: LoopState, usage: TokenUsage | undefined, price:
  */
 export function checkLimits(state: LoopState, now: number, options: ResolvedSafetyOptions): StopReason | null {
   const elapsed = state.startedAt === null ? 0 : now - state.startedAt;
-  if (state.iterations >= options.maxIterations) return reached("iterations", state.iterations, options.maxIterations);
-  if (state.startedAt !== null && elapsed >= options.maxRuntimeMs)
-    return reached("runtime", elapsed, options.maxRuntimeMs);
-  if (options.maxTokens !== undefined && state.tokens.total >= options.maxTokens) {
-    return reached("tokens", state.tokens.total, options.maxTokens);
-  }
-  if (options.maxCost !== undefined && state.cost >= options.maxCost)
-    return reached("cost", state.cost, options.maxCost);
+  const raised = state.raised ?? {};
+  const iterations = options.maxIterations + (raised.iterations ?? 0);
+  if (state.iterations >= iterations) return reached("iterations", state.iterations, iterations);
+  const runtime = options.maxRuntimeMs + (raised.runtime ?? 0);
+  if (state.startedAt !== null && elapsed >= runtime) return reached("runtime", elapsed, runtime);
+  const tokens = options.maxTokens === undefined ? undefined : options.maxTokens + (raised.tokens ?? 0);
+  if (tokens !== undefined && state.tokens.total >= tokens) return reached("tokens", state.tokens.total, tokens);
+  const cost = options.maxCost === undefined ? undefined : options.maxCost + (raised.cost ?? 0);
+  if (cost !== undefined && state.cost >= cost) return reached("cost", state.cost, cost);
   if (state.consecutiveFailures >= options.maxConsecutiveFailures) {
     return reached("failures", state.consecutiveFailures, options.maxConsecutiveFailures);
   }
