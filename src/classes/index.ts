@@ -6,6 +6,7 @@
  */
 
 export { SafetyGuard, type SafetyOptions } from "../core/loop/loop.js";
+export { StatefulGuard } from "../core/stateful-guard.js";
 export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../core/tool-calls/feedback.js";
 export { OperationContext, type OperationContextOptions } from "../core/tool-calls/redundancy.js";
 export {

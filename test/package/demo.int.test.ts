@@ -34,6 +34,8 @@ describe("npm run demo", () => {
     expect(stdout).toMatch(
       /level 4 · run ended, the final AI message \(the model's own wrap-up, tools off\):\n\s+│ I have to stop here\./,
     );
-    expect(stdout).toMatch(/the guards' reason \(in its metadata\): I stopped this run because I kept repeating one step/);
+    expect(stdout).toMatch(
+      /the guards' reason \(in its metadata\): I stopped this run because I kept repeating one step/,
+    );
   });
 });

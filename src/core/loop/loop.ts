@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { STOP_REASON_TEXTS } from "../feedback-texts.js";
 import { guardLoggerSchema, parseOptions } from "../options.js";
+import { StatefulGuard } from "../stateful-guard.js";
 import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
 
 /**
@@ -385,14 +386,13 @@ export function loopStopReason(similarity: number, threshold: number): StopReaso
  * guard.detectLoop("Checking the database for user information..."); // true
  * ```
  */
-export class SafetyGuard {
+export class SafetyGuard extends StatefulGuard<LoopState> {
   /** The options with every default filled in. */
   readonly options: ResolvedSafetyOptions;
-  private state: LoopState;
 
   constructor(options: SafetyOptions = {}, state: LoopState = emptyLoopState()) {
+    super(state, emptyLoopState);
     this.options = resolveSafetyOptions(options);
-    this.state = state;
   }
 
   /**
@@ -472,33 +472,6 @@ export class SafetyGuard {
    */
   clearLoopHistory(): void {
     this.state = { ...this.state, recentOutputs: [] };
-  }
-
-  /**
-   * Starts over: outputs, counters, clock, spending.
-   *
-   * @example
-   * ```ts
-   * guard.reset();
-   * ```
-   */
-  reset(): void {
-    this.state = emptyLoopState();
-  }
-
-  /**
-   * The guard's state as plain JSON.
-   *
-   * @example
-   * ```ts
-   * const copy = SafetyGuard.fromJSON(guard.toJSON());
-   * ```
-   */
-  toJSON(): {
-    /** The guard's state. */
-    state: LoopState;
-  } {
-    return { state: structuredClone(this.state) };
   }
 
   /**

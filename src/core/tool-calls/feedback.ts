@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { duplicateFeedback } from "../feedback-texts.js";
 import { parseOptions } from "../options.js";
+import { StatefulGuard } from "../stateful-guard.js";
 import {
   type BlockedCall,
   blockedCall,
@@ -70,13 +71,12 @@ export type DuplicateHandlerOptions = z.input<typeof optionsSchema>;
  * handler.validateResponse("Instead, I will check if pygame is installed first"); // true
  * ```
  */
-export class DuplicateHandler {
+export class DuplicateHandler extends StatefulGuard<DuplicateState> {
   private readonly options: z.output<typeof optionsSchema>;
-  private state: DuplicateState;
 
   constructor(options: DuplicateHandlerOptions = {}, state?: DuplicateState) {
+    super(state ?? emptyEscalationState(), emptyEscalationState);
     this.options = parseOptions(optionsSchema, options, "duplicate-handler");
-    this.state = state ?? emptyEscalationState();
   }
 
   /** Whether the model still owes an acknowledgment. */
@@ -167,33 +167,6 @@ export class DuplicateHandler {
       contentThreshold: this.options.contentThreshold,
       keys: this.options.keys[call1.tool],
     });
-  }
-
-  /**
-   * Forgets the strikes, the blocked calls and the pending acknowledgment (e.g. when a person says to start over).
-   *
-   * @example
-   * ```ts
-   * handler.reset();
-   * ```
-   */
-  reset(): void {
-    this.state = emptyEscalationState();
-  }
-
-  /**
-   * The handler's state as plain JSON.
-   *
-   * @example
-   * ```ts
-   * const copy = DuplicateHandler.fromJSON(JSON.parse(JSON.stringify(handler)));
-   * ```
-   */
-  toJSON(): {
-    /** The handler's state. */
-    state: DuplicateState;
-  } {
-    return { state: structuredClone(this.state) };
   }
 
   /**
