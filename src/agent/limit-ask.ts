@@ -22,7 +22,7 @@ export interface LimitInterrupt {
   /** Always `"langgraph-guards/limit"` (see {@link isLimitInterrupt}). */
   type: "langgraph-guards/limit";
   /** Which limit: `"iterations"`, `"runtime"` (ms), `"tokens"` or `"cost"` (dollars). */
-  limit: AskingLimit;
+  limit: "iterations" | "runtime" | "tokens" | "cost";
   /** The value reached. */
   value: number;
   /** The limit as it stands (raised by earlier answers in this run). */

@@ -32,13 +32,6 @@ const limitsShape = {
   /** Failed turns in a row (see `turns.isFailure`). Default 5. */
   maxConsecutiveFailures: safety.maxConsecutiveFailures,
   /**
-   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget). In
-   * createAgent: `"model"` (default) one last model call with the tools off, asked what was done, what failed and
-   * what is left; `"canned"` the guard's own message. In a graph: `"canned"` (default), or `{ model }`, a chat model
-   * (without tools) the hook asks for the wrap-up. The canned message is the fallback when the model call fails or
-   * still calls tools.
-   */
-  /**
    * Ask a person before a limit ends the run: `interrupt()` with "go on with N more?" (a checkpointer is needed;
    * without one, the limit ends the run). `true` asks for each limit set (iterations, runtime, tokens, cost), offering
    * as many more as the limit itself; `{ iterations: 10, … }` asks for the limits named, offering that many more. A
@@ -46,16 +39,18 @@ const limitsShape = {
    * anything else (end). Default: off.
    */
   ask: z
-    .union([
-      z.boolean(),
-      z.strictObject({
-        iterations: z.number().int().positive().optional(),
-        runtime: z.number().positive().optional(),
-        tokens: z.number().int().positive().optional(),
-        cost: z.number().positive().optional(),
-      }),
-    ])
+    .custom<boolean | LimitAsk>(
+      (v) => typeof v === "boolean" || isLimitAsk(v),
+      "expected true, false or { iterations, runtime, tokens, cost } (positive numbers)",
+    )
     .optional(),
+  /**
+   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget). In
+   * createAgent: `"model"` (default) one last model call with the tools off, asked what was done, what failed and
+   * what is left; `"canned"` the guard's own message. In a graph: `"canned"` (default), or `{ model }`, a chat model
+   * (without tools) the hook asks for the wrap-up. The canned message is the fallback when the model call fails or
+   * still calls tools.
+   */
   wrapUp: z
     .custom<WrapUpOption>(
       (v) => v === "model" || v === "canned" || isWrapUpWithModel(v),
@@ -82,6 +77,15 @@ export interface LimitAsk {
   tokens?: number | undefined;
   /** More dollars. */
   cost?: number | undefined;
+}
+
+function isLimitAsk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  return Object.entries(v).every(
+    ([k, n]) =>
+      ["iterations", "runtime", "tokens", "cost"].includes(k) &&
+      (n === undefined || (typeof n === "number" && Number.isFinite(n) && n > 0)),
+  );
 }
 
 /**
