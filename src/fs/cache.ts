@@ -202,35 +202,39 @@ function without(files: Record<string, CachedFile>, path: string): Record<string
   return rest;
 }
 
-/** An entry as stored by an earlier version: with its content, without `chars`. */
-type LegacyFile = Omit<CachedFile, "chars"> & { chars?: number; content?: string };
+/**
+ * An entry as a checkpoint may hold it: this version's (`chars`, no content), or one this version did not write
+ * (a development build kept the content and no `chars`; a hand-edited or damaged value may lack `chars`). Reading
+ * such an entry never fails: it is made lean, its length kept.
+ */
+type StoredFile = Omit<CachedFile, "chars"> & { chars?: number; content?: string };
 
 /** The length an entry stands for (`chars`, or an old entry's content length). */
-function charsOf(file: LegacyFile): number {
+function charsOf(file: StoredFile): number {
   return file.chars ?? file.content?.length ?? 0;
 }
 
 /** An entry without content (an old entry's content dropped, its length kept as `chars`). */
-function lean(file: LegacyFile): CachedFile {
+function lean(file: StoredFile): CachedFile {
   if (file.content === undefined && file.chars !== undefined) return file as CachedFile;
   const { content: _content, ...rest } = file;
   return { ...rest, chars: charsOf(file) };
 }
 
-/** The state with every entry lean (a value written by an earlier version holds contents). */
+/** The state with every entry lean (see {@link StoredFile}). */
 function normalize(state: FileCacheState): FileCacheState {
-  let legacy = false;
-  for (const file of Object.values(state.files) as LegacyFile[]) {
+  let foreign = false;
+  for (const file of Object.values(state.files) as StoredFile[]) {
     if (file.content !== undefined || file.chars === undefined) {
-      legacy = true;
+      foreign = true;
       break;
     }
   }
-  if (!legacy) return state;
+  if (!foreign) return state;
   const files: Record<string, CachedFile> = {};
   let bytes = 0;
   for (const [path, file] of Object.entries(state.files)) {
-    files[path] = lean(file as LegacyFile);
+    files[path] = lean(file as StoredFile);
     bytes += (files[path] as CachedFile).chars;
   }
   return { ...state, files, bytes };
@@ -242,7 +246,7 @@ type WriteOf<Op extends FileCacheWrite["op"]> = Extract<FileCacheWrite, { op: Op
 /** Caches a file as the most recently used, evicting the least recently used ones beyond the budget. */
 function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
   const old = state.files[write.path];
-  const file = lean(write.file as LegacyFile);
+  const file = lean(write.file as StoredFile);
   let files = { ...without(state.files, write.path), [write.path]: file };
   let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
   let count = Object.keys(files).length;
