@@ -66,6 +66,21 @@ describe("guardMiddleware in createAgent", () => {
     expect(validHistory(out.messages as BaseMessage[])).toEqual([]);
   });
 
+  it("level 4: when the model's wrap-up call throws, the canned message ends the run", async () => {
+    const llm = new ScriptedChatModel(() => ({ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }), {
+      wrapUp: () => {
+        throw new Error("provider down");
+      },
+    });
+    const agent = createAgent({ model: llm, tools: [getWeather], middleware: [guardMiddleware()] });
+    const out = await agent.invoke(input, { recursionLimit: 100 });
+    const final = out.messages.at(-1) as AIMessage;
+    expect(final.tool_calls ?? []).toEqual([]);
+    expect(final.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, wrapUp: "canned" });
+    expect(String(final.content)).toMatch(/^I stopped this run because I kept repeating one step/);
+    expect(validHistory(out.messages as BaseMessage[])).toEqual([]);
+  });
+
   it("configurable.guards = false switches the guards off for a run", async () => {
     let n = 0;
     const llm = new ScriptedChatModel(() =>
