@@ -3,11 +3,10 @@
  * nodes): when the next turn would run past LangGraph's `recursionLimit`, the hook ends the run now, in words.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { notRunStopped } from "../core/feedback-texts.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
-import { guardAnswer } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
-import { lastAIMessageIndex, unansweredCalls } from "./messages.js";
+import { notRunAnswers } from "./loop-turn.js";
+import { lastAIMessageIndex } from "./messages.js";
 import { currentSteps, mustEndAtHook, stepsStop } from "./steps.js";
 import { wrapUpWith } from "./wrap-up.js";
 
@@ -33,9 +32,7 @@ export async function endIfOutOfSteps(
   if (at === undefined || !AIMessage.isInstance(response) || (response.tool_calls ?? []).length === 0) return undefined;
   if (!mustEndAtHook(at)) return undefined;
   const reason = stepsStop(at);
-  const skipped = unansweredCalls(response, messages as BaseMessage[]).map((c) =>
-    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
-  );
+  const skipped = notRunAnswers(response, reason, messages);
   const final = await wrapUpWith(model, [...messages, ...skipped], { ...reason });
   return { messages: [...skipped, final], log: emitGuardEvents(host, [stopStreamEvent(reason)], events) };
 }

@@ -106,8 +106,17 @@ function parseResume(value: unknown): PersonsAnswer {
  * version in test/graph/escalation.int.test.ts).
  */
 export function askPerson(payload: EscalationInterrupt): PersonsAnswer | undefined {
+  const asked = interruptIfResumable(payload);
+  return asked === undefined ? undefined : parseResume(asked.answer);
+}
+
+/**
+ * LangGraph's `interrupt()`, or undefined when the graph has no checkpointer (see {@link askPerson}): the person's
+ * answer, boxed so that an `undefined` answer is told apart from no checkpointer.
+ */
+export function interruptIfResumable(payload: unknown): { answer: unknown } | undefined {
   try {
-    return parseResume(interrupt(payload));
+    return { answer: interrupt(payload) };
   } catch (error) {
     if ((error as { lc_error_code?: unknown } | null)?.lc_error_code === "MISSING_CHECKPOINTER") return undefined;
     throw error;

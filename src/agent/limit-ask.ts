@@ -2,9 +2,9 @@
  * Limits that ask: before an iteration, runtime, token or cost limit ends the run, a person is asked with
  * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
  */
-import { interrupt } from "@langchain/langgraph";
 import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../core/feedback-texts.js";
 import type { LoopState, StopReason } from "../core/loop/loop.js";
+import { interruptIfResumable } from "./interrupt.js";
 import type { LimitAsk } from "./loop-options.js";
 
 /** The limits that may ask. */
@@ -78,16 +78,12 @@ export function askToGoOn(stop: StopReason, more: number): number | undefined {
     question: limitQuestion(stop.message, describe(limit, more)),
     howToAnswer: LIMIT_HOW_TO_ANSWER,
   };
-  let answer: unknown;
-  try {
-    answer = interrupt(payload);
-  } catch (error) {
-    if ((error as { lc_error_code?: unknown } | null)?.lc_error_code === "MISSING_CHECKPOINTER") return undefined;
-    throw error;
-  }
+  const asked = interruptIfResumable(payload);
+  if (asked === undefined) return undefined;
+  const { answer } = asked;
   if (answer === true || answer === "yes") return more;
-  const asked = (answer as { more?: unknown } | null)?.more;
-  return typeof asked === "number" && asked > 0 ? asked : undefined;
+  const granted = (answer as { more?: unknown } | null)?.more;
+  return typeof granted === "number" && granted > 0 ? granted : undefined;
 }
 
 /**

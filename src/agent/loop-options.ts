@@ -105,7 +105,8 @@ export type WrapUpOption =
       model: WrapUpModel;
     };
 
-function isWrapUpWithModel(v: unknown): boolean {
+/** Whether `v` is `{ model }` with a chat model (its `invoke`), and nothing else. */
+export function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
   const o = v as { model?: { invoke?: unknown } } | null;
   return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
 }

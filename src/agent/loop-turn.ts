@@ -83,10 +83,15 @@ function readTurn(
  * that says which limit or loop stopped the run.
  */
 function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
-  const skipped = unansweredCalls(message as AIMessage, messages).map((c) =>
+  const skipped = notRunAnswers(message as AIMessage, reason, messages);
+  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
+}
+
+/** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */
+export function notRunAnswers(message: AIMessage, reason: StopReason, messages: readonly BaseMessage[]): BaseMessage[] {
+  return unansweredCalls(message, messages).map((c) =>
     guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
   );
-  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }
 
 /** The state the loop guard reads and writes (not part of the public API). */

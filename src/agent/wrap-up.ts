@@ -34,6 +34,15 @@ export function wrapUpInput(messages: readonly BaseMessage[], reason: string): B
   return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
 }
 
+/**
+ * The reason of a canned final message a guard wrote: its `response_metadata.guard` and its text as the message
+ * (`kind` when the metadata names none).
+ */
+export function reasonOf(canned: AIMessage, kind: string): EndReason {
+  const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
+  return { kind, ...guard, message: messageText(canned) };
+}
+
 /** Whether the model's input already ends with the wrap-up instruction (another guard asked for it). */
 export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
   return messages.at(-1)?.id === WRAP_UP_ID;
@@ -109,8 +118,11 @@ export async function withWrapUp(
 ): Promise<BaseMessage[]> {
   const canned = ending.at(-1);
   if (model === undefined || !AIMessage.isInstance(canned)) return [...ending];
-  const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
-  const reason: EndReason = { kind: "guard", ...guard, message: messageText(canned) };
-  const final = await wrapUpWith(model, [...conversation, ...ending.slice(0, -1)], reason, canned.id);
+  const final = await wrapUpWith(
+    model,
+    [...conversation, ...ending.slice(0, -1)],
+    reasonOf(canned, "guard"),
+    canned.id,
+  );
   return [...ending.slice(0, -1), final];
 }

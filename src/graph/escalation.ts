@@ -3,7 +3,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import { endIfOutOfSteps } from "../agent/hook-end.js";
-import type { WrapUpModel } from "../agent/loop-options.js";
+import { isWrapUpWithModel, type WrapUpModel } from "../agent/loop-options.js";
 import { lastAIMessageIndex } from "../agent/messages.js";
 import type { Outcome } from "../agent/stop.js";
 import { openAfterModel } from "../agent/turn.js";
@@ -20,7 +20,7 @@ const hookOptionsSchema = z.strictObject({
   wrapUp: z
     .union([
       z.literal("canned"),
-      z.strictObject({ model: z.custom<WrapUpModel>((v) => typeof (v as WrapUpModel | null)?.invoke === "function") }),
+      z.custom<{ model: WrapUpModel }>(isWrapUpWithModel, "expected { model } (a chat model)"),
     ])
     .optional(),
 });

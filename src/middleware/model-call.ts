@@ -7,12 +7,11 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { passesThrough } from "../agent/answers.js";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
-import { messageText } from "../agent/messages.js";
 import { atModelCall, atToolCall, currentSteps, fitsModelCallAfter, stepsStop } from "../agent/steps.js";
 import type { Outcome } from "../agent/stop.js";
 import type { ToolTraits } from "../agent/traits.js";
 import { emptyTurnRecord, type TurnRecord } from "../agent/turn.js";
-import { type EndReason, finalMessage, isWrapUpInput, wrapUpInput } from "../agent/wrap-up.js";
+import { type EndReason, finalMessage, isWrapUpInput, reasonOf, wrapUpInput } from "../agent/wrap-up.js";
 import { stopStreamEvent } from "../core/stream-events.js";
 
 /** What the guards read of a createAgent model request. */
@@ -121,9 +120,7 @@ export class GuardModelCalls {
     const modelMay = this.options.wrapUp === "model" && at !== undefined && AIMessage.isInstance(final);
     if (!modelMay || !fitsModelCallAfter(at)) return { messages, record: emptyTurnRecord(), jumpTo: "end" };
     this.#wrapUps.add(at.invocation);
-    const guard = (final.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
-    const reason: EndReason = { kind: "escalation", ...guard, message: messageText(final) };
-    const record = emptyTurnRecord({ reason, id: final.id ?? randomUUID() });
+    const record = emptyTurnRecord({ reason: reasonOf(final, "escalation"), id: final.id ?? randomUUID() });
     return { messages: messages.slice(0, -1), record, jumpTo: "model" };
   }
 

@@ -9,6 +9,7 @@ import {
 import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
+import { WRAP_UP_ID } from "../agent/wrap-up.js";
 
 /**
  * One scripted tool call; `id` defaults to a unique `call_<random>_<n>`.
@@ -219,7 +220,7 @@ export class ScriptedChatModel extends BaseChatModel {
  * ```
  */
 export function scriptedWrapUp(messages: BaseMessage[]): string {
-  const asked = messages.filter((m) => m.getType() === "human" && m.id !== "langgraph-guards-wrap-up").at(-1);
+  const asked = messages.filter((m) => m.getType() === "human" && m.id !== WRAP_UP_ID).at(-1);
   const calls = messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []) : []));
   const results = messages.filter((m) => m.getType() === "tool");
   const failed = results.filter((m) => (m as { status?: string }).status === "error");
