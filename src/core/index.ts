@@ -114,7 +114,7 @@ export {
   substanceKey,
   textAcknowledges,
 } from "./tool-calls/escalation.js";
-export { FILE_EDITS_LIMIT, type FileEditCount } from "./tool-calls/file-edits.js";
+export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "./tool-calls/file-edits.js";
 export {
   BLOCK_RULES,
   type BlockContext,

@@ -91,11 +91,13 @@ export const operationLimitsSchema = z.object({
 
 /**
  * The default limits of the file-edits rule (`rules.fileEdits`). The reminder at the 8th write is deepagents'
- * figure; the block is at the 25th rather than the 12th of LangChain's spec: on the recorded runs (`npm run eval`)
- * one file is written up to 22 times in a run, and a block at 12 stops writes that were new each time (harmful by
- * the data set's ground truth, 0.8% of the calls not run).
+ * figure; the 12th rewrite of a file's whole content is blocked (LangChain's spec), any write at the 25th: on the
+ * recorded runs (`npm run eval`) one file is written up to 22 times in a run, mostly by small edits in place
+ * (`sed -i`), and a block of every kind of write at 12 stops writes that were new each time (harmful by the data
+ * set's ground truth, 0.8% of the calls not run); the rewrites a block at 12 stops there (a file restored from its
+ * backup with `cp` 15 times) are exact repeats.
  */
-const FILE_EDITS_DEFAULTS = { remindAt: 8, blockAt: 25 } as const;
+const FILE_EDITS_DEFAULTS = { remindAt: 8, blockAt: 25, blockRewritesAt: 12 } as const;
 
 /**
  * The file-edits rule's limits (`rules.fileEdits`): writes of one file in one run, counted per successful call.
@@ -106,12 +108,21 @@ export const fileEditsSchema = z
     remindAt: z.union([z.literal(false), z.number()]).default(FILE_EDITS_DEFAULTS.remindAt),
     /** The write of a file that is blocked (and every write after it, in the run). Default 25. */
     blockAt: z.number().default(FILE_EDITS_DEFAULTS.blockAt),
+    /**
+     * The rewrite of a file's whole content that is blocked (and every rewrite after it, in the run): a write tool
+     * given the whole content, `cat > f`, `cp x f`; an edit of one part (a diff, `sed -i`) is not one. `false`:
+     * rewrites are only counted as writes. Default 12.
+     */
+    blockRewritesAt: z.union([z.literal(false), z.number()]).default(FILE_EDITS_DEFAULTS.blockRewritesAt),
   })
   .strict()
   // Checked here rather than by the fields' own types, so that a bad value is named by its field (not a union).
-  .superRefine(({ remindAt, blockAt }, ctx) => {
+  .superRefine(({ remindAt, blockAt, blockRewritesAt }, ctx) => {
     const count = (n: number) => Number.isInteger(n) && n >= 1;
     if (!count(blockAt)) ctx.addIssue({ code: "custom", path: ["blockAt"], message: "expected an integer ≥ 1" });
+    if (blockRewritesAt !== false && !count(blockRewritesAt)) {
+      ctx.addIssue({ code: "custom", path: ["blockRewritesAt"], message: "expected an integer ≥ 1, or false" });
+    }
     if (remindAt === false) return;
     if (!count(remindAt)) {
       ctx.addIssue({ code: "custom", path: ["remindAt"], message: "expected an integer ≥ 1, or false" });
@@ -148,7 +159,7 @@ export const guardRulesSchema = z
      * of a run there is written 22 times).
      */
     fileEdits: z
-      .union([z.literal(false), fileEditsSchema], { error: "expected { remindAt, blockAt } or false" })
+      .union([z.literal(false), fileEditsSchema], { error: "expected { remindAt, blockAt, blockRewritesAt } or false" })
       .default({ ...FILE_EDITS_DEFAULTS }),
   })
   .strict();

@@ -28,8 +28,8 @@ const write = (path: string, content = `v${++ids}`, tool = "write_file"): ToolCa
 });
 const sh = (command: string): ToolCallInput => ({ name: "bash", args: { command }, id: `c${++ids}` });
 
-/** The issue's limits (the defaults block later: see the options test). */
-const ISSUE_LIMITS = { remindAt: 8, blockAt: 12 };
+/** The issue's limits for every write (rewrites are not limited apart here: see "whole-file rewrites"). */
+const ISSUE_LIMITS = { remindAt: 8, blockAt: 12, blockRewritesAt: false as const };
 
 /**
  * A thread driven response by response: each response's calls are planned, run (`ok`) and committed; with the
@@ -95,7 +95,7 @@ describe("the file-edits rule", () => {
         times(14, () => write("a.py")),
       ),
     ).toEqual([...ran(7), ...reminded(4), "file_edits", "file_edits", "file_edits"]);
-    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 11 }]);
+    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 11, rewrites: 11 }]);
   });
 
   it("failed and blocked writes do not count", () => {
@@ -114,23 +114,23 @@ describe("the file-edits rule", () => {
         times(7, () => write("a.py")),
       ),
     ).toEqual(ran(7));
-    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 7 }]);
+    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 7, rewrites: 7 }]);
   });
 
   it("counts one per call per file: a command writing two files counts once for each", () => {
     const t = thread({ rules: { root: "/repo" } });
     t.respond([sh("echo x > a.py && echo y > b.py && echo z >> a.py")]);
     expect(t.state.fileEdits).toEqual([
-      { path: "/repo/a.py", writes: 1 },
-      { path: "/repo/b.py", writes: 1 },
+      { path: "/repo/a.py", writes: 1, rewrites: 1 },
+      { path: "/repo/b.py", writes: 1, rewrites: 1 },
     ]);
-    // sed -i and write_to_file of one file are one count.
+    // sed -i and write_to_file of one file are one count; write_to_file rewrites it whole, sed -i and edit_file do not.
     t.respond([sh("sed -i 's/a/b/' a.py")]);
     t.respond([write("a.py", "new", "write_to_file")]);
     t.respond([write("/repo/a.py", "newer", "edit_file")]);
     expect(t.state.fileEdits).toEqual([
-      { path: "/repo/b.py", writes: 1 },
-      { path: "/repo/a.py", writes: 4 },
+      { path: "/repo/b.py", writes: 1, rewrites: 1 },
+      { path: "/repo/a.py", writes: 4, rewrites: 2 },
     ]);
   });
 
@@ -156,7 +156,7 @@ describe("the file-edits rule", () => {
         times(7, () => write("a.py")),
       ),
     ).toEqual(ran(7));
-    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 7 }]);
+    expect(t.state.fileEdits).toEqual([{ path: "a.py", writes: 7, rewrites: 7 }]);
 
     const one = thread({ memory: { runBoundary: "none" } });
     fates(
@@ -201,7 +201,7 @@ describe("the file-edits rule", () => {
       times(3, () => write("a.py")),
     );
     const { fileEdits, ...old } = JSON.parse(JSON.stringify(t.state)) as ToolGuardState;
-    expect(fileEdits).toEqual([{ path: "a.py", writes: 3 }]);
+    expect(fileEdits).toEqual([{ path: "a.py", writes: 3, rewrites: 3 }]);
     t.state = old as ToolGuardState;
     expect(
       fates(
@@ -210,7 +210,7 @@ describe("the file-edits rule", () => {
       ),
     ).toEqual([...ran(7), ...reminded(2)]);
     const saved = JSON.parse(JSON.stringify(t.state)) as ToolGuardState;
-    expect(saved.fileEdits).toEqual([{ path: "a.py", writes: 9 }]);
+    expect(saved.fileEdits).toEqual([{ path: "a.py", writes: 9, rewrites: 9 }]);
     t.state = saved;
     expect(
       fates(
@@ -233,14 +233,43 @@ describe("the file-edits rule", () => {
     expect(decisions[1]?.fileEdits?.reminder).toBe(fileEditsReminder("a.py", 8, 12));
   });
 
-  it("with the defaults: reminders from the 8th write, the 25th blocked", () => {
+  it("with the defaults: edits reminded from the 8th write, the 25th blocked; rewrites blocked at the 12th", () => {
     const t = thread({ rules: { fileEdits: {} } });
+    const edit = () => write("a.py", `v${++ids}`, "edit_file");
+    expect(fates(t, times(25, edit))).toEqual([...ran(7), ...reminded(17), "file_edits"]);
+    const rw = thread({ rules: { fileEdits: {} } });
     expect(
       fates(
-        t,
-        times(25, () => write("a.py")),
+        rw,
+        times(13, () => write("a.py")),
       ),
-    ).toEqual([...ran(7), ...reminded(17), "file_edits"]);
+    ).toEqual([...ran(7), ...reminded(4), "file_edits", "file_edits"]);
+    expect(rw.state.fileEdits).toEqual([{ path: "a.py", writes: 11, rewrites: 11 }]);
+  });
+
+  it("whole-file rewrites: counted apart from edits, blocked at blockRewritesAt while edits still run", () => {
+    const t = thread({ rules: { root: "/repo", fileEdits: { remindAt: 3, blockAt: 10, blockRewritesAt: 4 } } });
+    const rewrites = [write("a.py"), sh("cat > a.py <<'EOF'\nx = 1\nEOF"), sh("cp a.bak a.py")];
+    expect(fates(t, [...rewrites, sh("sed -i 's/1/2/' a.py"), sh("echo y >> a.py")])).toEqual([
+      "ran",
+      "ran",
+      "ran+reminder",
+      "ran+reminder",
+      "ran+reminder",
+    ]);
+    expect(t.state.fileEdits).toEqual([{ path: "/repo/a.py", writes: 5, rewrites: 3 }]);
+    const [blocked] = t.respond([sh("tee a.py < a.bak")]) as [ToolCallDecision];
+    expect(blocked.rule).toBe("file_edits");
+    expect(blocked.fileEdits).toMatchObject({ writes: 6, rewrites: 4, blockedBy: "rewrites" });
+    expect(blocked.message).toMatch(/^⚠️ FILE REWRITTEN TOO OFTEN: '\/repo\/a\.py' was already rewritten whole 3 times/);
+    expect(blocked.content).toContain("(the 4th rewrite is blocked)");
+    expect(blocked.content).toContain("a targeted edit of one part still runs");
+    // An edit of the file still runs (with its reminder) until blockAt; tee -a appends, and is no rewrite.
+    expect(fates(t, [sh("sed -i 's/2/3/' a.py"), sh("tee -a a.py < a.bak")])).toEqual(["ran+reminder", "ran+reminder"]);
+    const [reminded] = t.respond([sh("sed -i 's/3/4/' a.py")]) as [ToolCallDecision];
+    expect(reminded.fileEdits?.reminder).toBe(fileEditsReminder("/repo/a.py", 8, 10));
+    const rewrite = planTurn(t.state, { id: "m-rw", text: "", calls: [write("a.py")], run: "h0" }, t.options);
+    expect(rewrite.decisions[0]?.fileEdits?.blockedBy).toBe("rewrites");
   });
 
   it("exemptions: tools.<name>.fileEdits false counts nothing; exempt counts but never blocks that tool", () => {
@@ -284,7 +313,7 @@ describe("the file-edits rule", () => {
       expect(plan.decisions[0]?.fileEdits).toBeUndefined();
       state = reduceToolGuard(state, commitTurn(plan, [{ ok: true, text: "ok" }], options));
     }
-    expect(state.fileEdits).toEqual([{ path: "a.py", writes: 13 }]);
+    expect(state.fileEdits).toEqual([{ path: "a.py", writes: 13, rewrites: 13 }]);
   });
 
   it("escalates: blocked writes of the file with new content each time add up strikes", () => {
@@ -323,15 +352,17 @@ describe("the file-edits rule", () => {
 
 describe("rules.fileEdits options", () => {
   it("defaults to remind at 8, block at 25; false switches it off", () => {
-    expect(resolveToolGuardOptions().rules.fileEdits).toEqual({ remindAt: 8, blockAt: 25 });
+    expect(resolveToolGuardOptions().rules.fileEdits).toEqual({ remindAt: 8, blockAt: 25, blockRewritesAt: 12 });
     expect(resolveToolGuardOptions({ rules: { fileEdits: false } }).rules.fileEdits).toBe(false);
     expect(resolveToolGuardOptions({ rules: { fileEdits: { blockAt: 20 } } }).rules.fileEdits).toEqual({
       remindAt: 8,
       blockAt: 20,
+      blockRewritesAt: 12,
     });
     expect(resolveToolGuardOptions({ rules: { fileEdits: { remindAt: false, blockAt: 3 } } }).rules.fileEdits).toEqual({
       remindAt: false,
       blockAt: 3,
+      blockRewritesAt: 12,
     });
   });
 
@@ -345,7 +376,8 @@ describe("rules.fileEdits options", () => {
       [{ remindAt: 0 }, /rules\.fileEdits\.remindAt: expected an integer ≥ 1, or false/],
       [{ blockAt: 3.5 }, /rules\.fileEdits\.blockAt/],
       [{ every: 3 }, /rules\.fileEdits: Unrecognized key/],
-      [true, /rules\.fileEdits: expected \{ remindAt, blockAt \} or false/],
+      [{ blockRewritesAt: 0 }, /rules\.fileEdits\.blockRewritesAt: expected an integer ≥ 1, or false/],
+      [true, /rules\.fileEdits: expected \{ remindAt, blockAt, blockRewritesAt \} or false/],
     ];
     for (const [fileEdits, message] of bad) {
       const build = () => resolveToolGuardOptions({ rules: { fileEdits } } as ToolGuardOptions);

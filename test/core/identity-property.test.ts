@@ -70,17 +70,29 @@ function referenceIdentity(
   const command = shellCommandOf(name, args);
   let effect: CallEffect;
   if (command !== undefined && traits?.readOnly === undefined && !Object.hasOwn(opts.readOnlyHints, name)) {
-    const { readOnly, changed, reads } = commandPaths(command, opts.root ?? null);
+    const { readOnly, changed, reads, rewritten } = commandPaths(command, opts.root ?? null);
     if (readOnly) effect = { kind: "read", paths: reads ?? [] };
+    else if (changed === undefined || changed.length === 0) effect = { kind: "mutate" };
     else
-      effect = changed === undefined || changed.length === 0 ? { kind: "mutate" } : { kind: "write", paths: changed };
+      effect =
+        rewritten.length > 0
+          ? { kind: "write", paths: changed, rewrites: rewritten }
+          : { kind: "write", paths: changed };
   } else {
     const paths = command !== undefined ? [] : referencePaths(args, pathArgs, opts.root);
     const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
     if (isReadOnlyCall(name, args, opts)) effect = { kind: "read", paths };
     else if (invalidates === "none") effect = { kind: "none" };
-    else if (invalidates === "paths" && paths.length > 0) effect = { kind: "write", paths };
-    else effect = { kind: "mutate" };
+    else if (invalidates === "paths" && paths.length > 0) {
+      // A write given the whole content (a `content`-like string argument) rewrites its files; an edit does not.
+      const record = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+      const whole =
+        !/append|insert|edit|diff|patch|replace/i.test(name) &&
+        ["content", "contents", "file_text", "new_content"].some(
+          (k) => Object.hasOwn(record, k) && typeof record[k] === "string",
+        );
+      effect = whole ? { kind: "write", paths, rewrites: paths } : { kind: "write", paths };
+    } else effect = { kind: "mutate" };
   }
   const kept = referenceNormalized(withoutIgnoredArgs(args, opts.ignoreArgs), pathArgs, opts.root);
   return { key: digest(toolCallSignature(name, kept)), effect };

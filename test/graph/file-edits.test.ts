@@ -57,7 +57,7 @@ describe("file edits in createReactAgent (GuardedToolNode)", () => {
     await agent.invoke({ messages: [new HumanMessage("Write the game.")] }, config);
     const out = await agent.invoke({ messages: [new HumanMessage("Now make it faster.")] }, config);
     expect(answers(out.messages).filter((a) => a.includes("[FILE EDITED OFTEN]"))).toEqual([]);
-    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 7 }]);
+    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 7, rewrites: 7 }]);
   });
 
   it.each(["v1", "v2"] as const)(

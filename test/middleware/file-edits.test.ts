@@ -50,7 +50,7 @@ describe("file edits in createAgent (guardMiddleware)", () => {
     ]);
     const guard = (answers[11]?.artifact as { guard?: GuardArtifact } | undefined)?.guard;
     expect(guard).toMatchObject({ blocked: true, rule: "file_edits", count: 12, escalation: 1, strikes: 1 });
-    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 11 }]);
+    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 11, rewrites: 11 }]);
   });
 
   it("a new person's message starts the count afresh", async () => {
@@ -65,6 +65,6 @@ describe("file edits in createAgent (guardMiddleware)", () => {
     const answers = replies(out.messages as BaseMessage[]).map((m) => String(m.content));
     expect(answers).toHaveLength(14);
     expect(answers.filter((a) => a.includes("[FILE EDITED OFTEN]"))).toEqual([]);
-    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 7 }]);
+    expect((out.toolGuard as ToolGuardState).fileEdits).toEqual([{ path: "game.py", writes: 7, rewrites: 7 }]);
   });
 });

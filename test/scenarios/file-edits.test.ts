@@ -1,7 +1,7 @@
 /**
  * The file-edits rule end to end (issue 33, item 5): one file written again and again in one run gets a reminder
- * after its result from the 8th write and is blocked at the 12th, with escalation; other files, a new run, an
- * exempted tool and shell writes the classifier understands. Each script runs through a createReactAgent with
+ * after its result from the 8th write; the 12th rewrite of its whole content is blocked (the 25th write of any kind),
+ * with escalation; other files, a new run, an exempted tool and shell writes the classifier understands. Each script runs through a createReactAgent with
  * `GuardedToolNode` + `escalationHook`, a createAgent with `guardMiddleware`, and `replayGuards` over its recording.
  */
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ const writeFile: FakeTool = {
   respond: (_n, args) => `Wrote ${String(args.content).length} characters to ${String(args.path)}.`,
 };
 const writeToFile: FakeTool = { ...writeFile, name: "write_to_file" };
+const editFile: FakeTool = { name: "edit_file", respond: (_n, args) => `Edited ${String(args.path)}.` };
 const bash: FakeTool = { name: "bash", respond: () => "" }; // `sed -i` prints nothing
 
 /** The i-th rewrite of `path`: new content every time. */
@@ -21,32 +22,37 @@ const rewrite = (i: number, path = "game.py", tool = "write_file") =>
 const rewrites = (n: number, path?: string) => Array.from({ length: n }, (_, i) => rewrite(i + 1, path));
 const ran = (n: number) => Array.from({ length: n }, () => "ran");
 const REMINDER = "[FILE EDITED OFTEN]";
-/** The issue's limits (the defaults block at the 25th write: see the last test). */
+/** The issue's limits for every write (the defaults block the 12th rewrite and the 25th write of any kind). */
 const ISSUE = { rules: { fileEdits: { remindAt: 8, blockAt: 12 } } };
 
 describe.each(ADAPTERS)("file edits through %s", (adapter: Adapter) => {
-  it("one file rewritten 14 times: a reminder from the 8th write, the 12th blocked, escalation to a stop", async () => {
-    const r = await runScenario(adapter, [writeFile], rewrites(14), ISSUE);
+  it("one file rewritten 14 times (defaults): a reminder from the 8th write, the 12th blocked, a stop", async () => {
+    const r = await runScenario(adapter, [writeFile], rewrites(14));
     expect(r.outcomes).toEqual([...ran(11), "file_edits@1", "file_edits@2", "stop"]);
     expect(r.ran.write_file).toBe(11);
     // No reminder before the 8th write; from the 8th to the 11th, after the tool's own result.
     for (const answer of r.answers.slice(0, 7)) expect(answer).not.toContain(REMINDER);
     r.answers.slice(7, 11).forEach((answer, i) => {
       expect(answer).toMatch(/^Wrote \d+ characters to game\.py\.\n\n\[FILE EDITED OFTEN\]/);
-      expect(answer).toContain(`This was the ${8 + i}th write of 'game.py' in this run; the 12th`);
+      expect(answer).toContain(
+        `This was the ${8 + i}th write of 'game.py' in this run (the ${8 + i}th of its whole content); the 12th rewrite`,
+      );
       expect(answer).toMatch(/read the file once/);
     });
-    expect(r.answers[11]).toMatch(/^⚠️ FILE EDITED TOO OFTEN: 'game\.py' was already written 11 times in this run/);
+    expect(r.answers[11]).toMatch(/^⚠️ FILE REWRITTEN TOO OFTEN: 'game\.py' was already rewritten whole 11 times/);
     expect(r.answers[11]).toContain("[FILE EDIT BLOCKED]");
     expect(r.answers[11]).toContain("What will you do differently?");
     expect(r.answers[12]).toContain("[A] Read 'game.py' once as it is now");
     // The live runs stop at level 3 before the third block is recorded; replay records it with the stop.
     expect(r.toolGuard.stats.blocked.file_edits).toBeGreaterThanOrEqual(2);
-    expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 11 }]);
+    expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 11, rewrites: 11 }]);
   });
 
-  it("with the defaults: a reminder from the 8th write, the 25th blocked", async () => {
-    const r = await runScenario(adapter, [writeFile], rewrites(25));
+  it("one file edited in place 25 times (defaults): a reminder from the 8th write, the 25th blocked", async () => {
+    const edits = Array.from({ length: 25 }, (_, i) =>
+      step("edit_file", { path: "game.py", old_string: `v${i}`, new_string: `v${i + 1}` }),
+    );
+    const r = await runScenario(adapter, [editFile], edits);
     expect(r.outcomes).toEqual([...ran(24), "file_edits@1"]);
     expect(r.answers.map((a) => a.includes(REMINDER))).toEqual([
       ...Array.from({ length: 7 }, () => false),
@@ -145,7 +151,7 @@ describe("file edits: the adapters agree", () => {
     const run = { id: "two-runs", steps };
     const fresh = replayGuards(run);
     expect(fresh.decisions.every((d) => d.action === "allow" && !d.content.includes(REMINDER))).toBe(true);
-    expect(fresh.state.fileEdits).toEqual([{ path: "game.py", writes: 7 }]);
+    expect(fresh.state.fileEdits).toEqual([{ path: "game.py", writes: 7, rewrites: 7 }]);
     const one = replayGuards(run, { ...ISSUE, memory: { runBoundary: "none" } });
     expect(one.decisions.map((d) => d.action)).toEqual([...Array(11).fill("allow"), "block", "block", "stop"]);
     expect(one.decisions.slice(7, 11).every((d) => d.content.includes(REMINDER))).toBe(true);

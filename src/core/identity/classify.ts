@@ -27,6 +27,12 @@ export type CallEffect =
       kind: "write";
       /** The files or folders the call changes. */
       paths: string[];
+      /**
+       * Among `paths`, the files whose whole content the call replaces: a write tool given the whole new content
+       * (a `content` argument), a shell `>` redirection, `cp`'s destination, `tee` without `-a`. An edit (a diff,
+       * `sed -i`, `>>`) is not a rewrite. Absent: none.
+       */
+      rewrites?: string[];
     }
   | {
       /** May change anything (a command, an unknown tool). */
@@ -506,7 +512,7 @@ export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOption
  * @example
  * ```ts
  * classifyCall("write_to_file", { path: "a.py", content: "" }, { root: "/repo" });
- * // { kind: "write", paths: ["/repo/a.py"] }
+ * // { kind: "write", paths: ["/repo/a.py"], rewrites: ["/repo/a.py"] } (the whole content: a rewrite)
  * classifyCall("bash", { command: "make" }); // { kind: "mutate" }
  * classifyCall("bash", { command: "sed -i 's/a/b/' a.py" }, { root: "/repo" }); // { kind: "write", paths: ["/repo/a.py"] }
  * ```
@@ -518,15 +524,33 @@ export function classifyCall(name: string, args: unknown, opts: ClassifyOptions 
     return shellEffect(command, opts.root);
   }
   const paths = command !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
-  return effectOf(isReadOnlyCall(name, args, opts), paths, traits);
+  return effectOf(isReadOnlyCall(name, args, opts), paths, traits, name, args);
+}
+
+/** Arguments that carry a file's whole new content (`write_file`, `write_to_file`, `create_file`). */
+const WHOLE_CONTENT_ARGS: readonly string[] = ["content", "contents", "file_text", "new_content"];
+
+/** Whether a write tool's arguments give the whole new content of the file (see `CallEffect`'s `rewrites`). */
+function givesWholeContent(name: string, args: unknown): boolean {
+  if (args === null || typeof args !== "object" || /append|insert|edit|diff|patch|replace/i.test(name)) return false;
+  const record = args as Record<string, unknown>;
+  return WHOLE_CONTENT_ARGS.some((k) => Object.hasOwn(record, k) && typeof record[k] === "string");
 }
 
 /** The effect of a call that only reads or not, with the paths in its arguments (see {@link classifyCall}). */
-function effectOf(readOnly: boolean, paths: string[], traits: ToolTraits | undefined): CallEffect {
+function effectOf(
+  readOnly: boolean,
+  paths: string[],
+  traits: ToolTraits | undefined,
+  name: string,
+  args: unknown,
+): CallEffect {
   if (readOnly) return { kind: "read", paths };
   const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
   if (invalidates === "none") return { kind: "none" };
-  if (invalidates === "paths" && paths.length > 0) return { kind: "write", paths };
+  if (invalidates === "paths" && paths.length > 0) {
+    return givesWholeContent(name, args) ? { kind: "write", paths, rewrites: paths } : { kind: "write", paths };
+  }
   return { kind: "mutate" };
 }
 
@@ -536,9 +560,12 @@ function effectOf(readOnly: boolean, paths: string[], traits: ToolTraits | undef
  * other line may change anything.
  */
 function shellEffect(command: string, root: string | undefined): CallEffect {
-  const { readOnly, changed, reads } = commandPaths(command, root ?? null);
+  const { readOnly, changed, reads, rewritten } = commandPaths(command, root ?? null);
   if (readOnly) return { kind: "read", paths: reads ?? [] };
-  return changed === undefined || changed.length === 0 ? { kind: "mutate" } : { kind: "write", paths: changed };
+  if (changed === undefined || changed.length === 0) return { kind: "mutate" };
+  return rewritten.length > 0
+    ? { kind: "write", paths: changed, rewrites: rewritten }
+    : { kind: "write", paths: changed };
 }
 
 /**
@@ -611,5 +638,5 @@ function plainCallIdentity(
   // What isReadOnlyCall says of a tool that is no shell.
   const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);
   const key = digest(toolCallSignature(name, kept));
-  return { key, effect: effectOf(readOnly, paths, traits) };
+  return { key, effect: effectOf(readOnly, paths, traits, name, args) };
 }

@@ -17,7 +17,7 @@ import {
   matchesBlocked,
   substanceKey,
 } from "./escalation.js";
-import { countsEdits } from "./file-edits.js";
+import { countsEdits, type FileEditsFinding } from "./file-edits.js";
 import { type BlockRule, blockMessage } from "./messages.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
@@ -76,6 +76,10 @@ export interface ToolCallDecision {
         path: string;
         /** Its writes in this run with this call. */
         writes: number;
+        /** Its rewrites of the whole content in this run with this call, when the call rewrites it. */
+        rewrites?: number | undefined;
+        /** Why the call is blocked: by the count of writes (`blockAt`) or of rewrites (`blockRewritesAt`). */
+        blockedBy?: "writes" | "rewrites" | undefined;
         /** The reminder sent after the tool's result (a call that runs, in enforce mode). */
         reminder?: string | undefined;
       }
@@ -152,7 +156,11 @@ function withReminder(
   const limits = options.rules.fileEdits;
   // Observe mode changes nothing the model reads.
   if (edits === undefined || limits === false || options.mode !== "enforce") return allowed;
-  const reminder = fileEditsReminder(edits.path, edits.writes, limits.blockAt);
+  const whole =
+    edits.rewrites === undefined || limits.blockRewritesAt === false
+      ? undefined
+      : { rewrites: edits.rewrites, blockAt: limits.blockRewritesAt };
+  const reminder = fileEditsReminder(edits.path, edits.writes, limits.blockAt, whole);
   return { ...allowed, fileEdits: { ...edits, reminder } };
 }
 
@@ -170,7 +178,10 @@ function blockCall(
   const { rule, count, previous } = found;
   const edits = rule === "file_edits" ? found.fileEdits : undefined;
   const message = blockMessage(
-    { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok, path: edits?.path },
+    {
+      ...{ tool: call.name, args: call.args, count, rule, previousOk: previous?.ok, path: edits?.path },
+      ...(edits?.blockedBy === "rewrites" ? { rewrites: true } : {}),
+    },
     options.feedback.messages,
   );
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
@@ -230,9 +241,12 @@ function isExactRepeat(escState: EscalationState, call: ToolCallInput, keys: rea
 }
 
 /** The file of a `file_edits` block as its feedback shows it. */
-function fileOf(edits: { path: string; writes: number }, options: ResolvedToolGuardOptions) {
-  const blockAt = options.rules.fileEdits === false ? edits.writes : options.rules.fileEdits.blockAt;
-  return { path: edits.path, writes: edits.writes - 1, blockAt };
+function fileOf(edits: FileEditsFinding, options: ResolvedToolGuardOptions) {
+  const limits = options.rules.fileEdits;
+  if (edits.blockedBy === "rewrites" && edits.rewrites !== undefined && limits !== false) {
+    return { path: edits.path, writes: edits.rewrites - 1, blockAt: edits.rewrites, rewrites: true };
+  }
+  return { path: edits.path, writes: edits.writes - 1, blockAt: limits === false ? edits.writes : limits.blockAt };
 }
 
 /** Whether this block repeats the call of the last strike (so the strikes go on rather than start at 1). */

@@ -21,7 +21,7 @@ import {
   responseAcknowledges,
   textAcknowledges,
 } from "./escalation.js";
-import { fileEditsOf } from "./file-edits.js";
+import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { BlockRule } from "./messages.js";
 import { findOperation } from "./redundancy.js";
 import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState, windowHolds } from "./repetition.js";
@@ -94,14 +94,7 @@ export interface Detection {
    * A write of a file written often in this run (the file-edits rule, from `remindAt` writes): the file and this
    * call's write of it.
    */
-  fileEdits?:
-    | {
-        /** The file the call writes that was written most in this run. */
-        path: string;
-        /** Its writes in this run with this call. */
-        writes: number;
-      }
-    | undefined;
+  fileEdits?: FileEditsFinding | undefined;
 }
 
 /**
@@ -255,7 +248,8 @@ export function identifyNewCall(
 
 /**
  * The file-edits rule: a write of a file written often in this run is noted (from `remindAt`), and blocked at
- * `blockAt` (whatever its content: the count is of the file, not of the call).
+ * `blockAt` writes, or a rewrite of its whole content at `blockRewritesAt` rewrites (whatever its content: the
+ * count is of the file, not of the call).
  */
 function fileEditsRule(
   state: ToolGuardState,
@@ -266,8 +260,9 @@ function fileEditsRule(
   const edits = fileEditsOf(state.fileEdits, call.name, found.effect, options);
   if (edits === undefined || options.rules.fileEdits === false) return;
   found.fileEdits = edits;
-  if (edits.writes >= options.rules.fileEdits.blockAt) {
-    Object.assign(found, { rule: "file_edits", count: edits.writes, previous: undefined });
+  if (edits.blockedBy !== undefined) {
+    const count = edits.blockedBy === "rewrites" ? (edits.rewrites as number) : edits.writes;
+    Object.assign(found, { rule: "file_edits", count, previous: undefined });
   }
 }
 

@@ -2,7 +2,8 @@
  * The file-edits rule: how often each file was written in the current run. A call counts once for each file its
  * effect writes (a write tool with path arguments, a shell command the path-aware classifier understands); it is
  * counted when it is recorded (so a later call of the same response sees it) and taken back when it fails. From
- * `remindAt` writes on, the call's answer carries a reminder; the `blockAt`-th write is blocked.
+ * `remindAt` writes on, the call's answer carries a reminder; the `blockRewritesAt`-th rewrite of the file's whole
+ * content (see `CallEffect`'s `rewrites`) and the `blockAt`-th write of any kind are blocked.
  */
 import { type CallEffect, ownEntry } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
@@ -20,6 +21,8 @@ export interface FileEditCount {
   path: string;
   /** Its writes in the current run. */
   writes: number;
+  /** Among them, the writes that replaced its whole content (see `CallEffect`'s `rewrites`); absent: none. */
+  rewrites?: number;
 }
 
 /**
@@ -55,44 +58,70 @@ export function countsEdits(tool: string, effect: CallEffect, options: EditOptio
 }
 
 /**
- * The counts after a call that writes `paths` was recorded (`delta` 1: each file once, moved to the most recent
- * end, the oldest dropped beyond {@link FILE_EDITS_LIMIT}) or failed (`delta` -1: taken back; a file at 0 is
- * dropped).
+ * The counts after a call that writes `paths` (replacing the whole content of `rewrites`, a subset) was recorded
+ * (`delta` 1: each file once, moved to the most recent end, the oldest dropped beyond {@link FILE_EDITS_LIMIT}) or
+ * failed (`delta` -1: taken back; a file at 0 is dropped).
  *
  * @example
  * ```ts
  * noteWrites(undefined, ["a.py", "b.py", "a.py"], 1); // [{ path: "a.py", writes: 1 }, { path: "b.py", writes: 1 }]
+ * noteWrites(undefined, ["a.py"], 1, ["a.py"]);       // [{ path: "a.py", writes: 1, rewrites: 1 }]
  * ```
  */
 export function noteWrites(
   counts: readonly FileEditCount[] | undefined,
   paths: readonly string[],
   delta: 1 | -1,
+  rewrites: readonly string[] = [],
 ): FileEditCount[] {
   const next = counts === undefined ? [] : counts.slice();
   for (const path of new Set(paths)) {
     const at = next.findIndex((c) => c.path === path);
-    const writes = (at < 0 ? 0 : (next[at] as FileEditCount).writes) + delta;
+    const before: FileEditCount | undefined = at < 0 ? undefined : next[at];
+    if (delta < 0 && before === undefined) continue;
+    const count: FileEditCount = { path, writes: (before?.writes ?? 0) + delta };
+    const whole = (before?.rewrites ?? 0) + (rewrites.includes(path) ? delta : 0);
+    if (whole > 0) count.rewrites = whole;
     if (delta < 0) {
-      if (at < 0) continue;
-      if (writes <= 0) next.splice(at, 1);
-      else next[at] = { path, writes };
+      if (count.writes <= 0) next.splice(at, 1);
+      else next[at] = count;
       continue;
     }
     if (at >= 0) next.splice(at, 1);
-    next.push({ path, writes });
+    next.push(count);
   }
   return next.length > FILE_EDITS_LIMIT ? next.slice(next.length - FILE_EDITS_LIMIT) : next;
 }
 
 /**
- * What the rule has to say about a call that writes files, before it runs: the file it would have written most
- * often in this run and this call's write of it (`writes`, this call included), when that reaches `remindAt` or
- * `blockAt`; `undefined` otherwise (not a counted write, or too few writes to say anything).
+ * What the file-edits rule finds for one file a call would write: its write of the file (`writes`, this call
+ * included), its whole-file rewrite of it when the call replaces the content (`rewrites`, this call included), and
+ * whether the call is blocked, by the count of writes (`blockAt`) or of rewrites (`blockRewritesAt`).
  *
  * @example
  * ```ts
- * fileEditsOf(state.fileEdits, "write_file", effect, options); // { path: "a.py", writes: 8 } at the 8th write
+ * const found: FileEditsFinding = { path: "a.py", writes: 12, rewrites: 12, blockedBy: "rewrites" };
+ * ```
+ */
+export interface FileEditsFinding {
+  /** The file. */
+  path: string;
+  /** This call's write of it in the run (this call included). */
+  writes: number;
+  /** This call's rewrite of its whole content in the run (this call included); absent when the call edits it. */
+  rewrites?: number | undefined;
+  /** Why the call is blocked: its count of writes or of whole-file rewrites reached its limit; absent: it runs. */
+  blockedBy?: "writes" | "rewrites" | undefined;
+}
+
+/**
+ * What the rule has to say about a call that writes files, before it runs: for the file it is nearest to a block
+ * (a blocked one first, then the one written most often), its counts with this call, when that reaches `remindAt`
+ * or a block; `undefined` otherwise (not a counted write, or too few writes to say anything).
+ *
+ * @example
+ * ```ts
+ * fileEditsOf(state.fileEdits, "write_file", effect, options); // { path: "a.py", writes: 8, rewrites: 8 } at the 8th write
  * ```
  */
 export function fileEditsOf(
@@ -100,18 +129,30 @@ export function fileEditsOf(
   tool: string,
   effect: CallEffect,
   options: EditOptions,
-): { path: string; writes: number } | undefined {
+): FileEditsFinding | undefined {
   const limits = options.rules.fileEdits;
   if (limits === false || counts === undefined || counts.length === 0 || !countsEdits(tool, effect, options)) {
     return undefined;
   }
-  const paths = (effect as { paths: string[] }).paths;
-  let most: FileEditCount | undefined;
-  for (const c of counts) if (paths.includes(c.path) && c.writes > (most?.writes ?? 0)) most = c;
-  if (most === undefined) return undefined;
-  const writes = most.writes + 1;
+  const { paths, rewrites = [] } = effect as { paths: string[]; rewrites?: string[] };
+  let found: FileEditsFinding | undefined;
+  for (const c of counts) {
+    if (!paths.includes(c.path)) continue;
+    const whole = rewrites.includes(c.path) ? (c.rewrites ?? 0) + 1 : undefined;
+    const writes = c.writes + 1;
+    const blockedBy =
+      writes >= limits.blockAt
+        ? "writes"
+        : whole !== undefined && limits.blockRewritesAt !== false && whole >= limits.blockRewritesAt
+          ? "rewrites"
+          : undefined;
+    const finding: FileEditsFinding = { path: c.path, writes, rewrites: whole, blockedBy };
+    if (found === undefined || (blockedBy !== undefined && found.blockedBy === undefined)) found = finding;
+    else if (found.blockedBy === undefined && blockedBy === undefined && writes > found.writes) found = finding;
+  }
+  if (found === undefined) return undefined;
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
-  return writes >= from ? { path: most.path, writes } : undefined;
+  return found.blockedBy !== undefined || found.writes >= from ? found : undefined;
 }
 
 /**

@@ -56,7 +56,8 @@ export interface BlockContext {
   args: unknown;
   /**
    * How many identical calls this one would make (including itself) within the window; for `repeat_failure` the
-   * failures in a row, for `file_edits` the writes of the file in the run with this one.
+   * failures in a row, for `file_edits` the writes (or with `rewrites`, the whole-file rewrites) of the file in the run
+   * with this one.
    */
   count: number;
   /** The rule that blocked it. */
@@ -65,6 +66,11 @@ export interface BlockContext {
   previousOk?: boolean | undefined;
   /** For `file_edits`: the file written too often (as the guards know its path). */
   path?: string | undefined;
+  /**
+   * For `file_edits`: the block counts the rewrites of the file's whole content (`rules.fileEdits.blockRewritesAt`),
+   * and `count` is this rewrite of it; absent: it counts every write.
+   */
+  rewrites?: boolean | undefined;
 }
 
 /**

@@ -343,7 +343,9 @@ class StateDraft {
 
   /** The file-edits counts after a counted write was recorded (`1`) or failed (`-1`). */
   private noteEdits(before: ToolGuardState, effect: CallEffect, delta: 1 | -1): void {
-    if (effect.kind === "write") this.own().fileEdits = noteWrites(before.fileEdits, effect.paths, delta);
+    if (effect.kind === "write") {
+      this.own().fileEdits = noteWrites(before.fileEdits, effect.paths, delta, effect.rewrites);
+    }
   }
 
   /** The file-edits counts start afresh (a new run, a person's forgiveness). */

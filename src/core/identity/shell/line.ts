@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { commandEffect, redirectWrites } from "./effects.js";
 import { lex } from "./lexer.js";
-import { cdTarget, parse, programName } from "./parse.js";
+import { cdTarget, parse, programName, type SimpleCommand } from "./parse.js";
 import { commandReads } from "./reads.js";
 
 /** Whether `path` is `folder` or below it. */
@@ -22,6 +22,29 @@ interface LineEffect {
   readOnly: boolean;
   paths: string[] | undefined;
   reads: string[] | undefined;
+  /** Among `paths`, the files whose whole content the line replaces ({@link rewrites}). */
+  rewrites?: string[];
+}
+
+/** Redirections that truncate their target: what follows replaces the file's whole content. */
+const TRUNCATING = new Set([">", ">|", "&>"]);
+
+/**
+ * The files a simple command replaces whole (`written`: what it writes, redirections apart): the targets of `>`,
+ * `>|` and `&>`, `cp`'s destination, `tee`'s files without `-a`. An edit in place (`sed -i`), an append (`>>`,
+ * `tee -a`), a move or a removal is not a rewrite.
+ */
+function rewrites(simple: SimpleCommand, written: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const redirect of simple.redirects) {
+    const target = TRUNCATING.has(redirect.op) ? redirectWrites(redirect) : null;
+    if (typeof target === "string") out.push(target);
+  }
+  const [program, ...args] = simple.words;
+  const name = program === undefined ? undefined : programName(program);
+  const appends = args.some((w) => /^(-[a-zA-Z]*a[a-zA-Z]*|--append)$/.test(w.text));
+  if (name === "cp" || (name === "tee" && !appends)) out.push(...written);
+  return out;
 }
 
 /**
@@ -38,6 +61,7 @@ function analyze(command: string, root: string | null): LineEffect {
   if (line === undefined) return anything;
   let readOnly = true;
   const paths = new Set<string>();
+  const rewritten = new Set<string>();
   let reads: Set<string> | undefined = new Set<string>();
   const cds: string[] = []; // the folders a cd moved to: whether they exist is read
   let states: { cwd: string | null; ok: boolean }[] = [{ cwd: root, ok: true }];
@@ -56,10 +80,13 @@ function analyze(command: string, root: string | null): LineEffect {
       if (effect.kind === "all") return anything;
       if (effect.kind === "write") written.push(...effect.paths);
       if (effect.kind === "write" || written.length > 0) readOnly = false;
+      const whole = new Set(rewrites(simple, effect.kind === "write" ? effect.paths : []));
       for (const p of written) {
         for (const cwd of cwds) {
           if (!isAbsolute(p) && cwd === null) return anything;
-          paths.add(isAbsolute(p) ? resolve(p) : resolve(cwd as string, p));
+          const path = isAbsolute(p) ? resolve(p) : resolve(cwd as string, p);
+          paths.add(path);
+          if (whole.has(p)) rewritten.add(path);
         }
       }
       for (const cwd of readOnly ? cwds : []) {
@@ -80,7 +107,8 @@ function analyze(command: string, root: string | null): LineEffect {
     }
     states = [...new Map(next.map((s) => [`${s.ok}\u0000${s.cwd}`, s])).values()];
   }
-  if (!readOnly || reads === undefined) return { readOnly, paths: readOnly ? [] : [...paths], reads: undefined };
+  if (!readOnly) return { readOnly, paths: [...paths], reads: undefined, rewrites: [...rewritten] };
+  if (reads === undefined) return { readOnly, paths: [], reads: undefined };
   // A write that creates or removes a folder is at it or above it: a read below the folder stands for it too.
   const read = [...reads];
   for (const dir of cds) if (!read.some((p) => within(p, dir))) read.push(dir);
@@ -123,22 +151,24 @@ export function changedPaths(command: string, cwd: string | null): string[] | un
 }
 
 /**
- * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}) and the
- * paths it may read ({@link readPaths}); `cwd` null when the working folder is not known (a relative path is then
+ * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}), the
+ * paths it may read ({@link readPaths}), and among the changed ones the files whose whole content it replaces
+ * (`rewritten`: `>` redirections, `cp`'s destination, `tee` without `-a`; not `sed -i` or `>>`); `cwd` null when the working folder is not known (a relative path is then
  * beyond the model).
  *
  * @example
  * ```ts
- * commandPaths("sed -i 's/a/b/' x.py", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined }
- * commandPaths("cat x.py", "/repo");             // { readOnly: true, changed: [], reads: ["/repo/x.py"] }
+ * commandPaths("sed -i 's/a/b/' x.py", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: [] }
+ * commandPaths("cat > x.py <<EOF\nx\nEOF", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: ["/repo/x.py"] }
+ * commandPaths("cat x.py", "/repo");             // { readOnly: true, changed: [], reads: ["/repo/x.py"], rewritten: [] }
  * ```
  */
 export function commandPaths(
   command: string,
   cwd: string | null,
-): { readOnly: boolean; changed: string[] | undefined; reads: string[] | undefined } {
+): { readOnly: boolean; changed: string[] | undefined; reads: string[] | undefined; rewritten: string[] } {
   const line = analyze(command, cwd === null ? null : resolve(cwd));
-  return { readOnly: line.readOnly, changed: line.paths, reads: line.reads };
+  return { readOnly: line.readOnly, changed: line.paths, reads: line.reads, rewritten: line.rewrites ?? [] };
 }
 
 /**
