@@ -147,8 +147,8 @@ export const guardRulesSchema = z
     /** Redundant rule: block a read-only call that already succeeded and is still valid. Default true. */
     redundancy: z.boolean().default(true),
     /**
-     * Cycle rule: block a call of a cycle of 2 or 3 different calls that went round twice in a row with the same
-     * result at every step (A, B, A, B, then A again). Default true.
+     * Cycle rule: block a call of a cycle of 2 to 5 calls that went round twice in a row with the same result at
+     * every step (A, B, A, B, then A again; the window must hold both rounds). Default true.
      */
     cycles: z.boolean().default(true),
     /**

@@ -49,6 +49,15 @@ export const step = (name: string, args: Record<string, unknown> = {}): Scripted
 export const times = (n: number, call: ScriptedToolCall): ScriptedToolCall[] => Array.from({ length: n }, () => call);
 
 /**
+ * One model response of a script: one tool call, or several parallel ones (an array, in the response's order).
+ */
+export type ScriptedResponse = ScriptedToolCall | readonly ScriptedToolCall[];
+
+/** The calls of one scripted response. */
+const callsOf = (response: ScriptedResponse): readonly ScriptedToolCall[] =>
+  Array.isArray(response) ? response : [response as ScriptedToolCall];
+
+/**
  * What happened to one scripted call: `"ran"` (the tool ran), `"<rule>@<level>"` (blocked by that rule at that
  * escalation level), or `"stop"` (the run was stopped at this call's response: interrupted or ended). The calls after
  * a stop have no outcome: the model is not called again.
@@ -78,7 +87,7 @@ export const ADAPTERS: readonly Adapter[] = ["createReactAgent", "createAgent", 
 export async function runScenario(
   adapter: Adapter,
   tools: FakeTool[],
-  script: ScriptedToolCall[],
+  script: readonly ScriptedResponse[],
   options: ToolGuardOptions = {},
 ): Promise<ScenarioResult> {
   if (adapter === "replayGuards") return replayScenario(tools, script, options);
@@ -92,7 +101,7 @@ export async function runScenario(
       { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}) },
     ),
   );
-  const llm = new ScriptedChatModel([...script.map((c) => ({ toolCalls: [c] })), "Finished."]);
+  const llm = new ScriptedChatModel([...script.map((r) => ({ toolCalls: [...callsOf(r)] })), "Finished."]);
   const config = { configurable: { thread_id: randomUUID() }, recursionLimit: 500 };
   const input = { messages: [{ role: "user", content: "Go." }] };
   let result: Record<string, unknown>;
@@ -151,22 +160,29 @@ function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answers: st
 }
 
 /** The script as a recorded run (every call ran, each tool answering as it would have), replayed through the guards. */
-export function recordedRun(tools: FakeTool[], script: ScriptedToolCall[]): ReplayRun {
+export function recordedRun(tools: FakeTool[], script: readonly ScriptedResponse[]): ReplayRun {
   const counts = new Map<string, number>();
   const steps: ReplayStep[] = [{ role: "user", text: "Go." }];
-  for (const c of script) {
-    const t = tools.find((x) => x.name === c.name);
-    if (t === undefined) throw new Error(`no tool ${c.name}`);
-    const n = (counts.get(c.name) ?? 0) + 1;
-    counts.set(c.name, n);
-    steps.push({ role: "assistant", text: "", tool_calls: [{ name: c.name, args: c.args }] });
-    steps.push({ role: "tool", name: c.name, ok: true, text: t.respond(n, c.args) });
+  for (const response of script) {
+    const calls = callsOf(response);
+    steps.push({ role: "assistant", text: "", tool_calls: calls.map((c) => ({ name: c.name, args: c.args })) });
+    for (const c of calls) {
+      const t = tools.find((x) => x.name === c.name);
+      if (t === undefined) throw new Error(`no tool ${c.name}`);
+      const n = (counts.get(c.name) ?? 0) + 1;
+      counts.set(c.name, n);
+      steps.push({ role: "tool", name: c.name, ok: true, text: t.respond(n, c.args) });
+    }
   }
   steps.push({ role: "assistant", text: "Finished." });
   return { id: "scenario", steps };
 }
 
-function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: ToolGuardOptions): ScenarioResult {
+function replayScenario(
+  tools: FakeTool[],
+  script: readonly ScriptedResponse[],
+  options: ToolGuardOptions,
+): ScenarioResult {
   const { decisions, state } = replayGuards(recordedRun(tools, script), {
     ...options,
     agentTools: tools.map((t) => t.name),
@@ -176,8 +192,8 @@ function replayScenario(tools: FakeTool[], script: ScriptedToolCall[], options: 
   const answers: string[] = [];
   for (const d of decisions) {
     if (d.action === "stop") {
-      // The live run stops at this response: the model is not called again.
-      outcomes.push("stop");
+      // The live run stops at this response (every call of it answered "not run"): the model is not called again.
+      for (const other of decisions) if (other.step === d.step) outcomes.push("stop");
       break;
     }
     if (d.action === "allow") ran[d.toolName] = (ran[d.toolName] ?? 0) + 1;

@@ -5,7 +5,7 @@ import { DEFAULT_MESSAGES } from "../feedback-texts.js";
  * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
  * changed since), and after a block `near_duplicate` (a response repeats a blocked call in substance without saying
  * what it will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing
- * arguments), `cycle` (2 or 3 different calls gone round twice with the same results each time), and `file_edits`
+ * arguments), `cycle` (2 to 5 calls gone round twice with the same results each time), and `file_edits`
  * (a write of a file already written `rules.fileEdits.blockAt` − 1 times in the run). Not to be confused with the
  * escalation level (1–4) that follows a block.
  *

@@ -343,11 +343,18 @@ export function evaluateRepetition(
 }
 
 /**
- * A cycle of 2 or 3 different calls that the recent window holds twice in a row with the same result at every
- * position (A, B, A, B with A and B each answering as before): the agent goes round without learning anything.
- * Returns the cycle's records (its latest round) when `key` is one of its calls, else undefined. Independent of
- * what the tools do: a cycle whose results change is progress and is not found, and so is a cycle with a call that
- * lets time pass (`letsTimePass`: a wait between polls).
+ * The longest cycle the cycle rule looks for (ml-intern and Hermes find cycles of 2 to 5 calls). Two rounds of it
+ * fit the default window of 10 calls; a smaller window sees cycles of up to half its size.
+ */
+export const LONGEST_CYCLE = 5;
+
+/**
+ * A cycle of 2 to {@link LONGEST_CYCLE} (5) calls, two at least different, that the recent window holds twice in a
+ * row with the same result at every position (A, B, A, B with A and B each answering as before): the agent goes
+ * round without learning anything. The shortest such cycle wins. Returns the cycle's records (its latest round) when
+ * `key` is one of its calls, else undefined. Independent of what the tools do: a cycle whose results change is
+ * progress and is not found, and so is a cycle with a call that lets time pass (`letsTimePass`: a wait between
+ * polls). Looks at the last 2 × 5 records at most, so it costs the same at any window size.
  *
  * @example
  * ```ts
@@ -362,8 +369,8 @@ export function findCycle(
 ): CallRecord[] | undefined {
   const window = state.window;
   const n = window.length;
-  for (const size of [2, 3]) {
-    if (n < 2 * size) continue;
+  for (let size = 2; size <= LONGEST_CYCLE; size += 1) {
+    if (n < 2 * size) break;
     // The latest round repeats the one before it, call by call and result by result …
     let own = false;
     let mixed = false;
