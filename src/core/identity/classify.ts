@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { commandPaths, isReadOnlyCommand } from "./shell/index.js";
+import { commandPaths, isReadOnlyCommand, squeezeCommand } from "./shell/index.js";
 import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
 
 /**
@@ -584,13 +584,57 @@ export function isSameOrAncestor(dir: string, path: string): boolean {
 }
 
 /**
- * The identity and effect of a call: its digest after dropping `ignoreArgs` and normalizing path arguments (so
- * `x` and `<root>/x` are one call), and what it does (see {@link classifyCall}). Never throws: unreadable arguments
- * get a fallback identity and count as mutating. The one definition the engine and the classes share.
+ * The arguments of a shell call with its command's spacing squeezed ({@link squeezeCommand}: runs of blanks outside
+ * quotes, blanks at the ends of lines), a copy when that changed it; the command is found as
+ * {@link shellCommandOf} finds it (a list of words is left as it is).
+ */
+function withSqueezedCommand(args: unknown): unknown {
+  if (typeof args === "string") return squeezeCommand(args);
+  if (args === null || typeof args !== "object") return args;
+  for (const key of COMMAND_ARGS) {
+    const value = (args as Record<string, unknown>)[key];
+    if (Array.isArray(value) && value.every((v) => typeof v === "string")) return args;
+    if (typeof value !== "string") continue;
+    const squeezed = squeezeCommand(value);
+    return squeezed === value ? args : { ...(args as Record<string, unknown>), [key]: squeezed };
+  }
+  return args;
+}
+
+/**
+ * The arguments as a call's identity compares them: `ignoreArgs` dropped, path arguments normalized (against
+ * `root`), and for a shell tool the command's spacing squeezed (`ls  -la src ` is `ls -la src`). Two calls of one
+ * tool have the same {@link callIdentity} key exactly when these are the same JSON. What escalation compares too,
+ * so that "did the model do something different" agrees with the block rules. Throws on unreadable arguments.
+ *
+ * @example
+ * ```ts
+ * identityArgs("bash", { command: "ls  -la ", note: "x" }, { ignoreArgs: ["note"] }); // { command: "ls -la" }
+ * ```
+ */
+export function identityArgs(
+  name: string,
+  args: unknown,
+  opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined } = {},
+): unknown {
+  const kept = normalizePathArgs(
+    withoutIgnoredArgs(args, opts.ignoreArgs),
+    ownEntry(opts.tools, name)?.pathArgs,
+    opts.root,
+  );
+  return isShellTool(name) ? withSqueezedCommand(kept) : kept;
+}
+
+/**
+ * The identity and effect of a call: its digest after dropping `ignoreArgs`, normalizing path arguments (so `x` and
+ * `<root>/x` are one call) and, for a shell tool, squeezing the command's spacing ({@link identityArgs}), and what it
+ * does (see {@link classifyCall}). Never throws: unreadable arguments get a fallback identity and count as mutating.
+ * The one definition the engine and the classes share.
  *
  * @example
  * ```ts
  * callIdentity("read_file", { path: "x" }, { root: "/r" }).key === callIdentity("read_file", { path: "/r/x" }, { root: "/r" }).key; // true
+ * callIdentity("bash", { command: "ls -la src " }).key === callIdentity("bash", { command: "ls  -la src" }).key; // true
  * ```
  */
 export function callIdentity(
@@ -601,12 +645,7 @@ export function callIdentity(
   try {
     if (!isShellTool(name)) return plainCallIdentity(name, args, opts);
     const effect = classifyCall(name, args, opts);
-    const kept = normalizePathArgs(
-      withoutIgnoredArgs(args, opts.ignoreArgs),
-      ownEntry(opts.tools, name)?.pathArgs,
-      opts.root,
-    );
-    return { key: digest(toolCallSignature(name, kept)), effect };
+    return { key: digest(toolCallSignature(name, identityArgs(name, args, opts))), effect };
   } catch {
     return unreadableIdentity(name, args);
   }
