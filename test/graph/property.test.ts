@@ -455,7 +455,8 @@ function comparable(state: ToolGuardState): ToolGuardState {
     escalation: {
       ...escalation,
       lastTurn: escalation.lastTurn === null ? null : "turn",
-      blocked: escalation.blocked.map((b) => ({ ...b, at: 0 })),
+      // The response a strike's calls belong to is known by its id, which the graph assigns.
+      blocked: escalation.blocked.map((b) => ({ ...b, at: 0, ...(b.turn === undefined ? {} : { turn: "turn" }) })),
     },
   };
 }

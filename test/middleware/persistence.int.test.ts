@@ -51,7 +51,7 @@ function stable(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      ["toolCallId", "callId", "lastTurn", "endedBy", "at", "run"].includes(k)
+      ["toolCallId", "callId", "lastTurn", "turn", "endedBy", "at", "run"].includes(k)
         ? v == null
           ? v
           : `<${typeof v}>`

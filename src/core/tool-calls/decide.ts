@@ -8,8 +8,10 @@ import type { CallEffect } from "../identity/classify.js";
 import { ownEntry } from "../identity/classify.js";
 import { canonicalJson } from "../identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
-import { type DecideContext, type Detection, detectCall, type ToolCallInput } from "./detect.js";
+import { type DecideContext, type Detection, detectCall, escalationCompare, type ToolCallInput } from "./detect.js";
 import {
+  type ArgsView,
+  type BlockedCall,
   blockedCall,
   type EscalationState,
   emptyEscalationState,
@@ -197,14 +199,15 @@ function blockCall(
   const turn = ctx.response?.id ?? `call:${call.id ?? state.repetition.nextSeq}:${found.key}`;
   const at = (ctx.clock ?? Date.now)();
   const keys = ownEntry(options.tools, call.name)?.keys;
+  const { view } = escalationCompare(options);
   // One strike per response: a second block in the same response stays at the level of the first.
   const struck = escState.lastTurn === turn;
-  if (rule === "near_duplicate" && !struck && !isExactRepeat(escState, call, keys)) {
+  if (rule === "near_duplicate" && !struck && !isExactRepeat(escState, call, keys, view)) {
     if (escState.reminders < esc.maxReminders) {
       const remind: GuardEvent = {
         type: "remind",
         turn,
-        call: blockedCall({ tool: call.name, args: call.args }, 0, at, keys),
+        call: blockedCall({ tool: call.name, args: call.args }, 0, at, keys, view),
         blockedLimit: esc.blockedLimit,
       };
       const content = reminderFeedback(call.name, esc.maxReminders - escState.reminders - 1);
@@ -218,7 +221,10 @@ function blockCall(
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
   const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
   const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next, file }, ctx);
-  const struckCall = blockedCall({ tool: call.name, args: call.args }, escalation, at, keys);
+  const struckCall: BlockedCall = {
+    ...blockedCall({ tool: call.name, args: call.args }, escalation, at, keys, view),
+    turn,
+  };
   const strike: GuardEvent = {
     type: "strike",
     turn,
@@ -229,14 +235,20 @@ function blockCall(
   return { ...blocked, content, escalation, strikes, events: [block, strike] };
 }
 
-/** A reminder is for a near-repeat; the very same call again is a repeat, and escalates. */
-function isExactRepeat(escState: EscalationState, call: ToolCallInput, keys: readonly string[] | undefined): boolean {
+/** A reminder is for a near-repeat; the very same call again (as `view` sees it) is a repeat, and escalates. */
+function isExactRepeat(
+  escState: EscalationState,
+  call: ToolCallInput,
+  keys: readonly string[] | undefined,
+  view: ArgsView,
+): boolean {
+  const own = { tool: call.name, args: call.args };
   return escState.blocked.some(
     (b) =>
       b.tool === call.name &&
       (b.args === null
-        ? b.key === substanceKey({ tool: call.name, args: call.args }, keys)
-        : canonicalJson(b.args) === canonicalJson(call.args)),
+        ? b.key === substanceKey(own, keys, view)
+        : canonicalJson(view({ tool: b.tool, args: b.args })) === canonicalJson(view(own))),
   );
 }
 
@@ -249,22 +261,39 @@ function fileOf(edits: FileEditsFinding, options: ResolvedToolGuardOptions) {
   return { path: edits.path, writes: edits.writes - 1, blockAt: limits === false ? edits.writes : limits.blockAt };
 }
 
-/** Whether this block repeats the call of the last strike (so the strikes go on rather than start at 1). */
+/**
+ * Whether this block repeats a call of the last strike (so the strikes go on rather than start at 1): any call the
+ * response of the last strike had blocked, in whatever order the model sends them again.
+ */
 function repeatsLastStrike(
   escState: EscalationState,
   call: ToolCallInput,
   found: Found,
   options: ResolvedToolGuardOptions,
 ): boolean {
-  const { rule } = found;
   const lastStrike = escState.blocked.findLast((b) => b.level > 0);
   if (escState.strikes === 0 || lastStrike === undefined) return false;
-  if (rule === "repeat_failure") return lastStrike.tool === call.name;
-  if (rule === "cycle" && lastStrike.cycle === true) return true;
+  const struck =
+    lastStrike.turn === undefined
+      ? [lastStrike]
+      : escState.blocked.filter((b) => b.level > 0 && b.turn === lastStrike.turn);
+  return struck.some((b) => repeatsStruck(b, call, found, options));
+}
+
+/** Whether this block repeats one call of the last strike. */
+function repeatsStruck(
+  struck: BlockedCall,
+  call: ToolCallInput,
+  found: Found,
+  options: ResolvedToolGuardOptions,
+): boolean {
+  const { rule } = found;
+  if (rule === "repeat_failure") return struck.tool === call.name;
+  if (rule === "cycle" && struck.cycle === true) return true;
   // Another write of the file blocked last: whatever its content, the same file written too often.
-  if (rule === "file_edits" && lastStrike.file !== undefined) return lastStrike.file === found.fileEdits?.path;
+  if (rule === "file_edits" && struck.file !== undefined) return struck.file === found.fileEdits?.path;
   const keys = ownEntry(options.tools, call.name)?.keys;
-  return matchesBlocked(lastStrike, { tool: call.name, args: call.args }, options.escalation, keys);
+  return matchesBlocked(struck, { tool: call.name, args: call.args }, escalationCompare(options), keys);
 }
 
 function feedback(

@@ -6,6 +6,7 @@
 import {
   type CallEffect,
   callIdentity,
+  identityArgs,
   isIdempotentTool,
   isRepeatableTool,
   isShellTool,
@@ -15,7 +16,9 @@ import {
 } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 import {
+  type ArgsView,
   emptyEscalationState,
+  type ResolvedEscalationOptions,
   type ResponseInput,
   repeatsBlocked,
   responseAcknowledges,
@@ -117,13 +120,49 @@ export function identifyCall(
   /** What the call does to the files and state the guards track. */
   effect: CallEffect;
 } {
-  const tool = ownEntry(options.tools, call.name);
   return callIdentity(call.name, call.args, {
     tools: options.tools,
     readOnlyHints: ctx.readOnlyHints,
     root: options.rules.root,
-    ignoreArgs: tool?.ignoreArgs ? [...options.ignoreArgs, ...tool.ignoreArgs] : options.ignoreArgs,
+    ignoreArgs: ignoredArgs(options, call.name),
   });
+}
+
+/** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
+function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly string[] {
+  const own = ownEntry(options.tools, tool)?.ignoreArgs;
+  return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
+}
+
+const escalationViews = new WeakMap<ResolvedToolGuardOptions, ResolvedEscalationOptions & { view: ArgsView }>();
+
+/**
+ * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}: the ignored
+ * fields, global and the tool's, dropped; paths normalized against `rules.root`; a shell command's spacing
+ * squeezed), made once per options: what escalation compares calls with, so that "did the model do something
+ * different" (a strike going on, an acknowledgment, a near-repeat) agrees with what the block rules call a repeat.
+ *
+ * @example
+ * ```ts
+ * const compare = escalationCompare(options);
+ * repeatsBlocked(state.escalation, { tool: "read_file", args }, compare, keys);
+ * ```
+ */
+export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
+  let compare = escalationViews.get(options);
+  if (compare === undefined) {
+    const view: ArgsView = (call) => {
+      try {
+        const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
+        return identityArgs(call.tool, call.args, opts);
+      } catch {
+        return call.args; // unreadable arguments: compared as they are
+      }
+    };
+    compare = { ...options.escalation, view };
+    escalationViews.set(options, compare);
+  }
+  return compare;
 }
 
 const keyLookups = new WeakMap<ResolvedToolGuardOptions, (tool: string) => readonly string[] | undefined>();
@@ -301,10 +340,12 @@ function afterBlockOf(
   ctx: DecideContext & { response: ResponseInput },
 ): Partial<Detection> {
   const esc = options.escalation;
+  const compare = escalationCompare(options);
   const escState = state.escalation ?? emptyEscalationState();
   const keys = ownEntry(options.tools, call.name)?.keys;
-  const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, esc, substanceKeys(options));
-  if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, esc, keys)) {
+  const acknowledged =
+    ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, compare, substanceKeys(options));
+  if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, compare, keys)) {
     return { rule: "near_duplicate" };
   }
   // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)

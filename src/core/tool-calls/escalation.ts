@@ -126,6 +126,18 @@ export interface CallLike {
 }
 
 /**
+ * The arguments of a call as escalation compares them (default: as the model sent them). The guards pass the
+ * block rules' view (`ignoreArgs` dropped, paths normalized, a shell command's spacing squeezed), so that "did the
+ * model do something different" agrees with what the rules call a repeat.
+ *
+ * @example
+ * ```ts
+ * const view: ArgsView = (call) => withoutIgnoredArgs(call.args, ["task_progress"]);
+ * ```
+ */
+export type ArgsView = (call: CallLike) => unknown;
+
+/**
  * A call that was blocked (or held back with a reminder): when (ms since the epoch), at which level, and its
  * arguments (left out when longer than 8,000 characters of JSON; `key` still identifies the call).
  *
@@ -145,6 +157,12 @@ export interface BlockedCall extends CallLike {
   cycle?: boolean | undefined;
   /** A `file_edits` block: the file written too often (a block of another write of it goes on counting). */
   file?: string | undefined;
+  /**
+   * The response (turn) of the strike this block belongs to: every call a response had blocked is kept with its
+   * strike, so that a later response repeating any of them, in whatever order, goes on counting. Absent in states
+   * saved before, and for reminders.
+   */
+  turn?: string | undefined;
 }
 
 /**
@@ -237,8 +255,9 @@ export function emptyEscalationState(): EscalationState {
 }
 
 /**
- * Applies one escalation event. A strike or reminder for a response that already has one changes nothing (parallel
- * tool calls of one response count once).
+ * Applies one escalation event. A strike or reminder for a response that already has one adds no strike (parallel
+ * tool calls of one response count once); a strike's further blocked calls are kept with it (see
+ * {@link BlockedCall.turn}).
  *
  * @example
  * ```ts
@@ -250,7 +269,7 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
   switch (event.type) {
     case "strike":
     case "remind": {
-      if (current.lastTurn === event.turn) return current;
+      if (current.lastTurn === event.turn) return event.type === "strike" ? keepStruck(current, event) : current;
       const blocked = [...current.blocked, event.call];
       const base = {
         ...current,
@@ -279,6 +298,19 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
     case "end":
       return { ...current, endedBy: event.by };
   }
+}
+
+/**
+ * Another blocked call of a response already struck: kept with the strike's calls (once; bounded by
+ * `blockedLimit`), with no strike of its own.
+ */
+function keepStruck(current: EscalationState, event: Extract<EscalationEvent, { type: "strike" }>): EscalationState {
+  const { call } = event;
+  if (call.turn === undefined || current.blocked.some((b) => b.turn === call.turn && b.key === call.key)) {
+    return current;
+  }
+  const blocked = [...current.blocked, call];
+  return { ...current, blocked: blocked.slice(Math.max(0, blocked.length - event.blockedLimit)) };
 }
 
 /**
@@ -340,7 +372,8 @@ function pick(args: unknown, keys: readonly string[]): unknown {
 }
 
 /**
- * The key of a call for the near-duplicate check: its tool and arguments (only the tool's `keys` when given).
+ * The key of a call for the near-duplicate check: its tool and arguments (as `view` sees them; only the tool's
+ * `keys` when given).
  *
  * @example
  * ```ts
@@ -348,14 +381,16 @@ function pick(args: unknown, keys: readonly string[]): unknown {
  *   substanceKey({ tool: "update", args: { id: 1, note: "y" } }, ["id"]); // true
  * ```
  */
-export function substanceKey(call: CallLike, keys?: readonly string[]): string {
-  return digest(toolCallSignature(call.tool, keys ? pick(call.args, keys) : call.args));
+export function substanceKey(call: CallLike, keys?: readonly string[], view?: ArgsView): string {
+  const args = view === undefined ? call.args : view(call);
+  return digest(toolCallSignature(call.tool, keys ? pick(args, keys) : args));
 }
 
 /**
  * Whether two calls are the same in substance: the same tool and, for a file write (a path and a content), the
  * same path with content more than `contentThreshold` similar; otherwise the same arguments (only the
- * tool's `keys` when given), keys in any order.
+ * tool's `keys` when given), keys in any order. With `view`, the arguments as it sees them (a given `key` must be
+ * of that view).
  *
  * @example
  * ```ts
@@ -369,13 +404,15 @@ export function substanceKey(call: CallLike, keys?: readonly string[]): string {
 export function sameInSubstance(
   a: CallLike & { key?: string },
   b: CallLike & { key?: string },
-  options: { contentThreshold: number; keys?: readonly string[] | undefined },
+  options: { contentThreshold: number; keys?: readonly string[] | undefined; view?: ArgsView | undefined },
 ): boolean {
   if (a.tool !== b.tool) return false;
-  const path1 = field(a.args, PATH_KEYS);
-  const path2 = field(b.args, PATH_KEYS);
-  const content1 = field(a.args, CONTENT_KEYS);
-  const content2 = field(b.args, CONTENT_KEYS);
+  const args1 = options.view === undefined ? a.args : options.view(a);
+  const args2 = options.view === undefined ? b.args : options.view(b);
+  const path1 = field(args1, PATH_KEYS);
+  const path2 = field(args2, PATH_KEYS);
+  const content1 = field(args1, CONTENT_KEYS);
+  const content2 = field(args2, CONTENT_KEYS);
   if (
     typeof path1 === "string" &&
     typeof path2 === "string" &&
@@ -386,25 +423,34 @@ export function sameInSubstance(
     if (content1 === content2) return true;
     return similarityRatio(content1, content2) > options.contentThreshold;
   }
-  return (a.key ?? substanceKey(a, options.keys)) === (b.key ?? substanceKey(b, options.keys));
+  const key = (c: CallLike & { key?: string }, args: unknown) =>
+    c.key ?? substanceKey({ tool: c.tool, args }, options.keys);
+  return key(a, args1) === key(b, args2);
 }
 
 const MAX_KEPT_ARGS = 8_000;
 
 /**
- * A blocked call as the escalation state keeps it: canonical JSON arguments (left out above 8,000 characters).
+ * A blocked call as the escalation state keeps it: canonical JSON arguments as the model sent them (left out above
+ * 8,000 characters), and the key of its substance (as `view` sees the arguments).
  *
  * @example
  * ```ts
  * blockedCall({ tool: "ls", args: {} }, 2, 1_700_000_000_000).level; // 2
  * ```
  */
-export function blockedCall(call: CallLike, level: number, at: number, keys?: readonly string[]): BlockedCall {
+export function blockedCall(
+  call: CallLike,
+  level: number,
+  at: number,
+  keys?: readonly string[],
+  view?: ArgsView,
+): BlockedCall {
   const json = canonicalJson(call.args);
   return {
     tool: call.tool,
     args: json.length <= MAX_KEPT_ARGS ? JSON.parse(json) : null,
-    key: substanceKey(call, keys),
+    key: substanceKey(call, keys, view),
     at,
     level,
   };
@@ -439,7 +485,9 @@ export interface ResponseInput {
 export function responseAcknowledges(
   state: EscalationState,
   response: ResponseInput,
-  options: Pick<ResolvedEscalationOptions, "acknowledgmentPatterns" | "retryPatterns" | "contentThreshold">,
+  options: Pick<ResolvedEscalationOptions, "acknowledgmentPatterns" | "retryPatterns" | "contentThreshold"> & {
+    view?: ArgsView | undefined;
+  },
   keysOf: (tool: string) => readonly string[] | undefined = () => undefined,
 ): boolean {
   if (!state.pending) return true;
@@ -458,17 +506,18 @@ export function responseAcknowledges(
 export function repeatsBlocked(
   state: EscalationState,
   call: CallLike,
-  options: Pick<ResolvedEscalationOptions, "contentThreshold">,
+  options: Pick<ResolvedEscalationOptions, "contentThreshold"> & { view?: ArgsView | undefined },
   keys?: readonly string[],
 ): boolean {
   if (state.blocked.length === 0) return false;
-  const key = substanceKey(call, keys);
+  const key = substanceKey(call, keys, options.view);
   return state.blocked.some((b) => matchesBlocked(b, { ...call, key }, options, keys));
 }
 
 /**
- * Whether a call repeats one blocked call in substance ({@link sameInSubstance}; a blocked call kept without its
- * arguments, because they were too long, matches by key only).
+ * Whether a call repeats one blocked call in substance ({@link sameInSubstance}, both seen through `options.view`;
+ * a blocked call kept without its arguments, because they were too long, matches by key only; a given `call.key`
+ * must be of that view).
  *
  * @example
  * ```ts
@@ -478,10 +527,13 @@ export function repeatsBlocked(
 export function matchesBlocked(
   blocked: BlockedCall,
   call: CallLike & { key?: string },
-  options: Pick<ResolvedEscalationOptions, "contentThreshold">,
+  options: Pick<ResolvedEscalationOptions, "contentThreshold"> & { view?: ArgsView | undefined },
   keys?: readonly string[],
 ): boolean {
-  const key = call.key ?? substanceKey(call, keys);
+  const { view } = options;
+  const key = call.key ?? substanceKey(call, keys, view);
   if (blocked.args === null) return blocked.key === key;
-  return sameInSubstance({ ...call, key }, blocked, { contentThreshold: options.contentThreshold, keys });
+  // The blocked call's stored key is of the view it was blocked under: compared by its arguments, seen now.
+  const other = view === undefined ? blocked : { tool: blocked.tool, args: blocked.args };
+  return sameInSubstance({ ...call, key }, other, { contentThreshold: options.contentThreshold, keys, view });
 }

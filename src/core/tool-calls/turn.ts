@@ -8,7 +8,7 @@ import type { CallEffect } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 import { truncate } from "../text.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
-import { type DecideContext, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
+import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
 import { resultDigest } from "./repetition.js";
@@ -47,7 +47,8 @@ export function planToolCalls(
     const escState = state.escalation ?? emptyEscalationState();
     // Nothing owed: every response acknowledges (what responseAcknowledges says, without reading the response).
     const acknowledged =
-      !escState.pending || responseAcknowledges(escState, ctx.response, options.escalation, substanceKeys(options));
+      !escState.pending ||
+      responseAcknowledges(escState, ctx.response, escalationCompare(options), substanceKeys(options));
     turnCtx = { ...ctx, acknowledged };
     if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
   }
