@@ -1,11 +1,33 @@
 /**
  * What the guards read of an agent's tools: their names (named in the level-2 options), their MCP-style
- * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools). The agent's configuration,
- * not thread state: kept by the adapter, learned again when its tools change.
+ * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools), with its freshness check.
+ * The agent's configuration, not thread state: kept by the adapter, learned again when its tools change.
  */
 
 import type { ResolvedToolGuardOptions } from "../core/options.js";
-import type { DecideContext } from "../core/tool-calls/detect.js";
+import type { AnswerNow, DecideContext, ToolCallInput } from "../core/tool-calls/detect.js";
+
+/**
+ * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
+ * now, in a graph whose state is `state` (the file tools read their cache in it), without changing anything; or
+ * `undefined` when it cannot tell. The guards ask it before they block a call of the tool as a repeat: a call whose
+ * answer has changed since the result a block would quote is no repeat (see `DecideContext.answersNow`).
+ *
+ * @example
+ * ```ts
+ * const answersNow: AnswersNowCheck = (args) => [{ ok: true, text: readFileSync(pathOf(args), "utf8") }];
+ * ```
+ */
+export type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
+
+/** The guards' part of a tool's metadata. */
+type GuardMetadata = { servesRepeats?: boolean; answersNow?: unknown } | undefined;
+
+/** The guards' part of a tool's metadata (`metadata.langgraphGuards`), if any. */
+function guardMetadata(tool: unknown): GuardMetadata {
+  if (tool === null || typeof tool !== "object") return undefined;
+  return (tool as { metadata?: { langgraphGuards?: GuardMetadata } }).metadata?.langgraphGuards;
+}
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
 export function readOnlyHintOf(tool: unknown): boolean | undefined {
@@ -23,8 +45,7 @@ export function readOnlyHintOf(tool: unknown): boolean | undefined {
  * rule still stops loops). An explicit per-tool setting still wins.
  */
 function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
-  const meta = (tool as { metadata?: { langgraphGuards?: { servesRepeats?: boolean } } }).metadata;
-  if (!meta?.langgraphGuards?.servesRepeats) return;
+  if (!guardMetadata(tool)?.servesRepeats) return;
   const { name } = tool as { name: string };
   const own = options.tools[name];
   options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
@@ -58,6 +79,8 @@ export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
  */
 export class ToolTraits {
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
+  /** The freshness checks of the tools that serve repeats, by tool name. */
+  readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
 
@@ -79,6 +102,10 @@ export class ToolTraits {
       const hint = readOnlyHintOf(tool);
       if (hint !== undefined) this.readOnlyHints[name] = hint;
       letCachesServeRepeats(tool, this.options);
+      const meta = guardMetadata(tool);
+      if (meta?.servesRepeats && typeof meta.answersNow === "function") {
+        this.#checks.set(name, meta.answersNow as AnswersNowCheck);
+      }
     }
     this.#names = names.size > 0 ? [...names] : undefined;
   }
@@ -89,8 +116,33 @@ export class ToolTraits {
     return typeof name === "string" && this.#names?.includes(name) === true;
   }
 
-  /** The decision context of a run: the traits, and whether `configurable.guards` switches the guards off. */
-  context(configurable: Record<string, unknown> | undefined): TurnContext {
-    return { disabled: configurable?.guards === false, readOnlyHints: this.readOnlyHints, toolNames: this.#names };
+  /** Whether a tool of this name serves repeats from its own cache with a freshness check (the file tools). */
+  checksFreshness(name: string): boolean {
+    return this.#checks.has(name);
+  }
+
+  /**
+   * The decision context of a run: the traits, whether `configurable.guards` switches the guards off, and with the
+   * graph's `state`, the freshness checks of the tools that serve repeats (asked with that state).
+   */
+  context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
+    const context: TurnContext = {
+      disabled: configurable?.guards === false,
+      readOnlyHints: this.readOnlyHints,
+      toolNames: this.#names,
+    };
+    if (state === undefined || this.#checks.size === 0) return context;
+    const checks = this.#checks;
+    context.answersNow = (call: ToolCallInput) => {
+      const check = checks.get(call.name);
+      if (check === undefined) return undefined;
+      try {
+        const answers = check(call.args, state);
+        return Array.isArray(answers) ? answers : undefined;
+      } catch {
+        return undefined; // a check that fails tells nothing: the rules decide
+      }
+    };
+    return context;
   }
 }

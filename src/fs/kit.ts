@@ -242,14 +242,52 @@ export function fileTool<S extends z.ZodObject, N extends string>(
 }
 
 /**
+ * What a file tool's call would answer now, in a graph whose state holds the file cache (see
+ * {@link cachedReaderMetadata}); `undefined` when it cannot tell.
+ */
+export type AnswersNow = (args: unknown, state: unknown) => { ok: boolean; text: string }[] | undefined;
+
+/**
  * The metadata of a tool that only reads and answers a repeat cheaply from its cache: `GuardedToolNode` then
- * leaves its repeats to the threshold rule (no consecutive or redundant block).
+ * leaves its repeats to the threshold and cycle rules (no consecutive or redundant block), and asks `answersNow`,
+ * the tool's freshness check, before any rule blocks a call as a repeat: a call whose answer has changed since (a
+ * file edited outside the agent) runs, and no block quotes what the file held before.
  *
  * @example
  * ```ts
- * tool(run, { name: "read_file", description, schema, metadata: cachedReaderMetadata() });
+ * tool(run, { name: "read_file", description, schema, metadata: cachedReaderMetadata(answersNow) });
  * ```
  */
-export function cachedReaderMetadata() {
-  return { readOnlyHint: true, langgraphGuards: { servesRepeats: true } };
+export function cachedReaderMetadata(answersNow: AnswersNow) {
+  return { readOnlyHint: true, langgraphGuards: { servesRepeats: true, answersNow } };
+}
+
+/**
+ * The kit as a freshness check uses it: nothing is logged (a check reads as the tool would, but answers no one).
+ *
+ * @example
+ * ```ts
+ * listFilesAnswer(quiet(kit), input, call);
+ * ```
+ */
+export function quiet(kit: FileToolKit): FileToolKit {
+  return { ...kit, log: () => undefined };
+}
+
+/**
+ * The context a freshness check reads in `state`, a graph's state: the file cache when the graph has the channel.
+ *
+ * @example
+ * ```ts
+ * const call = checkContext(state); // { cache, messages: [], channel }
+ * ```
+ */
+export function checkContext(state: unknown): CallContext {
+  const isState = state !== null && typeof state === "object";
+  const channel = isState && "fileCache" in state;
+  return {
+    cache: channel ? ((state as { fileCache?: FileCacheState }).fileCache ?? undefined) : undefined,
+    messages: [],
+    channel,
+  };
 }

@@ -5,7 +5,17 @@
 import { z } from "zod";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
-import { type Answer, type CallContext, cachedReaderMetadata, type FileToolKit, fail, fileTool } from "./kit.js";
+import {
+  type Answer,
+  type AnswersNow,
+  type CallContext,
+  cachedReaderMetadata,
+  checkContext,
+  type FileToolKit,
+  fail,
+  fileTool,
+  quiet,
+} from "./kit.js";
 import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 
 const schema = z.object({
@@ -94,6 +104,13 @@ function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: 
 export function listFilesTool(kit: FileToolKit) {
   const description =
     "List the files and folders in a folder of the project (folders end with /). recursive lists everything below it.";
-  const fields = { name: "list_files", description, schema, metadata: cachedReaderMetadata() } as const;
+  // Its freshness check, for the guards: the listing as it would be now (the folders checked, nothing written).
+  const answersNow: AnswersNow = (args, state) => {
+    const parsed = schema.safeParse(args);
+    if (!parsed.success) return undefined;
+    const answer = listFilesAnswer(quiet(kit), parsed.data, checkContext(state));
+    return [{ ok: answer.ok, text: answer.content }];
+  };
+  const fields = { name: "list_files", description, schema, metadata: cachedReaderMetadata(answersNow) } as const;
   return fileTool(kit, fields, (input, call) => listFilesAnswer(kit, input, call));
 }

@@ -10,11 +10,13 @@ import { unchangedReadText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
-import { kindOf, problemMessage, readRegularFile } from "./io.js";
+import { kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";
 import {
   type Answer,
+  type AnswersNow,
   type CallContext,
   cachedReaderMetadata,
+  checkContext,
   type FileToolKit,
   fail,
   fileTool,
@@ -142,9 +144,7 @@ async function loadContent(
   const read = bytesRead ?? (await readBytes(kit, shown, target));
   if (typeof read === "string") return read;
   const { bytes } = read;
-  if (looksBinary(bytes)) {
-    return `${echo(shown)} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
-  }
+  if (looksBinary(bytes)) return binaryText(shown, bytes);
   const content = bytes.toString("utf8");
   const writes: FileCacheWrite[] = [];
   if (o.cache.enabled) {
@@ -164,6 +164,40 @@ async function loadContent(
       : `[CACHE_MISS] Read ${target.relative} from disk`,
   );
   return { content, hit: false, writes };
+}
+
+/** What `read_file` answers for a binary file. */
+function binaryText(shown: string, bytes: Buffer): string {
+  return `${echo(shown)} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
+}
+
+/**
+ * What a `read_file` call would answer now (its freshness check, for the guards): the file read from disk, as
+ * {@link readFileAnswer} reads it, without a write to the cache or a line logged. Its lines, or why it cannot be
+ * read; and when its content is the one the cache holds and an earlier result holds it whole, the reference to that
+ * result too (the answer a repeat gets while that result is still in the messages). `undefined` for arguments the
+ * tool would refuse before reading.
+ */
+function readAnswersNow(kit: FileToolKit, args: unknown, state: unknown): { ok: boolean; text: string }[] | undefined {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) return undefined;
+  const input = parsed.data;
+  const target = kit.sandbox.resolve(input.path);
+  if (!target.ok) return [{ ok: false, text: target.message }];
+  const s = statReadable(kit, input.path, target.path);
+  if (typeof s === "string") return [{ ok: false, text: s }];
+  const read = readRegularFileSync(target.path, kit.root, kit.options.limits.maxFileBytes);
+  if (!read.ok) return [{ ok: false, text: problemMessage(input.path, read.problem, "read") }];
+  if (looksBinary(read.bytes)) return [{ ok: false, text: binaryText(input.path, read.bytes) }];
+  const content = read.bytes.toString("utf8");
+  const view = viewLines(content, { offset: input.offset, limit: input.limit }, kit.options.limits);
+  const answers = [{ ok: true, text: view.text }];
+  const cached = kit.options.cache.enabled ? checkContext(state).cache?.files[target.path] : undefined;
+  if (cached?.ref !== undefined && digestOf(content) === cached.hash) {
+    const range = view.whole ? undefined : { from: view.from, to: view.to };
+    answers.push({ ok: true, text: unchangedReadText(target.relative, cached.ref, range) });
+  }
+  return answers;
 }
 
 /**
@@ -238,6 +272,7 @@ async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, c
 export function readFileTool(kit: FileToolKit) {
   const description =
     "Read a text file of the project, with line numbers. Use offset (1-based line) and limit to read part of a long file.";
-  const fields = { name: "read_file", description, schema, metadata: cachedReaderMetadata() } as const;
+  const answersNow: AnswersNow = (args, state) => readAnswersNow(kit, args, state);
+  const fields = { name: "read_file", description, schema, metadata: cachedReaderMetadata(answersNow) } as const;
   return fileTool(kit, fields, (input, call) => readFileAnswer(kit, input, call));
 }

@@ -103,7 +103,7 @@ async function decide<T>(
   options: EscalationHookOptions,
 ): Promise<Outcome> {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
-  const env = turnEnvOf(toolNode, config);
+  const env = turnEnvOf(toolNode, config, state);
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], env);
   const model = typeof options.wrapUp === "object" ? options.wrapUp.model : undefined;
   const stop = turn.stop;

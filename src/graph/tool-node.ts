@@ -63,11 +63,14 @@ export interface GuardPlan {
 }
 
 /** What a node decides its turns with in a run: for the escalation hook and node (see {@link turnEnvOf}). */
-let envOf: (node: GuardedToolNode<unknown>, config: LangGraphRunnableConfig) => TurnEnv;
+let envOf: (node: GuardedToolNode<unknown>, config: LangGraphRunnableConfig, state: unknown) => TurnEnv;
 
-/** What `node` decides its turns with in a run: the escalation hook and node open the same turn. */
-export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig): TurnEnv {
-  return envOf(node as GuardedToolNode<unknown>, config);
+/**
+ * What `node` decides its turns with in a run, in a graph whose state is `state` (the freshness checks of the tools
+ * that serve repeats read it): the escalation hook and node open the same turn.
+ */
+export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
+  return envOf(node as GuardedToolNode<unknown>, config, state);
 }
 
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
@@ -182,13 +185,16 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   }
 
   static {
-    envOf = (node, config) => node.#env(config);
+    envOf = (node, config, state) => node.#env(config, state);
   }
 
-  /** What the node's turns are decided with in a run (its tools learned again when they changed). */
-  #env(config: LangGraphRunnableConfig): TurnEnv {
+  /**
+   * What the node's turns are decided with in a run (its tools learned again when they changed), in a graph whose
+   * state is `state`.
+   */
+  #env(config: LangGraphRunnableConfig, state: unknown): TurnEnv {
     this.#traits.learn(this.tools);
-    return { options: this.guardOptions, context: this.#traits.context(config.configurable), host: config };
+    return { options: this.guardOptions, context: this.#traits.context(config.configurable, state), host: config };
   }
 
   /** The guarded turn of the state's last AI message (see {@link GuardedTurn}). */
@@ -196,7 +202,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
     const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
     if (toolGuard === undefined) throw new GuardStateMissingError();
-    const turn = GuardedTurn.open(toolGuard, Array.isArray(messages) ? messages : [], this.#env(config), single);
+    const env = this.#env(config, input);
+    const turn = GuardedTurn.open(toolGuard, Array.isArray(messages) ? messages : [], env, single);
     if (turn.message === undefined && single === undefined) {
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
     }

@@ -160,9 +160,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const traits = new ToolTraits(resolved);
   if (agentTools !== undefined) traits.learn(agentTools);
   const ask = interrupt !== false;
-  const env = (runtime: unknown): TurnEnv => ({
+  /** What a hook decides with: the run's switches, and the agent's state (the file tools' checks read it). */
+  const env = (runtime: unknown, state: unknown): TurnEnv => ({
     options: resolved,
-    context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable),
+    context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable, state),
     host: runtime as TurnEnv["host"],
   });
   const calls = new GuardModelCalls(traits, agentTools, {
@@ -174,11 +175,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     stateSchema,
     afterModel: {
       canJumpTo: ["end", "model"],
-      hook: (state, runtime) => afterModel(state, env(runtime), ask, calls),
+      hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls),
     },
     wrapToolCall: (request, handler) => {
       calls.sawTool(request.tool);
-      return wrapToolCall(request, () => handler(request), env(request.runtime));
+      return wrapToolCall(request, () => handler(request), env(request.runtime, request.state));
     },
   });
   return calls.install(middleware);

@@ -348,6 +348,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     ctx: { ...traits.context(undefined), clock: () => 0 },
     hook,
     waste: groundTruth(turns),
+    checksFreshness: (name) => traits.checksFreshness(name),
   };
   const replay: ReplayProgress = {
     state: emptyToolGuardState(),
@@ -382,6 +383,8 @@ interface ReplaySetup {
   hook: boolean;
   /** The ground truth of each agent call, in order. */
   waste: boolean[];
+  /** Whether a tool serves repeats with a freshness check (the file tools): its recorded answers stand for it. */
+  checksFreshness: (tool: string) => boolean;
 }
 
 /** What the replay of a run carries from one event to the next. */
@@ -431,7 +434,7 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
     replay.state,
     { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: replay.runMarker },
     setup.resolved,
-    setup.ctx,
+    turnContext(turn, inputs, setup),
   );
   if (plan.stop !== undefined) {
     // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
@@ -449,6 +452,22 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
     replayCall(replay, setup, plan, decision, turn.calls[i] as AgentCall, inputs[i]?.id),
   );
   replay.state = reduceToolGuard(replay.state, commitTurn(plan, outcomes, setup.resolved));
+}
+
+/**
+ * The decision context of a turn: a tool with a freshness check (the file tools) would have answered live what the
+ * run recorded, so its recorded answer is what the check says the call answers now.
+ */
+function turnContext(turn: AgentTurn, inputs: readonly { id: string }[], setup: ReplaySetup): ReplaySetup["ctx"] {
+  if (!turn.calls.some((c) => setup.checksFreshness(c.call.name))) return setup.ctx;
+  const recorded = new Map(inputs.map((input, i) => [input.id, turn.calls[i]?.result]));
+  return {
+    ...setup.ctx,
+    answersNow: (call) => {
+      const result = call.id === undefined ? undefined : recorded.get(call.id);
+      return setup.checksFreshness(call.name) && result !== undefined ? [result] : undefined;
+    },
+  };
 }
 
 /**

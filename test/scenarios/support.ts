@@ -137,7 +137,7 @@ export async function runScenario(
  * One outcome per tool call of the AI messages, in order; a call left unanswered or answered "not run" is "stop".
  * With the answer's text of each call that is not a stop.
  */
-function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answers: string[] } {
+export function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answers: string[] } {
   const replies = new Map<string, ToolMessage>();
   for (const m of messages) if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, m);
   const outcomes: Outcome[] = [];

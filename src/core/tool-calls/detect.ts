@@ -27,7 +27,14 @@ import {
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { BlockRule } from "./messages.js";
 import { findOperation } from "./redundancy.js";
-import { evaluateRepetition, findCycle, type RecordedResult, type RepetitionState, windowHolds } from "./repetition.js";
+import {
+  evaluateRepetition,
+  findCycle,
+  type RecordedResult,
+  type RepetitionState,
+  resultDigest,
+  windowHolds,
+} from "./repetition.js";
 import type { ToolGuardState } from "./state.js";
 
 /**
@@ -71,6 +78,29 @@ export interface DecideContext {
   clock?: (() => number) | undefined;
   /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
   acknowledged?: boolean | undefined;
+  /**
+   * What a call would answer now, by its tool's own freshness check (a tool that serves repeats and can tell when
+   * what it reads changed: the file tools), or `undefined` when it cannot tell. A call none of whose answers now is
+   * the result a block would quote is no repeat under any rule: it runs, and no block quotes stale content. Asked
+   * only of a call that some repeat rule would block.
+   */
+  answersNow?: ((call: ToolCallInput) => readonly AnswerNow[] | undefined) | undefined;
+}
+
+/**
+ * One answer a call could give now (see {@link DecideContext.answersNow}): a tool that answers a repeat with a
+ * reference to the earlier result gives that reference and the full answer.
+ *
+ * @example
+ * ```ts
+ * const now: AnswerNow = { ok: true, text: "1\tDEBUG = False" };
+ * ```
+ */
+export interface AnswerNow {
+  /** Whether the call would succeed. */
+  ok: boolean;
+  /** The text it would answer. */
+  text: string;
 }
 
 /**
@@ -245,11 +275,27 @@ export function detectCall(
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }
+  // The tool's own freshness check decides first: what changed since the result a block would quote is no repeat.
+  if (found.rule !== undefined && answersChanged(ctx, call, found.previous)) {
+    Object.assign(found, { rule: undefined, count: verdict.count, previous });
+  }
   if (found.rule === undefined) fileEditsRule(state, call, found, options);
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
-    Object.assign(found, afterBlockOf(state, call, options, { ...ctx, response: ctx.response }));
+    const after = afterBlockOf(state, call, options, { ...ctx, response: ctx.response });
+    // A near-repeat of a blocked read whose file has changed since is no repeat either.
+    if (after.rule !== "near_duplicate" || !answersChanged(ctx, call, previous)) Object.assign(found, after);
   }
   return found;
+}
+
+/**
+ * Whether the call's tool says it would answer now something other than `previous` (see
+ * {@link DecideContext.answersNow}); `false` when it cannot tell or there is nothing to compare with.
+ */
+function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: RecordedResult | undefined): boolean {
+  if (previous === undefined || ctx.answersNow === undefined) return false;
+  const now = ctx.answersNow(call);
+  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== previous.digest);
 }
 
 /**
