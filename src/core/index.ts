@@ -86,6 +86,7 @@ export {
 } from "./stream-events.js";
 export { decideToolCall, type ToolCallDecision } from "./tool-calls/decide.js";
 export {
+  type AnswerNow,
   type DecideContext,
   type Detection,
   detectCall,
@@ -93,6 +94,7 @@ export {
   type ToolCallInput,
 } from "./tool-calls/detect.js";
 export {
+  type ArgsView,
   type BlockedCall,
   blockedCall,
   type CallLike,
