@@ -36,6 +36,7 @@ const RULES: Record<GuardArtifact["rule"], string> = {
   repeat_failure: "rule repeat_failure · the same error again",
   cycle: "rule cycle · a cycle of calls gone round with the same results",
   file_edits: "rule file_edits · one file written too often in the run",
+  repeat_ceiling: "rule repeat_ceiling · one call repeated too often in the run",
 };
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;

@@ -6,7 +6,8 @@
  * 1. Tool-call rules: the block message of each rule ({@link DEFAULT_MESSAGES}).
  * 2. Escalation, to the model: a blocked call's feedback per level and the options at level 2
  *    ({@link escalationFeedback}), the duplicate handler's ({@link duplicateFeedback}), the reminder
- *    ({@link reminderFeedback}), and the reminder after a write of a file written often ({@link fileEditsReminder}).
+ *    ({@link reminderFeedback}), the reminders after a write of a file written often ({@link fileEditsReminder}) and
+ *    after an identical call made often ({@link repeatCeilingReminder}).
  * 3. Escalation, to a person: the level-3 question ({@link userQuestion}) and how to answer it, the answers of the
  *    held-back calls, the end of a run ({@link endExplanation}, {@link notRunAnswer}), the missing hook
  *    ({@link missingHookMessage}).
@@ -27,7 +28,7 @@
  */
 
 import { canonicalJson } from "./identity/signature.js";
-import { truncate } from "./text.js";
+import { ordinal, truncate } from "./text.js";
 import type { CallLike } from "./tool-calls/escalation.js";
 import type { BlockContext, BlockRule } from "./tool-calls/messages.js";
 
@@ -63,14 +64,9 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) =>
     rewrites === true
       ? `⚠️ FILE REWRITTEN TOO OFTEN: '${path ?? "this file"}' was already rewritten whole ${count - 1} times in this run. Writing the whole file again and again means the approach is not working: this rewrite, and every further rewrite of the whole file in this run, is blocked (a targeted edit of one part of it is not).`
       : `⚠️ FILE EDITED TOO OFTEN: '${path ?? "this file"}' was already written ${count - 1} times in this run. Rewriting the same file again and again means the approach is not working: this write, and every further write of this file in this run, is blocked.`,
+  repeat_ceiling: ({ tool, count }) =>
+    `⚠️ SAME CALL TOO OFTEN: Tool '${tool}' was already called ${count - 1} times with these arguments in this run. Its answers may change, but calling it again is not getting you anywhere: this call, and every further identical call in this run, is blocked.`,
 };
-
-/** `n` as an ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st. */
-function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
-  return `${n}${suffix}`;
-}
 
 /**
  * A tool's result with a note after it (the file-edits reminder), as the model reads it: after a blank line.
@@ -111,6 +107,14 @@ export function fileEditsReminder(
   return [
     `[FILE EDITED OFTEN] This was the ${ordinal(writes)} write of '${path}' in this run${limit}`,
     "So many edits of one file usually mean the approach is not working. Step back: read the file once as it is now, then make one complete edit that fixes everything you know of, or explain what is going wrong.",
+  ].join("\n");
+}
+
+/** The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`). */
+export function repeatCeilingReminder(tool: string, calls: number, blockAt: number): string {
+  return [
+    `[REPEATED CALL] This was the ${ordinal(calls)} identical call of '${tool}' in this run; the ${ordinal(blockAt)} and later ones are blocked.`,
+    "Asking again has not got you what you need. Use the answers you have, change the arguments, or say what you are waiting for.",
   ].join("\n");
 }
 
@@ -181,6 +185,8 @@ export interface EscalationFeedbackInput {
         rewrites?: boolean | undefined;
       }
     | undefined;
+  /** For a `repeat_ceiling` block: the identical calls made in this run before this one (the reasons say so). */
+  repeats?: number | undefined;
 }
 
 /**
@@ -201,8 +207,12 @@ function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; ma
     previous ? truncate(previous.text, limits.maxResultChars).trimEnd() : "(not recorded)",
     "",
     "This call was blocked because:",
-    "- Repeating the same call will produce the same result",
-    `- The previous attempt ${outcome}`,
+    ...(input.repeats === undefined
+      ? ["- Repeating the same call will produce the same result", `- The previous attempt ${outcome}`]
+      : [
+          `- It was already called ${input.repeats} times with these arguments in this run`,
+          "- Its answers change, but another identical call is unlikely to tell you what the earlier ones did not",
+        ]),
   ];
 }
 

@@ -17,6 +17,7 @@ export {
   missingHookMessage,
   notRunAnswer,
   reminderFeedback,
+  repeatCeilingReminder,
   userQuestion,
   withNoteAfter,
 } from "./feedback-texts.js";
@@ -124,12 +125,14 @@ export {
   blockMessage,
   type MessageTemplate,
 } from "./tool-calls/messages.js";
+export { normalizeResult, normalizerFor, type ResultNormalizer } from "./tool-calls/normalize.js";
 export type {
   FileOperation,
   OperationLimits,
   OperationRecord,
   OperationsState,
 } from "./tool-calls/redundancy.js";
+export { REPEATS_LIMIT, type RepeatCount, type RepeatKind, type RepeatState } from "./tool-calls/repeat-ceiling.js";
 export type {
   CallRecord,
   Change,

@@ -1,9 +1,64 @@
 import { z } from "zod";
 import { escalationOptionsSchema } from "./tool-calls/escalation.js";
 import type { BlockContext, BlockRule } from "./tool-calls/messages.js";
+import type { ResultNormalizer } from "./tool-calls/normalize.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
 const positiveInt = z.number().int().min(1);
+
+/**
+ * How results are compared (`rules.normalizeResult`, `tools.<name>.normalizeResult`): `true` the default normalizer,
+ * `false` the exact text, or a function `(text, tool) => string`.
+ */
+const normalizeResultOption = z.custom<boolean | ResultNormalizer>(
+  (v) => typeof v === "boolean" || typeof v === "function",
+  "expected true, false or a function (text, tool) => string",
+);
+
+/** Checks a `{ remindAt, blockAt }` pair: integers ≥ 1, `remindAt` (or `false`) below `blockAt`. */
+function checkLimits<T extends { remindAt: number | false; blockAt: number }>(
+  { remindAt, blockAt }: T,
+  ctx: z.RefinementCtx<T>,
+): void {
+  const count = (n: number) => Number.isInteger(n) && n >= 1;
+  if (!count(blockAt)) ctx.addIssue({ code: "custom", path: ["blockAt"], message: "expected an integer ≥ 1" });
+  if (remindAt === false) return;
+  if (!count(remindAt)) {
+    ctx.addIssue({ code: "custom", path: ["remindAt"], message: "expected an integer ≥ 1, or false" });
+  } else if (count(blockAt) && remindAt >= blockAt) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["remindAt"],
+      message: `remindAt (${remindAt}) must be below blockAt (${blockAt}), or false`,
+    });
+  }
+}
+
+/**
+ * The default limits of the repeat ceiling (`rules.repeatCeiling`): an identical call repeated in one run is reminded
+ * from its 6th call and blocked at its 10th. OpenClaw's generic repeat warns at 10 and blocks at 20 identical calls;
+ * the block here comes sooner because the count restarts whenever the loop is not a loop (a new change made by
+ * another call, a wait, a poll whose answer moved): on the recorded runs (`npm run eval`) no call that made progress
+ * reaches 4 such calls, and at 10 an LLM-backed search asked the same question 30 times is stopped by its 12th call.
+ */
+const REPEAT_CEILING_DEFAULTS = { remindAt: 6, blockAt: 10 } as const;
+
+/**
+ * The repeat ceiling's limits (`rules.repeatCeiling`, `tools.<name>.repeatCeiling`): identical calls in one run.
+ */
+export const repeatCeilingSchema = z
+  .object({
+    /** The identical call whose answer gets a reminder (and every one after it). `false`: none. Default 6. */
+    remindAt: z.union([z.literal(false), z.number()]).default(REPEAT_CEILING_DEFAULTS.remindAt),
+    /** The identical call that is blocked (and every one after it, in the run). Default 10. */
+    blockAt: z.number().default(REPEAT_CEILING_DEFAULTS.blockAt),
+  })
+  .strict()
+  .superRefine(checkLimits);
+
+const repeatCeilingOption = z.union([z.literal(false), repeatCeilingSchema], {
+  error: "expected { remindAt, blockAt } or false",
+});
 
 /** Per-tool settings. */
 export const toolGuardConfigSchema = z
@@ -45,6 +100,16 @@ export const toolGuardConfigSchema = z
      * reminder nor the block of `rules.fileEdits`.
      */
     fileEdits: z.boolean().optional(),
+    /**
+     * The repeat ceiling for this tool: `false` never reminds or blocks its calls, `{ remindAt, blockAt }` replaces
+     * `rules.repeatCeiling` for it (a field left out takes its default).
+     */
+    repeatCeiling: repeatCeilingOption.optional(),
+    /**
+     * How this tool's results are compared (replaces `rules.normalizeResult` for it): `true` the default normalizer,
+     * `false` the exact text, or a function `(text, tool) => string`.
+     */
+    normalizeResult: normalizeResultOption.optional(),
     /**
      * The argument fields that decide whether a call repeats a blocked call in substance (per tool
      * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
@@ -117,26 +182,16 @@ export const fileEditsSchema = z
   })
   .strict()
   // Checked here rather than by the fields' own types, so that a bad value is named by its field (not a union).
-  .superRefine(({ remindAt, blockAt, blockRewritesAt }, ctx) => {
-    const count = (n: number) => Number.isInteger(n) && n >= 1;
-    if (!count(blockAt)) ctx.addIssue({ code: "custom", path: ["blockAt"], message: "expected an integer ≥ 1" });
-    if (blockRewritesAt !== false && !count(blockRewritesAt)) {
+  .superRefine((limits, ctx) => {
+    checkLimits(limits, ctx);
+    const { blockRewritesAt } = limits;
+    if (blockRewritesAt !== false && !(Number.isInteger(blockRewritesAt) && blockRewritesAt >= 1)) {
       ctx.addIssue({ code: "custom", path: ["blockRewritesAt"], message: "expected an integer ≥ 1, or false" });
-    }
-    if (remindAt === false) return;
-    if (!count(remindAt)) {
-      ctx.addIssue({ code: "custom", path: ["remindAt"], message: "expected an integer ≥ 1, or false" });
-    } else if (count(blockAt) && remindAt >= blockAt) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["remindAt"],
-        message: `remindAt (${remindAt}) must be below blockAt (${blockAt}), or false`,
-      });
     }
   });
 
 /**
- * The rules' switches and how calls are compared, the `rules` group of {@link ToolGuardOptions}: the threshold rule's
+ * The rules' switches and how calls and results are compared, the `rules` group of {@link ToolGuardOptions}: the threshold rule's
  * counting (shared with {@link ToolRepetitionDetector}), the other rules' switches, and the project root.
  */
 export const guardRulesSchema = z
@@ -161,6 +216,21 @@ export const guardRulesSchema = z
     fileEdits: z
       .union([z.literal(false), fileEditsSchema], { error: "expected { remindAt, blockAt, blockRewritesAt } or false" })
       .default({ ...FILE_EDITS_DEFAULTS }),
+    /**
+     * Repeat ceiling: identical calls in one run, even when their answers change. From the `remindAt`-th the call
+     * runs and its answer carries a reminder after the tool's result; the `blockAt`-th is blocked (a strike), and so
+     * is every later identical call in the run. The count restarts after a change made by a call new in the run, a
+     * call that lets time pass, and a poll whose normalized answer moved; a call whose arguments wait is not
+     * counted. `false`: off. Default `{ remindAt: 6, blockAt: 10 }`.
+     */
+    repeatCeiling: repeatCeilingOption.default({ ...REPEAT_CEILING_DEFAULTS }),
+    /**
+     * How the rules compare results (the consecutive rule for stateful and unknown tools, the threshold count,
+     * cycles, same-error runs, the repeat ceiling's progress): `true` (default) after the default normalizer, which
+     * drops volatile parts (timestamps, request ids, durations, execution counters, long ids); `false` the exact
+     * text; a function `(text, tool) => string` instead of it. Result dedupe always compares the exact text.
+     */
+    normalizeResult: normalizeResultOption.default(true),
   })
   .strict();
 
@@ -184,6 +254,8 @@ export const guardFeedbackSchema = z
         cycle: template.optional(),
         /** The file-edits rule's block message (`path` names the file, `count` its writes with this one). */
         file_edits: template.optional(),
+        /** The repeat ceiling's block message (`count`: the identical calls in the run with this one). */
+        repeat_ceiling: template.optional(),
       })
       .strict()
       .default({}),

@@ -29,7 +29,8 @@ export const GUARD_EVENT_VERSION = 1;
  * - `blocked`: a tool call was not run (`rule`, `count`, and with escalation on `level` and `strikes`);
  * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`), or although it
  *   writes a file written often in this run (`rule: "file_edits"`, `count` the file's writes with it, `message` the
- *   reminder its answer carries);
+ *   reminder its answer carries), or although it repeats a call made often in this run (`rule: "repeat_ceiling"`,
+ *   `count` the identical calls in the run with it, `message` the reminder);
  * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
  * - `cache`: a file tool answered from its cache without reading the file again;
  * - `unchanged`: a call ran and returned exactly an earlier identical call's result, and the model was sent a short
@@ -230,6 +231,18 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
       ...fields,
       rule: "file_edits",
       message: reminder,
+    });
+  }
+  const repeated = d.allowed ? d.repeats?.reminder : undefined;
+  if (repeated !== undefined && d.repeats !== undefined) {
+    const { call, repeats } = d;
+    const fields = { tool: call.name, callId: call.id, args: call.args, count: repeats.calls };
+    return guardStreamEvent({
+      kind: "near-miss",
+      guard: "tool-calls",
+      ...fields,
+      rule: "repeat_ceiling",
+      message: repeated,
     });
   }
   if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell

@@ -47,3 +47,17 @@ export function truncate(text: string, max: number): string {
   const end = cutEnd(text, max);
   return `${text.slice(0, end)}… [${text.length - end} more characters]`;
 }
+
+/**
+ * `n` as an ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st.
+ *
+ * @example
+ * ```ts
+ * ordinal(22); // "22nd"
+ * ```
+ */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${suffix}`;
+}

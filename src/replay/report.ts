@@ -26,7 +26,7 @@ function compact(n: number): string {
 
 /**
  * The summary table of a replay: per row the runs and calls, the calls blocked by each guard (`consecutive`,
- * `threshold`, `redundant`, `near_duplicate`, `repeat_failure`, `cycle`, `file_edits`), answered from cache, the runs stopped early and
+ * `threshold`, `redundant`, `near_duplicate`, `repeat_failure`, `cycle`, `file_edits`, `repeat_ceiling`), answered from cache, the runs stopped early and
  * the calls saved in them, the ground truth's waste, waste caught, harmful block rate, and the characters of tool
  * output not sent to the model again.
  *
@@ -40,7 +40,7 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
     "",
     "runs",
     "calls",
-    "blocked c/t/r/n/f/y/e",
+    "blocked c/t/r/n/f/y/e/l",
     "cached",
     "stopped runs/calls",
     "waste",
@@ -78,7 +78,7 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
  * ```
  */
 export const SUMMARY_LEGEND = [
-  "blocked c/t/r/n/f/y/e: consecutive / threshold / redundant / near_duplicate / repeat_failure / cycle / file_edits",
+  "blocked c/t/r/n/f/y/e/l: consecutive / threshold / redundant / near_duplicate / repeat_failure / cycle / file_edits / repeat_ceiling",
   "stopped: runs the escalation would have stopped (level 3 asks a person, level 4 ends) / calls not made after it",
   "waste: calls whose identical predecessor returned exactly the same (the data set's ground truth)",
   "waste caught: waste calls not run / all waste calls; harmful: progress calls not run / all calls not run",

@@ -34,10 +34,16 @@ const callArb = fc.record({
 /** One turn: the response's calls, what each returns, and whether a new person's message came before it. */
 const turnArb = fc.record({
   calls: fc.array(callArb, { minLength: 1, maxLength: 3 }),
-  outcomes: fc.array(fc.record({ ok: fc.boolean(), text: fc.constantFrom("", "same", "other", "Error: boom") }), {
-    minLength: 3,
-    maxLength: 3,
-  }),
+  outcomes: fc.array(
+    fc.record({
+      ok: fc.boolean(),
+      text: fc.constantFrom("", "same", "other", "Error: boom", "took 0.1s", "took 0.2s"),
+    }),
+    {
+      minLength: 3,
+      maxLength: 3,
+    },
+  ),
   newRun: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
   disabled: fc.constantFrom(false, false, false, false, true),
 });
@@ -57,6 +63,14 @@ const optionsArb = fc.record({
       { remindAt: false as const, blockAt: 3 },
       { remindAt: 8, blockAt: 12 },
     ),
+    // The repeat ceiling at limits the random threads reach, and results compared exactly or normalized.
+    repeatCeiling: fc.constantFrom(
+      false as const,
+      { remindAt: 2, blockAt: 3 },
+      { remindAt: false as const, blockAt: 4 },
+      { remindAt: 6, blockAt: 10 },
+    ),
+    normalizeResult: fc.boolean(),
   }),
   memory: fc.record({
     runBoundary: fc.constantFrom("human-message" as const, "none" as const),
@@ -72,6 +86,8 @@ const optionsArb = fc.record({
     { create_subtask: { invalidates: "none" } },
     { read_file: { exempt: true } },
     { write_file: { fileEdits: false } },
+    { bash: { repeatCeiling: { remindAt: 2, blockAt: 3 } } },
+    { run_tests: { repeatCeiling: false as const } },
   ),
 });
 

@@ -232,9 +232,9 @@ describe("the CLI", () => {
     );
     const text = await cli("replay", join(dir, "runs.jsonl"), join(dir, "chat.json"), "--no-progress");
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^\s+runs\s+calls\s+blocked c\/t\/r\/n\/f\/y\/e/);
-    expect(text.stdout).toMatch(/\ndemo\s+1\s+2\s+1\/0\/0\/0\/0\/0\/0/);
-    expect(text.stdout).toMatch(/\nall\s+2\s+3\s+1\/0\/0\/0\/0\/0\/0\s+0\s+0\/0\s+1\s+100\.0%\s+0\.0%/);
+    expect(text.stdout).toMatch(/^\s+runs\s+calls\s+blocked c\/t\/r\/n\/f\/y\/e\/l/);
+    expect(text.stdout).toMatch(/\ndemo\s+1\s+2\s+1\/0\/0\/0\/0\/0\/0\/0/);
+    expect(text.stdout).toMatch(/\nall\s+2\s+3\s+1\/0\/0\/0\/0\/0\/0\/0\s+0\s+0\/0\s+1\s+100\.0%\s+0\.0%/);
     const json = await cli("replay", join(dir, "runs.jsonl"), "--json", "--detail");
     const parsed = JSON.parse(json.stdout) as { rates: { wasteCaught: number }; runs: { notRun: unknown[] }[] };
     expect(parsed.rates.wasteCaught).toBe(1);

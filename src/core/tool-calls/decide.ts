@@ -3,7 +3,13 @@
  * or (for a call detection flags) record a would-be block in observe mode, or block it with feedback — a reminder for
  * a near-repeat, else a strike and the escalation level's text.
  */
-import { escalationFeedback, fileEditsReminder, NEXT_STRIKE_STOPS, reminderFeedback } from "../feedback-texts.js";
+import {
+  escalationFeedback,
+  fileEditsReminder,
+  NEXT_STRIKE_STOPS,
+  reminderFeedback,
+  repeatCeilingReminder,
+} from "../feedback-texts.js";
 import type { CallEffect } from "../identity/classify.js";
 import { ownEntry } from "../identity/classify.js";
 import { canonicalJson } from "../identity/signature.js";
@@ -21,6 +27,7 @@ import {
 } from "./escalation.js";
 import { countsEdits, type FileEditsFinding } from "./file-edits.js";
 import { type BlockRule, blockMessage } from "./messages.js";
+import { repeatKind } from "./repeat-ceiling.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
 /**
@@ -86,6 +93,20 @@ export interface ToolCallDecision {
         reminder?: string | undefined;
       }
     | undefined;
+  /**
+   * An identical call made often in this run (the repeat ceiling): its place in the count, the call that is
+   * blocked, and for a call that runs the reminder its answer carries after the tool's result.
+   */
+  repeats?:
+    | {
+        /** Identical calls in this run with this one (since the count last restarted). */
+        calls: number;
+        /** The identical call that is blocked. */
+        blockAt: number;
+        /** The reminder sent after the tool's result (a call that runs, in enforce mode). */
+        reminder?: string | undefined;
+      }
+    | undefined;
   /** State changes to apply (through the channel reducer). */
   events: GuardEvent[];
 }
@@ -112,7 +133,11 @@ export function decideToolCall(
   const found = detectCall(state, call, options, ctx);
   const { key, effect, rule, count } = found;
   const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
-  if (rule === undefined) return found.fileEdits === undefined ? allowed : withReminder(allowed, found, options);
+  if (rule === undefined) {
+    return found.fileEdits === undefined && found.repeats === undefined
+      ? allowed
+      : withReminder(allowed, found, options);
+  }
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
@@ -142,28 +167,43 @@ export function allowedDecision(
   count = 1,
 ): ToolCallDecision {
   const { windowSize } = options;
-  const record: GuardEvent = countsEdits(call.name, effect, options)
+  const record: Extract<GuardEvent, { type: "call" }> = countsEdits(call.name, effect, options)
     ? { type: "call", seq, key, tool: call.name, effect, windowSize, edits: true }
     : { type: "call", seq, key, tool: call.name, effect, windowSize };
+  const repeat = repeatKind(call, options);
+  if (repeat !== undefined) record.repeat = repeat;
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
 }
 
-/** A call that runs although it writes a file written often in this run: its answer carries a reminder. */
+/**
+ * A call that runs although it writes a file written often in this run, or repeats a call made often in it: its
+ * answer carries a reminder.
+ */
 function withReminder(
   allowed: ToolCallDecision,
   found: Detection,
   options: ResolvedToolGuardOptions,
 ): ToolCallDecision {
+  // Observe mode changes nothing the model reads.
+  if (options.mode !== "enforce") return allowed;
+  const decision = { ...allowed };
   const edits = found.fileEdits;
   const limits = options.rules.fileEdits;
-  // Observe mode changes nothing the model reads.
-  if (edits === undefined || limits === false || options.mode !== "enforce") return allowed;
-  const whole =
-    edits.rewrites === undefined || limits.blockRewritesAt === false
-      ? undefined
-      : { rewrites: edits.rewrites, blockAt: limits.blockRewritesAt };
-  const reminder = fileEditsReminder(edits.path, edits.writes, limits.blockAt, whole);
-  return { ...allowed, fileEdits: { ...edits, reminder } };
+  if (edits !== undefined && limits !== false) {
+    const whole =
+      edits.rewrites === undefined || limits.blockRewritesAt === false
+        ? undefined
+        : { rewrites: edits.rewrites, blockAt: limits.blockRewritesAt };
+    decision.fileEdits = { ...edits, reminder: fileEditsReminder(edits.path, edits.writes, limits.blockAt, whole) };
+  }
+  const repeats = found.repeats;
+  if (repeats !== undefined) {
+    decision.repeats = {
+      ...repeats,
+      reminder: repeatCeilingReminder(allowed.call.name, repeats.calls, repeats.blockAt),
+    };
+  }
+  return decision;
 }
 
 type Found = Detection & { rule: BlockRule };
@@ -190,9 +230,10 @@ function blockCall(
   const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
   const blocked = edits === undefined ? { ...base, message, previousResult } : { ...base, message, fileEdits: edits };
   const file = edits && fileOf(edits, options);
+  const repeats = rule === "repeat_ceiling" ? count - 1 : undefined;
   const esc = options.escalation;
   if (!esc.enabled) {
-    const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult, file });
+    const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult, file, repeats });
     return { ...blocked, content, escalation: 0, strikes: 0, events: [block] };
   }
   const escState = state.escalation ?? emptyEscalationState();
@@ -220,7 +261,8 @@ function blockCall(
   const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
   const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
   const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
-  const content = feedback(call, options, { message, level: escalation, strikes, previousResult, next, file }, ctx);
+  const shown = { message, level: escalation, strikes, previousResult, next, file, repeats };
+  const content = feedback(call, options, shown, ctx);
   const struckCall: BlockedCall = {
     ...blockedCall({ tool: call.name, args: call.args }, escalation, at, keys, view),
     turn,
@@ -306,6 +348,7 @@ function feedback(
     previousResult?: { ok: boolean; text: string } | undefined;
     next?: string | undefined;
     file?: { path: string; writes: number; blockAt: number } | undefined;
+    repeats?: number | undefined;
   },
   ctx: DecideContext = {},
 ): string {

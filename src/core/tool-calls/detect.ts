@@ -1,7 +1,7 @@
 /**
  * Detection: what a tool call *is* against the thread's history — new, or a repeat under one of the rules
- * (consecutive, threshold, redundant, cycle, file_edits, near_duplicate, repeat_failure). What to do about it is
- * decided elsewhere (decide.ts: observe or block, a reminder, the feedback, strikes).
+ * (consecutive, threshold, redundant, cycle, file_edits, repeat_ceiling, near_duplicate, repeat_failure). What to do
+ * about it is decided elsewhere (decide.ts: observe or block, a reminder, the feedback, strikes).
  */
 import {
   type CallEffect,
@@ -27,6 +27,7 @@ import {
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { BlockRule } from "./messages.js";
 import { findOperation } from "./redundancy.js";
+import { repeatsOf } from "./repeat-ceiling.js";
 import {
   evaluateRepetition,
   findCycle,
@@ -128,6 +129,18 @@ export interface Detection {
    * call's write of it.
    */
   fileEdits?: FileEditsFinding | undefined;
+  /**
+   * An identical call made often in this run (the repeat ceiling, from `remindAt` calls): this call's place in the
+   * count, and the call that is blocked.
+   */
+  repeats?:
+    | {
+        /** Identical calls in this run with this one (since the count last restarted). */
+        calls: number;
+        /** The identical call that is blocked (`blockAt` of the tool's limits). */
+        blockAt: number;
+      }
+    | undefined;
 }
 
 /**
@@ -213,10 +226,11 @@ const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind 
  * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
  * read whose result is still valid, or a change repeated with nothing changed since), a call of a cycle gone round
  * twice with the same results, a write of a file already written `blockAt` − 1 times in the run (file_edits; from
- * `remindAt` writes, `fileEdits` says so), and after a block, a near-repeat of the blocked call or a tool failing
- * with one error under changing arguments. A call that may answer differently each time (a change, an unknown or
- * stateful tool) is a consecutive repeat only once identical calls returned the same result twice, and a stateful
- * call is never redundant. Pure.
+ * `remindAt` writes, `fileEdits` says so), an identical call already made `blockAt` − 1 times in the run whatever
+ * it answered (repeat_ceiling; from `remindAt` calls, `repeats` says so), and after a block, a near-repeat of the
+ * blocked call or a tool failing with one error under changing arguments. A call that may answer differently each
+ * time (a change, an unknown or stateful tool) is a consecutive repeat only once identical calls returned the same
+ * result twice (compared after `rules.normalizeResult`), and a stateful call is never redundant. Pure.
  *
  * @example
  * ```ts
@@ -280,6 +294,7 @@ export function detectCall(
     Object.assign(found, { rule: undefined, count: verdict.count, previous });
   }
   if (found.rule === undefined) fileEditsRule(state, call, found, options);
+  if (found.rule === undefined) repeatCeilingRule(state, call, found, options);
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
     const after = afterBlockOf(state, call, options, { ...ctx, response: ctx.response });
     // A near-repeat of a blocked read whose file has changed since is no repeat either.
@@ -301,10 +316,10 @@ function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: Recor
 /**
  * The identity of a call that breaks no rule, when cheap facts of the state prove it: its key is neither in the
  * window nor among the valid read operations (so it repeats nothing under the consecutive, threshold, cycle and
- * redundant rules), and its tool has no run of failures that reaches the same-error threshold. `undefined` when
- * they do not prove it: the call may still be new, {@link detectCall} decides. For a call of a response that owes no
- * acknowledgment (no block pending, no reminder: no near-repeat is held back) with the per-run switch on — what the
- * turn procedure checks before it asks.
+ * redundant rules), it is not counted often enough for the repeat ceiling to say anything, and its tool has no run of
+ * failures that reaches the same-error threshold. `undefined` when they do not prove it: the call may still be new,
+ * {@link detectCall} decides. For a call of a response that owes no acknowledgment (no block pending, no reminder: no
+ * near-repeat is held back) with the per-run switch on — what the turn procedure checks before it asks.
  *
  * @example
  * ```ts
@@ -324,6 +339,7 @@ export function identifyNewCall(
     return undefined;
   }
   if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
+  if (repeatsOf(state.repeats, call, identity.key, options) !== undefined) return undefined;
   const esc = options.escalation;
   if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
     if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
@@ -349,6 +365,22 @@ function fileEditsRule(
     const count = edits.blockedBy === "rewrites" ? (edits.rewrites as number) : edits.writes;
     Object.assign(found, { rule: "file_edits", count, previous: undefined });
   }
+}
+
+/**
+ * The repeat ceiling: an identical call made often in this run is noted (from `remindAt`), and blocked at `blockAt`
+ * whatever it answered (the model is shown the latest answer the window holds).
+ */
+function repeatCeilingRule(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  found: Detection,
+  options: ResolvedToolGuardOptions,
+) {
+  const repeats = repeatsOf(state.repeats, call, found.key, options);
+  if (repeats === undefined) return;
+  found.repeats = { calls: repeats.calls, blockAt: repeats.blockAt };
+  if (repeats.block) Object.assign(found, { rule: "repeat_ceiling", count: repeats.calls });
 }
 
 /** A read whose result is still valid, or the same change again with nothing changed since its last run. */

@@ -5,9 +5,10 @@ import { DEFAULT_MESSAGES } from "../feedback-texts.js";
  * calls in the recent window), `redundant` (a read whose result is still valid, or a change repeated with nothing
  * changed since), and after a block `near_duplicate` (a response repeats a blocked call in substance without saying
  * what it will do differently) and `repeat_failure` (a tool keeps failing with the same error under changing
- * arguments), `cycle` (2 to 5 calls gone round twice with the same results each time), and `file_edits`
- * (a write of a file already written `rules.fileEdits.blockAt` − 1 times in the run). Not to be confused with the
- * escalation level (1–4) that follows a block.
+ * arguments), `cycle` (2 to 5 calls gone round twice with the same results each time), `file_edits` (a write of a
+ * file already written `rules.fileEdits.blockAt` − 1 times in the run, or a rewrite of its whole content at
+ * `blockRewritesAt`), and `repeat_ceiling` (an identical call already made `rules.repeatCeiling.blockAt` − 1 times in
+ * the run, its answers changing or not). Not to be confused with the escalation level (1–4) that follows a block.
  *
  * @example
  * ```ts
@@ -21,14 +22,15 @@ export type BlockRule =
   | "near_duplicate"
   | "repeat_failure"
   | "cycle"
-  | "file_edits";
+  | "file_edits"
+  | "repeat_ceiling";
 
 /**
  * Every block rule, in order.
  *
  * @example
  * ```ts
- * BLOCK_RULES.length; // 7
+ * BLOCK_RULES.length; // 8
  * ```
  */
 export const BLOCK_RULES: readonly BlockRule[] = [
@@ -39,6 +41,7 @@ export const BLOCK_RULES: readonly BlockRule[] = [
   "repeat_failure",
   "cycle",
   "file_edits",
+  "repeat_ceiling",
 ];
 
 /**
@@ -57,7 +60,7 @@ export interface BlockContext {
   /**
    * How many identical calls this one would make (including itself) within the window; for `repeat_failure` the
    * failures in a row, for `file_edits` the writes (or with `rewrites`, the whole-file rewrites) of the file in the run
-   * with this one.
+   * with this one, for `repeat_ceiling` the identical calls in the run with this one.
    */
   count: number;
   /** The rule that blocked it. */

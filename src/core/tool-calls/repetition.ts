@@ -17,8 +17,16 @@ import { type BlockRule, blockMessage, type MessageTemplate } from "./messages.j
 export interface RecordedResult {
   /** Whether the call succeeded. */
   ok: boolean;
-  /** Digest of `ok` + the full result text: equal digests mean the call produced nothing new. */
+  /**
+   * Digest of `ok` + the full result text as the rules compare it (after `rules.normalizeResult`, which drops
+   * volatile parts such as timestamps and request ids): equal digests mean the call produced nothing new.
+   */
   digest: string;
+  /**
+   * Digest of `ok` + the exact result text, when the normalizer changed the text (else `digest` is it): what result
+   * dedupe compares, since the model is never told "unchanged" about a result that differs.
+   */
+  exact?: string | undefined;
   /** The result text, cut to the feedback limit (shown to the model when an identical call is blocked). */
   preview: string;
 }

@@ -10,6 +10,7 @@ import {
   type OperationsState,
   recordOperationResult,
 } from "./redundancy.js";
+import { noteRepeatCall, noteRepeatResult, type RepeatKind, type RepeatState } from "./repeat-ceiling.js";
 import {
   emptyRepetitionState,
   noteChange,
@@ -96,6 +97,12 @@ export interface ToolGuardState {
    * at a new run; absent in states saved before the rule existed (no writes counted).
    */
   fileEdits?: FileEditCount[] | undefined;
+  /**
+   * The repeat ceiling's counts: identical calls made in the current run (the most recent last, at most 50), and the
+   * mark whose moves restart them. Empty again at a new run; absent while the ceiling is off, and in states saved
+   * before it existed (nothing counted).
+   */
+  repeats?: RepeatState | undefined;
 }
 
 /**
@@ -146,6 +153,8 @@ export type GuardEvent =
       windowSize: number;
       /** The call's writes count toward the file-edits rule (see `countsEdits`). */
       edits?: true | undefined;
+      /** What the call is to the repeat ceiling (absent: the ceiling is off, nothing is counted). */
+      repeat?: RepeatKind | undefined;
     }
   | {
       /** The result of a recorded call. */
@@ -236,6 +245,7 @@ class ChannelState implements ToolGuardState {
   declare run?: string | null | undefined;
   declare answers?: AnswerRecord[] | undefined;
   declare fileEdits?: FileEditCount[] | undefined;
+  declare repeats?: RepeatState | undefined;
 
   constructor(from: ToolGuardState) {
     this.repetition = from.repetition;
@@ -247,6 +257,7 @@ class ChannelState implements ToolGuardState {
     if (from.run !== undefined) this.run = from.run;
     if (from.answers !== undefined) this.answers = from.answers;
     if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
+    if (from.repeats !== undefined) this.repeats = from.repeats;
   }
 }
 
@@ -274,7 +285,9 @@ function noteAnswer(
   const kept = known === undefined ? earlier : earlier.filter((a) => a !== known);
   const from = Math.max(0, kept.length + 1 - ANSWERS_LIMIT);
   const next = kept.slice(from);
-  const record: AnswerRecord = { key: event.key, tool: event.tool, callId: event.callId, digest: event.result.digest };
+  // Result dedupe compares exact results: the exact digest when the normalizer changed the text.
+  const digest = event.result.exact ?? event.result.digest;
+  const record: AnswerRecord = { key: event.key, tool: event.tool, callId: event.callId, digest };
   next.push(record);
   if (index !== undefined) {
     if (known !== undefined) index.delete(known.key);
@@ -348,9 +361,27 @@ class StateDraft {
     }
   }
 
-  /** The file-edits counts start afresh (a new run, a person's forgiveness). */
+  /** The file-edits counts and the repeat ceiling's start afresh (a new run, a person's forgiveness). */
   private clearEdits(before: ToolGuardState): void {
     if (before.fileEdits !== undefined && before.fileEdits.length > 0) this.own().fileEdits = [];
+    if (before.repeats !== undefined && before.repeats.calls.length > 0) this.own().repeats = { mark: 0, calls: [] };
+  }
+
+  /** The repeat ceiling's counts after a call was recorded, or after its result came in. */
+  private noteRepeats(before: ToolGuardState, event: Extract<GuardEvent, { type: "call" | "result" }>): void {
+    const repeats = before.repeats;
+    if (event.type === "call") {
+      if (event.repeat !== undefined) this.own().repeats = noteRepeatCall(repeats, event.key, event.tool, event.repeat);
+      return;
+    }
+    if (repeats === undefined) return;
+    const changed = (event.effect.kind === "write" || event.effect.kind === "mutate") && event.result.ok;
+    this.own().repeats = noteRepeatResult(repeats, event.key, event.result.digest, changed);
+  }
+
+  /** The repeat ceiling's mark moves: a change made by someone else restarts every count. */
+  private moveMark(before: ToolGuardState): void {
+    if (before.repeats !== undefined) this.own().repeats = { ...before.repeats, mark: before.repeats.mark + 1 };
   }
 
   apply(event: GuardEvent): void {
@@ -362,6 +393,7 @@ class StateDraft {
         state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex });
         state.operations = invalidateOperations(before.operations, event.effect);
         if (event.edits === true) this.noteEdits(before, event.effect, 1);
+        if (event.repeat !== undefined) this.noteRepeats(before, event);
         this.stats().allowed += 1;
         return;
       }
@@ -374,6 +406,7 @@ class StateDraft {
         state.answers = noteAnswer(before.answers, event, carryIndex);
         // A write that failed changed nothing (as far as the guards know): its count is taken back.
         if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
+        if (before.repeats !== undefined) this.noteRepeats(before, event);
         return;
       }
       case "block": {
@@ -400,7 +433,7 @@ class StateDraft {
         state.operations = event.keep.operations ? before.operations : emptyOperationsState();
         // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
         state.escalation = event.keep.strikes ? (before.escalation ?? emptyEscalationState()) : emptyEscalationState();
-        this.clearEdits(before); // counted per run
+        this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
         return;
       }
       case "external": {
@@ -408,6 +441,7 @@ class StateDraft {
         const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
         if (!mutates) return;
         // Repeating a call after someone else changed the world is a new question: the window starts again.
+        this.moveMark(before);
         const state = this.own();
         state.operations = invalidateOperations(before.operations, event.effect);
         state.repetition = {
@@ -427,7 +461,8 @@ class StateDraft {
       default: {
         // Escalation events (states saved before escalation existed have no `escalation`).
         const previous = before.escalation ?? emptyEscalationState();
-        // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits.
+        // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
+        // and the repeat ceiling.
         if (event.type === "forgive") this.clearEdits(before);
         const escalation = reduceEscalation(previous, event);
         if (escalation === previous) return;

@@ -3,7 +3,7 @@
  * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
-import { unchangedResultNote } from "../feedback-texts.js";
+import { unchangedResultNote, withNoteAfter } from "../feedback-texts.js";
 import type { CallEffect } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 import { truncate } from "../text.js";
@@ -11,7 +11,8 @@ import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide
 import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
-import { resultDigest } from "./repetition.js";
+import { normalizerFor } from "./normalize.js";
+import { type RecordedResult, resultDigest } from "./repetition.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
 
 /**
@@ -417,13 +418,9 @@ export function resultEvents(
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
   const limits = options.memory;
-  const result = {
-    ok: outcome.ok,
-    digest: resultDigest(outcome.ok, outcome.text),
-    preview: truncate(outcome.text, options.feedback.maxResultChars),
-  };
   // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
   const { seq, key, tool, effect, callId, deduped } = call;
+  const result = recordedResult(tool, outcome, options);
   if (countsEdits(tool, effect, options)) {
     return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits, edits: true }];
   }
@@ -431,8 +428,23 @@ export function resultEvents(
 }
 
 /**
+ * What is recorded of a call's outcome: the digest the rules compare (of the text after the tool's normalizer, see
+ * `rules.normalizeResult`), the exact digest when the normalizer changed the text (result dedupe compares it), and
+ * the start of the text.
+ */
+function recordedResult(tool: string, outcome: CallOutcome, options: ResolvedToolGuardOptions): RecordedResult {
+  const { ok, text } = outcome;
+  const preview = truncate(text, options.feedback.maxResultChars);
+  const exact = resultDigest(ok, text);
+  const normalized = normalizerFor(options, tool)?.(text) ?? text;
+  if (normalized === text) return { ok, digest: exact, preview };
+  return { ok, digest: resultDigest(ok, normalized), exact, preview };
+}
+
+/**
  * The text a call's answer carries after the tool's result: the file-edits reminder of a call that ran and
- * succeeded (a failed write is not counted, so it gets none); `undefined` for any other call.
+ * succeeded (a failed write is not counted, so it gets none), and the repeat ceiling's reminder of a call that ran;
+ * `undefined` for any other call.
  *
  * @example
  * ```ts
@@ -442,7 +454,10 @@ export function resultEvents(
  * ```
  */
 export function answerReminder(decision: ToolCallDecision, outcome: CallOutcome | undefined): string | undefined {
-  return decision.allowed && outcome?.ok === true ? decision.fileEdits?.reminder : undefined;
+  if (!decision.allowed || outcome === undefined) return undefined;
+  const file = outcome.ok ? decision.fileEdits?.reminder : undefined;
+  const repeat = decision.repeats?.reminder;
+  return file === undefined ? repeat : repeat === undefined ? file : withNoteAfter(file, repeat);
 }
 
 /**
