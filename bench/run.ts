@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { type Figure, machine, quick, summaryTable } from "./report.js";
 
 /** Every bench, in the order they run. */
-export const BENCHES = ["overhead", "parts", "similarity", "fs", "channels", "resume", "eval"] as const;
+export const BENCHES = ["overhead", "parts", "similarity", "normalize", "fs", "channels", "resume", "eval"] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
