@@ -65,7 +65,7 @@ export const DEFAULT_MESSAGES: Readonly<Record<BlockRule, (ctx: BlockContext) =>
       ? `⚠️ FILE REWRITTEN TOO OFTEN: '${path ?? "this file"}' was already rewritten whole ${count - 1} times in this run. Writing the whole file again and again means the approach is not working: this rewrite, and every further rewrite of the whole file in this run, is blocked (a targeted edit of one part of it is not).`
       : `⚠️ FILE EDITED TOO OFTEN: '${path ?? "this file"}' was already written ${count - 1} times in this run. Rewriting the same file again and again means the approach is not working: this write, and every further write of this file in this run, is blocked.`,
   repeat_ceiling: ({ tool, count }) =>
-    `⚠️ SAME CALL TOO OFTEN: Tool '${tool}' was already called ${count - 1} times with these arguments in this run. Its answers may change, but calling it again is not getting you anywhere: this call, and every further identical call in this run, is blocked.`,
+    `⚠️ SAME CALL TOO OFTEN: Tool '${tool}' was already called ${count - 1} times with these arguments in this run. Its answers may change, but calling it again is not getting you anywhere: this call is blocked, and so is every further identical call until something else has changed.`,
 };
 
 /**

@@ -50,7 +50,7 @@ export const repeatCeilingSchema = z
   .object({
     /** The identical call whose answer gets a reminder (and every one after it). `false`: none. Default 6. */
     remindAt: z.union([z.literal(false), z.number()]).default(REPEAT_CEILING_DEFAULTS.remindAt),
-    /** The identical call that is blocked (and every one after it, in the run). Default 10. */
+    /** The identical call that is blocked (and every one after it, until the count restarts). Default 10. */
     blockAt: z.number().default(REPEAT_CEILING_DEFAULTS.blockAt),
   })
   .strict()
@@ -219,7 +219,7 @@ export const guardRulesSchema = z
     /**
      * Repeat ceiling: identical calls in one run, even when their answers change. From the `remindAt`-th the call
      * runs and its answer carries a reminder after the tool's result; the `blockAt`-th is blocked (a strike), and so
-     * is every later identical call in the run. The count restarts after a change made by a call new in the run, a
+     * is every later identical call until the count restarts: after a change made by a call new in the run, a
      * call that lets time pass, and a poll whose normalized answer moved; a call whose arguments wait is not
      * counted. `false`: off. Default `{ remindAt: 6, blockAt: 10 }`.
      */

@@ -79,11 +79,16 @@ interface Hit {
   text: string;
 }
 
+const KEY_ENDS = new Set([..."dDtgespnyk"].map((c) => c.charCodeAt(0)));
+
 /** What {@link isVolatileKey} said of recent keys (JSON repeats its keys): cleared when it holds 512. */
 const keyVerdicts = new Map<string, boolean>();
 
 /** Whether a key names a per-call id or time (`request_id`, `traceId`, `checked_at`, `createdAt`, `ts`, …). */
 function isVolatileKey(key: string): boolean {
+  // Every such key ends in d/D (…id, …Id, elapsed), t (…_at, …At, receipt), g (etag), e (nonce), s (ts, …ms),
+  // p (timestamp), n (duration), y (latency) or k (took).
+  if (!KEY_ENDS.has(key.charCodeAt(key.length - 1))) return false;
   let verdict = keyVerdicts.get(key);
   if (verdict === undefined) {
     if (keyVerdicts.size >= 512) keyVerdicts.clear();
@@ -167,6 +172,9 @@ function stickyAt(re: RegExp, text: string, i: number, placeholder: string): Hit
 
 /** The end of a time unit (`ms`, `s`, `seconds`, `min`, …) that starts at `u` and ends a word, or -1. */
 function unitEnd(text: string, u: number): number {
+  const c = text.charCodeAt(u);
+  // n(s), µ(s), u(s), m(s, in), s(ec, econds)
+  if (c !== 110 && c !== 181 && c !== 117 && c !== 109 && c !== 115) return -1;
   let w = u;
   while (w < text.length && w - u <= 7) {
     const c = text.charCodeAt(w);

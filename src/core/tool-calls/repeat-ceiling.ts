@@ -109,8 +109,12 @@ function argsWait(args: unknown): boolean {
   try {
     // Inside the try: a revoked Proxy throws even when asked whether it is an array.
     if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
-    for (const [name, value] of Object.entries(args)) {
+    for (const name in args) {
+      if (!Object.hasOwn(args, name)) continue;
+      const value = (args as Record<string, unknown>)[name];
       if (value !== true && !(typeof value === "number" && value > 0)) continue;
+      // A cheap test first: most arguments set to a number are no wait (`limit: 10`, `page: 2`).
+      if (!WAIT_TEXT.test(name)) continue;
       const words = name
         .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
         .toLowerCase()
@@ -122,6 +126,8 @@ function argsWait(args: unknown): boolean {
   }
   return false;
 }
+
+const WAIT_TEXT = /wait|sleep|delay|pause/i;
 
 /**
  * What a call is to the ceiling (see {@link RepeatKind}), or `undefined` when the ceiling is off for every tool
