@@ -110,7 +110,15 @@ export function fileEditsReminder(
   ].join("\n");
 }
 
-/** The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`). */
+/**
+ * The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`).
+ *
+ * @example
+ * ```ts
+ * repeatCeilingReminder("web_search", 6, 10);
+ * // "[REPEATED CALL] This was the 6th identical call of 'web_search' in this run; the 10th and later ones are blocked. …"
+ * ```
+ */
 export function repeatCeilingReminder(tool: string, calls: number, blockAt: number): string {
   return [
     `[REPEATED CALL] This was the ${ordinal(calls)} identical call of '${tool}' in this run; the ${ordinal(blockAt)} and later ones are blocked.`,

@@ -17,7 +17,6 @@ export {
   missingHookMessage,
   notRunAnswer,
   reminderFeedback,
-  repeatCeilingReminder,
   userQuestion,
   withNoteAfter,
 } from "./feedback-texts.js";
@@ -125,14 +124,14 @@ export {
   blockMessage,
   type MessageTemplate,
 } from "./tool-calls/messages.js";
-export { normalizeResult, normalizerFor, type ResultNormalizer } from "./tool-calls/normalize.js";
+export { normalizeResult, type ResultNormalizer } from "./tool-calls/normalize.js";
 export type {
   FileOperation,
   OperationLimits,
   OperationRecord,
   OperationsState,
 } from "./tool-calls/redundancy.js";
-export { REPEATS_LIMIT, type RepeatCount, type RepeatKind, type RepeatState } from "./tool-calls/repeat-ceiling.js";
+export type { RepeatCount, RepeatKind, RepeatState } from "./tool-calls/repeat-ceiling.js";
 export type {
   CallRecord,
   Change,

@@ -10,7 +10,6 @@ import {
   BLOCK_RULES,
   emptyToolGuardState,
   GuardOptionsError,
-  REPEATS_LIMIT,
   reduceToolGuard,
   resolveToolGuardOptions,
   type ToolCallInput,
@@ -19,6 +18,7 @@ import {
   turnStreamEvents,
 } from "../../src/core/index.js";
 import type { ToolCallDecision } from "../../src/core/tool-calls/decide.js";
+import { REPEATS_LIMIT } from "../../src/core/tool-calls/repeat-ceiling.js";
 import { commitTurn, planTurn, unchangedNote } from "../../src/core/tool-calls/turn.js";
 
 let ids = 0;

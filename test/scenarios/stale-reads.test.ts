@@ -147,6 +147,22 @@ describe.each(ADAPTERS)(
       expect(r.toolGuard.escalation.strikes).toBe(0);
     });
 
+    it("an outside edit that changes only a timestamp: the read runs (results are compared exactly here)", async () => {
+      // The rules compare results without volatile parts, so the two reads look equal to them; the freshness check
+      // compares the exact text, so the file that changed is read, and the block never quotes the old stamp.
+      const stamped = (at: string) => `# generated ${at}\n${OLD}`;
+      const r = await run(adapter, stamped("2025-01-02T10:00:03Z"), [
+        { call: list },
+        { call: read },
+        { call: list },
+        { call: read },
+        { call: read, before: edit(stamped("2025-01-02T10:05:41Z")) },
+      ]);
+      expect(r.outcomes).toEqual(ran(5));
+      expect(r.answers[4]).toContain("2025-01-02T10:05:41Z");
+      expect(blocks(r)).toBe(0);
+    });
+
     it("read three times, an outside edit, read: the threshold rule lets the changed file be read", async () => {
       const r = await run(adapter, OLD, [
         { call: read },
@@ -206,6 +222,16 @@ describe.each(ADAPTERS)(
           adapter,
           OLD,
           [list, read, list, read].map((call): Step => ({ call })).concat([{ call: read, before: edit(OLD) }]),
+        );
+        expect(r.outcomes).toEqual([...ran(4), "cycle@1"]);
+      });
+
+      it("a file that holds a timestamp, unchanged: list, read, list, read, read is still a cycle block", async () => {
+        // The rules compare normalized results, the freshness check the exact text: an unchanged file is unchanged.
+        const r = await run(
+          adapter,
+          `# generated 2025-01-02T10:00:03Z\n${OLD}`,
+          [list, read, list, read, read].map((call): Step => ({ call })),
         );
         expect(r.outcomes).toEqual([...ran(4), "cycle@1"]);
       });

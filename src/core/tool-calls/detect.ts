@@ -310,7 +310,9 @@ export function detectCall(
 function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: RecordedResult | undefined): boolean {
   if (previous === undefined || ctx.answersNow === undefined) return false;
   const now = ctx.answersNow(call);
-  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== previous.digest);
+  // The exact text: a file whose content changed only in a timestamp has changed (the normalizer is for loops).
+  const exact = previous.exact ?? previous.digest;
+  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== exact);
 }
 
 /**

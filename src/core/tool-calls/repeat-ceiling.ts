@@ -36,7 +36,7 @@ export interface RepeatCount {
 }
 
 /**
- * The repeat ceiling's counts in the current run: the most recently made calls last, at most {@link REPEATS_LIMIT}.
+ * The repeat ceiling's counts in the current run: the most recently made calls last, at most 50 (`REPEATS_LIMIT`).
  * `mark` moves at every change made by a call new in the run, every call that lets time pass and every change made
  * by someone else: each count made under an older mark starts again.
  *
@@ -66,6 +66,11 @@ export const REPEATS_LIMIT = 50;
  * What a recorded call is to the ceiling: `"wait"` lets time pass (a tool that waits by its name, or arguments that
  * wait: `wait_seconds: 30`), which restarts every count and is not counted itself; `"poll"` a stateful call, counted
  * until its answer moves; `"count"` any other call.
+ *
+ * @example
+ * ```ts
+ * const kind: RepeatKind = "poll"; // get_job_status({ id: 7 }): counted until its normalized answer moves
+ * ```
  */
 export type RepeatKind = "count" | "poll" | "wait";
 
