@@ -20,11 +20,14 @@ import { join } from "node:path";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../../src/fs/atomic-write.js";
 import { problemMessage } from "../../src/fs/io.js";
 import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
+import { fileToolsMiddleware, guardMiddleware } from "../../src/middleware/index.js";
+import { ScriptedChatModel } from "../../src/testing/index.js";
 import { directTools } from "./direct.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-writes-")));
@@ -96,6 +99,41 @@ describe("edits of one file in one response are serialized", () => {
     const third = diffOf("a.txt", "@@ -1,2 +1,2 @@\n-line 1\n+LINE ONE\n LINE TWO\n");
     const [next] = await respond({ name: "apply_source_code_diff", args: { path: "a.txt", diff: third } });
     expect(next?.status).toBe("success");
+  });
+
+  it("two diffs to one file in one response both apply in createAgent with fileToolsMiddleware", async () => {
+    const root = project({ "a.txt": lines(12) });
+    const first = diffOf("a.txt", "@@ -1,3 +1,3 @@\n line 1\n-line 2\n+LINE TWO\n line 3\n");
+    const second = diffOf("a.txt", "@@ -9,3 +9,3 @@\n line 9\n-line 10\n+LINE TEN\n line 11\n");
+    const llm = new ScriptedChatModel(
+      [
+        { toolCalls: [{ name: "read_file", args: { path: "a.txt" }, id: "r1" }] },
+        {
+          toolCalls: [
+            { name: "apply_source_code_diff", args: { path: "a.txt", diff: first }, id: "d1" },
+            { name: "apply_source_code_diff", args: { path: "a.txt", diff: second }, id: "d2" },
+          ],
+        },
+        { content: "done" },
+      ],
+      { whenExhausted: "throw" },
+    );
+    const agent = createAgent({
+      model: llm,
+      tools: [],
+      middleware: [guardMiddleware(), fileToolsMiddleware({ root })],
+      checkpointer: new MemorySaver(),
+    });
+    const out = await agent.invoke(
+      { messages: [{ role: "user", content: "edit" }] },
+      { configurable: { thread_id: "m" } },
+    );
+    const statuses = (out.messages as BaseMessage[])
+      .filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id.startsWith("d"))
+      .map((m) => m.status);
+    expect(statuses).toEqual(["success", "success"]);
+    const after = readFileSync(join(root, "a.txt"), "utf8");
+    expect(after).toBe(lines(12).replace("line 2\n", "LINE TWO\n").replace("line 10\n", "LINE TEN\n"));
   });
 
   it("five diffs to one file in one response all apply, in the order of the response", async () => {
