@@ -91,6 +91,7 @@ export type IoProblem =
   | { kind: "hard-link"; links: number }
   | { kind: "outside" }
   | { kind: "timeout"; ms: number }
+  | { kind: "changed"; removed?: boolean }
   | { kind: "error"; code: string };
 
 /**
@@ -123,10 +124,14 @@ export function problemMessage(shown: string, problem: IoProblem, action: "read"
       return `${name} changed while it was being opened and is no longer inside the project root; nothing was ${action}.`;
     case "timeout":
       return action === "written"
-        ? `Writing ${name} did not finish within ${problem.ms} ms; the file may be partly written.`
+        ? `Writing ${name} did not finish within ${problem.ms} ms. Nothing was changed.`
         : `Reading ${name} did not finish within ${problem.ms} ms.`;
+    case "changed":
+      return `${name} was ${problem.removed ? "removed" : "changed"} on disk while it was being written (by another program). Nothing was changed: read it again.`;
     case "error":
-      return `Cannot ${verb} ${name} (${problem.code}).`;
+      return action === "written"
+        ? `Cannot write ${name} (${problem.code}). Nothing was changed.`
+        : `Cannot ${verb} ${name} (${problem.code}).`;
   }
 }
 
@@ -139,8 +144,15 @@ function problemOf(error: unknown): IoProblem {
   return { kind: "error", code };
 }
 
-/** Thrown (internally) when an operation takes longer than its timeout. */
-class IoTimeout extends Error {
+/**
+ * Thrown by {@link withTimeout} when an operation takes longer than its timeout.
+ *
+ * @example
+ * ```ts
+ * try { await withTimeout(work, 1000); } catch (e) { if (e instanceof IoTimeout) console.log(e.ms); }
+ * ```
+ */
+export class IoTimeout extends Error {
   constructor(readonly ms: number) {
     super(`timed out after ${ms} ms`);
   }
@@ -163,15 +175,38 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-type Failure = { ok: false; problem: IoProblem };
+/**
+ * A read or write that did not happen, and why.
+ *
+ * @example
+ * ```ts
+ * const failure: IoFailure = { ok: false, problem: { kind: "missing" } };
+ * ```
+ */
+export type IoFailure = { ok: false; problem: IoProblem };
+type Failure = IoFailure;
 
-/** A failure from a system error (or anything thrown). */
-function failed(error: unknown): Failure {
+/**
+ * A failure from a system error (or anything thrown).
+ *
+ * @example
+ * ```ts
+ * failed(Object.assign(new Error("x"), { code: "ENOENT" })); // { ok: false, problem: { kind: "missing" } }
+ * ```
+ */
+export function failed(error: unknown): Failure {
   return { ok: false, problem: problemOf(error) };
 }
 
-/** Why an opened file may not be read or written: not a regular file, or (with `maxBytes`) larger than that. */
-function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): Failure | undefined {
+/**
+ * Why an opened file may not be read or written: not a regular file, or (with `maxBytes`) larger than that.
+ *
+ * @example
+ * ```ts
+ * unfit(await handle.stat()); // undefined for a regular file
+ * ```
+ */
+export function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): Failure | undefined {
   const kind = kindOf(stat);
   if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
   if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
@@ -193,8 +228,13 @@ async function bounded<R>(work: () => Promise<R | Failure>, ms: number): Promise
  * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux): true or false, or
  * undefined where the system cannot tell. Closes the race between resolving a path and opening it (a folder on
  * the way swapped for a symlink in between).
+ *
+ * @example
+ * ```ts
+ * if (fdInside(handle.fd, "/repo") === false) refuse();
+ * ```
  */
-function fdInside(fd: number, root: string): boolean | undefined {
+export function fdInside(fd: number, root: string): boolean | undefined {
   let path: string;
   try {
     path = readlinkSync(`/proc/self/fd/${fd}`);
@@ -318,74 +358,6 @@ export function readRegularFileSync(path: string, root: string, maxBytes: number
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * The result of a write: whether it created the file, and the stat of what was written; or why nothing was.
- *
- * @example
- * ```ts
- * const w: WriteResult = await writeRegularFile("/repo/a.txt", "x\n", options);
- * ```
- */
-export type WriteResult = { ok: true; created: boolean; stat: Stats } | { ok: false; problem: IoProblem };
-
-/** Options of one write. */
-export interface WriteOptions {
-  root: string;
-  timeoutMs: number;
-  /** Refuse a file with more than one hard link. */
-  refuseHardLinks: boolean;
-}
-
-/** Opens `path` for writing without truncating: created (`O_EXCL`) when missing, never through a symlink. */
-async function openForWrite(path: string): Promise<{ handle: FileHandle; created: boolean }> {
-  const flags = constants.O_WRONLY | NONBLOCK | NOFOLLOW;
-  try {
-    return { handle: await open(path, flags | constants.O_CREAT | constants.O_EXCL, 0o666), created: true };
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") throw error;
-  }
-  return { handle: await open(path, flags), created: false };
-}
-
-/**
- * Writes `content` to a regular file (created if missing): opened without following a symlink and without
- * blocking (a FIFO is refused, not waited on), checked with `fstat` (a regular file; one hard link with
- * `refuseHardLinks`) and, where the system can tell, inside the root — all before it is truncated — then
- * written, within `timeoutMs`. The stat is taken from the written file.
- *
- * @example
- * ```ts
- * await writeRegularFile("/repo/a.txt", "x\n", { root: "/repo", timeoutMs: 10_000, refuseHardLinks: false });
- * ```
- */
-export async function writeRegularFile(path: string, content: string, options: WriteOptions): Promise<WriteResult> {
-  return bounded(async (): Promise<WriteResult> => {
-    let opened: { handle: FileHandle; created: boolean };
-    try {
-      opened = await openForWrite(path);
-    } catch (error) {
-      return failed(error);
-    }
-    const { handle, created } = opened;
-    try {
-      const before = await handle.stat();
-      const refused = unfit(before);
-      if (refused) return refused;
-      if (options.refuseHardLinks && before.nlink > 1) {
-        return { ok: false, problem: { kind: "hard-link", links: before.nlink } };
-      }
-      if (fdInside(handle.fd, options.root) === false) return { ok: false, problem: { kind: "outside" } };
-      await handle.truncate(0);
-      await handle.writeFile(content, "utf8"); // from position 0: the file was just opened
-      return { ok: true, created, stat: await handle.stat() };
-    } catch (error) {
-      return failed(error);
-    } finally {
-      await handle.close().catch(() => {});
-    }
-  }, options.timeoutMs);
 }
 
 /**

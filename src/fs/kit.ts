@@ -200,7 +200,7 @@ function respond(name: string, call: CallContext, answer: Answer, kit: FileToolK
  */
 export function createToolKit(options: FileToolsOptions): FileToolKit {
   const o = resolveFileToolsOptions(options);
-  const sandbox = createSandbox({ root: o.root, denyWrites: o.denyWrites });
+  const sandbox = createSandbox({ root: o.root, denyWrites: o.denyWrites, allowGitWrites: o.allowGitWrites });
   const now = () => (o.clock ?? Date.now)();
   return {
     options: o,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { guardLoggerSchema, parseOptions } from "../core/options.js";
 import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";
+import { denyWritesProblem } from "./deny-writes.js";
 import { DEFAULT_READ_LIMITS } from "./read.js";
 import { DEFAULT_IGNORED } from "./tree.js";
 
@@ -36,10 +37,23 @@ const optionsSchema = z.strictObject({
   /** Also create `execute_command` (runs `bash -c` in the root). Default false. */
   allowCommands: z.boolean().default(false),
   /**
-   * Paths tools may read but not write, matched as in `.gitignore` (`.git/` is any `.git` folder, at any depth;
-   * `/dist/` or `src/gen/` are anchored at the root). Default `[".git/"]`.
+   * Paths tools may read but not write, matched as git matches a root `.gitignore` (`*.pem`, `.env*` at any depth;
+   * `secrets/**`, `/dist/` anchored at the root). Added to the built-in protection of `.git`, which this list cannot
+   * drop (see `allowGitWrites`). Default: none.
    */
-  denyWrites: z.array(z.string()).default([".git/"]),
+  denyWrites: z
+    .array(
+      z.string().superRefine((entry, ctx) => {
+        const problem = denyWritesProblem(entry);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    )
+    .default([]),
+  /**
+   * Let the tools write inside `.git` folders and files (hooks, config: code that git runs), which they never do
+   * otherwise, whatever `denyWrites` says. Default false.
+   */
+  allowGitWrites: z.boolean().default(false),
   /** Names never listed. Default `.git`, `node_modules`, `__pycache__`, `.venv`, ... */
   ignored: z.array(z.string()).default([...DEFAULT_IGNORED]),
   /**

@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { denyWritesMatcher } from "./deny-writes.js";
 import { echo } from "./echo.js";
 
 /**
@@ -44,20 +45,22 @@ export type ResolvedPath =
  *
  * @example
  * ```ts
- * createSandbox({ root: "/repo", denyWrites: [".git/", "package-lock.json"] } satisfies SandboxOptions);
+ * createSandbox({ root: "/repo", denyWrites: ["*.pem", ".env*", "package-lock.json"] } satisfies SandboxOptions);
  * ```
  */
 export interface SandboxOptions {
   /** The project root: every path must resolve (symlinks followed) inside it. */
   root: string;
   /**
-   * Paths (relative to the root, `/`-separated) that tools may read but never write, matched as in `.gitignore`:
-   * an entry with no `/` other than a trailing one (`.git/`, `package-lock.json`) matches that name at any depth,
-   * and everything below it; one with a `/` inside or in front (`src/generated/`, `/dist/`, `./x.lock`) is anchored
-   * at the root, and covers everything below it too. Case is ignored. Default: `[".git/"]` (the internals of
-   * the repository and of any nested repository or submodule).
+   * Paths (relative to the root, `/`-separated) that tools may read but never write, matched as git matches a
+   * `.gitignore` at the root (the `ignore` package; case ignored): `*.pem` and `.env*` at any depth, `secrets/**`,
+   * `/dist/` and `src/generated/` anchored at the root (a leading `./` too), a folder pattern covering everything
+   * below it. Added to the built-in protection of `.git` (any `.git` folder or file, at any depth), which this list
+   * cannot drop. Default: none.
    */
   denyWrites?: readonly string[];
+  /** Let the tools write inside `.git` (the built-in protection off). Default false. */
+  allowGitWrites?: boolean;
 }
 
 /**
@@ -89,31 +92,6 @@ export function realPathInside(root: string, absolute: string): string | undefin
   } catch {
     return undefined;
   }
-}
-
-/** One `denyWrites` entry: its name segments, and whether it is anchored at the root. */
-interface DenyRule {
-  segments: string[];
-  anchored: boolean;
-}
-
-function denyRule(entry: string): DenyRule {
-  const anchored = /^\.?\//.test(entry) || entry.replace(/\/+$/, "").includes("/");
-  const bare = entry
-    .replace(/^\.?\//, "")
-    .replace(/\/+$/, "")
-    .toLowerCase();
-  return { segments: bare === "" ? [] : bare.split("/"), anchored };
-}
-
-/** Whether the `/`-separated path `rel` is (or is below) what the rule names. */
-function denies(rule: DenyRule, rel: string): boolean {
-  if (rule.segments.length === 0) return false;
-  const parts = rel.toLowerCase().split("/");
-  const matchesAt = (i: number) => rule.segments.every((s, k) => parts[i + k] === s);
-  if (rule.anchored) return matchesAt(0);
-  for (let i = 0; i + rule.segments.length <= parts.length; i += 1) if (matchesAt(i)) return true;
-  return false;
 }
 
 /**
@@ -171,7 +149,7 @@ function realPathOf(absolute: string, links = 0): string {
 /**
  * A sandbox for file tools: resolves every path to its real absolute path (symlinks followed, non-existent tails
  * handled, loops caught) and refuses anything outside `root` by a separator-aware check (`/proj2` is not inside
- * `/proj`), paths with NUL bytes, and writes to denied paths. A name that merely contains `..`
+ * `/proj`), paths with NUL bytes, and writes to denied paths (`denyWrites`, and `.git` unless `allowGitWrites`). A name that merely contains `..`
  * (`[...slug].tsx`) is an ordinary name.
  *
  * @example
@@ -185,7 +163,7 @@ function realPathOf(absolute: string, links = 0): string {
 export function createSandbox(options: SandboxOptions) {
   if (typeof options.root !== "string" || options.root === "") throw new TypeError("createSandbox: root is required");
   const root = realpathSync.native(resolve(options.root));
-  const denied = (options.denyWrites ?? [".git/"]).map(denyRule);
+  const denies = denyWritesMatcher(options);
 
   const resolvePath = (input: unknown, opts: { write?: boolean } = {}): ResolvedPath => {
     if (typeof input !== "string" || input === "") {
@@ -225,8 +203,10 @@ export function createSandbox(options: SandboxOptions) {
       };
     }
     const rel = relative(root, real).split(sep).join("/");
-    if (opts.write && rel !== "" && denied.some((rule) => denies(rule, rel))) {
-      return { ok: false, reason: "denied", message: `Writing to ${echo(rel)} is not allowed.` };
+    // Both the real path and the path as given (a link named `.env` to an allowed file is still `.env`).
+    const given = relative(root, absolute).split(sep).join("/");
+    if (opts.write && (denies(rel) || (isInside(root, absolute) && denies(given)))) {
+      return { ok: false, reason: "denied", message: `Writing to ${echo(denies(rel) ? rel : given)} is not allowed.` };
     }
     return { ok: true, path: real, relative: rel === "" ? "." : rel };
   };

@@ -1,12 +1,18 @@
-/** `write_to_file` and `apply_source_code_diff`: write a file inside the sandbox and cache what was written. */
+/**
+ * `write_to_file` and `apply_source_code_diff`: write a file inside the sandbox and cache what was written. Edits of
+ * one file run one at a time, each checked against what the thread last saw of the file (see `edits.ts`), and
+ * replace it atomically (see `atomic-write.ts`); a diff is applied to the file's bytes (see `patch.ts`).
+ */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { applyPatch } from "diff";
 import { z } from "zod";
+import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
-import { errorSummary, problemMessage, readRegularFile, writeRegularFile } from "./io.js";
-import { type Answer, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
+import { type Baseline, checkBaseline, recordToolWrite, serialized } from "./edits.js";
+import { errorSummary, problemMessage, readRegularFile } from "./io.js";
+import { type Answer, type CallContext, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
+import { applyDiffToBytes, type PatchResult } from "./patch.js";
 import { splitLines } from "./read.js";
 import { realPathInside } from "./sandbox.js";
 
@@ -23,19 +29,24 @@ const diffSchema = z.object({
   diff: z.string().describe("A unified diff against the current file"),
 });
 
+/** An edit of one file: what it writes, what it found there, and its answer once written. */
+interface Edit {
+  shown: string;
+  target: Target;
+  bytes: Buffer;
+  seen: Extract<Baseline, { ok: true }>;
+  summary: (created: boolean) => string;
+}
+
 /**
- * Writes `content` to the target (creating its folders) and answers `summary(created)`. Only a regular file is
- * written (see `writeRegularFile`: never a FIFO or a device, never through a symlink, with `refuseHardLinks` never
- * a file with other hard links). With the cache on, the written content is cached with the stat of what was
- * written, and a created file is added to the directory tree.
+ * Writes the edit's bytes to the target (creating its folders) and answers `summary(created)`. Only a regular file
+ * is written, atomically (see `writeFileAtomic`: never a FIFO or a device, never through a symlink, with
+ * `refuseHardLinks` never a file with other hard links; a file read for the check must not have changed since).
+ * With the cache on, the written content is cached with the stat of what was written, a created file is added to
+ * the directory tree, and the write is noted for the next edit of the same response.
  */
-async function save(
-  kit: FileToolKit,
-  shown: string,
-  target: Target,
-  content: string,
-  summary: (created: boolean) => string,
-): Promise<Answer> {
+async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<Answer> {
+  const { shown, target, seen } = edit;
   const o = kit.options;
   const folder = dirname(target.path);
   try {
@@ -46,60 +57,90 @@ async function save(
   // The folders just made must still be inside the root (none swapped for a symlink meanwhile).
   if (realPathInside(kit.root, folder) !== folder) return fail(problemMessage(shown, { kind: "outside" }, "written"));
   const writtenAt = kit.now(); // before the stat of what is written: the racy window is measured from it
-  const written = await writeRegularFile(target.path, content, {
+  const written = await writeFileAtomic(target.path, edit.bytes, {
     root: kit.root,
     timeoutMs: o.limits.ioTimeoutMs,
     refuseHardLinks: o.refuseHardLinks,
+    expected: seen.current?.stat,
   });
   if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];
   if (o.cache.enabled) {
-    const file = kit.cacheEntry(content, written.stat, writtenAt);
+    const file = kit.cacheEntry(edit.bytes.toString("utf8"), written.stat, writtenAt);
     writes.push({ op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles });
+    if (call.toolCallId !== undefined) {
+      recordToolWrite(target.path, { before: seen.hash, after: file.hash, callId: call.toolCallId });
+    }
     if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
       kit.log(`[DIR_CACHE] Updated directory cache for created file: ${echo(target.relative)}`);
     }
   }
-  return { content: summary(written.created), ok: true, artifact: { path: target.relative, cached: false }, writes };
+  const artifact = { path: target.relative, cached: false };
+  return { content: edit.summary(written.created), ok: true, artifact, writes };
 }
 
-async function writeToFileAnswer(kit: FileToolKit, input: z.infer<typeof writeSchema>): Promise<Answer> {
+async function writeToFileAnswer(
+  kit: FileToolKit,
+  input: z.infer<typeof writeSchema>,
+  call: CallContext,
+): Promise<Answer> {
   const target = kit.sandbox.resolve(input.path, { write: true });
   if (!target.ok) return fail(target.message);
   const lines = splitLines(input.content).length;
   const summary = () => `Wrote ${lines} lines (${input.content.length} characters) to ${echo(target.relative)}.`;
-  return save(kit, input.path, target, input.content, summary);
+  return serialized(target.path, async () => {
+    const seen = await checkBaseline(kit, call, target, undefined);
+    if (!seen.ok) return seen.answer;
+    const bytes = Buffer.from(input.content, "utf8");
+    return save(kit, call, { shown: input.path, target, bytes, seen, summary });
+  });
 }
 
-async function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchema>): Promise<Answer> {
+/** What the model is told when a diff is not applied. */
+function patchFailure(relative: string, failure: Extract<PatchResult, { ok: false }>): string {
+  const name = echo(relative);
+  switch (failure.reason) {
+    case "invalid":
+      return `The diff is not a valid unified diff: ${echo(failure.detail ?? "")}. Nothing was changed.`;
+    case "several-files":
+      return `The diff changes more than one file: apply_source_code_diff takes the diff of ${name} alone. Nothing was changed.`;
+    case "no-hunks":
+      return `The diff has no hunks (no @@ lines), so there is nothing to apply to ${name}. Nothing was changed; send a unified diff: --- a/file, +++ b/file, then @@ -start,count +start,count @@ and the lines.`;
+    case "mismatch":
+      return `The diff does not apply to ${name}: the context of a hunk does not match the file. Nothing was changed; read the file again and make the diff against its current content.`;
+    case "unchanged":
+      return `The diff changes nothing in ${name}: its hunks leave the file as it is. Nothing was written.`;
+  }
+}
+
+async function applyDiffAnswer(
+  kit: FileToolKit,
+  input: z.infer<typeof diffSchema>,
+  call: CallContext,
+): Promise<Answer> {
   const target = kit.sandbox.resolve(input.path, { write: true });
   if (!target.ok) return fail(target.message);
   const o = kit.options;
-  const read = await readRegularFile(target.path, {
-    root: kit.root,
-    maxBytes: o.limits.maxFileBytes,
-    timeoutMs: o.limits.ioTimeoutMs,
+  return serialized(target.path, async () => {
+    const readAt = kit.now();
+    const read = await readRegularFile(target.path, {
+      root: kit.root,
+      maxBytes: o.limits.maxFileBytes,
+      timeoutMs: o.limits.ioTimeoutMs,
+    });
+    if (!read.ok && read.problem.kind !== "missing") return fail(problemMessage(input.path, read.problem, "changed"));
+    const seen = await checkBaseline(kit, call, target, read.ok ? read : null, readAt); // read, then removed: said so
+    if (!seen.ok) return seen.answer;
+    if (!read.ok) {
+      return fail(`${problemMessage(input.path, read.problem, "changed")} (use write_to_file to create it).`);
+    }
+    const patched = applyDiffToBytes(read.bytes, input.diff);
+    if (!patched.ok) return fail(patchFailure(target.relative, patched));
+    const lines = splitLines(patched.bytes.toString("latin1")).length;
+    const summary = () => `Applied the diff to ${echo(target.relative)} (now ${lines} lines).`;
+    return save(kit, call, { shown: input.path, target, bytes: patched.bytes, seen, summary });
   });
-  if (!read.ok) {
-    const message = problemMessage(input.path, read.problem, "changed");
-    return fail(read.problem.kind === "missing" ? `${message} (use write_to_file to create it).` : message);
-  }
-  const source = read.bytes.toString("utf8");
-  let patched: string | false;
-  try {
-    patched = applyPatch(source, input.diff);
-  } catch (e) {
-    return fail(`The diff is not a valid unified diff: ${echo((e as Error).message)}. Nothing was changed.`);
-  }
-  if (patched === false) {
-    return fail(
-      `The diff does not apply to ${echo(target.relative)}: the context of a hunk does not match the file. Nothing was changed; read the file again and make the diff against its current content.`,
-    );
-  }
-  const after = patched;
-  const summary = () => `Applied the diff to ${echo(target.relative)} (now ${splitLines(after).length} lines).`;
-  return save(kit, input.path, target, patched, summary);
 }
 
 /**
@@ -112,8 +153,8 @@ async function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchem
  */
 export function writeToFileTool(kit: FileToolKit) {
   const description = "Create a file, or replace its whole content.";
-  return fileTool(kit, { name: "write_to_file", description, schema: writeSchema }, (input) =>
-    writeToFileAnswer(kit, input),
+  return fileTool(kit, { name: "write_to_file", description, schema: writeSchema }, (input, call) =>
+    writeToFileAnswer(kit, input, call),
   );
 }
 
@@ -128,7 +169,7 @@ export function writeToFileTool(kit: FileToolKit) {
  */
 export function applyDiffTool(kit: FileToolKit) {
   const description = "Apply a unified diff (--- a/file, +++ b/file, @@ hunks) to one file of the project.";
-  return fileTool(kit, { name: "apply_source_code_diff", description, schema: diffSchema }, (input) =>
-    applyDiffAnswer(kit, input),
+  return fileTool(kit, { name: "apply_source_code_diff", description, schema: diffSchema }, (input, call) =>
+    applyDiffAnswer(kit, input, call),
   );
 }

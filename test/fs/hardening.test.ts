@@ -293,13 +293,17 @@ describe("sandbox: every path the tools touch is confined, refreshes too", () =>
 });
 
 describe("hard links", () => {
-  it("are read and written through by default (documented); refuseHardLinks refuses writes to them", async () => {
+  it("are read through by default (documented); a write replaces the link; refuseHardLinks refuses it", async () => {
     const { root, outside } = project({ "own.txt": "mine\n" });
     linkSync(join(outside, "secret.txt"), join(root, "linked.txt"));
     const open = directTools(root);
     expect((await open.call("read_file", { path: "linked.txt" })).text).toBe("     1\tTOPSECRET");
     await open.call("write_to_file", { path: "linked.txt", content: "CHANGED\n" });
-    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("CHANGED\n"); // the outside file: a known limit
+    // A write puts a new file in place of the link (issue 35: atomic writes): the outside file keeps its content.
+    expect(readFileSync(join(root, "linked.txt"), "utf8")).toBe("CHANGED\n");
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("TOPSECRET\n");
+    rmSync(join(root, "linked.txt"));
+    linkSync(join(outside, "secret.txt"), join(root, "linked.txt"));
 
     writeFileSync(join(outside, "secret.txt"), "TOPSECRET\n");
     const strict = directTools(root, { refuseHardLinks: true });

@@ -65,7 +65,43 @@ describe("sandbox: paths stay inside the root", () => {
     expect(sandbox.resolve(".github/workflows/ci.yml", { write: true })).toMatchObject({ ok: true });
     const custom = createSandbox({ root, denyWrites: ["secrets/", "package-lock.json"] });
     expect(custom.resolve("package-lock.json", { write: true })).toMatchObject({ ok: false, reason: "denied" });
-    expect(custom.resolve(".git/config", { write: true })).toMatchObject({ ok: true });
+    expect(custom.resolve(".git/config", { write: true })).toMatchObject({ ok: false, reason: "denied" }); // built in
+  });
+
+  it("glob entries protect as in .gitignore: *.pem, .env*, secrets/** (issue 35)", () => {
+    const custom = createSandbox({ root, denyWrites: ["*.pem", ".env*", "secrets/**"] });
+    const denied = (path: string) => !custom.resolve(path, { write: true }).ok;
+    for (const path of ["key.pem", "certs/deep/server.PEM", ".env", ".env.local", "config/.env.production"]) {
+      expect(denied(path), path).toBe(true);
+    }
+    for (const path of ["secrets/a.txt", "secrets/x/y/z.json"]) expect(denied(path), path).toBe(true);
+    for (const path of ["key.pem.txt", "env", "src/secrets/a.txt", "secretsx/a.txt", "src/app.ts", "my.env"]) {
+      expect(denied(path), path).toBe(false);
+    }
+    expect(custom.resolve("key.pem")).toMatchObject({ ok: true }); // reads stay allowed
+  });
+
+  it("a custom list cannot drop the built-in .git protection, not even with a negation (issue 35)", () => {
+    for (const denyWrites of [[], ["*.pem"], ["!.git/", "!.git/**", "!**/.git/**"]]) {
+      const custom = createSandbox({ root, denyWrites });
+      for (const path of [".git/hooks/pre-commit", ".git/config", "sub/.git/HEAD", "vendor/lib/.git"]) {
+        expect(custom.resolve(path, { write: true }), `${denyWrites} ${path}`).toMatchObject({ reason: "denied" });
+      }
+    }
+  });
+
+  it("allowGitWrites: true is the one way to write inside .git; the deny list still applies (issue 35)", () => {
+    const open = createSandbox({ root, denyWrites: ["*.pem"], allowGitWrites: true });
+    expect(open.resolve(".git/hooks/pre-commit", { write: true })).toMatchObject({ ok: true });
+    expect(open.resolve(".git/key.pem", { write: true })).toMatchObject({ ok: false, reason: "denied" });
+  });
+
+  it("the path as given is judged too: a link named .env to an allowed file is not written (issue 35)", () => {
+    writeFileSync(join(root, "src", "env.txt"), "A=1\n");
+    symlinkSync(join(root, "src", "env.txt"), join(root, ".env"));
+    const custom = createSandbox({ root, denyWrites: [".env*"] });
+    expect(custom.resolve(".env", { write: true })).toMatchObject({ ok: false, reason: "denied" });
+    expect(custom.resolve("src/env.txt", { write: true })).toMatchObject({ ok: true });
   });
 
   it("deny entries match as in .gitignore: a bare name at any depth, one with a slash anchored (issue 15)", () => {

@@ -151,6 +151,7 @@ const FACTORIES: Record<string, string[]> = {
     root: true,
     allowCommands: true,
     denyWrites: true,
+    allowGitWrites: true,
     ignored: true,
     refuseHardLinks: true,
     clock: true,
