@@ -178,7 +178,7 @@ export const loopDetectOptionsSchema = z.strictObject({
     .strictObject({
       /**
        * A `GuardLogger` (`console`, or anything with `warn`): its `warn` receives `Loop detected: 92.0% similarity
-       * to previous output` and `Breaking loop due to repetitive agent outputs`. Default `console`.
+       * to previous output` and `Breaking loop due to repetitive agent outputs`. Default none (nothing is printed).
        */
       logger: safety.logger,
       /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */

@@ -1,6 +1,7 @@
 /** replayLoopDetector: the loop detector and safety limits over a recorded run, as the live hook sees it. */
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { SafetyGuard } from "../../src/classes/index.js";
 import { type LoopState, loopDetectHook } from "../../src/index.js";
 import { type ReplayRun, replayGuards, replayLoopDetector } from "../../src/replay/index.js";
 
@@ -58,6 +59,27 @@ describe("replayLoopDetector", () => {
       { role: "assistant", text: "Done.", tool_calls: [] },
     ],
   };
+
+  it("prints nothing of its own, nor does replayGuards, at their defaults (a logger is opt-in)", () => {
+    const spies = [
+      vi.spyOn(console, "log"),
+      vi.spyOn(console, "warn"),
+      vi.spyOn(console, "info"),
+      vi.spyOn(console, "error"),
+      vi.spyOn(process.stdout, "write"),
+      vi.spyOn(process.stderr, "write"),
+    ];
+    try {
+      expect(replayLoopDetector(looping).stop?.kind).toBe("loop");
+      expect(replayGuards(looping, { loop: {} }).loop?.stop?.kind).toBe("loop");
+      const guard = new SafetyGuard();
+      guard.detectLoop("Checking the database for user information...");
+      expect(guard.detectLoop("Checking the database for user information...")).toBe(true);
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
 
   it("stops where the live hook stops, and counts the calls the stop would have saved", async () => {
     const result = replayLoopDetector(looping, { logger: quiet });

@@ -178,7 +178,7 @@ export const safetyOptionsSchema = z
     scorer: z
       .union([z.enum(["ratio", "partial_ratio", "token_sort_ratio"]), z.custom<Scorer>((v) => typeof v === "function")])
       .default("ratio"),
-    /** Where warnings go (its `warn`). Default `console`. */
+    /** Where warnings go (its `warn`): `console`, or anything with `warn`. Default none: the guards print nothing unless asked. */
     logger: guardLoggerSchema.optional(),
     /** The clock (ms since the epoch). Default `Date.now`. */
     clock: z.custom<() => number>((v) => typeof v === "function").optional(),
@@ -266,7 +266,7 @@ export interface LoopCheck {
  */
 export function detectLoopIn(state: LoopState, output: string | undefined, options: ResolvedSafetyOptions): LoopCheck {
   if (!output || output.length < options.minOutputLength) return { loop: false, state };
-  const logger = options.logger ?? console;
+  const logger = options.logger;
   const scorer = scorerOf(options);
   const fast = scorer === similarityRatio;
   try {
@@ -275,12 +275,12 @@ export function detectLoopIn(state: LoopState, output: string | undefined, optio
       // it returns the exact similarity (fuzzball.ratio / 100) of a pair that passes, undefined otherwise.
       const similarity = fast ? similarityAtLeast(output, previous, options.loopThreshold) : scorer(output, previous);
       if (similarity !== undefined && similarity >= options.loopThreshold) {
-        logger.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
+        logger?.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
         return { loop: true, similarity, index, state };
       }
     }
   } catch (error) {
-    logger.warn?.(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
+    logger?.warn?.(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
     return { loop: false, state };
   }
   const recentOutputs = [...state.recentOutputs, output].slice(-options.maxRecentOutputs);
@@ -557,7 +557,7 @@ export function stepLoopGuard(
   const check = detectLoopIn(next, turn.output, options);
   if (check.loop) {
     const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
-    (options.logger ?? console).warn?.("Breaking loop due to repetitive agent outputs");
+    options.logger?.warn?.("Breaking loop due to repetitive agent outputs");
     return { state: { ...check.state, stopped: reason }, stop: reason };
   }
   return { state: check.state, stop: null };
