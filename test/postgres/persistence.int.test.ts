@@ -69,7 +69,18 @@ async function fixture<T>(script: string, args: string[]): Promise<T> {
  * scripted model's call ids) replaced by its kind.
  */
 function stable(value: unknown): unknown {
-  const varying = ["toolCallId", "callId", "lastTurn", "turn", "endedBy", "at", "run", "person", "session", "startedAt"];
+  const varying = [
+    "toolCallId",
+    "callId",
+    "lastTurn",
+    "turn",
+    "endedBy",
+    "at",
+    "run",
+    "person",
+    "session",
+    "startedAt",
+  ];
   const normalize = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(normalize);
     if (typeof v === "string" && /^call_[0-9a-f]{8}_\d+$/.test(v)) return "<call id>";
