@@ -15,7 +15,6 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { canonicalJson } from "../src/core/index.js";
 import {
   escalationHook,
   type GuardArtifact,
@@ -23,8 +22,9 @@ import {
   GuardMessagesState,
   isEscalationInterrupt,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+} from "langgraph-guards";
+import { canonicalJson } from "langgraph-guards/core";
+import { ScriptedChatModel, type ScriptedToolCall } from "langgraph-guards/testing";
 import { runEscalationExample } from "./escalation.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 

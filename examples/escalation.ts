@@ -10,7 +10,6 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { z } from "zod";
 import {
   escalationHook,
   type GuardArtifact,
@@ -18,8 +17,9 @@ import {
   GuardMessagesState,
   isEscalationInterrupt,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, scriptedWrapUp } from "../src/testing/index.js";
+} from "langgraph-guards";
+import { ScriptedChatModel, scriptedWrapUp } from "langgraph-guards/testing";
+import { z } from "zod";
 
 /** A `write_file` whose "diagnostics" fail while the code imports pygame (it is not installed). */
 const writeFile = tool(
