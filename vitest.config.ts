@@ -5,7 +5,8 @@ import SummaryReporter from "./test/support/summary-reporter.js";
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
 export default defineConfig({
-  // The README's code imports the package by name: in tests, that name is this checkout's source.
+  // The README's code and the examples import the package by name: in tests, that name is this checkout's source
+  // (as tsconfig.json "paths" does for tsc and tsx).
   resolve: {
     alias: [
       { find: /^langgraph-guards$/, replacement: src("index.ts") },

@@ -5,9 +5,12 @@
 #   - tslab (the TypeScript kernel), from examples/notebooks/kernel/package-lock.json into that folder's node_modules:
 #     not a devDependency of the package, because tslab's TypeScript fork installs a `tsc` binary that would replace
 #     TypeScript's in node_modules/.bin;
-#   - the `tslab` kernelspec, registered against /usr/bin/python3 (the interpreter with Debian's Jupyter; a python3
-#     earlier on PATH, e.g. pyenv's, may have none), starting tslab through examples/notebooks/kernel/tslab-kernel.cjs
-#     (see that file: imports resolved through package.json "exports", ES modules loaded with require(esm)).
+#   - for opening the notebooks in Jupyter: the `tslab` kernelspec, registered against /usr/bin/python3 (the
+#     interpreter with Debian's Jupyter; a python3 earlier on PATH, e.g. pyenv's, may have none), starting tslab
+#     through examples/notebooks/kernel/tslab-kernel.cjs (see that file: imports resolved through package.json
+#     "exports", ES modules loaded with require(esm)). Only when none is registered, or the registered one starts a
+#     launcher that is gone: one of another checkout is left alone. `npm run notebooks` does not use it (it writes a
+#     kernelspec of its own checkout for each run, see scripts/notebooks.mjs).
 # Run as root in CI (or with passwordless sudo). On failure: one line on stderr saying what is missing, exit 1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -61,15 +64,19 @@ fi
 tslab=$KERNEL_DIR/node_modules/.bin/tslab
 [[ -x $tslab ]] || fail "$tslab not found after npm ci in $KERNEL_DIR"
 
-# 3. The kernelspec: installed once; re-installed when it starts something else.
+# 3. The kernelspec, for interactive use (npm run notebooks writes its own): registered when none is, or when the
+# registered one starts a launcher that no longer exists. One that starts another checkout's launcher stays: that
+# checkout may use it, and this one's notebooks run without it.
 kernel=$(realpath "$KERNEL_DIR/tslab-kernel.cjs")
 chmod +x "$kernel"
-spec_dir=$("$PYTHON" -m jupyter kernelspec list --json 2>/dev/null |
-  "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["kernelspecs"].get("tslab",{}).get("resource_dir",""))' ||
+registered=$("$PYTHON" -m jupyter kernelspec list --json 2>/dev/null |
+  "$PYTHON" -c 'import json,sys; print((json.load(sys.stdin)["kernelspecs"].get("tslab",{}).get("spec",{}).get("argv") or [""])[0])' ||
   true)
-if [[ -z $spec_dir ]] || ! grep -qF "\"$kernel\"" "$spec_dir/kernel.json" 2>/dev/null; then
+if [[ -z $registered || ! -e $registered ]]; then
   echo "notebooks-setup: installing the tslab kernelspec ($PYTHON, $kernel)"
   "$tslab" install --python "$PYTHON" --binary "$kernel" >/dev/null || fail "tslab install --python $PYTHON failed"
+elif [[ $(realpath "$registered") != "$kernel" ]]; then
+  echo "notebooks-setup: the tslab kernelspec starts $registered (another checkout), left as it is; npm run" \
+    "notebooks does not use it. To open these notebooks in Jupyter: $tslab install --python $PYTHON --binary $kernel"
 fi
-"$PYTHON" -m jupyter kernelspec list 2>/dev/null | grep -qw tslab || fail "the tslab kernelspec is not registered"
 echo "notebooks-setup: ready (jupyter nbconvert $("$PYTHON" -m jupyter nbconvert --version 2>/dev/null), tslab $wanted)"

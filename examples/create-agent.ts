@@ -15,17 +15,17 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, initChatModel, toolCallLimitMiddleware } from "langchain";
-import { z } from "zod";
-import { canonicalJson } from "../src/core/index.js";
 import {
   type GuardArtifact,
   type GuardLog,
   type GuardStreamEvent,
   isEscalationInterrupt,
   isGuardStreamEvent,
-} from "../src/index.js";
-import { guardMiddleware, loopDetectMiddleware } from "../src/middleware/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+} from "langgraph-guards";
+import { canonicalJson } from "langgraph-guards/core";
+import { guardMiddleware, loopDetectMiddleware } from "langgraph-guards/middleware";
+import { ScriptedChatModel } from "langgraph-guards/testing";
+import { z } from "zod";
 
 const searchDocs = tool(async ({ q }) => `3 results for "${q}": /docs/cache, /docs/config, /faq#cache`, {
   name: "search_docs",

@@ -7,9 +7,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { escalationNode, GuardedToolNode, guardMessagesStateSchema } from "langgraph-guards";
+import { ScriptedChatModel } from "langgraph-guards/testing";
 import { z } from "zod";
-import { escalationNode, GuardedToolNode, guardMessagesStateSchema } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
 /** Your state: messages, the guard channels, and anything of your own. */

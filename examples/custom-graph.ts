@@ -7,8 +7,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { escalationNode, GuardedToolNode, GuardState } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { escalationNode, GuardedToolNode, GuardState } from "langgraph-guards";
+import { ScriptedChatModel } from "langgraph-guards/testing";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
 /** Your state: messages, the guard channels, and anything of your own. */

@@ -1,9 +1,10 @@
 /**
- * The langgraph-guards demo: a createReactAgent with a GuardedToolNode walks through the four scenarios of
- * seed 000 (redundancy protection) on a scripted model — no network, MemorySaver — and prints a transcript that
- * marks each block and the rule that blocked it, then shows what a blocked call looks like to the model. Scenario 5 is seed 003:
- * an agent that keeps repeating a failing call escalates from a question to explicit options, to a person
- * (`interrupt()`, answered from the script), to the end of the run.
+ * The langgraph-guards demo: a createReactAgent with a GuardedToolNode walks through four scenarios of redundant
+ * calls (re-reads, retries of a failed call, repeated writes, repeated searches) on a scripted model — no network,
+ * MemorySaver — and prints a transcript that marks each block and the rule that blocked it, then shows what a
+ * blocked call looks like to the model. In scenario 5 an agent that keeps repeating a failing call escalates from a
+ * question to explicit options, to a person (`interrupt()`, answered from the script), to the end of the run. Every
+ * scenario uses the same project tools (examples/workspace.ts).
  *
  *   npm run demo                               # scripted model (offline)
  *   npm run demo -- --model openai:gpt-4.1     # the same agent on a real model (needs langchain's provider
@@ -15,7 +16,6 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { canonicalJson } from "../src/core/index.js";
 import {
   escalationHook,
   type GuardArtifact,
@@ -23,8 +23,9 @@ import {
   GuardMessagesState,
   isEscalationInterrupt,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, type ScriptedToolCall } from "../src/testing/index.js";
+} from "langgraph-guards";
+import { canonicalJson } from "langgraph-guards/core";
+import { ScriptedChatModel, type ScriptedToolCall } from "langgraph-guards/testing";
 import { runEscalationExample } from "./escalation.js";
 import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
@@ -177,7 +178,7 @@ async function loadModel(spec: string): Promise<BaseChatModel> {
 async function runScripted(): Promise<void> {
   console.log(bold("langgraph-guards demo"));
   console.log(
-    dim("createReactAgent + GuardedToolNode, scripted model (no network), MemorySaver; seed 000's scenarios.\n"),
+    dim("createReactAgent + GuardedToolNode, scripted model (no network), MemorySaver; one thread per scenario.\n"),
   );
   const checkpointer = new MemorySaver();
   const states: ToolGuardState[] = [];
@@ -213,7 +214,7 @@ async function runScripted(): Promise<void> {
     console.log(example);
     console.log(dim("─".repeat(80)));
   }
-  console.log(bold("\nScenario 5 — an agent that keeps repeating a failing call (seed 003's escalation)"));
+  console.log(bold("\nScenario 5 — an agent that keeps repeating a failing call (escalation)"));
   console.log(dim("The same agent with escalationHook: each further repeat escalates, up to asking a person.\n"));
   await runEscalationExample((line) => console.log(line));
 }

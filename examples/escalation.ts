@@ -1,8 +1,9 @@
 /**
- * Seed 003's escalation, end to end: a scripted agent keeps writing the same failing file. The guards block the
+ * Escalation, end to end: a scripted agent keeps writing the same file, whose diagnostics fail. The guards block the
  * repeat and ask what will be different (level 1), present explicit options (level 2), stop and ask a person
  * with `interrupt()` (level 3) — answered here from the script and resumed with `Command({ resume })` — and, when
- * the agent repeats the call anyway, end the run with an explanation (level 4).
+ * the agent repeats the call anyway, end the run with an explanation (level 4). The tools are the demo's project
+ * tools (examples/workspace.ts), with a `write_to_file` that runs diagnostics on what it writes.
  *
  *   npm run example:escalation
  */
@@ -10,7 +11,6 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { z } from "zod";
 import {
   escalationHook,
   type GuardArtifact,
@@ -18,31 +18,30 @@ import {
   GuardMessagesState,
   isEscalationInterrupt,
   type ToolGuardState,
-} from "../src/index.js";
-import { ScriptedChatModel, scriptedWrapUp } from "../src/testing/index.js";
+} from "langgraph-guards";
+import { ScriptedChatModel, scriptedWrapUp } from "langgraph-guards/testing";
+import { z } from "zod";
+import { createWorkspaceTools, sampleProject } from "./workspace.js";
 
-/** A `write_file` whose "diagnostics" fail while the code imports pygame (it is not installed). */
-const writeFile = tool(
+/** `write_to_file` with diagnostics: they fail while the code imports pygame (it is not installed). */
+const writeToFile = tool(
   async ({ path, content }) => {
     if (content.includes("import pygame")) {
       throw new Error('{"error": "diagnostics_failed", "detail": "ModuleNotFoundError: No module named \'pygame\'"}');
     }
-    return `Wrote ${content.length} characters to ${path}.`;
+    return `Wrote ${content.length} characters to ${path}`;
   },
   {
-    name: "write_file",
-    description: "Write a file; runs diagnostics on Python code.",
+    name: "write_to_file",
+    description: "Create or overwrite a file; runs diagnostics on Python code.",
     schema: z.object({ path: z.string(), content: z.string() }),
   },
 );
-const runCommand = tool(async ({ cmd }) => `$ ${cmd}\n(ok)`, {
-  name: "run_command",
-  description: "Run a shell command.",
-  schema: z.object({ cmd: z.string() }),
-});
+/** The other project tools, as in the demo's scenarios. */
+const otherTools = createWorkspaceTools(sampleProject()).filter((t) => t.name !== "write_to_file");
 
 const GAME = "import pygame\n\npygame.init()\nscreen = pygame.display.set_mode((640, 480))\n";
-const write = { name: "write_file", args: { path: "game.py", content: GAME } };
+const write = { name: "write_to_file", args: { path: "game.py", content: GAME } };
 
 /** Prints the run of the escalation example through `print` (console.log by default). */
 export async function runEscalationExample(print: (line: string) => void = console.log): Promise<ToolGuardState> {
@@ -54,7 +53,7 @@ export async function runEscalationExample(print: (line: string) => void = conso
     { content: "Thanks! Writing it again.", toolCalls: [write] }, // strike 4 → level 4: the run ends
     "never reached",
   ]);
-  const tools = new GuardedToolNode([writeFile, runCommand]);
+  const tools = new GuardedToolNode([writeToFile, ...otherTools]);
   // When the guards end the run, a chat model without tools writes the final message in its own words (here the
   // scripted model's wrap-up); the guards' explanation stays in its metadata.
   const wrapUp = { model: new ScriptedChatModel((messages) => scriptedWrapUp(messages)) };
@@ -74,7 +73,7 @@ export async function runEscalationExample(print: (line: string) => void = conso
   const snapshot = await agent.getState(config);
   const ask = snapshot.tasks.flatMap((t) => t.interrupts.map((i) => i.value)).find(isEscalationInterrupt);
   if (ask === undefined) throw new Error("expected the escalation interrupt");
-  print(`\n  level 3 · interrupt() — the run waits for a person (next: ${snapshot.next.join(", ")})`);
+  print("\n  level 3 · interrupt() — the run waits for a person (paused; the checkpointer keeps it until the answer)");
   print(`    question: ${ask.question}`);
   print(
     `    tool: ${ask.tool}, attempts: ${ask.attempts}, previous result: ${firstLine(ask.previousResult?.text ?? "")}`,

@@ -16,9 +16,9 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
-import { parseJsonish, parseJsonishQuery } from "../src/core/index.js";
-import { GuardState, repeatQueryGuard, withQueryHistory } from "../src/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { GuardState, repeatQueryGuard, withQueryHistory } from "langgraph-guards";
+import { parseJsonish, parseJsonishQuery } from "langgraph-guards/core";
+import { ScriptedChatModel } from "langgraph-guards/testing";
 
 /** A tiny code index to search. */
 const INDEX: Record<string, string> = {

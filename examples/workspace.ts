@@ -1,5 +1,5 @@
 /**
- * A small in-memory project with the tools of seed 000 (`read_file`, `list_files`, `write_to_file`,
+ * A small in-memory project with the demo's tools (`read_file`, `list_files`, `write_to_file`,
  * `search_in_file`, `create_subtask`), so the demo, the tests and the benchmark run offline and deterministically.
  */
 import { tool } from "@langchain/core/tools";

@@ -13,9 +13,15 @@
 //                                         a code cell has no output (unless tagged "no-output"), an output is an
 //                                         error, or the kernelspec is not tslab
 //
-// Executing needs Jupyter and the tslab kernelspec (bash .ci/notebooks-setup.sh) and, for notebooks that import
-// langgraph-guards, a build (`npm run build`: the notebooks import the package through package.json "exports" →
-// dist/). After changing a notebook: `npm run build && npm run notebooks -- --write`, then commit the notebook.
+// Executing needs Jupyter and tslab installed in this checkout's examples/notebooks/kernel (both by bash
+// .ci/notebooks-setup.sh) and, for notebooks that import langgraph-guards, a build (`npm run build`: the notebooks
+// import the package through package.json "exports" → dist/). After changing a notebook: `npm run build && npm run
+// notebooks -- --write`, then commit the notebook.
+//
+// The kernel is always this checkout's: the runner writes a `tslab` kernelspec that starts this checkout's
+// examples/notebooks/kernel/tslab-kernel.cjs (with this Node) into its temporary folder and puts that folder first on
+// JUPYTER_PATH for nbconvert, so a `tslab` kernelspec registered on the machine (by another checkout's setup, or a
+// plain `tslab install`) is never used.
 //
 // Options:
 //   --dir <folder>      the notebooks' folder (default examples/notebooks); every *.ipynb in it, not recursive
@@ -23,7 +29,7 @@
 // Environment: JUPYTER, the jupyter command (default `jupyter` on PATH).
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +37,8 @@ import { parseArgs } from "node:util";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const KERNEL = "tslab";
+const KERNEL_DIR = path.join(repoRoot, "examples", "notebooks", "kernel");
+const LAUNCHER = path.join(KERNEL_DIR, "tslab-kernel.cjs");
 const NO_OUTPUT_TAG = "no-output";
 const WRITE_HINT = "npm run build && npm run notebooks -- --write";
 /** Marks, in the executed copy, a cell whose execute reply was an error (set by the nbconvert config below). */
@@ -135,29 +143,59 @@ function check(files) {
   console.log(`notebooks:check: ${files.length} notebooks ok`);
 }
 
-/** Fails with one line when Jupyter or the tslab kernelspec is not installed. */
+/** Fails with one line when Jupyter cannot run, or tslab is not installed in this checkout's kernel folder. */
 function requireJupyter() {
+  try {
+    execFileSync(jupyter, ["nbconvert", "--version"], { encoding: "utf8", stdio: "pipe" });
+  } catch (e) {
+    fail(`notebooks: cannot run \`${jupyter} nbconvert\` (${e.code ?? e.message}): run bash .ci/notebooks-setup.sh`);
+  }
+  if (!existsSync(path.join(KERNEL_DIR, "node_modules", "tslab", "package.json"))) {
+    fail(`notebooks: tslab is not installed in ${rel(KERNEL_DIR)}: run bash .ci/notebooks-setup.sh`);
+  }
+}
+
+/**
+ * Writes the `tslab` kernelspec of this checkout under `dataDir` (a Jupyter data folder: kernels/tslab/kernel.json)
+ * and returns nbconvert's environment, with `dataDir` first on JUPYTER_PATH (Jupyter's first place to look, before
+ * the user's and the system's folders). Checks with `jupyter kernelspec list` that it is the one Jupyter finds;
+ * throws, saying what is wrong, when it is not.
+ */
+function kernelEnvironment(dataDir) {
+  const specDir = path.join(dataDir, "kernels", KERNEL);
+  mkdirSync(specDir, { recursive: true });
+  const spec = {
+    argv: [
+      process.execPath,
+      "--experimental-import-meta-resolve",
+      LAUNCHER,
+      "kernel",
+      "--config-path",
+      "{connection_file}",
+    ],
+    display_name: "TypeScript", // as tslab names it: nbconvert copies it into the executed notebooks
+    language: "typescript",
+  };
+  writeFileSync(path.join(specDir, "kernel.json"), `${JSON.stringify(spec, null, 2)}\n`);
+  const inherited = process.env.JUPYTER_PATH;
+  const env = { ...process.env, JUPYTER_PATH: inherited ? `${dataDir}${path.delimiter}${inherited}` : dataDir };
   let specs;
   try {
-    specs = JSON.parse(execFileSync(jupyter, ["kernelspec", "list", "--json"], { encoding: "utf8", stdio: "pipe" }));
+    specs = JSON.parse(
+      execFileSync(jupyter, ["kernelspec", "list", "--json"], { encoding: "utf8", stdio: "pipe", env }),
+    );
   } catch (e) {
-    fail(
-      `notebooks: cannot run \`${jupyter} kernelspec list\` (${e.code ?? e.message}): run bash .ci/notebooks-setup.sh`,
+    throw new Error(
+      `cannot run \`${jupyter} kernelspec list\` (${e.code ?? e.message}): run bash .ci/notebooks-setup.sh`,
     );
   }
-  const spec = specs.kernelspecs?.[KERNEL];
-  if (!spec) fail(`notebooks: the ${KERNEL} kernelspec is not installed: run bash .ci/notebooks-setup.sh`);
-  // The kernelspec is the machine's: another clone's setup may have pointed it at that clone's launcher.
-  const launcher = path.resolve(
-    path.dirname(fileURLToPath(import.meta.url)),
-    "../examples/notebooks/kernel/tslab-kernel.cjs",
-  );
-  const argv = spec.spec?.argv ?? [];
-  if (!argv.some((a) => path.resolve(String(a)) === realpathSync(launcher))) {
-    fail(
-      `notebooks: the ${KERNEL} kernelspec starts ${argv[0] ?? "?"}, not this clone's ${launcher}: run bash .ci/notebooks-setup.sh`,
+  const found = specs.kernelspecs?.[KERNEL]?.resource_dir;
+  if (found === undefined || path.resolve(found) !== path.resolve(specDir)) {
+    throw new Error(
+      `Jupyter picks the ${KERNEL} kernelspec in ${found ?? "(none)"}, not the one written to ${specDir}`,
     );
   }
+  return env;
 }
 
 /** nbconvert settings: keep going after a failed cell, marking it (tslab's reply has no ename, no error output). */
@@ -169,7 +207,7 @@ def _mark_error(cell, cell_index, execute_reply):
 c.ExecutePreprocessor.on_cell_error = _mark_error
 `;
 
-function nbconvert(file, outDir, configFile) {
+function nbconvert(file, outDir, configFile, env) {
   const args = [
     "nbconvert",
     "--to",
@@ -183,7 +221,7 @@ function nbconvert(file, outDir, configFile) {
     file,
   ];
   return new Promise((resolve) => {
-    const child = spawn(jupyter, args, { cwd: path.dirname(file), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(jupyter, args, { cwd: path.dirname(file), env, stdio: ["ignore", "pipe", "pipe"] });
     let log = "";
     child.stdout.on("data", (d) => {
       log += d;
@@ -224,12 +262,19 @@ async function execute(files) {
   const work = mkdtempSync(path.join(tmpdir(), "notebooks-"));
   const configFile = path.join(work, "nbconvert_config.py");
   writeFileSync(configFile, NBCONVERT_CONFIG);
+  let env;
+  try {
+    env = kernelEnvironment(path.join(work, "jupyter"));
+  } catch (e) {
+    rmSync(work, { recursive: true, force: true });
+    fail(`notebooks: ${e.message}`);
+  }
   let failed = 0;
   const started = Date.now();
   try {
     for (const file of files) {
       const t0 = Date.now();
-      const { code, log } = await nbconvert(file, work, configFile);
+      const { code, log } = await nbconvert(file, work, configFile, env);
       const seconds = ((Date.now() - t0) / 1000).toFixed(1);
       const out = path.join(work, path.basename(file));
       const problems = [];

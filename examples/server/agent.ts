@@ -3,7 +3,7 @@
  * own, so level 3 asks a person with `interrupt()`.
  */
 import { createAgent } from "langchain";
-import { guardMiddleware } from "../../src/middleware/index.js";
+import { guardMiddleware } from "langgraph-guards/middleware";
 import { getWeather, repeatingModel } from "./shared.js";
 
 export const agent = createAgent({

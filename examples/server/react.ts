@@ -3,7 +3,7 @@
  * No checkpointer: the LangGraph server brings its own, so level 3 asks a person with `interrupt()`.
  */
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
-import { escalationHook, GuardedToolNode, GuardMessagesState } from "../../src/index.js";
+import { escalationHook, GuardedToolNode, GuardMessagesState } from "langgraph-guards";
 import { getWeather, repeatingModel } from "./shared.js";
 
 const tools = new GuardedToolNode([getWeather]);

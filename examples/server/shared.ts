@@ -3,8 +3,8 @@
  * same arguments, so the guards have something to stop. Offline: no API key, no network.
  */
 import { tool } from "@langchain/core/tools";
+import { ScriptedChatModel } from "langgraph-guards/testing";
 import { z } from "zod";
-import { ScriptedChatModel } from "../../src/testing/index.js";
 
 /** `get_weather`: the weather service is down, every call fails. */
 export const getWeather = tool(

@@ -23,9 +23,18 @@ describe("npm run demo", () => {
       ...["ran", "ran", "redundant", "ran"], // scenario 4
       ...["ran", "consecutive"], // two identical calls in one message
     ]);
+    // Words a user knows (no spec seeds, no node names), and one set of tool names from the first scenario to the last.
+    expect(stdout).not.toMatch(/\bseed\b|post_model_hook/);
+    const tools = [
+      ...stdout.matchAll(/^\s+\d+\. (\w+)\(/gm),
+      ...stdout.matchAll(/→ (\w+)$/gm),
+      ...stdout.matchAll(/^\s+(\w+): (?:ran|BLOCKED)/gm),
+    ].map((m) => m[1]);
+    expect(tools.length).toBeGreaterThan(25);
+    expect(new Set(tools)).toEqual(new Set(["read_file", "list_files", "write_to_file", "search_in_file"]));
     expect(stdout).toContain("What a blocked call looks like to the model");
     expect(stdout).toContain("What will you do differently?");
-    // Scenario 5: seed 003's four escalation levels, the interrupt answered and resumed.
+    // Scenario 5: the four escalation levels, the interrupt answered and resumed.
     const levels = [...stdout.matchAll(/BLOCKED, level (\d)/g)].map((m) => m[1]);
     expect(levels).toEqual(["1", "2", "3", "4"]);
     expect(stdout).toContain("level 3 · interrupt() — the run waits for a person");

@@ -1,10 +1,20 @@
 // The example notebooks' runner (scripts/notebooks.mjs): `npm run notebooks:check` must fail when a committed
 // notebook's outputs are stale, and `npm run notebooks` must fail when a cell fails — a thrown error or a TypeScript
 // error, which tslab reports on stderr rather than as an "error" output. The runner tests execute small notebooks
-// written to the OS temp folder; they need Jupyter and the tslab kernelspec (bash .ci/notebooks-setup.sh) and are
-// skipped, saying what is missing, only when those are not installed.
+// written to the OS temp folder; they need Jupyter and tslab in this checkout's examples/notebooks/kernel (bash
+// .ci/notebooks-setup.sh) and are skipped, saying what is missing, only when those are not installed. Whatever `tslab`
+// kernelspec the machine has (another checkout's, a stale one) plays no part: the runner uses this checkout's kernel.
 import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,25 +68,28 @@ afterAll(() => {
 });
 
 /** Runs the script; resolves with its exit code and output (never rejects). */
-function runScript(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runScript(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { cwd: repo, timeout: 240_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [script, ...args], { cwd: repo, env, timeout: 240_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
 }
 
-/** What is missing to execute notebooks here ("" when Jupyter and the tslab kernelspec are installed). */
+/** What is missing to execute notebooks here ("" when Jupyter runs and this checkout's kernel folder has tslab). */
 function missingJupyter(): string {
   const jupyter = process.env.JUPYTER || "jupyter";
-  let specs: { kernelspecs?: Record<string, unknown> };
   try {
-    specs = JSON.parse(execFileSync(jupyter, ["kernelspec", "list", "--json"], { encoding: "utf8", stdio: "pipe" }));
+    execFileSync(jupyter, ["nbconvert", "--version"], { encoding: "utf8", stdio: "pipe" });
   } catch {
-    return `\`${jupyter}\` is not installed`;
+    return `\`${jupyter} nbconvert\` does not run`;
   }
-  return specs.kernelspecs?.tslab ? "" : "the tslab kernelspec is not installed";
+  const tslab = path.join(committed, "kernel", "node_modules", "tslab", "package.json");
+  return existsSync(tslab) ? "" : "tslab is not installed in examples/notebooks/kernel";
 }
 const missing = missingJupyter();
 const needsJupyter = missing ? ` (skipped: ${missing}; run bash .ci/notebooks-setup.sh)` : "";
@@ -155,12 +168,34 @@ describe("npm run notebooks", () => {
   );
 
   it.skipIf(missing !== "")(
-    `--write records the executed code, which --check then accepts${needsJupyter}`,
+    `--write records the executed code, which --check accepts; it runs on this checkout's kernel, not the machine's${needsJupyter}`,
     async () => {
+      // Another checkout's tslab kernelspec, first on JUPYTER_PATH (ahead of the user's and the system's folders), as
+      // after `bash .ci/notebooks-setup.sh` in another clone: its launcher does not exist, a run on it would fail.
+      const other = tempDir();
+      const launcher = path.join(other, "elsewhere", "examples", "notebooks", "kernel", "tslab-kernel.cjs");
+      mkdirSync(path.join(other, "kernels", "tslab"), { recursive: true });
+      writeFileSync(
+        path.join(other, "kernels", "tslab", "kernel.json"),
+        JSON.stringify({
+          argv: [launcher, "kernel", "--config-path", "{connection_file}"],
+          display_name: "TypeScript",
+        }),
+      );
+      const env = { ...process.env, JUPYTER_PATH: other };
+      const specs = JSON.parse(
+        execFileSync(process.env.JUPYTER || "jupyter", ["kernelspec", "list", "--json"], {
+          encoding: "utf8",
+          stdio: "pipe",
+          env,
+        }),
+      ) as { kernelspecs: Record<string, { spec: { argv: string[] } }> };
+      expect(specs.kernelspecs.tslab?.spec.argv[0]).toBe(launcher);
+
       const dir = tempDir({
         "ok.ipynb": notebook(['const greeting: string = "hello";\nconsole.log(greeting.toUpperCase());']),
       });
-      const run = await runScript(["--dir", dir, "--write"]);
+      const run = await runScript(["--dir", dir, "--write"], env);
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       const written = JSON.parse(readFileSync(path.join(dir, "ok.ipynb"), "utf8")) as Notebook;

@@ -13,7 +13,8 @@
  *    cannot load an "import"-only package at all. Here a bare specifier required by a cell resolves as `import`
  *    would, and Node (20.19+) loads the ES module with require(esm): one module graph, as in an ESM program.
  *
- * .ci/notebooks-setup.sh registers this file as the `tslab` kernel (`tslab install --binary <this file>`).
+ * `npm run notebooks` (scripts/notebooks.mjs) starts this file as the `tslab` kernel through a kernelspec of its own;
+ * .ci/notebooks-setup.sh registers it for interactive use (`tslab install --binary <this file>`).
  */
 "use strict";
 const fs = require("node:fs");

@@ -17,10 +17,10 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
+import { escalationHook, GuardedToolNode, GuardMessagesState } from "langgraph-guards";
+import { guardMiddleware } from "langgraph-guards/middleware";
+import { ScriptedChatModel } from "langgraph-guards/testing";
 import { z } from "zod";
-import { escalationHook, GuardedToolNode, GuardMessagesState } from "../../../src/index.js";
-import { guardMiddleware } from "../../../src/middleware/index.js";
-import { ScriptedChatModel } from "../../../src/testing/index.js";
 
 const LOG = process.env.SIDE_EFFECTS_LOG ?? join(tmpdir(), "langgraph-guards-side-effects.jsonl");
 const SLOW_MS = Number(process.env.SLOW_TOOL_MS ?? 1500);
