@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { constants, gunzipSync } from "node:zlib";
 import { GuardOptionsError } from "../core/options.js";
-import { callsWithoutResult, type ReplayFormat, ReplayInputError, readRuns } from "./formats.js";
+import { callsWithoutResult, type ReplayFormat, ReplayInputError } from "./formats.js";
+import { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readRunsFromFile } from "./input.js";
 import { type ReplayOptions, type ReplayRun, replayGuards } from "./replay.js";
 import { SUMMARY_LEGEND, summaryTable } from "./report.js";
 import { addTotals, emptyTotals, type ReplayTotals, rates } from "./totals.js";
@@ -19,7 +19,9 @@ Replays recorded agent runs through the guards (the same decisions GuardedToolNo
 and prints what they would have blocked, the waste they catch and the progress they would have blocked.
 
 FILE: JSON or JSON Lines (.gz too): runs in the normalized format ({ id, steps }), LangChain messages (BaseMessage
-JSON, stored messages, or an object with \`messages\`), or OpenAI chat messages with tool_calls.
+JSON, stored messages, or an object with \`messages\`), or OpenAI chat messages with tool_calls. Only regular files
+are read (a device such as /dev/zero, a FIFO, a directory, or a symlink to one is refused). JSON Lines is read a
+line at a time; a file that is one JSON document is read whole.
 
 Options:
   --format F         auto (default), jsonl, langchain or openai
@@ -29,6 +31,11 @@ Options:
   --detail           also print each run: its calls the guards would not have run
   --lenient          accept incomplete input as warnings (exit 0): tool calls without a result in LangChain or
                      OpenAI messages, and a truncated or damaged .gz file (its complete lines are read)
+  --max-bytes N      the most text read from one file, after gunzip (default 1g); the rest is not read
+  --max-line-bytes N the longest line, one run of JSON Lines (default 64m); a longer one is skipped
+  --max-document-bytes N
+                     the largest file that is one JSON document, not JSON Lines (default 128m)
+                     (sizes in bytes, or with k, m, g: powers of 1024; a cap that is hit is an error, exit 1)
   --no-progress      no progress bar
   -h, --help         this text`;
 
@@ -60,83 +67,27 @@ function loadOptions(file: string | undefined): ReplayOptions {
   return options as ReplayOptions;
 }
 
-/** Where a `.gz` input broke: its complete lines were kept. */
-interface Truncation {
-  /** Complete lines kept. */
-  lines: number;
-  /** Bytes of decompressed text they make. */
-  bytes: number;
-  /** zlib's error. */
-  reason: string;
-  /** The file ends early (else it is damaged inside). */
-  early: boolean;
-}
-
-/** A file's text; a `.gz` file that ends early or is damaged gives its complete lines and where it broke. */
-function readInput(file: string): { text: string; truncated?: Truncation } {
-  const bytes = readFileSync(file);
-  if (!file.endsWith(".gz")) return { text: bytes.toString("utf8") };
-  try {
-    return { text: gunzipSync(bytes).toString("utf8") };
-  } catch (e) {
-    const prefix = decompressiblePrefix(bytes);
-    const end = prefix.lastIndexOf(0x0a) + 1; // the last complete line ends here
-    const early = (e as { code?: unknown }).code === "Z_BUF_ERROR";
-    if (end === 0 && !early) throw e; // not gzip, or damaged before its first line
-    const text = prefix.subarray(0, end).toString("utf8");
-    const lines = text.split("\n").length - 1;
-    return { text, truncated: { lines, bytes: end, reason: (e as Error).message, early } };
-  }
-}
-
-/**
- * What a gzip stream that ends early or is damaged decompresses to up to the break: `Z_SYNC_FLUSH` as the final
- * flush gives everything before a truncation; for damage inside, the longest prefix of the compressed bytes that
- * decompresses (a binary search, only on this error path).
- */
-function decompressiblePrefix(bytes: Buffer): Buffer {
-  const upTo = (n: number) => {
-    try {
-      return gunzipSync(bytes.subarray(0, n), { finishFlush: constants.Z_SYNC_FLUSH });
-    } catch {
-      return undefined;
-    }
-  };
-  const whole = upTo(bytes.length);
-  if (whole !== undefined) return whole;
-  let best = Buffer.alloc(0);
-  let lo = 0;
-  let hi = bytes.length - 1;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    const out = upTo(mid);
-    if (out === undefined) hi = mid - 1;
-    else {
-      lo = mid;
-      best = out;
-    }
-  }
-  return best;
-}
-
-function progressBar(total: number, enabled: boolean): { tick(done: number): void; end(): void } {
-  if (!enabled || total < 20) return { tick() {}, end() {} };
-  let last = 0;
-  const draw = (done: number) => {
-    const width = 30;
-    const filled = Math.round((done / total) * width);
-    process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} runs`);
-  };
+/** A progress bar on stderr, once a file takes more than a moment: the share of the file read, the runs replayed. */
+function progressBar(enabled: boolean): {
+  tick(file: string, read: number, size: number, runs: number): void;
+  end(): void;
+} {
+  if (!enabled) return { tick() {}, end() {} };
+  let last = Date.now();
+  let drawn = false;
   return {
-    tick(done) {
+    tick(file, read, size, runs) {
       const now = Date.now();
-      if (now - last < 100 && done < total) return;
+      if (now - last < 100) return;
       last = now;
-      draw(done);
+      drawn = true;
+      const share = size > 0 ? Math.min(1, read / size) : 1;
+      const filled = Math.round(share * 30);
+      const bar = `[${"#".repeat(filled)}${"-".repeat(30 - filled)}] ${Math.round(share * 100)}%`;
+      process.stderr.write(`\r${bar} of ${basename(file)}, ${runs} runs\x1b[K`);
     },
     end() {
-      draw(total);
-      process.stderr.write("\n");
+      if (drawn) process.stderr.write("\n");
     },
   };
 }
@@ -147,6 +98,27 @@ interface RunReport {
   file: string;
   totals: ReplayTotals;
   notRun: { index: number; toolName: string; action: string; rule?: string | undefined; waste: boolean }[];
+}
+
+/**
+ * The totals of the runs replayed, of all and per source (the run's `source`, else its file), added up as they come;
+ * and each run's report, kept only when it is printed (`--json`, `--detail`), so that memory does not grow with the
+ * runs of a large file.
+ */
+class Tally {
+  all = emptyTotals();
+  readonly bySource = new Map<string, ReplayTotals>();
+  readonly reports: RunReport[] = [];
+  runs = 0;
+  constructor(private readonly keepReports: boolean) {}
+
+  add(report: RunReport): void {
+    this.runs += 1;
+    this.all = addTotals(this.all, report.totals);
+    const key = report.source ?? basename(report.file);
+    this.bySource.set(key, addTotals(this.bySource.get(key) ?? emptyTotals(), report.totals));
+    if (this.keepReports) this.reports.push(report);
+  }
 }
 
 /**
@@ -178,27 +150,24 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const problems: Problem[] = [];
-  const inputs = readInputs(parsed.files, parsed.format, problems);
-  const bar = progressBar(inputs.length, parsed.progress && process.stderr.isTTY === true && !parsed.json);
-  const reports: RunReport[] = [];
-  for (const [i, { file, run }] of inputs.entries()) {
-    try {
-      reports.push(replayOne(file, run, options));
-    } catch (e) {
-      if (e instanceof GuardOptionsError) {
-        bar.end();
-        process.stderr.write(`langgraph-guards: ${e.message}\n`);
-        return 2;
-      }
-      problems.push({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
+  const tally = new Tally(parsed.json || parsed.detail);
+  const bar = progressBar(parsed.progress && process.stderr.isTTY === true && !parsed.json);
+  try {
+    for (const file of parsed.files) {
+      const onProgress = (read: number, size: number) => bar.tick(file, read, size, tally.runs);
+      await replayFile(file, { ...parsed.read, onProgress }, options, tally, problems);
     }
-    bar.tick(i + 1);
+  } catch (e) {
+    if (!(e instanceof GuardOptionsError)) throw e;
+    bar.end();
+    process.stderr.write(`langgraph-guards: ${e.message}\n`);
+    return 2;
   }
   bar.end();
   // Incomplete input is an error unless --lenient makes it a warning.
   const errors = problems.filter((p) => !(p.incomplete && parsed.lenient)).map((p) => p.message);
   const warnings = problems.filter((p) => p.incomplete && parsed.lenient).map((p) => p.message);
-  const out = parsed.json ? jsonReport(reports, errors, warnings, parsed.detail) : textReport(reports, parsed.detail);
+  const out = parsed.json ? jsonReport(tally, errors, warnings, parsed.detail) : textReport(tally, parsed.detail);
   process.stdout.write(out);
   for (const p of problems) {
     const warning = p.incomplete && parsed.lenient ? "warning: " : "";
@@ -209,7 +178,7 @@ export async function main(argv: string[]): Promise<number> {
       "langgraph-guards: incomplete input: the runs were evaluated without what is missing; --lenient accepts it\n",
     );
   }
-  if (reports.length === 0 && problems.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
+  if (tally.runs === 0 && problems.length === 0) process.stderr.write("langgraph-guards: no runs found\n");
   return errors.length > 0 ? 1 : 0;
 }
 
@@ -220,39 +189,32 @@ interface Problem {
 }
 
 /**
- * Every run of every input file. Unreadable files and bad lines are problems; so are, as incomplete input, a
- * truncated `.gz` file (its complete lines are read) and message runs with tool calls that no result answers.
+ * Replays every run of one file as it is read (the file is streamed: one run in memory at a time). Files that cannot
+ * be read, bad lines and caps are problems; so are, as incomplete input, a truncated `.gz` file (its complete lines
+ * are read) and message runs with tool calls that no result answers. Throws `GuardOptionsError` (bad options).
  */
-function readInputs(files: string[], format: ReplayFormat | "auto", problems: Problem[]) {
-  const inputs: { file: string; run: ReplayRun }[] = [];
-  for (const file of files) {
-    let input: ReturnType<typeof readInput>;
-    try {
-      input = readInput(file);
-    } catch (e) {
-      problems.push({ message: `${file}: ${(e as Error).message}` });
+async function replayFile(
+  file: string,
+  read: ReadRunsFromFileOptions,
+  options: ReplayOptions,
+  tally: Tally,
+  problems: Problem[],
+): Promise<void> {
+  for await (const item of readRunsFromFile(file, { ...read, file: basename(file) })) {
+    if ("error" in item) {
+      problems.push({ message: item.error.message, incomplete: item.incomplete });
       continue;
     }
-    const name = basename(file);
-    const { runs, errors: bad } =
-      input.truncated !== undefined && input.text.trim() === ""
-        ? { runs: [], errors: [] }
-        : readRuns(input.text, { file: name, format });
-    problems.push(...bad.map((e) => ({ message: e.message })));
-    for (const run of runs) {
-      const missing = missingResultsProblem(run);
-      if (missing !== undefined) problems.push({ message: missing, incomplete: true });
+    const { run } = item;
+    const missing = missingResultsProblem(run);
+    if (missing !== undefined) problems.push({ message: missing, incomplete: true });
+    try {
+      tally.add(replayOne(file, run, options));
+    } catch (e) {
+      if (e instanceof GuardOptionsError) throw e;
+      problems.push({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
     }
-    if (input.truncated !== undefined) {
-      const { lines, bytes, reason, early } = input.truncated;
-      const complete = `${runs.length} complete run${runs.length === 1 ? "" : "s"} read`;
-      const broken = early ? "truncated" : "damaged";
-      const message = `${name}: ${broken} after line ${lines} (byte ${bytes}): ${complete} (gzip: ${reason})`;
-      problems.push({ message, incomplete: true });
-    }
-    inputs.push(...runs.map((run) => ({ file, run })));
   }
-  return inputs;
 }
 
 /** "f.jsonl:3 (run "r"): tool call c7 (search, message 5) has no result", or undefined when every call has one. */
@@ -282,37 +244,23 @@ function replayOne(file: string, run: ReplayRun, options: ReplayOptions): RunRep
   };
 }
 
-/** The totals of all runs, and per source (the run's `source`, else its file). */
-function totalsOf(reports: RunReport[]) {
-  const bySource = new Map<string, ReplayTotals>();
-  let all = emptyTotals();
-  for (const r of reports) {
-    all = addTotals(all, r.totals);
-    const key = r.source ?? basename(r.file);
-    bySource.set(key, addTotals(bySource.get(key) ?? emptyTotals(), r.totals));
-  }
-  return { all, bySource };
-}
-
-function jsonReport(reports: RunReport[], errors: string[], warnings: string[], detail: boolean): string {
-  const { all, bySource } = totalsOf(reports);
+function jsonReport(tally: Tally, errors: string[], warnings: string[], detail: boolean): string {
   const out = {
-    totals: all,
-    rates: rates(all),
-    sources: Object.fromEntries([...bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
-    runs: detail ? reports : reports.map(({ notRun: _n, ...r }) => r),
+    totals: tally.all,
+    rates: rates(tally.all),
+    sources: Object.fromEntries([...tally.bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
+    runs: detail ? tally.reports : tally.reports.map(({ notRun: _n, ...r }) => r),
     errors,
     warnings,
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-function textReport(reports: RunReport[], detail: boolean): string {
-  const { all, bySource } = totalsOf(reports);
-  const rows = bySource.size > 1 ? [...bySource].map(([label, totals]) => ({ label, totals })) : [];
-  let text = `${summaryTable([...rows, { label: "all", totals: all }])}\n\n${SUMMARY_LEGEND}\n`;
+function textReport(tally: Tally, detail: boolean): string {
+  const rows = tally.bySource.size > 1 ? [...tally.bySource].map(([label, totals]) => ({ label, totals })) : [];
+  let text = `${summaryTable([...rows, { label: "all", totals: tally.all }])}\n\n${SUMMARY_LEGEND}\n`;
   if (!detail) return text;
-  for (const r of reports) {
+  for (const r of tally.reports) {
     text += `\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`;
     for (const d of r.notRun) {
       const why = d.action === "block" ? `blocked (${d.rule})` : d.action;
@@ -322,6 +270,19 @@ function textReport(reports: RunReport[], detail: boolean): string {
   return text;
 }
 
+/** A size flag's value in bytes: digits, optionally with k, m or g (powers of 1024); undefined when not given. */
+function parseSize(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)\s*([kmg]?)(i?b)?$/i.exec(value.trim());
+  const unit = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m?.[2] ?? "").toLowerCase()] ?? Number.NaN;
+  const bytes = Number(m?.[1]) * unit;
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new UsageError(`${flag} "${value}": expected a size in bytes, e.g. 512m or 2g`);
+  }
+  return bytes;
+}
+
+/** The command line: the command, its files and flags; throws `UsageError`. */
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -333,19 +294,14 @@ function parse(argv: string[]) {
       detail: { type: "boolean", default: false },
       "no-progress": { type: "boolean", default: false },
       lenient: { type: "boolean", default: false },
+      "max-bytes": { type: "string" },
+      "max-line-bytes": { type: "string" },
+      "max-document-bytes": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (values.help)
-    return {
-      help: true,
-      files: [],
-      format: "auto" as const,
-      json: false,
-      detail: false,
-      progress: false,
-      lenient: false,
-    };
+  const flags = { json: values.json, detail: values.detail, lenient: values.lenient, options: values.options };
+  if (values.help) return { help: true, files: [], read: {}, progress: false, ...flags };
   const [command, ...files] = positionals;
   if (command !== "replay") throw new UsageError(command ? `unknown command "${command}"` : "missing command");
   if (files.length === 0) throw new UsageError("replay needs at least one FILE");
@@ -353,16 +309,14 @@ function parse(argv: string[]) {
   if (!["auto", "jsonl", "langchain", "openai"].includes(format)) {
     throw new UsageError(`unknown --format "${format}" (auto, jsonl, langchain, openai)`);
   }
-  return {
-    help: false,
-    files,
+  const read: ReadRunsFromFileOptions = {
     format: format as ReplayFormat | "auto",
-    options: values.options,
-    json: values.json,
-    detail: values.detail,
-    progress: !values["no-progress"],
-    lenient: values.lenient,
+    maxBytes: parseSize("--max-bytes", values["max-bytes"]) ?? REPLAY_INPUT_CAPS.maxBytes,
+    maxLineBytes: parseSize("--max-line-bytes", values["max-line-bytes"]) ?? REPLAY_INPUT_CAPS.maxLineBytes,
+    maxDocumentBytes:
+      parseSize("--max-document-bytes", values["max-document-bytes"]) ?? REPLAY_INPUT_CAPS.maxDocumentBytes,
   };
+  return { help: false, files, read, progress: !values["no-progress"], ...flags };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]);

@@ -315,9 +315,31 @@ function runsOfValue(value: unknown, where: string, id: string, format: ReplayFo
 }
 
 /**
+ * The runs of one parsed JSON value (a line, or a whole input) named `where` (which is also the id of a run that has
+ * none), or the error that says why it holds none. Shared by {@link readRuns} and the streaming file reader.
+ */
+export function runsOfParsed(value: unknown, where: string, format: ReplayFormat | "auto"): ReadRunsResult {
+  try {
+    return { runs: runsOfValue(value, where, where, format), errors: [] };
+  } catch (e) {
+    return { runs: [], errors: [e instanceof ReplayInputError ? e : new ReplayInputError(where, String(e))] };
+  }
+}
+
+/** One line of JSON Lines parsed, or the error that names it (`where`) and says why it is not JSON. */
+export function parseLine(line: string, where: string): { value: unknown } | { error: ReplayInputError } {
+  try {
+    return { value: JSON.parse(line) };
+  } catch (e) {
+    return { error: new ReplayInputError(where, `not JSON (${(e as Error).message})`) };
+  }
+}
+
+/**
  * Reads the runs in one input (a file's text): a whole JSON document (one run, a list of runs, a list of messages,
  * or an object with `messages`) or JSON Lines (one of those a line). Every part that cannot be read becomes a
- * {@link ReplayInputError} naming its line (or message), and the other runs are still read.
+ * {@link ReplayInputError} naming its line (or message), and the other runs are still read. For a file, and for
+ * input larger than a few hundred MB, `readRunsFromFile` reads the same a line at a time.
  *
  * @example
  * ```ts
@@ -331,41 +353,20 @@ export function readRuns(
 ): ReadRunsResult {
   const file = options.file ?? "input";
   const format = options.format ?? "auto";
+  const trimmed = text.trim();
+  if (trimmed === "") return { runs: [], errors: [new ReplayInputError(file, "empty input")] };
+  const whole = parseLine(trimmed, file);
+  if ("value" in whole) return runsOfParsed(whole.value, file, format);
+  // JSON Lines, or not JSON at all: read line by line
   const runs: ReplayRun[] = [];
   const errors: ReplayInputError[] = [];
-  const trimmed = text.trim();
-  if (trimmed === "") return { runs, errors: [new ReplayInputError(file, "empty input")] };
-  let whole: unknown;
-  let isWhole = false;
-  try {
-    whole = JSON.parse(trimmed);
-    isWhole = true;
-  } catch {
-    // JSON Lines, or not JSON at all: read line by line below
-  }
-  if (isWhole) {
-    try {
-      runs.push(...runsOfValue(whole, file, file, format));
-    } catch (e) {
-      errors.push(e instanceof ReplayInputError ? e : new ReplayInputError(file, String(e)));
-    }
-    return { runs, errors };
-  }
   for (const [i, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;
     const where = `${file}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      errors.push(new ReplayInputError(where, `not JSON (${(e as Error).message})`));
-      continue;
-    }
-    try {
-      runs.push(...runsOfValue(value, where, `${file}:${i + 1}`, format));
-    } catch (e) {
-      errors.push(e instanceof ReplayInputError ? e : new ReplayInputError(where, String(e)));
-    }
+    const parsed = parseLine(line, where);
+    const read = "value" in parsed ? runsOfParsed(parsed.value, where, format) : { runs: [], errors: [parsed.error] };
+    runs.push(...read.runs);
+    errors.push(...read.errors);
   }
   return { runs, errors };
 }

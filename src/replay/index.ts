@@ -5,6 +5,8 @@
  * @module langgraph-guards/replay
  */
 export { type ReadRunsResult, type ReplayFormat, ReplayInputError, readRuns, runFromMessages } from "./formats.js";
+export { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readRunsFromFile } from "./input.js";
+export type { ReplayInputItem } from "./lines.js";
 export {
   type ReplayDecision,
   type ReplayLoopResult,
