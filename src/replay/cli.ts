@@ -168,7 +168,8 @@ export async function main(argv: string[]): Promise<number> {
   const errors = problems.filter((p) => !(p.incomplete && parsed.lenient)).map((p) => p.message);
   const warnings = problems.filter((p) => p.incomplete && parsed.lenient).map((p) => p.message);
   const out = parsed.json ? jsonReport(tally, errors, warnings, parsed.detail) : textReport(tally, parsed.detail);
-  process.stdout.write(out);
+  // A table of zeros says nothing when no run could be read: the errors below say why.
+  if (parsed.json || tally.runs > 0 || problems.length === 0) process.stdout.write(out);
   for (const p of problems) {
     const warning = p.incomplete && parsed.lenient ? "warning: " : "";
     process.stderr.write(`langgraph-guards: ${warning}${p.message}\n`);
@@ -260,11 +261,12 @@ function textReport(tally: Tally, detail: boolean): string {
   const rows = tally.bySource.size > 1 ? [...tally.bySource].map(([label, totals]) => ({ label, totals })) : [];
   let text = `${summaryTable([...rows, { label: "all", totals: tally.all }])}\n\n${SUMMARY_LEGEND}\n`;
   if (!detail) return text;
-  for (const r of tally.reports) {
+  // Runs whose calls all ran have nothing to show; calls are numbered from 1, as a person counts them.
+  for (const r of tally.reports.filter((report) => report.notRun.length > 0)) {
     text += `\n${r.id} (${basename(r.file)}): ${r.totals.calls} calls, ${r.notRun.length} not run\n`;
     for (const d of r.notRun) {
       const why = d.action === "block" ? `blocked (${d.rule})` : d.action;
-      text += `  #${d.index} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`;
+      text += `  call ${d.index + 1} ${d.toolName}: ${why}${d.waste ? "" : "  [progress]"}\n`;
     }
   }
   return text;

@@ -92,7 +92,10 @@ async function openRegular(path: string): Promise<{ handle: FileHandle; size: nu
     await handle.close();
     return await refuse(stats);
   } catch (e) {
-    return new ReplayInputError(path, (e as Error).message);
+    const code = (e as NodeJS.ErrnoException).code;
+    const plain =
+      code === "ENOENT" ? "file not found" : code === "EACCES" ? "not readable (permission denied)" : undefined;
+    return new ReplayInputError(path, plain ?? (e as Error).message);
   }
 }
 

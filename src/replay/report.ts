@@ -82,5 +82,6 @@ export const SUMMARY_LEGEND = [
   "stopped: runs the escalation would have stopped (level 3 asks a person, level 4 ends) / calls not made after it",
   "waste: calls whose identical predecessor returned exactly the same (the data set's ground truth)",
   "waste caught: waste calls not run / all waste calls; harmful: progress calls not run / all calls not run",
-  "chars not re-sent: characters of the recorded results of calls that did not run",
+  "chars not re-sent: characters of the recorded results of calls that did not run (results the guards answered with",
+  "  an 'Unchanged' note instead are not counted here; `npm run eval` adds them: the README's 'chars not sent')",
 ].join("\n");

@@ -242,3 +242,28 @@ it("--help documents --lenient", async () => {
   expect(out.code).toBe(0);
   expect(out.stdout).toContain("--lenient");
 });
+
+describe("the replay CLI's small manners (issue 36, item 10)", () => {
+  it("a missing file: says 'file not found', prints no table of zeros, exits 1", async () => {
+    const out = await cli("replay", join(dir, "nope.jsonl"), "--no-progress");
+    expect(out.code).toBe(1);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toMatch(/nope\.jsonl: file not found/);
+  });
+
+  it("--detail numbers calls from 1 and lists only runs with calls not run", async () => {
+    const step = (text: string) => [
+      { role: "assistant", text: "", tool_calls: [{ name: "get_order", args: { id: "A1" } }] },
+      { role: "tool", ok: true, text },
+    ];
+    const looping = { id: "loops", steps: [{ role: "user", text: "Go." }, ...step("x"), ...step("x"), ...step("x")] };
+    const fine = { id: "fine", steps: [{ role: "user", text: "Go." }, ...step("y")] };
+    const path = file("detail.jsonl", `${JSON.stringify(looping)}\n${JSON.stringify(fine)}\n`);
+    const out = await cli("replay", path, "--detail", "--no-progress");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(
+      "loops (detail.jsonl): 3 calls, 2 not run\n  call 2 get_order: blocked (consecutive)\n",
+    );
+    expect(out.stdout).not.toContain("fine (detail.jsonl)");
+  });
+});
