@@ -6,13 +6,19 @@
  * decided close to the threshold), and outputs the histogram bound rules out. Decisions (loop or not, and the
  * similarity of a loop) must be identical; the table prints medians and the speed-up.
  *
- * Run: npm run bench:similarity   (fuzzball at 50 KB takes ~10 s a pair, so that column runs once: ~3 minutes)
+ * The same scenarios at 1 KB and 10 KB with `turns.scorer` "token_sort_ratio" and "partial_ratio" (ours, without
+ * fuzzball, vs the loop over fuzzball's `token_sort_ratio` / `partial_ratio`). fuzzball's partial_ratio scores a
+ * window per matching block with its O(n·m) Levenshtein: at 10 KB that is minutes a pair, so it runs at 1 KB only
+ * and at 10 KB the decisions are checked against the loop over our exact `partialScore` (tested equal to fuzzball).
+ *
+ * Run: npm run bench:similarity   (fuzzball at 50 KB takes ~10 s a pair, so that column runs once: ~4 minutes)
  *      npm run bench:similarity -- --quick   (1 KB and 10 KB, fewer runs, fuzzball at 1 KB only: seconds; at 10 KB
- *      the decisions are checked against the loop over the exact `similarityScore`, itself tested equal to fuzzball)
+ *      the decisions are checked against the loop over our exact scores, themselves tested equal to fuzzball's)
  */
 import { performance } from "node:perf_hooks";
 import * as fuzz from "fuzzball";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
+import { partialScore, tokenSortScore } from "../src/core/loop/scorers.js";
 import { similarityScore, similarityUpperBound } from "../src/core/loop/similarity.js";
 import type { LoopState } from "../src/index.js";
 import { rng } from "../test/support/random.js";
@@ -84,16 +90,53 @@ function scenarios(bytes: number): Scenario[] {
   ];
 }
 
-const options = resolveSafetyOptions({ logger: { warn: () => {} } });
+/** A built-in scorer: its name in `turns.scorer`, fuzzball's function, our exact score, and where fuzzball runs. */
+interface ScorerCase {
+  name: "ratio" | "token_sort_ratio" | "partial_ratio";
+  fuzzball: (a: string, b: string) => number;
+  exact: (a: string, b: string) => number;
+  /** The sizes measured. */
+  sizes: number[];
+  /** fuzzball runs up to this size (bytes); quick mode: 1 KB at most. */
+  fuzzballUpTo: number;
+}
+
+const SCORERS: ScorerCase[] = [
+  {
+    name: "ratio",
+    fuzzball: fuzz.ratio,
+    exact: similarityScore,
+    sizes: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000],
+    fuzzballUpTo: 50_000,
+  },
+  {
+    name: "token_sort_ratio",
+    fuzzball: fuzz.token_sort_ratio,
+    exact: tokenSortScore,
+    sizes: [1_000, 10_000],
+    fuzzballUpTo: 10_000,
+  },
+  {
+    name: "partial_ratio",
+    fuzzball: fuzz.partial_ratio,
+    exact: partialScore,
+    sizes: [1_000, 10_000],
+    fuzzballUpTo: 1_000,
+  },
+];
+
+const quiet = { warn: () => {} };
+const optionsOf = new Map(SCORERS.map((s) => [s.name, resolveSafetyOptions({ logger: quiet, scorer: s.name })]));
+const options = optionsOf.get("ratio") ?? resolveSafetyOptions({ logger: quiet });
 
 interface Decision {
   loop: boolean;
   similarity?: number | undefined;
 }
 
-function ours(history: string[], current: string): Decision {
+function ours(history: string[], current: string, scorer: ScorerCase["name"] = "ratio"): Decision {
   const state: LoopState = { ...emptyLoopState(), recentOutputs: history };
-  const check = detectLoopIn(state, current, options);
+  const check = detectLoopIn(state, current, optionsOf.get(scorer) ?? options);
   return { loop: check.loop, similarity: check.similarity };
 }
 
@@ -125,71 +168,82 @@ const ratioOf = (ours: number, anchor: number) =>
 
 interface Measured {
   bytes: number;
+  scorer: ScorerCase["name"];
   scenario: string;
   ours: number;
   fuzzball: number | undefined;
 }
 
-const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 50_000];
+const sizes = [...new Set(SCORERS.flatMap((s) => s.sizes))];
 const bySize = new Map(sizes.map((bytes) => [bytes, scenarios(bytes)]));
 // Warm-up: both sides' hot loops are optimized by V8 after a few calls (a guard in a long-running agent process
 // runs warm); without it the first scenario measured pays for the compilation.
 for (const scenario of bySize.get(1_000) ?? []) {
-  for (let i = 0; i < 10; i += 1) ours(scenario.history, scenario.current);
-  for (let i = 0; i < 2; i += 1) loopOver(fuzz.ratio, scenario.history, scenario.current);
+  for (const scorer of SCORERS) {
+    for (let i = 0; i < 10; i += 1) ours(scenario.history, scenario.current, scorer.name);
+    for (let i = 0; i < 2; i += 1) loopOver(scorer.fuzzball, scenario.history, scenario.current);
+  }
 }
 const rows: string[][] = [];
 const measured: Measured[] = [];
 const failures: string[] = [];
-for (const [bytes, cases] of bySize) {
-  // fuzzball is O(n·m): in quick mode it runs at 1 KB only.
-  const withFuzzball = !quick || bytes <= 1_000;
-  for (const scenario of cases) {
-    const oursRuns = quick ? 5 : bytes >= 50_000 ? 5 : 15;
-    const a = timed(() => ours(scenario.history, scenario.current), oursRuns);
-    const reference = withFuzzball
-      ? timed(
-          () => loopOver(fuzz.ratio, scenario.history, scenario.current),
-          bytes >= 50_000 ? 1 : bytes >= 10_000 ? 3 : quick ? 5 : 15,
-        )
-      : undefined;
-    const expected = reference?.result ?? loopOver(similarityScore, scenario.history, scenario.current);
-    if (a.result.loop !== expected.loop || a.result.similarity !== expected.similarity) {
-      failures.push(
-        `${bytes} B ${scenario.name}: ours ${JSON.stringify(a.result)} vs ` +
-          `${reference ? "fuzzball" : "similarityScore"} ${JSON.stringify(expected)}`,
-      );
+for (const scorer of SCORERS) {
+  for (const bytes of scorer.sizes) {
+    // fuzzball is O(n·m) (partial_ratio: per matching block): in quick mode it runs at 1 KB only.
+    const withFuzzball = bytes <= (quick ? Math.min(1_000, scorer.fuzzballUpTo) : scorer.fuzzballUpTo);
+    for (const scenario of bySize.get(bytes) ?? []) {
+      const oursRuns = quick ? 5 : bytes >= 50_000 ? 5 : 15;
+      const a = timed(() => ours(scenario.history, scenario.current, scorer.name), oursRuns);
+      const fuzzRuns = bytes >= 10_000 || scorer.name === "partial_ratio" ? (quick ? 1 : 3) : quick ? 5 : 15;
+      const reference = withFuzzball
+        ? timed(() => loopOver(scorer.fuzzball, scenario.history, scenario.current), bytes >= 50_000 ? 1 : fuzzRuns)
+        : undefined;
+      const expected = reference?.result ?? loopOver(scorer.exact, scenario.history, scenario.current);
+      if (a.result.loop !== expected.loop || a.result.similarity !== expected.similarity) {
+        failures.push(
+          `${bytes} B ${scorer.name} ${scenario.name}: ours ${JSON.stringify(a.result)} vs ` +
+            `${reference ? "fuzzball" : "our exact score"} ${JSON.stringify(expected)}`,
+        );
+      }
+      measured.push({ bytes, scorer: scorer.name, scenario: scenario.name, ours: a.ms, fuzzball: reference?.ms });
+      const sims = scenario.history.map((h) => scorer.exact(scenario.current, h));
+      const bounds = scenario.history.map((h) => similarityUpperBound(scenario.current, h));
+      rows.push([
+        `${bytes / 1000} KB`,
+        scorer.name,
+        scenario.name,
+        a.result.loop ? `loop (${((a.result.similarity ?? 0) * 100).toFixed(0)}%)` : "no loop",
+        `${Math.min(...sims)}-${Math.max(...sims)}`,
+        scorer.name === "ratio" ? `${Math.min(...bounds)}-${Math.max(...bounds)}` : "",
+        fmtMs(a.ms),
+        reference ? fmtMs(reference.ms) : "skipped",
+        reference ? `${(reference.ms / a.ms).toFixed(reference.ms / a.ms < 10 ? 1 : 0)}x` : "",
+      ]);
     }
-    measured.push({ bytes, scenario: scenario.name, ours: a.ms, fuzzball: reference?.ms });
-    const sims = scenario.history.map((h) => similarityScore(scenario.current, h));
-    const bounds = scenario.history.map((h) => similarityUpperBound(scenario.current, h));
-    rows.push([
-      `${bytes / 1000} KB`,
-      scenario.name,
-      a.result.loop ? `loop (${((a.result.similarity ?? 0) * 100).toFixed(0)}%)` : "no loop",
-      `${Math.min(...sims)}-${Math.max(...sims)}`,
-      `${Math.min(...bounds)}-${Math.max(...bounds)}`,
-      fmtMs(a.ms),
-      reference ? fmtMs(reference.ms) : "skipped",
-      reference ? `${(reference.ms / a.ms).toFixed(reference.ms / a.ms < 10 ? 1 : 0)}x` : "",
-    ]);
   }
 }
 
-const header = ["size", "scenario", "decision", "ratios", "bounds", "ours", "fuzzball", "speed-up"];
+const header = ["size", "scorer", "scenario", "decision", "scores", "bounds", "ours", "fuzzball", "speed-up"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
 const line = (r: string[]) =>
-  r.map((c, i) => (i >= 5 ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join("  ");
+  r.map((c, i) => (i >= 6 ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join("  ");
 console.log(
   `One detectLoop call against a full window of 5 outputs, threshold ${options.loopThreshold} ` +
-    `(medians; fuzzball at 50 KB: one run${quick ? "; quick: fuzzball at 1 KB only" : ""})\n`,
+    `(medians; fuzzball at 50 KB: one run; partial_ratio: fuzzball at 1 KB only` +
+    `${quick ? "; quick: fuzzball at 1 KB only" : ""}; bounds: ratio's histogram bound)\n`,
 );
 console.log(line(header));
 console.log("-".repeat(line(header).length));
 for (const r of rows) console.log(line(r));
 
-function figure(bytes: number, scenario: string, name: string, goalMs: number): Figure | undefined {
-  const m = measured.find((x) => x.bytes === bytes && x.scenario === scenario);
+function figure(
+  bytes: number,
+  scenario: string,
+  name: string,
+  goalMs: number,
+  scorer: ScorerCase["name"] = "ratio",
+): Figure | undefined {
+  const m = measured.find((x) => x.bytes === bytes && x.scenario === scenario && x.scorer === scorer);
   if (m === undefined) return undefined;
   return {
     bench: "similarity",
@@ -207,11 +261,14 @@ report(
     figure(10_000, WORST, "detectLoop 5 x 10 KB worst case", 20),
     figure(10_000, UNRELATED, "detectLoop 5 x 10 KB unrelated", 10),
     figure(50_000, WORST, "detectLoop 5 x 50 KB worst case", 400),
+    figure(10_000, WORST, "token_sort_ratio: detectLoop 5 x 10 KB worst case", 60, "token_sort_ratio"),
+    figure(1_000, WORST, "partial_ratio: detectLoop 5 x 1 KB worst case", 20, "partial_ratio"),
+    figure(10_000, WORST, "partial_ratio: detectLoop 5 x 10 KB worst case", 1_000, "partial_ratio"),
     {
       bench: "similarity",
       figure: `decisions (loop, similarity), ${measured.length} detectLoop calls`,
       ours: failures.length === 0 ? "identical" : `${failures.length} differ`,
-      anchor: quick ? "fuzzball 1 KB, similarityScore 10 KB" : "fuzzball.ratio",
+      anchor: quick ? "fuzzball 1 KB, exact scores 10 KB" : "fuzzball (partial_ratio 10 KB: exact score)",
       ratio: "",
       goal: "identical",
       met: failures.length === 0,

@@ -164,8 +164,8 @@ export const loopDetectOptionsSchema = z.strictObject({
        */
       outputOf: z.custom<(message: AIMessage) => string>(isFunction, "expected a function").optional(),
       /**
-       * The similarity scorer: fuzzball's `"ratio"` (default, exact and fast), `"partial_ratio"`,
-       * `"token_sort_ratio"`, or `(a, b) => 0..1`.
+       * The similarity scorer: `"ratio"` (default), `"partial_ratio"` or `"token_sort_ratio"` (each exactly
+       * fuzzball's scorer of that name, computed without fuzzball), or `(a, b) => 0..1`.
        */
       scorer: safety.scorer,
       /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */

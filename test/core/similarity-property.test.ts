@@ -4,11 +4,24 @@
  * `fuzz.ratio(a, b) / 100` when `fuzz.ratio(a, b) / 100 >= t` (the comparison detectLoop makes) and undefined
  * otherwise, and `detectLoopIn` answers as the seed's loop over `fuzzball.ratio`. 6,000 random pairs + 4,000
  * near-threshold pairs + 40 long pairs, and 1,500 detectLoop windows of 1–5 outputs on top.
+ *
+ * The two other scorers are fuzzball's exactly: `partialRatio(a, b)` is `fuzz.partial_ratio(a, b) / 100` and
+ * `tokenSortRatio(a, b)` is `fuzz.token_sort_ratio(a, b) / 100`, in both orders. 6,000 random pairs, 3,000
+ * near-threshold pairs for each (an edited excerpt of a text against the text; a text against its words shuffled
+ * and edited), 300 pairs of 200–1,000 characters (where difflib's autojunk heuristic decides partial_ratio's
+ * windows), and 500 detectLoop windows with each scorer.
  */
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
-import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../../src/core/index.js";
+import {
+  detectLoopIn,
+  emptyLoopState,
+  partialRatio,
+  resolveSafetyOptions,
+  tokenSortRatio,
+} from "../../src/core/index.js";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../src/core/loop/scorers.js";
 import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/loop/similarity.js";
 import { rng } from "../support/random.js";
 
@@ -194,4 +207,152 @@ describe("detectLoopIn with the default scorer answers as the seed's loop over f
       { numRuns: 1_500 },
     );
   });
+});
+
+/**
+ * Both scorers against fuzzball's, in both orders (partial_ratio is not symmetric for two strings of one length),
+ * and their threshold-aware forms (the loop detector's) against the decision on fuzzball's score.
+ */
+function checkScorers(a: string, b: string, extraThreshold = 0.9): { partial: number; sorted: number } {
+  const partial = fuzz.partial_ratio(a, b);
+  expect(partialRatio(a, b), `partial_ratio of ${JSON.stringify([a, b])}`).toBe(partial / 100);
+  expect(partialRatio(b, a), `partial_ratio of ${JSON.stringify([b, a])}`).toBe(fuzz.partial_ratio(b, a) / 100);
+  const sorted = fuzz.token_sort_ratio(a, b);
+  expect(tokenSortRatio(a, b), `token_sort_ratio of ${JSON.stringify([a, b])}`).toBe(sorted / 100);
+  expect(tokenSortRatio(b, a)).toBe(fuzz.token_sort_ratio(b, a) / 100);
+  for (const t of [...THRESHOLDS, extraThreshold]) {
+    expect(partialRatioAtLeast(a, b, t), `threshold ${t}`).toBe(partial / 100 >= t ? partial / 100 : undefined);
+    expect(tokenSortRatioAtLeast(a, b, t), `threshold ${t}`).toBe(sorted / 100 >= t ? sorted / 100 : undefined);
+  }
+  return { partial, sorted };
+}
+
+/** An excerpt of a text (4–150 code units from anywhere), 0–12% of it edited, against the text, in either order:
+ * partial_ratio's windows around the threshold. */
+const excerptArb = (minLength: number, maxLength: number) =>
+  fc
+    .tuple(
+      textArb(minLength, maxLength),
+      fc.nat(),
+      fc.integer({ min: 4, max: 150 }),
+      fc.integer({ min: 0, max: 12 }),
+      fc.integer(),
+      fc.boolean(),
+    )
+    .map(([text, at, length, percent, seed, flip]) => {
+      const start = at % Math.max(1, text.length);
+      const piece = text.slice(start, start + length);
+      const b = percent === 0 ? piece : edited(piece, percent, seed);
+      return flip ? ([b, text] as const) : ([text, b] as const);
+    });
+
+/** The words of `text` (split on spaces) in a shuffled order. */
+function shuffledWords(text: string, seed: number): string {
+  const next = rng(seed);
+  const words = text.split(" ");
+  for (let i = words.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(next() * (i + 1));
+    [words[i], words[j]] = [words[j] as string, words[i] as string];
+  }
+  return words.join(" ");
+}
+
+/** A text against its words shuffled, then 0–12% of it edited: token_sort_ratio around the threshold. */
+const shuffledArb = fc
+  .tuple(textArb(10, 150), fc.integer({ min: 0, max: 12 }), fc.integer())
+  .map(([a, percent, seed]) => {
+    const shuffled = shuffledWords(a, seed);
+    return [a, percent === 0 ? shuffled : edited(shuffled, percent, seed)] as const;
+  });
+
+describe("partialRatio and tokenSortRatio equal fuzzball's partial_ratio and token_sort_ratio", () => {
+  it("6,000 random pairs: ASCII, accents, CJK, emoji and lone surrogates, stripped characters, blanks, equal pairs", () => {
+    fc.assert(
+      fc.property(randomPairArb, thresholdArb, ([a, b], t) => {
+        checkScorers(a, b, t);
+      }),
+      { numRuns: 6_000 },
+    );
+  });
+
+  it("3,000 near-threshold pairs for partial_ratio: an excerpt of a text, 0–12% edited, against the text", () => {
+    let near = 0;
+    fc.assert(
+      fc.property(excerptArb(10, 200), thresholdArb, ([a, b], t) => {
+        const { partial } = checkScorers(a, b, t);
+        if (partial >= 85 && partial <= 95) near += 1;
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(near).toBeGreaterThan(500);
+  });
+
+  it("3,000 near-threshold pairs for token_sort_ratio: a text against its words shuffled, 0–12% edited", () => {
+    let near = 0;
+    fc.assert(
+      fc.property(shuffledArb, thresholdArb, ([a, b], t) => {
+        const { sorted } = checkScorers(a, b, t);
+        if (sorted >= 85 && sorted <= 95) near += 1;
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(near).toBeGreaterThan(500);
+  });
+
+  it("300 pairs of 200–1,000 characters, where difflib's autojunk (popular characters) decides the windows", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          excerptArb(150, 500),
+          fc
+            .tuple(textArb(150, 500), fc.integer({ min: 1, max: 12 }), fc.integer())
+            .map(([a, percent, seed]) => [a, edited(a, percent, seed)] as const),
+          fc.tuple(textArb(150, 500), textArb(20, 500)),
+        ),
+        ([a, b]) => {
+          checkScorers(a, b);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("detectLoopIn with partial_ratio or token_sort_ratio answers as the seed's loop over fuzzball's scorer", () => {
+  const quiet = { warn: () => {} };
+  const windowArb = fc
+    .tuple(textArb(1, 150), fc.constantFrom(...THRESHOLDS), fc.integer())
+    .chain(([output, threshold, seed]) =>
+      fc
+        .array(
+          fc.oneof(
+            { weight: 3, arbitrary: fc.integer({ min: 0, max: 14 }).map((p) => edited(output, p, seed + p)) },
+            { weight: 1, arbitrary: fc.integer({ min: 0, max: 14 }).map((p) => shuffledWords(output, seed + p)) },
+            { weight: 2, arbitrary: textArb(0, 150) },
+            { weight: 1, arbitrary: blankArb },
+          ),
+          { minLength: 1, maxLength: 5 },
+        )
+        .map((history) => ({ output, threshold, history })),
+    );
+
+  for (const [scorer, fuzzScore] of [
+    ["partial_ratio", fuzz.partial_ratio],
+    ["token_sort_ratio", fuzz.token_sort_ratio],
+  ] as const) {
+    it(`500 windows of 1–5 outputs with turns.scorer "${scorer}": the loop, its similarity and index`, () => {
+      fc.assert(
+        fc.property(windowArb, ({ output, threshold, history }) => {
+          const options = resolveSafetyOptions({ loopThreshold: threshold, logger: quiet, scorer });
+          const check = detectLoopIn({ ...emptyLoopState(), recentOutputs: history }, output, options);
+          const index = history.findIndex((previous) => fuzzScore(output, previous) / 100 >= threshold);
+          expect(check.loop).toBe(index >= 0);
+          expect(check.index).toBe(index >= 0 ? index : undefined);
+          const similarity = index >= 0 ? fuzzScore(output, history[index] as string) / 100 : undefined;
+          expect(check.similarity).toBe(similarity);
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
 });

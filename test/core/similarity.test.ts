@@ -1,12 +1,15 @@
 /**
  * similarityRatio is exactly fuzzball.ratio / 100, the upper bound used to skip pairs never undercuts it, and the
- * threshold-aware decision (similarityAtLeast, isSimilar) rounds as fuzzball does at every threshold. The property
- * tests against fuzzball near the threshold are in similarity-property.test.ts.
+ * threshold-aware decision (similarityAtLeast, isSimilar) rounds as fuzzball does at every threshold; the two other
+ * scorers, partialRatio and tokenSortRatio, are fuzzball's partial_ratio and token_sort_ratio on known cases (difflib's
+ * matching blocks, its autojunk heuristic, the order of two strings of one length). The property tests against
+ * fuzzball, near the threshold too, are in similarity-property.test.ts.
  */
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
-import { isSimilar, similarityRatio, similarityScore } from "../../src/core/index.js";
+import { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "../../src/core/index.js";
+import { matchingBlocks } from "../../src/core/loop/matching-blocks.js";
 import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/core/loop/similarity.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
@@ -187,5 +190,111 @@ describe("similarityAtLeast: the decision similarityRatio >= threshold, with the
     for (const t of [0.5, 0.8, 0.9]) expect(similarityAtLeast(a, b, t)).toBe(similarityAtLeast(b, a, t));
     expect(similarityAtLeast(a, a, Number.NaN)).toBeUndefined();
     expect(isSimilar(a, a, Number.NaN)).toBe(false);
+  });
+});
+
+describe("matchingBlocks: difflib's SequenceMatcher(None, a, b).get_matching_blocks()", () => {
+  it("gives Python's blocks on the examples of its documentation, the sentinel last", () => {
+    expect(matchingBlocks("abxcd", "abcd")).toEqual([
+      [0, 0, 2],
+      [3, 2, 2],
+      [5, 4, 0],
+    ]);
+    expect(matchingBlocks(" abcd", "abcd abcd")).toEqual([
+      [0, 4, 5],
+      [5, 9, 0],
+    ]);
+    expect(matchingBlocks("qabxcd", "abycdf")).toEqual([
+      [1, 0, 2],
+      [4, 3, 2],
+      [6, 6, 0],
+    ]);
+    expect(matchingBlocks("", "abc")).toEqual([[0, 3, 0]]);
+    expect(matchingBlocks("abc", "")).toEqual([[3, 0, 0]]);
+  });
+
+  it("autojunk: from 200 characters of b on, a character found more than 1% + 1 times in b is not matched", () => {
+    // Python: [Match(a=4, b=301, size=0)] and [Match(a=0, b=1, size=4), Match(a=4, b=199, size=0)].
+    expect(matchingBlocks("aaaa", `x${"a".repeat(300)}`)).toEqual([[4, 301, 0]]);
+    expect(matchingBlocks("aaaa", `x${"a".repeat(198)}`)).toEqual([
+      [0, 1, 4],
+      [4, 199, 0],
+    ]);
+    // A popular character still extends a match found on a rare one, on both sides.
+    expect(matchingBlocks("aazaa", `${"a".repeat(150)}z${"a".repeat(150)}`)).toEqual([
+      [0, 148, 5],
+      [5, 301, 0],
+    ]);
+  });
+});
+
+describe("partialRatio: fuzzball's partial_ratio / 100", () => {
+  it("scores the best window of the longer string, after fuzzball's processing", () => {
+    expect(partialRatio("user data", "Processing the user data...")).toBe(1);
+    for (const [a, b] of [
+      ["abcd", "bcda"],
+      ["the cat sat", "sat the cat"],
+      ["fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear"],
+      ["Checking the database...", "Checking the database connection again"],
+      ["中文字 テスト", "これは中文字のテストです"],
+    ] as const) {
+      expect(partialRatio(a, b), `${a} / ${b}`).toBe(fuzz.partial_ratio(a, b) / 100);
+      expect(partialRatio(b, a)).toBe(fuzz.partial_ratio(b, a) / 100);
+    }
+  });
+
+  it("takes the first string as the shorter one when both have one length, as fuzzball does", () => {
+    expect(fuzz.partial_ratio("baaaaa", "aaaaaa")).toBe(83);
+    expect(fuzz.partial_ratio("aaaaaa", "baaaaa")).toBe(91);
+    expect(partialRatio("baaaaa", "aaaaaa")).toBe(0.83);
+    expect(partialRatio("aaaaaa", "baaaaa")).toBe(0.91);
+  });
+
+  it("keeps difflib's autojunk quirk: a string inside a longer one can score low", () => {
+    // "aaaa" is in the longer string, but from 200 characters on 'a' and 'y' are popular and 'x' is not in "aaaa":
+    // difflib finds no block, and the only window scored is the last one ("yyyy").
+    const longer = `xaaaa${"y".repeat(250)}`;
+    expect(fuzz.partial_ratio("aaaa", longer)).toBe(0);
+    expect(partialRatio("aaaa", longer)).toBe(0);
+  });
+
+  it("scores an empty (or emptied) string and a non-string 0", () => {
+    for (const [a, b] of [
+      ["", ""],
+      ["", "abc"],
+      ["...", "abc"],
+      ["abc", "  \t"],
+    ] as const) {
+      expect(fuzz.partial_ratio(a, b)).toBe(0);
+      expect(partialRatio(a, b)).toBe(0);
+    }
+    expect(partialRatio(undefined as unknown as string, "abc")).toBe(0);
+  });
+});
+
+describe("tokenSortRatio: fuzzball's token_sort_ratio / 100", () => {
+  it("ignores word order, after fuzzball's processing", () => {
+    expect(tokenSortRatio("user data processing", "processing user data")).toBe(1);
+    expect(tokenSortRatio("Data, user: processing!", "processing user data")).toBe(1);
+    for (const [a, b] of [
+      ["the cat sat", "sat the cat on the mat"],
+      ["fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear"],
+      ["Zeta alpha Éclair éclair", "éclair alpha zeta"],
+      ["ab cd", "cd ab ab"],
+    ] as const) {
+      expect(tokenSortRatio(a, b), `${a} / ${b}`).toBe(fuzz.token_sort_ratio(a, b) / 100);
+    }
+  });
+
+  it("sorts by UTF-16 code units, as JavaScript's default sort", () => {
+    const [a, b] = ["z 😀 é a 中", "中 a é z 😀"];
+    expect(tokenSortRatio(a, b)).toBe(1);
+    expect(tokenSortRatio("𝔘x ﬃy", "ﬃy 𝔘x")).toBe(fuzz.token_sort_ratio("𝔘x ﬃy", "ﬃy 𝔘x") / 100);
+  });
+
+  it("scores an empty (or emptied) string and a non-string 0", () => {
+    expect(tokenSortRatio("", "abc")).toBe(0);
+    expect(tokenSortRatio("!!!", "!!!")).toBe(0);
+    expect(tokenSortRatio(undefined as unknown as string, "abc")).toBe(0);
   });
 });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { STOP_REASON_TEXTS } from "../feedback-texts.js";
 import { guardLoggerSchema, parseOptions } from "../options.js";
 import { StatefulGuard } from "../stateful-guard.js";
-import { partialRatio, similarityAtLeast, similarityRatio, tokenSortRatio } from "./similarity.js";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "./scorers.js";
+import { similarityAtLeast } from "./similarity.js";
 
 /**
  * A similarity scorer: two outputs → 0..1.
@@ -174,7 +175,10 @@ export const safetyOptionsSchema = z
     maxConsecutiveFailures: positiveInt.default(5),
     /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */
     minOutputLength: z.number().int().min(0).default(0),
-    /** The similarity scorer: fuzzball's `ratio` (default, exact and fast), `partial_ratio`, `token_sort_ratio`, or yours. */
+    /**
+     * The similarity scorer: fuzzball's `ratio` (default), `partial_ratio` or `token_sort_ratio` (each exactly
+     * fuzzball's, computed without it, and only as far as the threshold needs), or yours.
+     */
     scorer: z
       .union([z.enum(["ratio", "partial_ratio", "token_sort_ratio"]), z.custom<Scorer>((v) => typeof v === "function")])
       .default("ratio"),
@@ -224,11 +228,20 @@ export function resolveSafetyOptions(options: SafetyOptions = {}): ResolvedSafet
   return parseOptions(safetyOptionsSchema, options, "loop-detection");
 }
 
-function scorerOf(options: ResolvedSafetyOptions): Scorer {
-  if (typeof options.scorer === "function") return options.scorer;
-  if (options.scorer === "partial_ratio") return partialRatio;
-  if (options.scorer === "token_sort_ratio") return tokenSortRatio;
-  return similarityRatio;
+/** The similarity of two outputs when it may reach `threshold` (undefined when a built-in scorer knows it cannot). */
+type ThresholdScorer = (a: string, b: string, threshold: number) => number | undefined;
+
+/** The built-in scorers decide "similarity >= threshold" without the exact score of pairs that fail it; each returns
+ * the exact similarity (fuzzball's score / 100) of a pair that passes, undefined otherwise. */
+const BUILT_IN: Record<"ratio" | "partial_ratio" | "token_sort_ratio", ThresholdScorer> = {
+  ratio: similarityAtLeast,
+  partial_ratio: partialRatioAtLeast,
+  token_sort_ratio: tokenSortRatioAtLeast,
+};
+
+function scorerOf(options: ResolvedSafetyOptions): ThresholdScorer {
+  const scorer = options.scorer;
+  return typeof scorer === "function" ? (a, b) => scorer(a, b) : BUILT_IN[scorer];
 }
 
 /**
@@ -253,7 +266,7 @@ export interface LoopCheck {
 /**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
- * is no loop and is not added; a scorer error is logged and counts as no loop. With the default scorer only the
+ * is no loop and is not added; a scorer error is logged and counts as no loop. With a built-in scorer only the
  * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
  * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
  *
@@ -268,12 +281,9 @@ export function detectLoopIn(state: LoopState, output: string | undefined, optio
   if (!output || output.length < options.minOutputLength) return { loop: false, state };
   const logger = options.logger;
   const scorer = scorerOf(options);
-  const fast = scorer === similarityRatio;
   try {
     for (const [index, previous] of state.recentOutputs.entries()) {
-      // The default scorer decides "similarity >= loopThreshold" without the exact score of pairs that fail it;
-      // it returns the exact similarity (fuzzball.ratio / 100) of a pair that passes, undefined otherwise.
-      const similarity = fast ? similarityAtLeast(output, previous, options.loopThreshold) : scorer(output, previous);
+      const similarity = scorer(output, previous, options.loopThreshold);
       if (similarity !== undefined && similarity >= options.loopThreshold) {
         logger?.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
         return { loop: true, similarity, index, state };
