@@ -137,7 +137,14 @@ function realPathOf(absolute: string, links = 0): string {
     stat = undefined;
   }
   if (stat?.isSymbolicLink()) {
-    const target = readlinkSync(absolute);
+    let target: string;
+    try {
+      target = readlinkSync(absolute);
+    } catch (error) {
+      // No longer a link (another process changed it meanwhile): resolved again, within the loop limit.
+      if (errorCode(error) === "ENOENT" || errorCode(error) === "EINVAL") return realPathOf(absolute, links + 1);
+      throw error;
+    }
     return realPathOf(isAbsolute(target) ? target : resolve(dirname(absolute), target), links + 1);
   }
   const parent = dirname(absolute);
