@@ -166,10 +166,12 @@ export function problemMessage(shown: string, problem: IoProblem, action: "read"
         : `${name} cannot be ${action === "written" ? "written" : "changed"} (permission denied: the file or its folder is not writable). Nothing was changed.`;
     case "root-gone":
       return ROOT_GONE;
-    case "error":
+    case "error": {
+      const why = problem.code === "ENOTDIR" ? "ENOTDIR: a part of its path is a file, not a folder" : problem.code;
       return action === "written"
-        ? `Cannot write ${name} (${problem.code}). Nothing was changed.`
-        : `Cannot ${verb} ${name} (${problem.code}).`;
+        ? `Cannot write ${name} (${why}). Nothing was changed.`
+        : `Cannot ${verb} ${name} (${why}).`;
+    }
   }
 }
 
