@@ -133,8 +133,14 @@ type AnyTool = { name: string; invoke: (input: unknown, config?: unknown) => Pro
 // The tree is made just before it is measured: a clock ahead of it keeps the cache's racy window (which ctime, unlike
 // mtime, cannot be set back to escape) from turning every cached answer into a re-read.
 const later = () => Date.now() + 5000;
+// The 100 KB file is read whole (its numbered lines are 114,000 characters, over the default limits.maxReadChars).
 const tools = (cache: boolean) =>
-  createFileTools({ root, cache, limits: { listLimit: 100 }, clock: later }) as unknown as AnyTool[];
+  createFileTools({
+    root,
+    cache,
+    limits: { listLimit: 100, maxReadChars: 200_000 },
+    clock: later,
+  }) as unknown as AnyTool[];
 const byName = (list: AnyTool[], name: string) => list.find((t) => t.name === name) as AnyTool;
 
 /** Calls a tool as ToolNode does, with a state; returns the tool's Command/ToolMessage. */

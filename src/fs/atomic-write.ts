@@ -5,11 +5,16 @@
  * half-way, a full disk or a file size limit (`ENOSPC`, `EFBIG`) leave the original as it was, and the temporary
  * file is removed (after `kill -9` it can stay behind, as `.<name>.<random>.tmp`). The original's mode (and, where
  * the process may, its owner) is kept.
+ *
+ * The folder is reached from the root component by component and the file's entries are made through the open
+ * folder (see `anchored.ts`): a folder on the way swapped for a symlink by another process refuses the write, and
+ * nothing is ever created outside the root; folders made for a write that did not happen are removed again.
  */
 import { randomBytes } from "node:crypto";
 import { constants, linkSync, lstatSync, renameSync, type Stats, unlinkSync } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, relative, sep } from "node:path";
+import { type OpenFolder, openFolderInside } from "./anchored.js";
 import { failed, fdInside, type IoFailure, IoTimeout, unfit, withTimeout } from "./io.js";
 import { errorCode } from "./sandbox.js";
 
@@ -49,6 +54,8 @@ export interface WriteOptions {
    * else the write is refused as `changed`. Undefined: whatever file is there is replaced.
    */
   expected?: Stats | undefined;
+  /** Create the missing folders on the way (inside the root, component by component). Default false. */
+  createFolders?: boolean;
 }
 
 /** Whether a stat and a later one are of the same, unchanged file (the ctime moves on any change). */
@@ -67,10 +74,10 @@ const changed = (removed: boolean): IoFailure => ({ ok: false, problem: { kind: 
  * `refuseHardLinks`), or not the file the caller read (`expected`). Nothing is opened: the new content goes to a
  * new file, and the one opened is checked to be inside the root.
  */
-async function existing(path: string, options: WriteOptions): Promise<Stats | null | IoFailure> {
+async function existing(entry: string, options: WriteOptions): Promise<Stats | null | IoFailure> {
   let stat: Stats;
   try {
-    stat = await lstat(path);
+    stat = await lstat(entry);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") return failed(error);
     return options.expected === undefined ? null : changed(true);
@@ -83,10 +90,10 @@ async function existing(path: string, options: WriteOptions): Promise<Stats | nu
   return stat;
 }
 
-/** A temporary name next to `path`: `.<name>.<random>.tmp` (the name cut to 100 bytes, within any NAME_MAX). */
-function tempPathFor(path: string): string {
-  const name = Buffer.from(basename(path)).subarray(0, 100).toString("utf8");
-  return join(dirname(path), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+/** A temporary name for `name`: `.<name>.<random>.tmp` (the name cut to 100 bytes, within any NAME_MAX). */
+function tempNameFor(name: string): string {
+  const cut = Buffer.from(name).subarray(0, 100).toString("utf8");
+  return `.${cut}.${randomBytes(6).toString("hex")}.tmp`;
 }
 
 function removeQuietly(path: string): void {
@@ -112,13 +119,25 @@ interface Progress {
   committed: boolean;
 }
 
+/** The entries of one write, in the folder opened for it: the file and the temporary file. */
+interface Entries {
+  folder: OpenFolder;
+  /** The file's entry (a path through the open folder). */
+  path: string;
+  /** The temporary file's entry. */
+  temp: string;
+}
+
 /**
  * Puts the temporary file in place, synchronously (no timeout can fire in between): renamed over the original when
  * it is still the file that was checked, linked in place when there was none (a file made meanwhile is never
  * overwritten). Undefined when done, else why not.
  */
-function commit(path: string, temp: string, before: Stats | null, progress: Progress): IoFailure | undefined {
+function commit(entries: Entries, before: Stats | null, root: string, progress: Progress): IoFailure | undefined {
+  const { path, temp } = entries;
   if (progress.cancelled) return { ok: false, problem: { kind: "timeout", ms: 0 } };
+  // The folder is still inside the root (a real folder moved out of it meanwhile is refused).
+  if (fdInside(entries.folder.fd, root) === false) return { ok: false, problem: { kind: "outside" } };
   if (before === null) {
     try {
       linkSync(temp, path);
@@ -141,20 +160,25 @@ function commit(path: string, temp: string, before: Stats | null, progress: Prog
 }
 
 /** Flushes a folder's entries (the rename) to disk, where the system allows it. */
-async function syncFolder(folder: string): Promise<void> {
+async function syncFolder(folder: OpenFolder): Promise<void> {
   try {
-    const handle = await open(folder, constants.O_RDONLY);
+    const handle = await open(folder.at("."), constants.O_RDONLY);
     await handle.sync().finally(() => handle.close());
   } catch {
     // not possible on every system (Windows): the rename is still atomic, only not yet durable
   }
 }
 
-/** The write itself (see {@link writeFileAtomic}); `progress` tells the caller whether it is in place. */
-async function replace(path: string, data: Buffer, options: WriteOptions, progress: Progress): Promise<WriteResult> {
+/** The write itself (see {@link writeFileAtomic}) in the open folder; `progress` tells whether it is in place. */
+async function replaceIn(
+  entries: Entries,
+  data: Buffer,
+  options: WriteOptions,
+  progress: Progress,
+): Promise<WriteResult> {
+  const { path, temp } = entries;
   const before = await existing(path, options);
   if (isFailure(before)) return before;
-  const temp = tempPathFor(path);
   let handle: FileHandle;
   try {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -167,15 +191,36 @@ async function replace(path: string, data: Buffer, options: WriteOptions, progre
     await handle.writeFile(data);
     if (before !== null) await keepOwnerAndMode(handle, before);
     await handle.sync();
-    const refused = commit(path, temp, before, progress);
+    const refused = commit(entries, before, options.root, progress);
     if (refused !== undefined) return refused;
-    await syncFolder(dirname(path));
+    await syncFolder(entries.folder);
     return { ok: true, created: before === null, stat: await handle.stat() }; // the renamed file's stat
   } catch (error) {
     return failed(error);
   } finally {
     await handle.close().catch(() => {});
     if (!progress.committed) removeQuietly(temp);
+  }
+}
+
+/**
+ * Opens the file's folder from the root (creating it with `createFolders`), writes in it, and closes it; the folders
+ * made for a write that did not happen are removed again.
+ */
+async function replace(path: string, data: Buffer, options: WriteOptions, progress: Progress): Promise<WriteResult> {
+  const rel = relative(options.root, dirname(path));
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { ok: false, problem: { kind: "outside" } };
+  const opened = openFolderInside(options.root, rel.split(sep).join("/"), options.createFolders ?? false);
+  if (!opened.ok) return opened;
+  const { folder } = opened;
+  const name = basename(path);
+  const entries: Entries = { folder, path: folder.at(name), temp: folder.at(tempNameFor(name)) };
+  try {
+    const result = await replaceIn(entries, data, options, progress);
+    if (!result.ok) folder.undo();
+    return result;
+  } finally {
+    folder.close();
   }
 }
 

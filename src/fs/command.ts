@@ -1,66 +1,20 @@
 /**
- * `execute_command` (only with `allowCommands: true`): runs `bash -c` in the root, then drops from the cache what
- * the command may have changed (everything, when the command is not understood: see `changedPaths`).
+ * `execute_command` (only with `allowCommands: true`): runs `bash -c` in the root (see `run-command.ts`: its own
+ * process group, stdin closed, everything it started stopped on a timeout), then drops from the cache what the
+ * command may have changed (everything, when the command is not understood: see `changedPaths`).
  */
-import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { changedPaths } from "../core/identity/shell/index.js";
-import { cutEnd } from "../core/text.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";
+import { type CommandResult, runCommand } from "./run-command.js";
 import { parentOf } from "./tree-paths.js";
 
 const schema = z.object({
   /** The command line, run with `bash -c` in the project root. */
   command: z.string(),
 });
-
-/** How a command ended: its exit code (null when killed), its output (cut to the limit), whether it timed out. */
-interface CommandResult {
-  code: number | null;
-  output: string;
-  timedOut: boolean;
-}
-
-/**
- * Runs `bash -c command` in `cwd`, stdout and stderr interleaved in one output of at most `maxChars` characters
- * (the rest is cut with a note), killed after `timeoutMs`.
- */
-function runCommand(command: string, cwd: string, timeoutMs: number, maxChars: number): Promise<CommandResult> {
-  return new Promise((done) => {
-    // Its own process group, so a timeout ends the whole command (pipelines, background children), not just bash.
-    const child = spawn("bash", ["-c", command], { cwd, env: process.env, detached: true });
-    let output = "";
-    let cut = 0;
-    // Once anything is cut, the rest is counted only: the output shown is a start of what the command printed.
-    const take = (text: string) => {
-      const end = cut > 0 ? 0 : cutEnd(text, maxChars - output.length);
-      output += text.slice(0, end);
-      cut += text.length - end;
-    };
-    // Decoded per stream, so a character whose bytes arrive in two chunks stays one character.
-    child.stdout.setEncoding("utf8").on("data", take);
-    child.stderr.setEncoding("utf8").on("data", take);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, output: cut > 0 ? `${output}\n... [${cut} more characters cut]` : output, timedOut });
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      done({ code: null, output: String(e), timedOut });
-    });
-  });
-}
 
 /** The folders of the tree a change of `paths` (absolute) makes stale: each path's parent, and itself with every folder below. */
 function staleFolders(root: string, paths: string[], tree: FileCacheState["tree"]): Record<string, null> {
@@ -93,6 +47,21 @@ function invalidations(kit: FileToolKit, cache: FileCacheState, command: string)
   return writes;
 }
 
+/** The answer's text: how the command ended, its output, and a note when background output was cut. */
+function commandText(result: CommandResult, timeoutMs: number): string {
+  if (result.startError !== undefined)
+    return `The command could not be started: bash failed to start (${result.startError}).`;
+  const status = result.timedOut
+    ? `Timed out after ${timeoutMs} ms. The command and everything it started were stopped.`
+    : result.code !== null
+      ? `Exit code ${result.code}.`
+      : `Ended by ${result.signal ?? "an unknown cause"}.`;
+  const note = result.heldOpen
+    ? "(The shell exited, but processes it started in the background still held its output; they were stopped, and their output after the shell exited is not shown.)"
+    : "";
+  return [status, result.output.trimEnd(), note].filter((part) => part !== "").join("\n");
+}
+
 async function executeCommandAnswer(
   kit: FileToolKit,
   input: z.infer<typeof schema>,
@@ -101,10 +70,8 @@ async function executeCommandAnswer(
   const o = kit.options;
   const result = await runCommand(input.command, kit.root, o.commands.timeoutMs, o.commands.maxOutputChars);
   const writes = o.cache.enabled && call.cache !== undefined ? invalidations(kit, call.cache, input.command) : [];
-  const status = result.timedOut
-    ? `Timed out after ${o.commands.timeoutMs} ms.`
-    : `Exit code ${result.code ?? "unknown"}.`;
-  return { content: `${status}\n${result.output}`.trimEnd(), ok: !result.timedOut && result.code === 0, writes };
+  const ok = !result.timedOut && result.code === 0;
+  return { content: commandText(result, o.commands.timeoutMs), ok, writes };
 }
 
 /**

@@ -4,7 +4,7 @@
  * timeout, and — where the system can tell (Linux's `/proc/self/fd`) — only when the opened file is inside the
  * root. FIFOs, sockets and devices are reported as such, never opened for reading.
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { sep } from "node:path";
 import { echo } from "./echo.js";
@@ -90,9 +90,39 @@ export type IoProblem =
   | { kind: "too-large"; size: number; limit: number }
   | { kind: "hard-link"; links: number }
   | { kind: "outside" }
+  | { kind: "swapped" }
   | { kind: "timeout"; ms: number }
   | { kind: "changed"; removed?: boolean }
+  | { kind: "denied" }
+  | { kind: "root-gone" }
   | { kind: "error"; code: string };
+
+/**
+ * What every tool answers once the project root is gone (removed, moved, or replaced by something that is not a
+ * folder): nothing is read, listed, written, created or run.
+ *
+ * @example
+ * ```ts
+ * if (rootGone(kit.root)) return fail(ROOT_GONE);
+ * ```
+ */
+export const ROOT_GONE = "The project root no longer exists (it was removed or moved); nothing can be done in it.";
+
+/**
+ * Whether the project root (its real path) is gone: missing, or no longer a real folder. One `lstat`.
+ *
+ * @example
+ * ```ts
+ * rootGone("/repo"); // true after rm -rf /repo
+ * ```
+ */
+export function rootGone(root: string): boolean {
+  try {
+    return !lstatSync(root).isDirectory();
+  } catch {
+    return true;
+  }
+}
 
 /**
  * The message for the model about a problem with the file shown as `shown` (already capped by the caller or not:
@@ -122,16 +152,26 @@ export function problemMessage(shown: string, problem: IoProblem, action: "read"
       return `${name} has ${problem.links} hard links (refuseHardLinks is on): a write through one of them would change a file that may be outside the project root. Nothing was changed.`;
     case "outside":
       return `${name} changed while it was being opened and is no longer inside the project root; nothing was ${action}.`;
+    case "swapped":
+      return `A folder on the path of ${name} was moved, removed or replaced by a symbolic link while it was being opened; nothing was ${action}.`;
     case "timeout":
       return action === "written"
         ? `Writing ${name} did not finish within ${problem.ms} ms. Nothing was changed.`
         : `Reading ${name} did not finish within ${problem.ms} ms.`;
     case "changed":
       return `${name} was ${problem.removed ? "removed" : "changed"} on disk while it was being written (by another program). Nothing was changed: read it again.`;
-    case "error":
+    case "denied":
+      return action === "read"
+        ? `${name} is not readable (permission denied).`
+        : `${name} cannot be ${action === "written" ? "written" : "changed"} (permission denied: the file or its folder is not writable). Nothing was changed.`;
+    case "root-gone":
+      return ROOT_GONE;
+    case "error": {
+      const why = problem.code === "ENOTDIR" ? "ENOTDIR: a part of its path is a file, not a folder" : problem.code;
       return action === "written"
-        ? `Cannot write ${name} (${problem.code}). Nothing was changed.`
-        : `Cannot ${verb} ${name} (${problem.code}).`;
+        ? `Cannot write ${name} (${why}). Nothing was changed.`
+        : `Cannot ${verb} ${name} (${why}).`;
+    }
   }
 }
 
@@ -141,6 +181,7 @@ function problemOf(error: unknown): IoProblem {
   if (code === "ENOENT") return { kind: "missing" };
   if (code === "EISDIR") return { kind: "folder" };
   if (code === "ENXIO") return { kind: "special", what: "fifo" }; // a FIFO without a reader, opened for writing
+  if (code === "EACCES" || code === "EPERM") return { kind: "denied" };
   return { kind: "error", code };
 }
 

@@ -12,6 +12,7 @@ import { cacheEventText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type GuardStreamEvent, guardStreamEvent } from "../core/stream-events.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
+import { ROOT_GONE, rootGone } from "./io.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";
 import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
 
@@ -222,7 +223,7 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
 
 /**
  * A file tool: `run` gets the input and the call's context (read from the tool runtime), and its answer becomes
- * the tool's result (see {@link respond}). `fields` go to LangChain's `tool` as they are.
+ * the tool's result (see {@link respond}); when the project root is gone, `run` is not called and the answer says so. `fields` go to LangChain's `tool` as they are.
  *
  * @example
  * ```ts
@@ -237,7 +238,9 @@ export function fileTool<S extends z.ZodObject, N extends string>(
 ) {
   return tool(async (input: z.output<S>, runtime: unknown): Promise<string | ToolMessage | Command> => {
     const call = contextOf(runtime);
-    return respond(fields.name, call, await run(input, call), kit);
+    // A root removed or moved: said so, before anything is read, listed, created (never the root itself) or run.
+    const answer = rootGone(kit.root) ? fail(ROOT_GONE) : await run(input, call);
+    return respond(fields.name, call, answer, kit);
   }, fields);
 }
 

@@ -2,9 +2,11 @@
  * `list_files`: a folder's entries from the directory tree in state, each listed folder checked by `stat` first
  * (see `refreshTree`); the first listing scans the whole root once.
  */
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { z } from "zod";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
+import { failed, kindOf } from "./io.js";
 import {
   type Answer,
   type AnswersNow,
@@ -16,6 +18,7 @@ import {
   fileTool,
   quiet,
 } from "./kit.js";
+import { errorCode } from "./sandbox.js";
 import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 
 const schema = z.object({
@@ -76,13 +79,43 @@ function currentTree(kit: FileToolKit, call: CallContext, rel: string, recursive
   return { tree, writes: [{ op: "treeSet", dirs: changes }], fromCache: false };
 }
 
+/**
+ * Why the folder `shown` (real path `path`) is not in the tree: missing, not a folder, a folder that cannot be read
+ * (permission denied), or one that changed while it was read (moved, or swapped for a symlink).
+ */
+function notListed(shown: string, path: string): string {
+  const name = echo(shown);
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch (error) {
+    const problem = failed(error).problem;
+    if (problem.kind === "denied")
+      return `${name} cannot be reached: a folder on the way is not readable (permission denied).`;
+    return problem.kind === "missing" || errorCode(error) === "ENOTDIR"
+      ? `Folder not found: ${name}`
+      : `${name} cannot be listed (${errorCode(error) ?? "error"}).`;
+  }
+  const kind = kindOf(stat);
+  if (kind === "file") return `Not a folder: ${name} is a file (use read_file).`;
+  if (kind !== "folder") return `Not a folder: ${name} is a ${kind}.`;
+  try {
+    readdirSync(path);
+  } catch (error) {
+    if (failed(error).problem.kind === "denied")
+      return `${name} is a folder, but it is not readable (permission denied).`;
+    return `${name} is a folder, but it cannot be read (${errorCode(error) ?? "error"}).`;
+  }
+  return `${name} could not be listed: it changed while it was being read (moved, or replaced by a symbolic link). List it again.`;
+}
+
 function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: CallContext): Answer {
   const target = kit.sandbox.resolve(input.path ?? ".");
   if (!target.ok) return fail(target.message);
   const rel = target.relative === "." ? "" : target.relative;
   const recursive = input.recursive ?? false;
   const { tree, writes, fromCache } = currentTree(kit, call, rel, recursive);
-  if (!(rel in tree)) return fail(`Not a folder: ${echo(input.path ?? ".")}`);
+  if (!(rel in tree)) return fail(notListed(input.path ?? ".", target.path));
   if (fromCache) writes.push({ op: "count", hits: 1 });
   return {
     content: renderListing(tree, rel, recursive, kit.options.limits.listLimit),

@@ -91,6 +91,11 @@ const optionsSchema = z.strictObject({
       defaultLineLimit: z.number().int().positive().default(DEFAULT_READ_LIMITS.defaultLineLimit),
       /** Characters of one line shown. Default 2000. */
       maxLineChars: z.number().int().positive().default(DEFAULT_READ_LIMITS.maxLineChars),
+      /**
+       * Characters of one `read_file` answer: the lines beyond are left for a read from the next offset, which the
+       * answer names. Default 100,000.
+       */
+      maxReadChars: z.number().int().positive().default(DEFAULT_READ_LIMITS.maxReadChars),
       /** Lines of one listing. Default 500. */
       listLimit: z.number().int().positive().default(500),
     })

@@ -10,7 +10,7 @@ import { unchangedReadText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
-import { kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";
+import { failed, kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";
 import {
   type Answer,
   type AnswersNow,
@@ -23,7 +23,6 @@ import {
   type Target,
 } from "./kit.js";
 import { type LineView, looksBinary, viewLines } from "./read.js";
-import { errorCode } from "./sandbox.js";
 
 /**
  * Digests of recent long texts, by text: a repeat read digests the same whole content again (the numbered lines it
@@ -73,11 +72,7 @@ function statReadable(kit: FileToolKit, shown: string, path: string): Stats | st
   try {
     s = statSync(path);
   } catch (e) {
-    return problemMessage(
-      shown,
-      errorCode(e) === "ENOENT" ? { kind: "missing" } : { kind: "error", code: errorCode(e) ?? "unknown" },
-      "read",
-    );
+    return problemMessage(shown, failed(e).problem, "read"); // missing, not readable (EACCES), or the error's code
   }
   const kind = kindOf(s);
   if (kind === "folder") return problemMessage(shown, { kind: "folder" }, "read");

@@ -14,6 +14,11 @@ export interface ReadLimits {
   defaultLineLimit: number;
   /** Characters of one line shown; the rest is cut with a marker. */
   maxLineChars: number;
+  /**
+   * Characters of one answer (the numbered lines): the lines that do not fit are left for a read from the next
+   * offset, which the answer names. Default 100,000.
+   */
+  maxReadChars?: number;
 }
 
 /**
@@ -24,7 +29,11 @@ export interface ReadLimits {
  * DEFAULT_READ_LIMITS.defaultLineLimit; // 2000
  * ```
  */
-export const DEFAULT_READ_LIMITS: Readonly<ReadLimits> = { defaultLineLimit: 2000, maxLineChars: 2000 };
+export const DEFAULT_READ_LIMITS: Readonly<Required<ReadLimits>> = {
+  defaultLineLimit: 2000,
+  maxLineChars: 2000,
+  maxReadChars: 100_000,
+};
 
 /**
  * Whether bytes look binary (a NUL byte in the first 8 KB, as git decides).
@@ -75,10 +84,18 @@ export interface LineView {
   whole: boolean;
 }
 
+/** One line as `read_file` shows it: numbered like `cat -n`, cut at `maxChars` with a marker. */
+function numbered(n: number, line: string, maxChars: number): string {
+  const end = cutEnd(line, maxChars);
+  const cut = end < line.length ? `${line.slice(0, end)}… [line cut: ${line.length - end} more characters]` : line;
+  return `${String(n).padStart(6)}\t${cut}`;
+}
+
 /**
  * Lines `offset` (1-based, default 1) to `offset + limit - 1` of `content`, numbered like `cat -n`, long lines
- * cut, with a "continue at line N" hint when more follow. A range is always cut from the whole content, so a
- * range read after a whole read (or the reverse) shows the right lines.
+ * cut, at most `maxReadChars` characters in all (at least one line is shown, cut to fit), with a "continue with
+ * offset N" hint when more follow. A range is always cut from the whole content, so a range read after a whole read
+ * (or the reverse) shows the right lines.
  *
  * @example
  * ```ts
@@ -95,18 +112,29 @@ export function viewLines(
   const total = lines.length;
   const from = Math.max(1, Math.floor(range.offset ?? 1));
   const limit = Math.max(1, Math.floor(range.limit ?? limits.defaultLineLimit));
-  const to = Math.min(total, from + limit - 1);
+  const cap = limits.maxReadChars ?? DEFAULT_READ_LIMITS.maxReadChars;
+  const last = Math.min(total, from + limit - 1);
   const shown: string[] = [];
-  for (let n = from; n <= to; n += 1) {
+  let chars = 0;
+  let to = from - 1;
+  for (let n = from; n <= last; n += 1) {
     const line = lines[n - 1] as string;
-    const end = cutEnd(line, limits.maxLineChars);
-    const cut = end < line.length ? `${line.slice(0, end)}… [line cut: ${line.length - end} more characters]` : line;
-    shown.push(`${String(n).padStart(6)}\t${cut}`);
+    const separator = shown.length > 0 ? 1 : 0;
+    let text = numbered(n, line, limits.maxLineChars);
+    if (chars + separator + text.length > cap) {
+      if (shown.length > 0) break; // the rest is left for the next read
+      text = numbered(n, line, Math.max(1, cap - String(n).padStart(6).length - 1)); // one line, cut to fit
+    }
+    shown.push(text);
+    chars += separator + text.length;
+    to = n;
   }
   let text = shown.join("\n");
   if (total === 0) text = "(empty file)";
   else if (from > total) text = `(The file has ${total} lines; offset ${from} is past its end.)`;
-  else if (to < total) text += `\n\n(Showing lines ${from}-${to} of ${total}. Continue with offset ${to + 1}.)`;
+  else if (to < last) {
+    text += `\n\n(Showing lines ${from}-${to} of ${total}: the output is capped at ${cap} characters. Continue with offset ${to + 1}.)`;
+  } else if (to < total) text += `\n\n(Showing lines ${from}-${to} of ${total}. Continue with offset ${to + 1}.)`;
   else if (from > 1) text += `\n\n(Showing lines ${from}-${to} of ${total}.)`;
   return { text, from, to: Math.max(from - 1, to), totalLines: total, whole: from === 1 && to >= total };
 }

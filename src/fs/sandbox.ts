@@ -137,7 +137,14 @@ function realPathOf(absolute: string, links = 0): string {
     stat = undefined;
   }
   if (stat?.isSymbolicLink()) {
-    const target = readlinkSync(absolute);
+    let target: string;
+    try {
+      target = readlinkSync(absolute);
+    } catch (error) {
+      // No longer a link (another process changed it meanwhile): resolved again, within the loop limit.
+      if (errorCode(error) === "ENOENT" || errorCode(error) === "EINVAL") return realPathOf(absolute, links + 1);
+      throw error;
+    }
     return realPathOf(isAbsolute(target) ? target : resolve(dirname(absolute), target), links + 1);
   }
   const parent = dirname(absolute);
@@ -192,14 +199,19 @@ export function createSandbox(options: SandboxOptions) {
           message: `The path ${echo(input)} goes through a symbolic link loop.`,
         };
       }
-      const why = code === "ENAMETOOLONG" ? "it is too long" : (code ?? "an unknown error");
+      const why =
+        code === "ENAMETOOLONG"
+          ? "it is too long"
+          : code === "EACCES"
+            ? "a folder on the way is not readable (permission denied)"
+            : (code ?? "an unknown error");
       return { ok: false, reason: "invalid", message: `The path ${echo(input)} cannot be resolved: ${why}.` };
     }
     if (!isInside(root, real)) {
       return {
         ok: false,
         reason: "outside-root",
-        message: `The path ${echo(input)} is outside the project root (${echo(root)}); only files inside it can be used.`,
+        message: `The path ${echo(input)} is outside the project root; only files inside it can be used.`,
       };
     }
     const rel = relative(root, real).split(sep).join("/");

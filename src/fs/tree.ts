@@ -12,8 +12,9 @@
  * following from the folder's. A later check of an unchanged folder that had no `.gitignore` is its one `lstat`:
  * a `.gitignore` added since would have changed the folder's ctime, which no one can set back.
  */
-import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readFolderAt } from "./anchored.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { kindOf, specialMarker } from "./io.js";
 import { below, joinRel, parentOf } from "./tree-paths.js";
@@ -101,9 +102,10 @@ export interface RefreshOptions extends ScanOptions {
 const DEFAULT_MAX_IGNORE_FILE_BYTES = 1_000_000;
 
 /**
- * Reads one folder of the tree: `lstat` first (it must be a real folder, not a symlink to one: folders are only
- * reached through real folders from the root), then its entries, filtered by the ignore rules. The stats are
- * taken before the entries are read, so a change made meanwhile is seen by the next check; the folder's
+ * Reads one folder of the tree: opened without following a symlink and checked to be the folder at its path (folders
+ * are only reached through real folders from the root; one swapped for a symlink, even during the read, is never
+ * read through: see `readFolderAt`), then its entries, filtered by the ignore rules. The stats are taken before the
+ * entries are read, so a change made meanwhile is seen by the next check; the folder's
  * `.gitignore` is probed only when the entries hold one (one added since changes the folder's ctime).
  */
 function readFolder(
@@ -112,15 +114,10 @@ function readFolder(
   rules: IgnoreRules,
   now: number,
 ): { node: DirNode; subfolders: string[] } | undefined {
-  const path = rel === "" ? root : below(root, rel);
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (stat === undefined || !stat.isDirectory()) return undefined;
-  let dirents: Dirent[];
-  try {
-    dirents = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
+  // Opened without following a symlink and checked to be the folder at this path, then read through the open folder.
+  const read = readFolderAt(rel === "" ? root : below(root, rel));
+  if (read === undefined) return undefined;
+  const { stat, dirents } = read;
   let listed = false;
   for (const d of dirents) {
     if (d.name === ".gitignore") {

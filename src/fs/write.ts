@@ -3,18 +3,15 @@
  * one file run one at a time, each checked against what the thread last saw of the file (see `edits.ts`), and
  * replace it atomically (see `atomic-write.ts`); a diff is applied to the file's bytes (see `patch.ts`).
  */
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import { type Baseline, checkBaseline, recordToolWrite, serialized } from "./edits.js";
-import { errorSummary, problemMessage, readRegularFile } from "./io.js";
+import { problemMessage, readRegularFile } from "./io.js";
 import { type Answer, type CallContext, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
 import { applyDiffToBytes, type PatchResult } from "./patch.js";
 import { splitLines } from "./read.js";
-import { realPathInside } from "./sandbox.js";
 
 const writeSchema = z.object({
   /** The file, relative to the project root (created with its folders when missing). */
@@ -39,7 +36,7 @@ interface Edit {
 }
 
 /**
- * Writes the edit's bytes to the target (creating its folders) and answers `summary(created)`. Only a regular file
+ * Writes the edit's bytes to the target (creating its folders inside the root, one by one) and answers `summary(created)`. Only a regular file
  * is written, atomically (see `writeFileAtomic`: never a FIFO or a device, never through a symlink, with
  * `refuseHardLinks` never a file with other hard links; a file read for the check must not have changed since).
  * With the cache on, the written content is cached with the stat of what was written, a created file is added to
@@ -48,20 +45,13 @@ interface Edit {
 async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<Answer> {
   const { shown, target, seen } = edit;
   const o = kit.options;
-  const folder = dirname(target.path);
-  try {
-    await mkdir(folder, { recursive: true });
-  } catch (e) {
-    return fail(`Cannot create the folder of ${echo(shown)} (${errorSummary(e)}). Nothing was changed.`);
-  }
-  // The folders just made must still be inside the root (none swapped for a symlink meanwhile).
-  if (realPathInside(kit.root, folder) !== folder) return fail(problemMessage(shown, { kind: "outside" }, "written"));
   const writtenAt = kit.now(); // before the stat of what is written: the racy window is measured from it
   const written = await writeFileAtomic(target.path, edit.bytes, {
     root: kit.root,
     timeoutMs: o.limits.ioTimeoutMs,
     refuseHardLinks: o.refuseHardLinks,
     expected: seen.current?.stat,
+    createFolders: true, // component by component from the root, never through a symlink (see anchored.ts)
   });
   if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];

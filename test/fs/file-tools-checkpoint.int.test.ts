@@ -29,7 +29,11 @@ async function run(saver: BaseCheckpointSaver, cache: boolean) {
     .addNode(
       "tools",
       new GuardedToolNode(
-        createFileTools({ root, cache, limits: { defaultLineLimit: 100_000, maxLineChars: 100_000 } }),
+        createFileTools({
+          root,
+          cache,
+          limits: { defaultLineLimit: 100_000, maxLineChars: 100_000, maxReadChars: 1_000_000 }, // whole files
+        }),
       ),
     )
     .addEdge(START, "tools")

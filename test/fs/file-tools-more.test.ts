@@ -97,11 +97,11 @@ describe("execute_command", () => {
     const long = await call("execute_command", { command: "seq 1 100" });
     expect(long.text).toMatch(/\.\.\. \[\d+ more characters cut\]$/);
     const slow = await call("execute_command", { command: "sleep 5" });
-    expect(slow.text).toBe("Timed out after 1500 ms.");
+    expect(slow.text).toBe("Timed out after 1500 ms. The command and everything it started were stopped.");
     // A compound command is ended whole: its background child does not outlive the timeout.
     const started = Date.now();
     const compound = await call("execute_command", { command: "sleep 5 & sleep 5; wait" });
-    expect(compound.text).toBe("Timed out after 1500 ms.");
+    expect(compound.text).toBe("Timed out after 1500 ms. The command and everything it started were stopped.");
     expect(Date.now() - started).toBeLessThan(4500);
   });
 

@@ -1,0 +1,252 @@
+/**
+ * Folders reached from the root one component at a time, each opened without following a symlink (`O_NOFOLLOW`,
+ * `O_DIRECTORY`) below the one opened before it, and missing ones created the same way. On Linux every later step
+ * (a `mkdir`, the next `open`, a file created in the folder, a rename) goes through the open folder itself, by its
+ * `/proc/self/fd/N` path, so another process that swaps a folder on the way for a symlink cannot redirect it: the
+ * swapped component is refused (it is a symlink now), and what was opened before it is the real folder, wherever it
+ * was moved. Each folder opened is checked to be inside the root (its `/proc/self/fd` path), so a real folder moved
+ * out of the root is refused too, and folders created for a refused write are removed again.
+ *
+ * Elsewhere (no `/proc/self/fd`), each component is checked by its real path after it is opened or made: a swap in
+ * the short window between that check and the next step is not caught there.
+ */
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  type Stats,
+} from "node:fs";
+import { join } from "node:path";
+import { failed, fdInside, type IoFailure } from "./io.js";
+import { errorCode } from "./sandbox.js";
+
+/** Flags of a folder opened as a step of a walk: never through a symlink, never blocking. */
+const FOLDER_FLAGS =
+  constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+let procFd: boolean | undefined;
+
+/** Whether an open folder can be reached by its `/proc/self/fd/N` path (Linux), tested once. */
+function hasProcFd(): boolean {
+  if (procFd !== undefined) return procFd;
+  let fd: number | undefined;
+  try {
+    fd = openSync("/", FOLDER_FLAGS);
+    procFd = existsSync(`/proc/self/fd/${fd}/.`);
+  } catch {
+    procFd = false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return procFd;
+}
+
+/**
+ * A folder opened by {@link openFolderInside}: the entries below it are reached through the open folder (Linux),
+ * not through its path.
+ *
+ * @example
+ * ```ts
+ * const opened = openFolderInside("/repo", "src/new", true);
+ * if (opened.ok) {
+ *   writeFileSync(opened.folder.at("a.ts"), "x"); // in the folder opened, wherever its path points now
+ *   opened.folder.close();
+ * }
+ * ```
+ */
+export interface OpenFolder {
+  /** The folder's descriptor. */
+  readonly fd: number;
+  /** The path the folder was reached by (the root joined with the components walked). */
+  readonly path: string;
+  /** The path of its entry `name`, resolved through the open folder where the system allows it. */
+  at(name: string): string;
+  /** Removes the folders the walk created (deepest first, only while empty): for a write that did not happen. */
+  undo(): void;
+  /** Closes the folder and every folder above it that the walk opened. */
+  close(): void;
+}
+
+/**
+ * A folder opened by a walk from the root, or why not.
+ *
+ * @example
+ * ```ts
+ * const opened: OpenFolderResult = openFolderInside("/repo", "src", false);
+ * ```
+ */
+export type OpenFolderResult = { ok: true; folder: OpenFolder } | IoFailure;
+
+/** The path of the entry `name` of the open folder `fd` whose path is `path`. */
+function entryOf(fd: number, path: string, name: string): string {
+  return hasProcFd() ? `/proc/self/fd/${fd}/${name}` : join(path, name);
+}
+
+/** One open folder of a walk: its descriptor, its path, and whether the walk made it. */
+interface Step {
+  fd: number;
+  path: string;
+  created: boolean;
+}
+
+/**
+ * Why the component at `entry` could not be opened as a folder: a symlink now, or gone again after it was made (both
+ * the work of another process: `swapped`), a file in the way, or an error.
+ */
+function refusal(entry: string, error: unknown): IoFailure {
+  const code = errorCode(error);
+  if (code === "ENOTDIR" || code === "ELOOP") {
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(entry);
+    } catch {
+      stat = undefined;
+    }
+    // Not there, a link, or a folder again (put back meanwhile): another process changed it.
+    if (stat === undefined || !stat.isFile()) return { ok: false, problem: { kind: "swapped" } };
+    return { ok: false, problem: { kind: "error", code: "ENOTDIR" } };
+  }
+  if (code === "ENOENT") return { ok: false, problem: { kind: "swapped" } };
+  return failed(error);
+}
+
+/** Opens the component `name` below `parent` (made first when missing and `create`), or why it cannot be. */
+function step(parent: Step, name: string, create: boolean): Step | IoFailure {
+  const entry = entryOf(parent.fd, parent.path, name);
+  const path = join(parent.path, name);
+  let created = false;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const fd = openSync(entry, FOLDER_FLAGS);
+      return { fd, path, created };
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT" || !create || attempt > 0) return refusal(entry, error);
+    }
+    try {
+      mkdirSync(entry, 0o777);
+      created = true;
+    } catch (error) {
+      // EEXIST: made by someone else meanwhile, opened next; ENOENT: the folder it goes in was removed meanwhile.
+      if (errorCode(error) === "ENOENT") return { ok: false, problem: { kind: "swapped" } };
+      if (errorCode(error) !== "EEXIST") return failed(error);
+    }
+  }
+}
+
+/** Whether the folder open as `s` is inside the root, and (without `/proc`) still at the path walked. */
+function stillInside(root: string, s: Step): boolean {
+  if (hasProcFd()) return fdInside(s.fd, root) !== false;
+  try {
+    return realpathSync.native(s.path) === s.path;
+  } catch {
+    return false;
+  }
+}
+
+/** The steps as an {@link OpenFolder}. */
+function openFolder(steps: Step[]): OpenFolder {
+  const last = steps[steps.length - 1] as Step;
+  return {
+    fd: last.fd,
+    path: last.path,
+    at: (name) => entryOf(last.fd, last.path, name),
+    undo: () => {
+      for (let i = steps.length - 1; i > 0; i -= 1) {
+        const s = steps[i] as Step;
+        const parent = steps[i - 1] as Step;
+        if (!s.created) break;
+        try {
+          rmdirSync(entryOf(parent.fd, parent.path, s.path.slice(parent.path.length + 1)));
+        } catch {
+          break; // not empty (someone put something there meanwhile): kept
+        }
+      }
+    },
+    close: () => {
+      for (const s of steps) closeSync(s.fd);
+    },
+  };
+}
+
+/**
+ * Opens the folder `rel` (relative to the real path `root`, `/`-separated; `""` for the root) component by component
+ * (see the module's comment), creating the missing ones with `create`. Refused: the root gone (removed, or no longer
+ * a folder), a component that is a symlink (one swapped in after the path was resolved) or a file, a folder outside
+ * the root; what the walk created before a refusal is removed again.
+ *
+ * @example
+ * ```ts
+ * const opened = openFolderInside("/repo", "src/new", true);
+ * if (!opened.ok) console.log(problemMessage("src/new/a.ts", opened.problem, "written"));
+ * ```
+ */
+export function openFolderInside(root: string, rel: string, create: boolean): OpenFolderResult {
+  let rootFd: number;
+  try {
+    rootFd = openSync(root, FOLDER_FLAGS);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      return { ok: false, problem: { kind: "root-gone" } };
+    return failed(error);
+  }
+  const steps: Step[] = [{ fd: rootFd, path: root, created: false }];
+  const fail = (failure: IoFailure): IoFailure => {
+    const opened = openFolder(steps);
+    opened.undo();
+    opened.close();
+    return failure;
+  };
+  for (const name of rel === "" ? [] : rel.split("/")) {
+    const next = step(steps[steps.length - 1] as Step, name, create);
+    if ("problem" in next) return fail(next);
+    steps.push(next);
+    if (!stillInside(root, next)) return fail({ ok: false, problem: { kind: "outside" } });
+  }
+  return { ok: true, folder: openFolder(steps) };
+}
+
+/**
+ * The stat and entries of the folder at `path` (a real path: the root and real names below it), read through the
+ * folder opened without following a symlink and checked to be the folder at that path (its `/proc/self/fd` path on
+ * Linux; elsewhere its real path and inode after the read). Undefined when it is not, or cannot be read: a folder on
+ * the way swapped for a symlink is never read through, whatever the timing.
+ *
+ * @example
+ * ```ts
+ * const read = readFolderAt("/repo/src");
+ * read?.dirents.map((d) => d.name);
+ * ```
+ */
+export function readFolderAt(path: string): { stat: Stats; dirents: Dirent[] } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, FOLDER_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (hasProcFd()) {
+      if (readlinkSync(`/proc/self/fd/${fd}`) !== path) return undefined; // reached through a symlink on the way
+      return { stat: fstatSync(fd), dirents: readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }) };
+    }
+    const stat = fstatSync(fd);
+    const dirents = readdirSync(path, { withFileTypes: true });
+    const after = lstatSync(path, { throwIfNoEntry: false });
+    if (after?.ino !== stat.ino || after.dev !== stat.dev || realpathSync.native(path) !== path) return undefined;
+    return { stat, dirents };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * How `execute_command` runs a command so that it always ends: `bash -c` in its own process group (`detached`),
+ * stdin closed (`/dev/null`: `cat` and `read` see the end at once), every process it starts marked by an environment
+ * variable with an id of its own (inherited through `setsid`, `nohup` and double forks). The answer comes when the
+ * shell has exited and its output is closed; when processes it left in the background still hold the output a short
+ * grace period after the shell exited, they are stopped (its group, and every process that carries the mark) and
+ * the answer says that output after the shell exited is not shown. A timeout stops the same way everything the
+ * command started, background processes included.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { cutEnd } from "../core/text.js";
+import { errorCode } from "./sandbox.js";
+
+/** The environment variable that marks the processes of one command (its value is the command's id). */
+const MARK = "LANGGRAPH_GUARDS_COMMAND";
+
+/**
+ * How long output is still read after the shell exited, while something else holds it open (ms).
+ *
+ * @example
+ * ```ts
+ * setTimeout(stopTheRest, EXIT_GRACE_MS);
+ * ```
+ */
+export const EXIT_GRACE_MS = 500;
+
+/**
+ * How a command ended.
+ *
+ * @example
+ * ```ts
+ * const r: CommandResult = await runCommand("npm test", "/repo", 60_000, 30_000);
+ * ```
+ */
+export interface CommandResult {
+  /** The shell's exit code; null when it was killed (see `signal`) or could not start. */
+  code: number | null;
+  /** The signal that ended the shell, if one did. */
+  signal: NodeJS.Signals | null;
+  /** stdout and stderr interleaved, cut to the limit with a note. */
+  output: string;
+  timedOut: boolean;
+  /** Background processes held the output after the shell exited: they were stopped, later output is not shown. */
+  heldOpen: boolean;
+  /** Why the shell could not be started (the error's code). */
+  startError?: string;
+}
+
+/**
+ * The pids of the processes that carry the mark of command `id` (Linux, `/proc/N/environ`; the processes of
+ * other users cannot be read and are skipped). Empty where there is no `/proc`.
+ */
+function markedProcesses(id: string): number[] {
+  const needle = Buffer.from(`${MARK}=${id}\0`);
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`).includes(needle)) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile, or another user's
+    }
+  }
+  return pids;
+}
+
+/** Kills the command's process group and every process that carries its mark (in another session too). */
+function stopAll(pid: number | undefined, id: string): void {
+  const kill = (target: number) => {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  };
+  if (pid !== undefined) kill(-pid);
+  for (const marked of markedProcesses(id)) kill(marked);
+}
+
+/** The output of a command: at most `maxChars` characters of its start, then only counted. */
+function outputCollector(maxChars: number) {
+  let output = "";
+  let cut = 0;
+  return {
+    take: (text: string) => {
+      const end = cut > 0 ? 0 : cutEnd(text, maxChars - output.length);
+      output += text.slice(0, end);
+      cut += text.length - end;
+    },
+    text: () => (cut > 0 ? `${output}\n... [${cut} more characters cut]` : output),
+  };
+}
+
+/**
+ * Runs `bash -c command` in `cwd` (see the module's comment): stdout and stderr interleaved in one output of at most
+ * `maxChars` characters (the rest is cut with a note), everything it started killed after `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * const r = await runCommand("setsid sleep 1000 & echo started", "/repo", 60_000, 30_000);
+ * // { code: 0, output: "started\n", heldOpen: true, ... } within a second; the sleep is gone
+ * ```
+ */
+export function runCommand(command: string, cwd: string, timeoutMs: number, maxChars: number): Promise<CommandResult> {
+  return new Promise((done) => {
+    const id = randomBytes(12).toString("hex");
+    const env = { ...process.env, [MARK]: id };
+    const child = spawn("bash", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const output = outputCollector(maxChars);
+    // Decoded per stream, so a character whose bytes arrive in two chunks stays one character.
+    child.stdout.setEncoding("utf8").on("data", output.take);
+    child.stderr.setEncoding("utf8").on("data", output.take);
+    const state = { timedOut: false, heldOpen: false, finished: false, startError: undefined as string | undefined };
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (state.finished) return;
+      state.finished = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      const { timedOut, heldOpen, startError } = state;
+      const code = child.exitCode;
+      const result = { code, signal: child.signalCode, output: output.text(), timedOut, heldOpen };
+      done(startError === undefined ? result : { ...result, startError });
+    };
+    // After the shell exited (or was killed), output is read for a grace period; whatever still holds it then is
+    // stopped, and the answer comes.
+    const afterExit = () => {
+      clearTimeout(grace);
+      grace = setTimeout(() => {
+        state.heldOpen = !state.timedOut;
+        stopAll(child.pid, id);
+        finish();
+      }, EXIT_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      state.timedOut = true;
+      stopAll(child.pid, id);
+      afterExit();
+    }, timeoutMs);
+    child.on("exit", afterExit);
+    child.on("close", finish);
+    child.on("error", (error) => {
+      state.startError = errorCode(error) ?? "error";
+      finish();
+    });
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * Issue 35, item 17: the answers say what is wrong. An unreadable folder is not "Not a folder"; a project root that
+ * was removed is named as such by every tool (never "spawn bash ENOENT"), and a write never recreates it; and no
+ * answer prints the root's absolute path.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { directTools } from "./direct.js";
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-messages-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let projects = 0;
+
+function project(files: Record<string, string> = {}): string {
+  projects += 1;
+  const root = join(base, `p${projects}`);
+  mkdirSync(root, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(join(root, rel, ".."), { recursive: true });
+    writeFileSync(join(root, rel), content);
+  }
+  return root;
+}
+
+/** The answers of `calls`, made in a process of a user without privileges (as root, permissions are not checked). */
+function asUnprivileged(root: string, prepare: () => void, calls: [string, Record<string, unknown>][]) {
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) execFileSync("chmod", ["-R", "a+rwX", base]); // the user may reach the project (and tsx's cache)
+  prepare();
+  const out = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "test/fs/tools-child.ts", root, JSON.stringify(calls)],
+    {
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      env: { ...process.env, HOME: base },
+    },
+  );
+  return JSON.parse(out.toString()) as { text: string; status: string }[];
+}
+
+describe("answers that say what is wrong", () => {
+  it("an unreadable folder or file is said to be not readable, not 'Not a folder'", () => {
+    const root = project({ "locked/a.txt": "a\n", "secret.txt": "s\n", "open/b.txt": "b\n" });
+    const prepare = () => {
+      chmodSync(join(root, "locked"), 0o000);
+      chmodSync(join(root, "secret.txt"), 0o000);
+    };
+    const [list, read, missing, file] = asUnprivileged(root, prepare, [
+      ["list_files", { path: "locked" }],
+      ["read_file", { path: "secret.txt" }],
+      ["list_files", { path: "nowhere" }],
+      ["list_files", { path: "open/b.txt" }],
+    ]);
+    chmodSync(join(root, "locked"), 0o755);
+    expect(list?.text).toBe("locked is a folder, but it is not readable (permission denied).");
+    expect(read?.text).toBe("secret.txt is not readable (permission denied).");
+    expect(missing?.text).toBe("Folder not found: nowhere");
+    expect(file?.text).toBe("Not a folder: open/b.txt is a file (use read_file).");
+  }, 20_000);
+
+  it("a root that was removed: every tool says so, and a write does not recreate it", async () => {
+    const root = project({ "a.txt": "a\n" });
+    const tools = directTools(root);
+    expect((await tools.call("list_files", {})).status).toBe("success");
+    rmSync(root, { recursive: true });
+    const gone = "The project root no longer exists (it was removed or moved); nothing can be done in it.";
+    const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    for (const [name, args] of [
+      ["read_file", { path: "a.txt" }],
+      ["list_files", {}],
+      ["list_files", { path: "sub", recursive: true }],
+      ["write_to_file", { path: "a.txt", content: "new\n" }],
+      ["write_to_file", { path: "deep/er/b.txt", content: "new\n" }],
+      ["apply_source_code_diff", { path: "a.txt", diff }],
+      ["execute_command", { command: "echo hi" }],
+    ] as const) {
+      const answer = await tools.call(name, args);
+      expect(answer.status, name).toBe("error");
+      expect(answer.text, name).toBe(gone);
+    }
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it("a file in the way of a path is named as such, and nothing is made for the refused write", async () => {
+    const root = project({ "a.txt": "a\n" });
+    const { call } = directTools(root);
+    const inTheWay = "(ENOTDIR: a part of its path is a file, not a folder)";
+    expect((await call("write_to_file", { path: "a.txt/deep/b.txt", content: "x" })).text).toBe(
+      `Cannot write a.txt/deep/b.txt ${inTheWay}. Nothing was changed.`,
+    );
+    expect((await call("read_file", { path: "a.txt/b.txt" })).text).toBe(`Cannot read a.txt/b.txt ${inTheWay}.`);
+    expect(readdirSync(root)).toEqual(["a.txt"]);
+  });
+
+  it("no answer prints the root's absolute path: outside paths are refused root-relatively", async () => {
+    const root = project({ "a.txt": "a\n" });
+    const { call } = directTools(root);
+    const diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    for (const path of ["../elsewhere/x.txt", "/etc/passwd", "../../x"]) {
+      for (const [name, args] of [
+        ["read_file", { path }],
+        ["list_files", { path }],
+        ["write_to_file", { path, content: "x" }],
+        ["apply_source_code_diff", { path, diff }],
+      ] as const) {
+        const answer = await call(name, args);
+        expect(answer.text).toBe(`The path ${path} is outside the project root; only files inside it can be used.`);
+        expect(answer.text).not.toContain(root);
+      }
+    }
+  });
+});
