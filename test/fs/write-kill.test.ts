@@ -78,5 +78,5 @@ describe("kill -9 during a write", () => {
     // A kill can leave a temporary file behind (never the file itself half-written); say how many, for the record.
     const temps = readdirSync(root).filter((name) => name.endsWith(".tmp"));
     console.info(`kill -9 writes, seed ${seed}: ${outcomes.length} kills, ${temps.length} temporary files left`);
-  }, 30_000);
+  }, 120_000); // 12 children start tsx (about 1 s each, 4 s on a loaded machine)
 });
