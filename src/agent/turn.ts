@@ -13,7 +13,7 @@ import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.j
 import { callPosition } from "../core/tool-calls/call-ids.js";
 import type { ToolCallDecision } from "../core/tool-calls/decide.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
-import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
+import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import {
   answerReminder,
   type CallOutcome,
@@ -147,6 +147,7 @@ export class GuardedTurn {
     env: TurnEnv,
     single?: ToolCall | undefined,
   ): GuardedTurn {
+    state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
     const usual = single === undefined ? usualCalls(messages) : undefined;
     if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
     // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
@@ -198,6 +199,7 @@ export class GuardedTurn {
     env: TurnEnv,
   ): GuardedTurn | undefined {
     if (call.id == null || !Array.isArray(record?.ids) || !Array.isArray(record.decisions)) return undefined;
+    state = readToolGuard(state);
     const { ids, decisions: planned } = record;
     let key: string | undefined;
     const keyOf = () => {
@@ -333,6 +335,7 @@ export function openAfterModel(
   messages: readonly BaseMessage[],
   env: TurnEnv,
 ): { turn: GuardedTurn; forgiven: GuardEvent[] } {
+  state = readToolGuard(state);
   const forgiven = forgiveness(state, messages);
   const guard = forgiven.length > 0 ? reduceToolGuard(state, forgiven) : state;
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };

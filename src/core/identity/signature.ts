@@ -30,7 +30,7 @@ export interface SignatureOptions {
 /**
  * Canonical JSON of any value: key order does not matter, and odd values (cycles, BigInt, `undefined`,
  * functions, symbols) never throw. Values nested deeper than the stack allows (thousands of levels) are written by
- * {@link deepCanonicalJson}, the same JSON without recursion (compact, whatever `space` says): two different deep
+ * `deepCanonicalJson`, the same JSON without recursion (compact, whatever `space` says): two different deep
  * values never share a text, equal ones do.
  *
  * @example
