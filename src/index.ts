@@ -29,6 +29,8 @@ export {
 export type { EscalationOptions } from "./core/tool-calls/escalation.js";
 export type { BlockContext, BlockRule, MessageTemplate } from "./core/tool-calls/messages.js";
 export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/tool-calls/state.js";
+// A guard channel that holds a value the guards cannot read (named, with how to reset it)
+export { type GuardChannel, GuardStateError } from "./core/tool-calls/state-check.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";

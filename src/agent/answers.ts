@@ -124,11 +124,12 @@ export function outcomeOf(output: ToolMessage | Command, callId: string | undefi
  * Result dedupe in a live graph: when the call's ToolMessage repeats exactly the result of an earlier identical call
  * whose ToolMessage is still in `messages`, that message is answered with a short note instead (same id, status and
  * artifact). Returns the answer to send, the outcome to record (always the real result's, marked `deduped`) and the
- * guard event of a dedupe (`unchanged`). A `Command` is left as it is.
+ * guard event of a dedupe (`unchanged`). A `Command` is left as it is. `call.id` is the id the guards know the call by
+ * (see `distinctCallIds`), `callId` the model's (its ToolMessage's).
  */
 export function dedupe(
   state: ToolGuardState | undefined,
-  call: { key: string; tool: string },
+  call: { key: string; tool: string; id?: string | undefined },
   output: ToolMessage | Command,
   callId: string | undefined,
   messages: readonly BaseMessage[],
@@ -138,13 +139,18 @@ export function dedupe(
   if (state === undefined || isCommand(output) || typeof output.content !== "string")
     return { answer: output, outcome };
   // Whether the earlier answer is still in the conversation, unchanged.
-  const note = unchangedNote(state, { key: call.key, tool: call.tool, id: callId }, outcome, options, (id, digest) =>
-    messages.some(
-      (m) =>
-        ToolMessage.isInstance(m) &&
-        m.tool_call_id === id &&
-        resultDigest(m.status !== "error", resultText(m.content)) === digest,
-    ),
+  const note = unchangedNote(
+    state,
+    { key: call.key, tool: call.tool, id: call.id ?? callId },
+    outcome,
+    options,
+    (id, digest) =>
+      messages.some(
+        (m) =>
+          ToolMessage.isInstance(m) &&
+          m.tool_call_id === id &&
+          resultDigest(m.status !== "error", resultText(m.content)) === digest,
+      ),
   );
   if (note === undefined) return { answer: output, outcome };
   const answer = new ToolMessage({
@@ -159,7 +165,7 @@ export function dedupe(
     kind: "unchanged",
     guard: "tool-calls",
     tool: call.tool,
-    callId,
+    callId: call.id ?? callId,
     bytesSaved: outcome.text.length - note.length,
     message: note,
   });

@@ -6,8 +6,10 @@
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { notRunStopped } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
-import { emptyLoopState, type LoopState, type LoopTurn, type StopReason, stepLoopGuard } from "../core/loop/loop.js";
+import type { LoopState, LoopTurn, StopReason } from "../core/loop/loop.js";
+import { stepLoopGuard } from "../core/loop/loop.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
+import { readLoopState, trustLoopState } from "../core/tool-calls/state-check.js";
 import { guardAnswer } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
 import type { LoopGuardSettings } from "./loop-options.js";
@@ -109,9 +111,10 @@ export interface LoopGraphState {
 function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
   const read = readTurn(state.messages ?? [], settings);
   if (read === undefined) return undefined;
-  const loopGuard = state.loopGuard ?? emptyLoopState();
+  const loopGuard = readLoopState(state.loopGuard);
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
+  trustLoopState(result.state); // the guard's own state: its next read is a lookup
   const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
   return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };
 }

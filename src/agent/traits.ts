@@ -5,7 +5,9 @@
  */
 
 import type { ResolvedToolGuardOptions } from "../core/options.js";
+import { readGuardLog } from "../core/stream-events.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "../core/tool-calls/detect.js";
+import { readFileCache } from "../fs/cache.js";
 
 /**
  * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
@@ -126,6 +128,7 @@ export class ToolTraits {
    * graph's `state`, the freshness checks of the tools that serve repeats (asked with that state).
    */
   context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
+    checkWrittenChannels(state);
     const context: TurnContext = {
       disabled: configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
@@ -145,4 +148,22 @@ export class ToolTraits {
     };
     return context;
   }
+}
+
+/**
+ * The guard channels a turn writes besides `toolGuard` (read where the turn reads it), checked when the turn starts:
+ * a damaged `guardLog` or `fileCache` fails the node that reads it, with a `GuardStateError`, rather than the
+ * reducer once the node's writes are saved (those writes would then fail again at every `updateState`, the reset
+ * included). Each stored value is checked once.
+ *
+ * @example
+ * ```ts
+ * checkWrittenChannels({ guardLog: { recent: 5 } }); // throws GuardStateError: guardLog, recent
+ * ```
+ */
+export function checkWrittenChannels(state: unknown): void {
+  if (state === null || typeof state !== "object") return;
+  const { guardLog, fileCache } = state as { guardLog?: unknown; fileCache?: unknown };
+  if (guardLog !== undefined) readGuardLog(guardLog);
+  if (fileCache !== undefined) readFileCache(fileCache);
 }

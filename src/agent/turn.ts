@@ -7,11 +7,13 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
+import { canonicalJson } from "../core/identity/signature.js";
 import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { type GuardStreamEvent, turnStreamEvents } from "../core/stream-events.js";
+import { callPosition } from "../core/tool-calls/call-ids.js";
 import type { ToolCallDecision } from "../core/tool-calls/decide.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
-import { type GuardEvent, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
+import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import {
   answerReminder,
   type CallOutcome,
@@ -23,7 +25,7 @@ import {
 } from "../core/tool-calls/turn.js";
 import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
-import { isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
+import { callInputs, isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 import type { EndReason } from "./wrap-up.js";
@@ -145,6 +147,7 @@ export class GuardedTurn {
     env: TurnEnv,
     single?: ToolCall | undefined,
   ): GuardedTurn {
+    state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
     const usual = single === undefined ? usualCalls(messages) : undefined;
     if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
     // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
@@ -162,7 +165,9 @@ export class GuardedTurn {
     usual: Pending,
   ): GuardedTurn | undefined {
     const { message, calls } = usual;
-    const decisions = newCallDecisions(state, calls, runMarker(messages), env.options, env.context);
+    // One call: its own id, unless it has none (then the id the guards know it by).
+    const inputs = calls[0]?.id ? calls : callInputs(calls);
+    const decisions = newCallDecisions(state, inputs, runMarker(messages), env.options, env.context);
     if (decisions === undefined) return undefined;
     return new GuardedTurn(message, calls, { decisions, turnEvents: [] }, undefined, state, messages, env, false);
   }
@@ -194,16 +199,27 @@ export class GuardedTurn {
     env: TurnEnv,
   ): GuardedTurn | undefined {
     if (call.id == null || !Array.isArray(record?.ids) || !Array.isArray(record.decisions)) return undefined;
-    const index = record.ids.indexOf(call.id);
-    const decision = record.decisions[index];
+    state = readToolGuard(state);
+    const { ids, decisions: planned } = record;
+    let key: string | undefined;
+    const keyOf = () => {
+      key ??= identifyCall(call, env.options, env.context).key;
+      return key;
+    };
+    // Calls that share an id are told apart by what they call, then by the task (see callPosition).
+    const same = (i: number) => planned[i]?.call.name === call.name && planned[i]?.key === keyOf();
+    const owner = (messages[lastAIMessageIndex(messages)] as object | undefined) ?? record;
+    const index = callPosition(ids, call.id, same, { owner, task: call });
+    const decision = planned[index];
     if (decision === undefined) return undefined;
-    if (decision.call.name === call.name && decision.key === identifyCall(call, env.options, env.context).key) {
-      const plan = { decisions: record.decisions, turnEvents: [] };
+    if (decision.call.name === call.name && decision.key === keyOf()) {
+      const plan = { decisions: planned, turnEvents: [] };
       return new GuardedTurn(undefined, [call], plan, [index], state, messages, env, false);
     }
     // Decided again from the state as wrapToolCall sees it, as a response of this call alone.
-    const turn = { id: `edited:${call.id}`, text: "", calls: [{ name: call.name, args: call.args, id: call.id }] };
-    const decisions = record.decisions.slice();
+    const id = decision.call.id ?? call.id;
+    const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id }] };
+    const decisions = planned.slice();
     decisions[index] = planTurn(state, turn, env.options, env.context).decisions[0] as ToolCallDecision;
     return new GuardedTurn(undefined, [call], { decisions, turnEvents: [] }, [index], state, messages, env, true);
   }
@@ -277,7 +293,9 @@ export class GuardedTurn {
     const decision = this.decision(i);
     const call = this.calls[i] as ToolCall;
     const { options, host } = this.env;
-    const own = { key: decision.key, tool: call.name };
+    // The guards' id of the call (its own, unless another call of the response shares it) for the state and events;
+    // the model's id for its answer.
+    const own = { key: decision.key, tool: call.name, id: decision.call.id };
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
     this.#outcomes[this.#at(i)] = outcome;
     if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.feedback.events));
@@ -317,6 +335,7 @@ export function openAfterModel(
   messages: readonly BaseMessage[],
   env: TurnEnv,
 ): { turn: GuardedTurn; forgiven: GuardEvent[] } {
+  state = readToolGuard(state);
   const forgiven = forgiveness(state, messages);
   const guard = forgiven.length > 0 ? reduceToolGuard(state, forgiven) : state;
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };
@@ -337,9 +356,29 @@ function pendingCalls(messages: readonly BaseMessage[], single: ToolCall | undef
     // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message too,
     // so that parallel branches agree with what one node would have decided.
     const siblings = message?.tool_calls ?? [];
-    const at = siblings.findIndex((c) => c.id !== undefined && c.id === single.id);
+    const at = taskPosition(message, siblings, single);
     return { message, calls: [single], planned: at >= 0 ? siblings : [single], indices: [Math.max(0, at)] };
   }
   const calls = message === undefined ? [] : unansweredCalls(message, messages);
   return { message, calls, planned: calls, indices: undefined };
+}
+
+/**
+ * Where a createReactAgent v2 task's call (a copy of one of the message's calls) is among the message's calls: by its
+ * id; among calls that share it, by its name and arguments, then by the task (see `callPosition`). -1: not there.
+ */
+function taskPosition(message: AIMessage | undefined, siblings: readonly ToolCall[], single: ToolCall): number {
+  if (message === undefined || single.id == null) return -1;
+  let args: string | undefined;
+  const same = (i: number) => {
+    const other = siblings[i] as ToolCall;
+    args ??= canonicalJson(single.args);
+    return other.name === single.name && canonicalJson(other.args) === args;
+  };
+  return callPosition(
+    siblings.map((c) => c.id),
+    single.id,
+    same,
+    { owner: message, task: single },
+  );
 }

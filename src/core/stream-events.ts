@@ -11,6 +11,7 @@ import type { StopReason } from "./loop/loop.js";
 import { capText } from "./text.js";
 import type { ToolCallDecision } from "./tool-calls/decide.js";
 import type { BlockRule } from "./tool-calls/messages.js";
+import { GuardStateError, kindOf } from "./tool-calls/state-check.js";
 import type { TurnStop } from "./tool-calls/turn.js";
 
 /**
@@ -177,10 +178,56 @@ function isLog(value: unknown): value is GuardLog {
   return typeof value === "object" && value !== null && !Array.isArray(value) && "recent" in value;
 }
 
+/** Logs read from checkpoints, checked: each plain value is checked once. */
+const checkedLogs = new WeakMap<object, GuardLog>();
+
+/**
+ * The `guardLog` value as the guards read it: the reducer's own log as it is; a value from a checkpoint checked once
+ * (an older one without `total` or `counts` repaired from what it holds), a damaged one refused with a
+ * `GuardStateError` (`update`: the value is an update a node wrote); `undefined` is the empty log.
+ *
+ * @example
+ * ```ts
+ * readGuardLog({ counts: { blocked: 2 }, recent: [] }).total; // 2
+ * ```
+ */
+export function readGuardLog(value: unknown, update = false): GuardLog {
+  if (value instanceof ChannelLog) return value;
+  if (value === undefined) return emptyGuardLog();
+  const known = typeof value === "object" && value !== null ? checkedLogs.get(value) : undefined;
+  if (known !== undefined) return known;
+  const fail = (problem: string) => new GuardStateError("guardLog", problem, update);
+  if (!isLog(value)) throw fail(`expected the guard log (an object with \`recent\`), received ${kindOf(value)}`);
+  const { counts = {}, recent } = value as Partial<GuardLog>;
+  if (!Array.isArray(recent)) throw fail(`recent: expected a list of events, received ${kindOf(recent)}`);
+  if (counts === null || typeof counts !== "object" || Array.isArray(counts)) throw fail("counts: expected an object");
+  for (const [kind, n] of Object.entries(counts)) {
+    if (typeof n !== "number" || !Number.isFinite(n)) throw fail(`counts.${kind}: expected a number, received ${n}`);
+  }
+  const sum = Object.values(counts).reduce<number>((a, n) => a + (n ?? 0), 0);
+  const total = (value as Partial<GuardLog>).total ?? Math.max(sum, recent.length);
+  if (typeof total !== "number" || !Number.isFinite(total)) throw fail(`total: expected a number, received ${total}`);
+  const log = new ChannelLog({ ...counts }, total, recent);
+  checkedLogs.set(value, log);
+  return log;
+}
+
+/** The events of an update, each an object with a `kind`; else a `GuardStateError`. */
+function logEvents(update: GuardStreamEvent | GuardStreamEvent[]): GuardStreamEvent[] {
+  const events = Array.isArray(update) ? update : [update];
+  for (const e of events as unknown[]) {
+    if (e === null || typeof e !== "object" || typeof (e as { kind?: unknown }).kind !== "string") {
+      throw new GuardStateError("guardLog", `${kindOf(e)} is not a guard event (no \`kind\`)`, true);
+    }
+  }
+  return events;
+}
+
 /**
  * The `guardLog` reducer: events are counted and appended (the oldest dropped beyond the limit); a whole log
  * replaces the current one (createAgent feeds each channel's own value back on every invoke, which must change
- * nothing).
+ * nothing); `null` resets it (how a damaged log is reset); `undefined` changes nothing. Anything else is refused with
+ * a `GuardStateError`, and so is a stored log the reducer cannot read.
  *
  * @example
  * ```ts
@@ -189,12 +236,15 @@ function isLog(value: unknown): value is GuardLog {
  */
 export function reduceGuardLog(
   current: GuardLog | undefined,
-  update: GuardStreamEvent | GuardStreamEvent[] | GuardLog | undefined,
+  update: GuardStreamEvent | GuardStreamEvent[] | GuardLog | undefined | null,
 ): GuardLog {
-  if (isLog(update)) return update;
-  const log = current ?? emptyGuardLog();
-  const events = update === undefined ? [] : Array.isArray(update) ? update : [update];
-  if (events.length === 0) return log;
+  if (update === null) return emptyGuardLog();
+  if (update === undefined) return current ?? emptyGuardLog();
+  if (typeof update !== "object") throw new GuardStateError("guardLog", `${kindOf(update)} (not an event)`, true);
+  if (isLog(update)) return update; // a whole log (createAgent writes it back on every invoke): checked when read
+  const events = logEvents(update);
+  if (events.length === 0) return current ?? emptyGuardLog();
+  const log = readGuardLog(current);
   const counts = { ...log.counts };
   for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
   return new ChannelLog(counts, log.total + events.length, [...log.recent, ...events].slice(-GUARD_LOG_LIMIT));

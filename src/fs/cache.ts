@@ -7,6 +7,7 @@
  * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
+import { GuardStateError, kindOf } from "../core/tool-calls/state-check.js";
 import type { DirNode, DirTree } from "./tree.js";
 
 /**
@@ -225,6 +226,8 @@ function lean(file: StoredFile): CachedFile {
 function normalize(state: FileCacheState): FileCacheState {
   let foreign = false;
   for (const file of Object.values(state.files) as StoredFile[]) {
+    if (file === null || typeof file !== "object")
+      throw new GuardStateError("fileCache", "files: an entry is not an object");
     if (file.content !== undefined || file.chars === undefined) {
       foreign = true;
       break;
@@ -349,7 +352,70 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
       return { ...state, tree: null };
     case "count":
       return countStats(state, write);
+    default: {
+      // A write of no known kind is refused, never applied (it used to set the whole channel to `undefined`).
+      const op = (write as { op?: unknown } | null)?.op;
+      const what = op === undefined ? `${kindOf(write)} (not a cache write)` : `an unknown write op '${String(op)}'`;
+      throw new GuardStateError("fileCache", what, true);
+    }
   }
+}
+
+/** A finite number, for the checks of a stored cache. */
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
+
+/**
+ * The file cache as the guards read it: a stored value checked (cheaply: its parts, not every entry), an older shape
+ * without `stats`, `bytes` or `tree` repaired, a damaged one refused with a `GuardStateError`.
+ *
+ * @example
+ * ```ts
+ * readFileCache({ files: {} }).stats.hits; // 0
+ * ```
+ */
+export function readFileCache(state: unknown): FileCacheState {
+  if (typeof state === "object" && state !== null && checkedCaches.has(state)) return state as FileCacheState;
+  const fail = (problem: string) => new GuardStateError("fileCache", problem);
+  if (state === null || typeof state !== "object" || Array.isArray(state)) {
+    throw fail(`expected the file cache (an object), received ${kindOf(state)}`);
+  }
+  const { files, bytes, tree, stats } = state as Partial<FileCacheState>;
+  if (files === null || typeof files !== "object" || Array.isArray(files)) throw fail(`files: expected an object`);
+  if (tree !== undefined && tree !== null && (typeof tree !== "object" || Array.isArray(tree))) {
+    throw fail("tree: expected an object or null");
+  }
+  if (bytes !== undefined && !isCount(bytes)) throw fail(`bytes: expected a number, received ${kindOf(bytes)}`);
+  const counters = { hits: 0, misses: 0, staleRefreshes: 0, bytesSaved: 0, ...(stats ?? {}) };
+  for (const [name, n] of Object.entries(counters)) if (!isCount(n)) throw fail(`stats.${name}: expected a number`);
+  const whole = stats !== undefined && Object.keys(counters).every((name) => name in stats);
+  const cache = bytes !== undefined && tree !== undefined && whole ? (state as FileCacheState) : undefined;
+  const read = cache ?? { ...(state as FileCacheState), bytes: bytes ?? 0, tree: tree ?? null, stats: counters };
+  checkedCaches.add(read);
+  return read;
+}
+
+/** Caches checked by {@link readFileCache} (a cache the reducer made is checked at its first read only). */
+const checkedCaches = new WeakSet<object>();
+
+/**
+ * The file-cache channel's reducer (the Annotation and zod forms and the createAgent middleware): writes are applied
+ * ({@link reduceFileCache}); a whole cache replaces the current one (createAgent feeds each channel's own value back
+ * on every invoke); `null` resets it (how a damaged cache is reset: `graph.updateState(config, { fileCache: null })`);
+ * anything else is refused with a `GuardStateError`.
+ *
+ * @example
+ * ```ts
+ * reduceFileCacheUpdate(current, [{ op: "dropAll" }]).bytes; // 0
+ * ```
+ */
+export function reduceFileCacheUpdate(
+  current: FileCacheState | undefined,
+  update: FileCacheWrite | readonly FileCacheWrite[] | FileCacheState | null | undefined,
+): FileCacheState {
+  if (update === null) return emptyFileCache();
+  if (update === undefined) return current ?? emptyFileCache();
+  if (!Array.isArray(update) && typeof update === "object" && "files" in update) return reduceFileCache(update, []);
+  return reduceFileCache(current, [update as FileCacheWrite | readonly FileCacheWrite[]]);
 }
 
 /**
@@ -366,7 +432,7 @@ export function reduceFileCache(
   state: FileCacheState | undefined,
   writes: readonly (FileCacheWrite | readonly FileCacheWrite[])[],
 ): FileCacheState {
-  let current = state === undefined ? emptyFileCache() : normalize(state);
+  let current = state === undefined ? emptyFileCache() : normalize(readFileCache(state));
   for (const write of writes) {
     if (Array.isArray(write)) for (const w of write as FileCacheWrite[]) current = apply(current, w);
     else current = apply(current, write as FileCacheWrite);

@@ -1,24 +1,12 @@
 /** The file tools as createAgent tools, their caches in the middleware's state. */
 import { z } from "zod";
-import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "../fs/cache.js";
 import type { FileToolsOptions } from "../fs/options.js";
 import { createFileTools } from "../fs/tools.js";
 import { defineMiddleware } from "./define.js";
 import { guardLogField, reducedField } from "./state.js";
 
-type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState;
-
-function isCache(update: FileCacheUpdate): update is FileCacheState {
-  return !Array.isArray(update) && "files" in update && "stats" in update;
-}
-
-/**
- * The `fileCache` reducer for createAgent: writes are applied; a whole cache (createAgent feeds each channel's own
- * value back on every invoke) replaces the current one (without contents, if an earlier version stored them).
- */
-function reduce(current: FileCacheState | undefined, update: FileCacheUpdate): FileCacheState {
-  return isCache(update) ? reduceFileCache(update, []) : reduceFileCache(current, [update]);
-}
+type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState | null;
 
 /**
  * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
@@ -50,7 +38,7 @@ export function fileToolsMiddleware(options: FileToolsOptions) {
     name: "FileToolsMiddleware",
     stateSchema: z.object({
       /** The file tools' cache (digests and stats, no contents) and directory tree, per thread. */
-      fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduce),
+      fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduceFileCacheUpdate),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),

@@ -21,6 +21,7 @@ import { isWrapUpInput } from "../agent/wrap-up.js";
 import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
 import { GuardOptionsError } from "../core/options.js";
 import { stopStreamEvent } from "../core/stream-events.js";
+import { readLoopState } from "../core/tool-calls/state-check.js";
 import { defineMiddleware } from "./define.js";
 import { adoptId, finalModelCall, type ModelCallHandler, type ModelCallRequest } from "./model-call.js";
 import { defaulted, guardLogField } from "./state.js";
@@ -53,7 +54,7 @@ function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: Loop
       const guardLog = emitGuardEvents(host, [stopStreamEvent(reason)], settings.events);
       return new Command({ update: { messages: [final], guardLog } });
     }
-    let loopGuard: LoopState | undefined = state[key];
+    let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
     const asking = loopGuard?.asking ?? null;
     if (asking !== null && loopGuard !== undefined) {
       // A limit reached at the last response asks a person now, before the model is called (a resume runs this

@@ -16,6 +16,7 @@ import {
   resolveToolGuardOptions,
   type ToolGuardOptions,
 } from "../core/options.js";
+import { distinctCallIds } from "../core/tool-calls/call-ids.js";
 import { identifyCall } from "../core/tool-calls/detect.js";
 import type { BlockRule } from "../core/tool-calls/messages.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
@@ -225,11 +226,17 @@ type RunEvent =
 function readRun(run: ReplayRun): RunEvent[] {
   const events: RunEvent[] = [];
   let pending: AgentCall[] = []; // calls still waiting for a positional result
-  const byId = new Map<string, AgentCall>();
+  // The calls of each id, in order: calls that share an id take its results in order.
+  const byId = new Map<string, AgentCall[]>();
   for (const [i, step] of run.steps.entries()) {
     if (step.role === "assistant") {
       const calls = (step.tool_calls ?? []).map((call) => ({ call, step: i }) as AgentCall);
-      for (const c of calls) if (c.call.id !== undefined) byId.set(c.call.id, c);
+      for (const c of calls) {
+        if (c.call.id === undefined) continue;
+        const same = byId.get(c.call.id);
+        if (same === undefined || same.every((d) => d.step !== i)) byId.set(c.call.id, [c]);
+        else same.push(c);
+      }
       pending = [...calls];
       events.push({ kind: "turn", turn: { step: i, text: step.text ?? "", calls } });
     } else if (step.role === "user") {
@@ -239,7 +246,10 @@ function readRun(run: ReplayRun): RunEvent[] {
     } else if (step.requestor === "user") {
       // a result of the simulated user's own call
     } else {
-      const target = step.tool_call_id !== undefined ? byId.get(step.tool_call_id) : pending.shift();
+      const target =
+        step.tool_call_id !== undefined
+          ? (byId.get(step.tool_call_id)?.find((c) => c.result === undefined) ?? byId.get(step.tool_call_id)?.at(-1))
+          : pending.shift();
       if (target !== undefined) {
         target.result = { ok: step.ok, text: step.text };
         if (step.tool_call_id !== undefined) pending = pending.filter((c) => c !== target);
@@ -424,12 +434,10 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
     for (const c of turn.calls) record(replay, setup, c, { action: "stop", content: replay.stopText });
     return;
   }
-  // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer.
-  const inputs = turn.calls.map((c, i) => ({
-    name: c.call.name,
-    args: c.call.args,
-    id: c.call.id ?? callIdOf(turn, i),
-  }));
+  // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer; calls that
+  // share an id (or have an empty one) get their own (distinctCallIds), as in a live graph.
+  const ids = distinctCallIds(turn.calls.map((c, i) => c.call.id ?? callIdOf(turn, i)));
+  const inputs = turn.calls.map((c, i) => ({ name: c.call.name, args: c.call.args, id: ids[i] as string }));
   const plan = planTurn(
     replay.state,
     { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: replay.runMarker },

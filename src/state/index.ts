@@ -11,7 +11,8 @@ import {
   reduceToolGuard,
   type ToolGuardState,
 } from "../core/tool-calls/state.js";
-import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../fs/cache.js";
+import { reduceLoopState } from "../core/tool-calls/state-check.js";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "../fs/cache.js";
 
 /**
  * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
@@ -21,7 +22,7 @@ import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCac
  * const node = () => ({ toolGuard: [{ type: "reset" }] satisfies ToolGuardUpdate }); // forget the guards' memory
  * ```
  */
-export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
+export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState | null;
 
 /**
  * What a node may write to the `guardLog` channel: events (counted and appended) or a whole log.
@@ -31,7 +32,7 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState;
  * const node = () => ({ guardLog: emptyGuardLog() satisfies GuardLogUpdate }); // start the log again
  * ```
  */
-export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog;
+export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog | null;
 
 /**
  * Every guard channel, without `messages`; spread it into your own state:
@@ -76,16 +77,16 @@ export const GuardState = Annotation.Root({
     default: () => null,
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
-  loopGuard: Annotation<LoopState>({
-    reducer: (_current, update) => update,
+  loopGuard: Annotation<LoopState, LoopState | null>({
+    reducer: reduceLoopState,
     default: emptyLoopState,
   }),
   /**
    * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
    * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
    */
-  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[]>({
-    reducer: (current, update) => reduceFileCache(current, [update]),
+  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>({
+    reducer: reduceFileCacheUpdate,
     default: emptyFileCache,
   }),
   /** The thread's guard events, counted per kind, the last 50 kept. */
@@ -143,14 +144,14 @@ export const guardStateSchema = z.object({
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
   loopGuard: withLangGraph(z.custom<LoopState>(), {
-    reducer: { fn: (_current: LoopState, update: LoopState) => update, schema: z.custom<LoopState>() },
+    reducer: { fn: reduceLoopState, schema: z.custom<LoopState | null>() },
     default: emptyLoopState,
   }),
   /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
   fileCache: withLangGraph(z.custom<FileCacheState>(), {
     reducer: {
-      fn: (current: FileCacheState, update: FileCacheWrite | FileCacheWrite[]) => reduceFileCache(current, [update]),
-      schema: z.custom<FileCacheWrite | FileCacheWrite[]>(),
+      fn: reduceFileCacheUpdate,
+      schema: z.custom<FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(),
     },
     default: emptyFileCache,
   }),

@@ -29,7 +29,9 @@ export interface SignatureOptions {
 
 /**
  * Canonical JSON of any value: key order does not matter, and odd values (cycles, BigInt, `undefined`,
- * functions, symbols) never throw.
+ * functions, symbols) never throw. Values nested deeper than the stack allows (thousands of levels) are written by
+ * `deepCanonicalJson`, the same JSON without recursion (compact, whatever `space` says): two different deep
+ * values never share a text, equal ones do.
  *
  * @example
  * ```ts
@@ -39,10 +41,119 @@ export interface SignatureOptions {
 export function canonicalJson(value: unknown, space?: number): string {
   try {
     return stableStringify(value, null, space) ?? "null";
-  } catch {
+  } catch (error) {
+    // Deeper than the stack (about 3,100 levels): the same JSON, written with an explicit stack (compact).
+    if (error instanceof RangeError) return deepOrUnserializable(value);
     // A getter that throws, a Proxy that refuses ownKeys, ...: the call still needs an identity.
     return `"[Unserializable ${typeof value}]"`;
   }
+}
+
+function deepOrUnserializable(value: unknown): string {
+  try {
+    return deepCanonicalJson(value) ?? "null";
+  } catch {
+    return `"[Unserializable ${typeof value}]"`;
+  }
+}
+
+/** A JSON primitive as the recursive serializer writes it (`undefined`: left out of an object, `null` in a list). */
+function primitiveJson(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return String(value);
+    default:
+      return undefined; // undefined, functions, symbols
+  }
+}
+
+/** An object or list being written: its keys (sorted; none for a list), the next one, and whether one was written. */
+interface Frame {
+  value: object;
+  keys: string[] | undefined;
+  next: number;
+  wrote: boolean;
+}
+
+/** The opening of an object or list whose frame was pushed (see {@link deepCanonicalJson}). */
+const OPENED = Symbol("opened");
+
+/**
+ * {@link canonicalJson} without recursion, for values deeper than the stack: an explicit stack of frames, so any
+ * depth (100,000 levels and more) is written. The output is the recursive serializer's, character for character
+ * (keys sorted, cycles as `"[Circular]"`, `toJSON` applied, BigInt as a number literal, `undefined` members left
+ * out), compact (no `space`); `undefined` when the value itself has no JSON (`undefined`, a function).
+ *
+ * @example
+ * ```ts
+ * let deep: unknown = 1;
+ * for (let i = 0; i < 100_000; i += 1) deep = { a: deep };
+ * deepCanonicalJson(deep)?.length; // 600_001
+ * ```
+ */
+export function deepCanonicalJson(value: unknown): string | undefined {
+  const frames: Frame[] = [];
+  const ancestors = new Set<object>();
+  const out: string[] = [];
+  /** Writes a member's value, or opens its frame; `undefined`: the value has no JSON (left out, or `null`). */
+  const enter = (key: string, member: unknown): string | undefined | typeof OPENED => {
+    if (typeof member !== "object") return primitiveJson(member);
+    if (member === null) return "null";
+    let item: unknown = member;
+    const toJSON = (member as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      item = toJSON.call(member, key);
+      if (typeof item !== "object") return primitiveJson(item);
+      if (item === null) return "null";
+    }
+    const node = item as object;
+    if (ancestors.has(node)) return '"[Circular]"';
+    if (Array.isArray(node)) {
+      if (node.length === 0) return "[]";
+      frames.push({ value: node, keys: undefined, next: 0, wrote: false });
+    } else {
+      if (ArrayBuffer.isView(node)) return stableStringify(node) ?? "null"; // flat: no recursion to fear
+      const keys = Object.keys(node);
+      if (keys.length === 0) return "{}";
+      frames.push({ value: node, keys: keys.sort(), next: 0, wrote: false });
+    }
+    ancestors.add(node);
+    return OPENED;
+  };
+  const opening = () => ((frames[frames.length - 1] as Frame).keys === undefined ? "[" : "{");
+  const first = enter("", value);
+  if (first !== OPENED) return first;
+  out.push(opening());
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1] as Frame;
+    const { value: node, keys } = frame;
+    const size = keys === undefined ? (node as unknown[]).length : keys.length;
+    if (frame.next >= size) {
+      out.push(keys === undefined ? "]" : "}");
+      frames.pop();
+      ancestors.delete(node);
+      continue;
+    }
+    const at = frame.next;
+    frame.next += 1;
+    const key = keys === undefined ? String(at) : (keys[at] as string);
+    const written = enter(key, (node as Record<string, unknown>)[key]);
+    if (keys === undefined) {
+      if (at > 0) out.push(",");
+    } else {
+      if (written === undefined) continue; // a member without JSON is left out of an object
+      out.push(`${frame.wrote ? "," : ""}${JSON.stringify(key)}:`);
+      frame.wrote = true;
+    }
+    out.push(written === OPENED ? opening() : (written ?? "null"));
+  }
+  return out.join("");
 }
 
 function dropPath(value: unknown, path: readonly string[]): unknown {

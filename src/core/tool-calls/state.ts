@@ -19,6 +19,7 @@ import {
   recordCall,
   recordResult,
 } from "./repetition.js";
+import { checkToolGuardValue, GuardStateError, kindOf } from "./state-check.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -479,8 +480,77 @@ function writtenPaths(effect: CallEffect): readonly string[] | undefined {
   return effect.kind === "write" ? effect.paths : undefined;
 }
 
+/** The types of {@link GuardEvent}: an event of any other type is refused, never applied. */
+const EVENT_TYPES = new Set<string>([
+  "call",
+  "result",
+  "block",
+  "reset",
+  "external",
+  "run",
+  "strike",
+  "remind",
+  "acknowledge",
+  "progress",
+  "forgive",
+  "end",
+]);
+
+/** States read from checkpoints, checked: each plain value is checked once. */
+const checkedStates = new WeakMap<object, ToolGuardState>();
+
 /**
- * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it).
+ * The `toolGuard` value as the guards read it: a state the reducer made as it is; a value from a checkpoint (plain
+ * JSON) checked once, an older shape repaired (a missing counter is 0, a missing part empty), a damaged one refused
+ * with a `GuardStateError` that names the channel and says how to reset it (`update`: the value is an update a node
+ * wrote); `undefined` is the empty state.
+ *
+ * @example
+ * ```ts
+ * readToolGuard({ stats: { allowed: 2 } }).stats.blocked.redundant; // 0
+ * readToolGuard({ stats: { allowed: "2" } }); // throws GuardStateError: toolGuard, stats.allowed
+ * ```
+ */
+export function readToolGuard(value: unknown, update = false): ToolGuardState {
+  if (value instanceof ChannelState) return value;
+  if (value === undefined) return emptyToolGuardState();
+  const known = value !== null && typeof value === "object" ? checkedStates.get(value) : undefined;
+  if (known !== undefined) return known;
+  let checked: ToolGuardState;
+  try {
+    checked = new ChannelState(checkToolGuardValue(value) as unknown as ToolGuardState);
+  } catch (error) {
+    if (update && error instanceof GuardStateError) throw new GuardStateError("toolGuard", error.problem, true);
+    throw error;
+  }
+  checkedStates.set(value as object, checked);
+  return checked;
+}
+
+/** A whole state written to the channel: kept as it is if it has the state's window, else refused. */
+function wholeState(update: object): ToolGuardState {
+  if (update instanceof ChannelState || "repetition" in update) return update as ToolGuardState;
+  throw new GuardStateError("toolGuard", "an object that is neither an event nor the guards' state", true);
+}
+
+/** The events of an update, each of a known type; else a `GuardStateError`. */
+function eventsOf(update: GuardEvent | readonly GuardEvent[]): readonly GuardEvent[] {
+  const events = (Array.isArray(update) ? update : [update]) as readonly unknown[];
+  for (const event of events) {
+    const type = event !== null && typeof event === "object" ? (event as { type?: unknown }).type : undefined;
+    if (typeof type !== "string" || !EVENT_TYPES.has(type)) {
+      const what = typeof type === "string" ? `an event of unknown type '${type}'` : `${kindOf(event)} (not an event)`;
+      throw new GuardStateError("toolGuard", what, true);
+    }
+  }
+  return events as readonly GuardEvent[];
+}
+
+/**
+ * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it; checked
+ * when read)
+ * and `null` (the empty state: how a damaged state is reset, `graph.updateState(config, { toolGuard: null })`);
+ * `undefined` changes nothing. Anything else is refused with a `GuardStateError`, never applied.
  *
  * @example
  * ```ts
@@ -503,11 +573,18 @@ export function applyEvents(
   update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
   carryIndex: boolean,
 ): ToolGuardState {
-  const current = state ?? emptyToolGuardState();
-  if (update === undefined || update === null) return current;
-  if (!Array.isArray(update) && !("type" in (update as object))) return update as ToolGuardState;
-  const events = (Array.isArray(update) ? update : [update]) as GuardEvent[];
-  if (events.length === 0) return current;
+  if (update === null) return emptyToolGuardState();
+  if (update === undefined) return state ?? emptyToolGuardState();
+  if (!Array.isArray(update)) {
+    if (typeof update !== "object") throw new GuardStateError("toolGuard", `${kindOf(update)} (not an event)`, true);
+    // A whole state replaces the current one as it is (createAgent writes each channel's own value back on every
+    // invoke, a damaged one too): it is checked when read.
+    if (!("type" in update)) return wholeState(update);
+  }
+  const events = eventsOf(update as GuardEvent | readonly GuardEvent[]);
+  if (events.length === 0) return state ?? emptyToolGuardState();
+  // A reset first needs nothing of the state before it (which may be the damaged one it replaces).
+  const current = events[0]?.type === "reset" ? emptyToolGuardState() : readToolGuard(state);
   const draft = new StateDraft(current, carryIndex);
   for (const event of events) draft.apply(event);
   return draft.state;

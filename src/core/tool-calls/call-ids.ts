@@ -1,0 +1,73 @@
+/**
+ * The ids the guards know the calls of one response by. Models and providers sometimes repeat a call id within a
+ * response, or send none: the guards' decisions, results and answers are matched to calls by position then, never by
+ * an id two calls share.
+ */
+
+/**
+ * Ids that tell the calls of one response apart, in order: a call's own id where it is non-empty and no other call of
+ * the response has it; else `<id>#<position>` (1-based; `#<position>` for a call without an id), with `'` appended
+ * until it is unique. The guards' state and events know such a call by this id; its ToolMessage keeps the model's
+ * own (`tool_call_id` pairs with the AI message the model sent).
+ *
+ * @example
+ * ```ts
+ * distinctCallIds(["a", "x", "x", "", undefined]); // ["a", "x#2", "x#3", "#4", "#5"]
+ * ```
+ */
+export function distinctCallIds(ids: readonly (string | null | undefined)[]): string[] {
+  if (ids.length === 1) return [ids[0] ? ids[0] : "#1"];
+  const counts = new Map<string, number>();
+  for (const id of ids) if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+  if (counts.size === ids.length) return ids as string[]; // every id present and unique: the usual response
+  const taken = new Set<string>();
+  for (const [id, count] of counts) if (count === 1) taken.add(id);
+  return ids.map((id, i) => {
+    if (id && counts.get(id) === 1) return id;
+    let made = `${id ?? ""}#${i + 1}`;
+    while (taken.has(made)) made += "'";
+    taken.add(made);
+    return made;
+  });
+}
+
+/**
+ * Where the call a parallel task runs (a createReactAgent v2 or createAgent task: a copy of one of the response's
+ * calls) is among the response's calls: the position whose id is the task's; among calls that share it, the one
+ * that is the task's call in substance (`same(i)`, asked only then); among identical calls, the first that no other
+ * task of the response claimed (`claim`: the object the response's tasks share, and the task's own call object,
+ * which keeps its position when the task is retried). -1: no call has the id.
+ *
+ * @example
+ * ```ts
+ * const at = callPosition(message.tool_calls.map((c) => c.id), task.id, (i) => sameCall(i), { owner: message, task });
+ * ```
+ */
+export function callPosition(
+  ids: readonly (string | null | undefined)[],
+  id: string | null | undefined,
+  same: (i: number) => boolean,
+  claim?: { owner: object; task: object },
+): number {
+  const wanted = id ?? "";
+  const candidates: number[] = [];
+  for (let i = 0; i < ids.length; i += 1) if ((ids[i] ?? "") === wanted) candidates.push(i);
+  if (candidates.length <= 1) return candidates[0] ?? -1;
+  const matching = candidates.filter(same);
+  const pool = matching.length > 0 ? matching : candidates;
+  if (pool.length === 1 || claim === undefined) return pool[0] as number;
+  let claims = claimed.get(claim.owner);
+  if (claims === undefined) {
+    claims = new Map();
+    claimed.set(claim.owner, claims);
+  }
+  const own = claims.get(claim.task);
+  if (own !== undefined && pool.includes(own)) return own;
+  const taken = new Set(claims.values());
+  const free = pool.find((i) => !taken.has(i)) ?? (pool[0] as number);
+  claims.set(claim.task, free);
+  return free;
+}
+
+/** The positions the tasks of a response claimed (see {@link callPosition}), per response, per task's call. */
+const claimed = new WeakMap<object, Map<object, number>>();
