@@ -169,7 +169,7 @@ function makeProject(name, deps) {
 const full = makeProject("full", peerSpecs(allPeers));
 const bare = makeProject("no-langchain", peerSpecs(requiredPeers));
 const zod3Project = zod3 ? makeProject("zod3", peerSpecs(requiredPeers, { zod: zod3 })) : undefined;
-if (!zod3) console.log(`skip zod3: the zod peer range (${pkg.peerDependencies.zod}) allows no zod 3`);
+if (!zod3) report(`the zod peer range (${pkg.peerDependencies.zod}) allows no zod 3: no zod3 project`);
 if (existsSync(join(bare, "node_modules", "langchain"))) fail("no-langchain: npm installed langchain anyway");
 
 // 3. What each entry point exports, as TypeScript sees it from the installed package (names, value or type-only,

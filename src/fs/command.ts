@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { changedPaths } from "../core/identity/shell/index.js";
 import { cutEnd } from "../core/text.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";

@@ -2,7 +2,7 @@
  * `list_files`: a folder's entries from the directory tree in state, each listed folder checked by `stat` first
  * (see `refreshTree`); the first listing scans the whole root once.
  */
-import { z } from "zod";
+import { z } from "zod/v4";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import {

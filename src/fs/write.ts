@@ -5,7 +5,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
