@@ -1,6 +1,7 @@
 // Fails when `npm pack` would publish something a user does not need, or miss something they do.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
 const [report] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" }));
 const files = report.files.map((f) => f.path);
@@ -8,23 +9,27 @@ const unexpected = files.filter(
   (f) =>
     !(f === "package.json" || f === "README.md" || f === "LICENSE" || f === "CHANGELOG.md" || f.startsWith("dist/")),
 );
+// Every path package.json points at (each entry point's ES module, CommonJS file and both kinds of types; the bin,
+// main and types), and the licence.
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const targets = (value) =>
+  typeof value === "string" ? [value] : Object.values(value ?? {}).flatMap((v) => targets(v));
 const required = [
-  "dist/index.js",
-  "dist/index.d.ts",
-  "dist/core/index.js",
-  "dist/testing/index.js",
-  "dist/replay/index.js",
-  "dist/fs/index.js",
-  "dist/middleware/index.js",
-  "dist/replay/cli.js",
-  "LICENSE",
+  ...new Set(
+    [...targets(pkg.exports), ...targets(pkg.bin), pkg.main, pkg.types, "LICENSE"]
+      .filter(Boolean)
+      .map((p) => p.replace(/^\.\//, "")),
+  ),
 ];
 const missing = required.filter((f) => !files.includes(f));
 if (unexpected.length || missing.length) {
   console.error("npm pack check failed", { unexpected, missing });
   process.exit(1);
 }
-console.log(`npm pack: ${files.length} files, ${report.size} bytes packed; only dist/, README, LICENSE, CHANGELOG`);
+console.log(
+  `npm pack: ${files.length} files, ${report.size} bytes packed (${report.unpackedSize} unpacked); only dist/, ` +
+    `README, LICENSE, CHANGELOG; all ${required.length} paths package.json points at`,
+);
 
 // The built package loads as a user would import it, with the documented exports.
 const main = await import("../dist/index.js");
@@ -94,8 +99,21 @@ console.log(
     "testing, replay, fs, middleware",
 );
 
+// require() (Node 20.19+): each entry point's CommonJS file gives the ES module's own values.
+const require = createRequire(import.meta.url);
+const requirable = Object.entries(pkg.exports).filter(([, t]) => typeof t === "object" && t.require);
+for (const [subpath, target] of requirable) {
+  const viaRequire = require(`../${target.require.default}`);
+  const viaImport = await import(`../${target.import.default}`);
+  const differ = Object.keys(viaImport).filter((n) => viaRequire[n] !== viaImport[n]);
+  if (differ.length || Object.keys(viaRequire).length !== Object.keys(viaImport).length) {
+    console.error(`require("${subpath}") and import differ:`, differ);
+    process.exit(1);
+  }
+}
+console.log(`require() gives the ES modules' values: ${requirable.length} entry points`);
+
 // The `langgraph-guards` command (package.json "bin") runs from the built package, as `npx langgraph-guards`.
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const bin = pkg.bin?.["langgraph-guards"];
 if (
   bin !== "dist/replay/cli.js" ||

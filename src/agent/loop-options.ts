@@ -5,7 +5,7 @@
  * options of the core (`SafetyOptions`, which `SafetyGuard` takes as they are).
  */
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { z } from "zod";
+import { z } from "zod/v4";
 import {
   type ResolvedSafetyOptions,
   resolveSafetyOptions,

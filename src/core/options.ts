@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { escalationOptionsSchema } from "./tool-calls/escalation.js";
 import type { BlockContext, BlockRule } from "./tool-calls/messages.js";
 import type { ResultNormalizer } from "./tool-calls/normalize.js";
@@ -435,7 +435,7 @@ export function parseOptions<S extends z.ZodType>(
 ): z.output<S> {
   const parsed = schema.safeParse(options ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => {
+    const problems = unionBranchIssues(parsed.error.issues).map((i) => {
       const where = i.path.join(".") || "(options)";
       if (i.code !== "unrecognized_keys" || i.path.length > 0) return `${where}: ${i.message}`;
       const keys = i.keys.map((k) => (Object.hasOwn(moved, k) ? `${k} (now ${moved[k]})` : k));
@@ -444,6 +444,21 @@ export function parseOptions<S extends z.ZodType>(
     throw new GuardOptionsError(`Invalid ${what} options:\n- ${problems.join("\n- ")}`);
   }
   return parsed.data;
+}
+
+/**
+ * A union's issue replaced by the issues of its one branch whose type matched (e.g. the object of
+ * `{ remindAt, blockAt } | false`), as zod 4 reports them itself; zod 3's `zod/v4` reports only the union.
+ */
+function unionBranchIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== "invalid_union") return [issue];
+    const mismatch = (i: z.core.$ZodIssue) =>
+      i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value");
+    const matched = issue.errors.filter((branch) => branch.length > 0 && !branch.some(mismatch));
+    if (matched.length !== 1 || !matched[0]) return [issue];
+    return unionBranchIssues(matched[0].map((i) => ({ ...i, path: [...issue.path, ...i.path] })));
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * command may have changed (everything, when the command is not understood: see `changedPaths`).
  */
 import { resolve } from "node:path";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { changedPaths } from "../core/identity/shell/index.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";

@@ -6,7 +6,7 @@
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
 import { cacheEventText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";

@@ -3,7 +3,7 @@
  * (see `refreshTree`); the first listing scans the whole root once.
  */
 import { lstatSync, readdirSync, type Stats } from "node:fs";
-import { z } from "zod";
+import { z } from "zod/v4";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import { failed, kindOf } from "./io.js";

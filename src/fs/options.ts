@@ -2,7 +2,7 @@
  * The options of `createFileTools`, validated by one zod schema that also fills in the defaults: the switches
  * top-level (root, commands, paths), the rare settings in groups (`cache`, `commands`, `limits`, `feedback`).
  */
-import { z } from "zod";
+import { z } from "zod/v4";
 import { guardLoggerSchema, parseOptions } from "../core/options.js";
 import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";
 import { denyWritesProblem } from "./deny-writes.js";

@@ -5,7 +5,7 @@
  */
 import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { unchangedReadText } from "../core/feedback-texts.js";
 import { digest } from "../core/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";

@@ -3,7 +3,7 @@
  * one file run one at a time, each checked against what the thread last saw of the file (see `edits.ts`), and
  * replace it atomically (see `atomic-write.ts`); a diff is applied to the file's bytes (see `patch.ts`).
  */
-import { z } from "zod";
+import { z } from "zod/v4";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";

@@ -1,7 +1,7 @@
 /** Escalation levels 3 and 4 in a graph: the createReactAgent post-model hook and the custom-graph node. */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { endIfOutOfSteps } from "../agent/hook-end.js";
 import { isWrapUpWithModel, type WrapUpModel } from "../agent/loop-options.js";
 import { lastAIMessageIndex } from "../agent/messages.js";

@@ -1,7 +1,7 @@
 /** Loop detection and safety limits in a graph: the custom-graph node and the createReactAgent post-model hook. */
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { endIfOutOfSteps } from "../agent/hook-end.js";
 import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
 import {

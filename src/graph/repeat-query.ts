@@ -1,6 +1,6 @@
 import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite } from "@langchain/langgraph";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { lastAIMessageIndex, messageText } from "../agent/messages.js";
 import { parseOptions } from "../core/options.js";
 import {

@@ -1,5 +1,5 @@
 /** The file tools as createAgent tools, their caches in the middleware's state. */
-import { z } from "zod";
+import { z } from "zod/v4";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "../fs/cache.js";
 import type { FileToolsOptions } from "../fs/options.js";
 import { createFileTools } from "../fs/tools.js";

@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command } from "@langchain/langgraph";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { handlerOutput } from "../agent/answers.js";
 import { type AgentTool, ToolTraits } from "../agent/traits.js";
 import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "../agent/turn.js";

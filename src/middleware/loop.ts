@@ -5,7 +5,7 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
 import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
 import {

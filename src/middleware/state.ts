@@ -1,5 +1,5 @@
 import { withLangGraph } from "@langchain/langgraph/zod";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { emptyGuardLog, type GuardLog, reduceGuardLog } from "../core/stream-events.js";
 import type { GuardLogUpdate } from "../state/index.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
 import { missingHookMessage, notRunAnswer, withNoteAfter } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";

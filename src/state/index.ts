@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
 import { unionQueries } from "../core/query/query.js";
 import { emptyGuardLog, type GuardLog, type GuardStreamEvent, reduceGuardLog } from "../core/stream-events.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { STOP_REASON_TEXTS } from "../feedback-texts.js";
 import { guardLoggerSchema, parseOptions } from "../options.js";
 import { StatefulGuard } from "../stateful-guard.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { normalizePath } from "../identity/classify.js";
 import { canonicalJson, digest, toolCallSignature } from "../identity/signature.js";
 import { similarityRatio } from "../loop/similarity.js";
@@ -33,6 +33,9 @@ export const DEFAULT_ACKNOWLEDGMENT_PATTERNS: readonly RegExp[] = [
 export const DEFAULT_RETRY_PATTERNS: readonly RegExp[] = [/\b(again|retry|retrying|once more|one more time)\b/i];
 
 const strike = z.number().int().min(1);
+
+/** A RegExp (z.custom, not z.instanceof: the .d.ts then names `ZodCustom`, which zod 3's `zod/v4` has too). */
+const regExp = z.custom<RegExp>((value) => value instanceof RegExp, { error: "expected a RegExp" });
 
 /**
  * Options of the escalation that follows a block, validated with the guard options (`escalation`).
@@ -72,9 +75,9 @@ export const escalationOptionsSchema = z
      */
     sameErrorThreshold: z.number().int().min(0).default(5),
     /** Text that acknowledges a block. Default {@link DEFAULT_ACKNOWLEDGMENT_PATTERNS}. */
-    acknowledgmentPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
+    acknowledgmentPatterns: z.array(regExp).default([...DEFAULT_ACKNOWLEDGMENT_PATTERNS]),
     /** Text that marks a plain retry. Default {@link DEFAULT_RETRY_PATTERNS}. */
-    retryPatterns: z.array(z.instanceof(RegExp)).default([...DEFAULT_RETRY_PATTERNS]),
+    retryPatterns: z.array(regExp).default([...DEFAULT_RETRY_PATTERNS]),
     /** Blocked calls remembered for the near-duplicate check (their arguments are kept in state). Default 5. */
     blockedLimit: z.number().int().min(1).default(5),
     /**

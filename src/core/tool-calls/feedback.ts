@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { duplicateFeedback } from "../feedback-texts.js";
 import { parseOptions } from "../options.js";
 import { StatefulGuard } from "../stateful-guard.js";

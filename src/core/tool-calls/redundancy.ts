@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { type CallEffect, type ClassifyOptions, callIdentity, isSameOrAncestor } from "../identity/classify.js";
 import type { SignatureOptions } from "../identity/signature.js";
 import { operationLimitsSchema, parseOptions } from "../options.js";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { type CallEffect, type ClassifyOptions, classifyCall, isSameOrAncestor } from "../identity/classify.js";
 import { digest, type SignatureOptions, toolCallSignature } from "../identity/signature.js";
 import { ListIndexes } from "../list-index.js";

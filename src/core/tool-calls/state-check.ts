@@ -3,7 +3,7 @@
  * trusted), older shapes repaired (fields added since are filled with what their absence meant), anything else
  * refused with a {@link GuardStateError} that names the channel, says what is wrong and how to reset it.
  */
-import { z } from "zod";
+import { z } from "zod/v4";
 import { emptyLoopState, type LoopState } from "../loop/loop.js";
 import { BLOCK_RULES } from "./messages.js";
 
