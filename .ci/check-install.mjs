@@ -6,7 +6,7 @@
 //                 start runs; a CommonJS consumer require()s every entry point and runs the quick start (.cjs), and
 //                 its TypeScript (.cts) type-checks under node16 and nodenext;
 //   no-langchain  only the required peers (the README's install line): every entry point but /middleware
-//                 type-checks, every entry point imports, the quick start runs;
+//                 type-checks, every entry point imports, the quick start (through createReactAgent: the README's needs langchain) runs;
 //   zod3          the required peers with zod 3 (the lowest in our range): the quick start type-checks and runs.
 // Keeps the temporary folder, and prints its path, when a step fails.
 // Usage: node .ci/check-install.mjs [README]   (or npm run check:install); README: where to take the quick start
@@ -453,10 +453,33 @@ const projects = [
   { name: "no-langchain", dir: bare, skip: needLangchain, zodImport: "zod", cjs: false },
   ...(zod3Project ? [{ name: "zod3", dir: zod3Project, skip: needLangchain, zodImport: "zod/v4", cjs: false }] : []),
 ];
+// The README's quick start is createAgent's (it imports langchain): a project without langchain runs the same
+// scenario through createReactAgent instead (the README's createReactAgent block, made a program), valid TS and JS.
+const reactQuickStart = `import { tool } from "@langchain/core/tools";
+import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { escalationHook, GuardedToolNode, GuardMessagesState } from "${pkg.name}";
+import { ScriptedChatModel } from "${pkg.name}/testing";
+import { z } from "zod";
+
+const getWeather = tool(async () => { throw new Error("weather service unavailable"); },
+  { name: "get_weather", description: "Current weather in a city", schema: z.object({ city: z.string() }) });
+const llm = new ScriptedChatModel(() => ({ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }));
+const guarded = new GuardedToolNode([getWeather]);
+const agent = createReactAgent({ llm, tools: guarded, stateSchema: GuardMessagesState,
+  postModelHook: escalationHook(guarded), checkpointer: new MemorySaver() });
+const config = { configurable: { thread_id: "quick-start" } };
+const first = await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] }, config);
+if (isInterrupted(first)) console.log(first.__interrupt__[0]?.value);
+const last = await agent.invoke(new Command({ resume: "Say you cannot get it." }), config);
+console.log(last.messages.at(-1)?.content);
+`;
+const needsLangchain = /from "langchain"/.test(quickStart);
 for (const { dir, skip, zodImport, cjs } of projects) {
   writeFileSync(join(dir, "all-exports.ts"), allExports(skip));
   writeFileSync(join(dir, "entry.ts"), entryFile(zodImport));
-  writeFileSync(join(dir, "quickstart.ts"), quickStart);
+  const hasLangchain = existsSync(join(dir, "node_modules", "langchain"));
+  writeFileSync(join(dir, "quickstart.ts"), needsLangchain && !hasLangchain ? reactQuickStart : quickStart);
   copyFileSync(join(dir, "quickstart.ts"), join(dir, "quickstart.mjs"));
   if (cjs) {
     copyFileSync(join(dir, "all-exports.ts"), join(dir, "all-exports.cts"));
