@@ -182,7 +182,7 @@ describe("logging and counters", () => {
       /- cache\.budgetChars: Too small/,
     );
     expect(() => createFileTools({ root: base, cache: { maxFiles: 1.5 } })).toThrow(
-      /- cache: maxFiles: .*expected int/,
+      /- cache\.maxFiles: .*expected int/,
     );
     expect(() => createFileTools({ root: base, cache: "on" as never })).toThrow(/cache: expected true, false or \{/);
     // An unknown key inside a group is rejected, not ignored.
