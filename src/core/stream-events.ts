@@ -269,31 +269,30 @@ export function guardStreamEvent(
   return event;
 }
 
+/** The near-miss event of a call that ran with a reminder after its result (file edits, the repeat ceiling). */
+function reminderEvent(
+  d: ToolCallDecision,
+  rule: "file_edits" | "repeat_ceiling",
+  count: number,
+  message: string,
+): GuardStreamEvent {
+  const { call } = d;
+  return guardStreamEvent({
+    kind: "near-miss",
+    guard: "tool-calls",
+    ...{ tool: call.name, callId: call.id, args: call.args, count },
+    rule,
+    message,
+  });
+}
+
 /** The event of one decision, or none (a call that ran and repeats nothing). */
 function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
-  const reminder = d.allowed ? d.fileEdits?.reminder : undefined;
-  if (reminder !== undefined && d.fileEdits !== undefined) {
-    const { call, fileEdits } = d;
-    const fields = { tool: call.name, callId: call.id, args: call.args, count: fileEdits.writes };
-    return guardStreamEvent({
-      kind: "near-miss",
-      guard: "tool-calls",
-      ...fields,
-      rule: "file_edits",
-      message: reminder,
-    });
+  if (d.allowed && d.fileEdits?.reminder !== undefined) {
+    return reminderEvent(d, "file_edits", d.fileEdits.writes, d.fileEdits.reminder);
   }
-  const repeated = d.allowed ? d.repeats?.reminder : undefined;
-  if (repeated !== undefined && d.repeats !== undefined) {
-    const { call, repeats } = d;
-    const fields = { tool: call.name, callId: call.id, args: call.args, count: repeats.calls };
-    return guardStreamEvent({
-      kind: "near-miss",
-      guard: "tool-calls",
-      ...fields,
-      rule: "repeat_ceiling",
-      message: repeated,
-    });
+  if (d.allowed && d.repeats?.reminder !== undefined) {
+    return reminderEvent(d, "repeat_ceiling", d.repeats.calls, d.repeats.reminder);
   }
   if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell
   const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
