@@ -220,17 +220,7 @@ function bandLcs(
     const bandHi = Math.min(words - 1, ((j - lowest - 1) / WORD_BITS) | 0);
     if (bandHi > hi) hi = bandHi;
     const id = column[j - 1] as number;
-    if (id >= 0) {
-      const base = id * words;
-      let carry = 0;
-      for (let k = lo; k <= hi; k += 1) {
-        const vk = v[k] as number;
-        const u = vk & (masks[base + k] as number);
-        const sum = vk + u + carry;
-        carry = sum >>> WORD_BITS;
-        v[k] = (sum | (vk - u)) & WORD_MASK; // vk − u = vk & ~mask: u's bits are vk's
-      }
-    }
+    if (id >= 0) lcsStep(v, masks, id * words, lo, hi);
     if (cutOff && j === nextCheck) {
       nextCheck += CHECK_EVERY;
       const top = narrow(v, lo, hi, frozen, n, j, m, delta, need, out);
