@@ -7,7 +7,8 @@
 //                 its TypeScript (.cts) type-checks under node16 and nodenext;
 //   no-langchain  only the required peers (the README's install line): every entry point but /middleware
 //                 type-checks, every entry point imports, the quick start (through createReactAgent: the README's needs langchain) runs;
-//   zod3          the required peers with zod 3 (the lowest in our range): the quick start type-checks and runs.
+//   zod3          every peer, langchain too, with zod 3 (the lowest in our range; langchain keeps its own zod when it
+//                 needs a later one): every entry point type-checks, the README quick start type-checks and runs.
 // Keeps the temporary folder, and prints its path, when a step fails.
 // Usage: node .ci/check-install.mjs [README]   (or npm run check:install); README: where to take the quick start
 // from (default: the package's README.md), to try an edited one. Uncommitted changes are laid over the clone
@@ -168,7 +169,7 @@ function makeProject(name, deps) {
 
 const full = makeProject("full", peerSpecs(allPeers));
 const bare = makeProject("no-langchain", peerSpecs(requiredPeers));
-const zod3Project = zod3 ? makeProject("zod3", peerSpecs(requiredPeers, { zod: zod3 })) : undefined;
+const zod3Project = zod3 ? makeProject("zod3", peerSpecs(allPeers, { zod: zod3 })) : undefined;
 if (!zod3) report(`the zod peer range (${pkg.peerDependencies.zod}) allows no zod 3: no zod3 project`);
 if (existsSync(join(bare, "node_modules", "langchain"))) fail("no-langchain: npm installed langchain anyway");
 
@@ -451,7 +452,7 @@ console.log(`ok   README quick start: ${close - open - 1} lines (${readmeName}:$
 const projects = [
   { name: "full", dir: full, skip: [], zodImport: "zod", cjs: true },
   { name: "no-langchain", dir: bare, skip: needLangchain, zodImport: "zod", cjs: false },
-  ...(zod3Project ? [{ name: "zod3", dir: zod3Project, skip: needLangchain, zodImport: "zod/v4", cjs: false }] : []),
+  ...(zod3Project ? [{ name: "zod3", dir: zod3Project, skip: [], zodImport: "zod/v4", cjs: false }] : []),
 ];
 // The README's quick start is createAgent's (it imports langchain): a project without langchain runs the same
 // scenario through createReactAgent instead (the README's createReactAgent block, made a program), valid TS and JS.

@@ -13,6 +13,8 @@ export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
 export { isLimitInterrupt, type LimitInterrupt } from "./agent/limit-ask.js";
 export type { LimitAsk, WrapUpModel, WrapUpOption } from "./agent/loop-options.js";
+// Guard events as OpenTelemetry span events (a callback handler)
+export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./agent/span-events.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
 export { defaultRepeatHint, type RepeatHintInfo } from "./core/feedback-texts.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";

@@ -38,7 +38,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 };
 
 /** README.md must stay short: the depth lives in docs/. */
-const README_MAX_BYTES = 10_240;
+const README_MAX_BYTES = 10_000;
 
 const files = markdownFiles(root);
 const texts = new Map(files.map((f) => [f, readFileSync(join(root, f), "utf8")]));
