@@ -2,28 +2,14 @@
  * Issue 35: `denyWrites` protects as a `.gitignore` would (`*.pem`, `.env*`, `secrets/**`), through the tools, and
  * `.git` stays protected whatever the list says, unless `allowGitWrites: true`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileTools } from "../../src/fs/tools.js";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-deny-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
-
-/** A fresh project with the given files. */
-function project(files: Record<string, string> = {}): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  mkdirSync(root, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  return root;
-}
+const { project } = tempProjects("lgg-deny-");
 
 describe("denyWrites as in .gitignore, .git built in", () => {
   it("write_to_file and apply_source_code_diff refuse *.pem, .env*, secrets/**, and .git with a custom list", async () => {

@@ -1,32 +1,15 @@
-/** A cached answer is never longer than what it replaces: a reference only where it is shorter than the content. */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { viewLines } from "../../src/fs/read.js";
 import { fileToolsHarness } from "../support/file-tools.js";
+import { tempProjects } from "../support/projects.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-ref-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
+const { project } = tempProjects("lgg-ref-");
 
 /** A project with the given files, written an hour ago (outside the racy window), and its file tools in a graph. */
 function setup(files: Record<string, string>) {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-    utimesSync(join(root, rel), hourAgo, hourAgo);
-  }
-  for (const dir of [...new Set(Object.keys(files).map((rel) => join(root, rel, "..")))].sort().reverse()) {
-    utimesSync(dir, hourAgo, hourAgo);
-  }
-  utimesSync(root, hourAgo, hourAgo);
-  return fileToolsHarness(root, { allowCommands: false });
+  return fileToolsHarness(project(files, { hourAgo: true }), { allowCommands: false });
 }
 
 /** Longer than any reference answer here (a short path, a short call id, the range sentence). */

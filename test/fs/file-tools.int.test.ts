@@ -1,35 +1,22 @@
 /** Issue 5: the cache-serving file tools, through real graphs on a real temporary project. */
 import { execFileSync } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
+import { tempProjects } from "../support/projects.js";
 
 /** A file long enough that a reference to an earlier read is shorter than its content. */
 const LONG = { "src/long.py": Array.from({ length: 40 }, (_, i) => `def f${i}():\n    return ${i}\n`).join("\n") };
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-tools-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
+const projects = tempProjects("lgg-tools-");
 
-/** A fresh project folder with a few files. */
+/** A fresh project folder with a few files, made an hour ago (a project exists before the agent starts). */
 function project(files: Record<string, string> = {}): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
   const all = {
     "config.json": '{ "debug": true }\n',
     "src/main.py": "import utils\n\nprint('hello')\n",
@@ -38,21 +25,7 @@ function project(files: Record<string, string> = {}): string {
     "tests/test_main.py": "def test_main():\n    assert True\n",
     ...files,
   };
-  for (const [rel, content] of Object.entries(all)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  // A project exists before the agent starts: files and folders modified an hour ago (outside the racy window).
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  const paths = new Set([
-    root,
-    ...Object.keys(all).flatMap((rel) => {
-      const parts = rel.split("/");
-      return parts.map((_, i) => join(root, ...parts.slice(0, i + 1)));
-    }),
-  ]);
-  for (const p of [...paths].sort().reverse()) utimesSync(p, hourAgo, hourAgo);
-  return root;
+  return projects.project(all, { hourAgo: true });
 }
 
 type Call = { name: string; args: Record<string, unknown> };
@@ -204,10 +177,7 @@ describe("sandbox through the tools", () => {
     "refuses %j with an error ToolMessage",
     async (path) => {
       const root = project();
-      const outside = join(base, `outside-${projects}`);
-      mkdirSync(join(outside, "sub"), { recursive: true });
-      writeFileSync(join(outside, "secret.txt"), "secret");
-      writeFileSync(join(outside, "sub", "inner.txt"), "secret");
+      const outside = projects.outside({ "secret.txt": "secret", "sub/inner.txt": "secret" });
       symlinkSync(outside, join(root, "link-out"));
       symlinkSync(join(outside, "sub"), join(root, "link-dir"));
       const { call } = harness(root);

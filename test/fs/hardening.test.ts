@@ -8,9 +8,7 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -19,8 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FileCacheState } from "../../src/fs/cache.js";
@@ -28,30 +25,21 @@ import { MAX_ECHO_CHARS } from "../../src/fs/echo.js";
 import { withTimeout } from "../../src/fs/io.js";
 import { createSandbox } from "../../src/fs/sandbox.js";
 import { DEFAULT_IGNORED, refreshTree, scanTree } from "../../src/fs/tree.js";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-hard-")));
+const projects = tempProjects("lgg-hard-");
+const { base } = projects;
 const servers: Server[] = [];
 afterAll(() => {
   for (const s of servers) s.close();
-  rmSync(base, { recursive: true, force: true });
 });
-let count = 0;
 const isRoot = process.getuid?.() === 0;
 
-/** A fresh project with the given files (and an outside folder next to it), its mtimes an hour back. */
+/** A fresh project with the given files, and an outside folder next to it holding `secret.txt`. */
 function project(files: Record<string, string> = {}) {
-  count += 1;
-  const root = join(base, `p${count}`);
-  const outside = join(base, `out${count}`);
-  mkdirSync(root, { recursive: true });
-  mkdirSync(outside, { recursive: true });
-  writeFileSync(join(outside, "secret.txt"), "TOPSECRET\n");
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  return { root, outside };
+  const root = projects.project(files);
+  return { root, outside: projects.outside({ "secret.txt": "TOPSECRET\n" }) };
 }
 
 /** The tools, with a clock past the racy window: a matching stat is trusted (the stat path, not the hash). */
@@ -266,7 +254,7 @@ describe("sandbox: every path the tools touch is confined, refreshes too", () =>
       (t: string) => `sub/up2/${name}/${t}`,
       (t: string) => `sub/up/link-out/${t}`,
       (t: string) => `${root}2/${t}`,
-      (t: string) => `../p${count}2/${t}`,
+      (t: string) => `../${basename(root)}2/${t}`,
       (t: string) => `sub/a.txt\0/../../${name}/${t}`,
       (t: string) => `file-out${t === "secret.txt" ? "" : `/${t}`}`,
     ];

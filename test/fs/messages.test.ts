@@ -4,35 +4,13 @@
  * answer prints the root's absolute path.
  */
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-messages-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
-
-function project(files: Record<string, string> = {}): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  mkdirSync(root, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  return root;
-}
+const { base, project } = tempProjects("lgg-messages-");
 
 /** The answers of `calls`, made in a process of a user without privileges (as root, permissions are not checked). */
 function asUnprivileged(root: string, prepare: () => void, calls: [string, Record<string, unknown>][]) {

@@ -4,35 +4,21 @@
  * no name from outside is listed, and every answer says what happened. Each race runs for a bounded time and asserts
  * the invariant, not a count.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 import { everything, startSwapper } from "./swapper.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-swap-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
+const projects = tempProjects("lgg-swap-");
 
 /** A project with the given files, and a folder outside it holding `outsideFiles`. */
 function project(files: Record<string, string>, outsideFiles: Record<string, string>) {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  const outside = join(base, `outside${projects}`);
-  for (const [dir, entries] of [
-    [root, files],
-    [outside, outsideFiles],
-  ] as const) {
-    mkdirSync(dir, { recursive: true });
-    for (const [rel, content] of Object.entries(entries)) {
-      mkdirSync(join(dir, rel, ".."), { recursive: true });
-      writeFileSync(join(dir, rel), content);
-    }
-  }
-  return { root, outside };
+  const root = projects.project(files);
+  return { root, outside: projects.outside(outsideFiles) };
 }
 
 type Invocable = { name: string; invoke(input: unknown): Promise<unknown> };

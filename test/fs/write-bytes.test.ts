@@ -2,24 +2,16 @@
  * Issue 35: `apply_source_code_diff` applies hunks to bytes. Whatever lies outside the hunks (Latin-1 text, a
  * binary tail, CRLF line ends) stays byte-for-byte as it was; the lines a hunk adds are written as UTF-8.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-bytes-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
+const projects = tempProjects("lgg-bytes-");
 
 /** A fresh project with one file of the given bytes, `f.txt`. */
-function project(bytes: Buffer): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, "f.txt"), bytes);
-  return root;
-}
+const project = (bytes: Buffer): string => projects.project({ "f.txt": bytes });
 
 const diffOf = (hunks: string) => `--- a/f.txt\n+++ b/f.txt\n${hunks}`;
 const latin1 = (text: string) => Buffer.from(text, "latin1");

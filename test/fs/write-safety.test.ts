@@ -4,47 +4,23 @@
  * disk since the model last read it is refused with the new content, and a diff that changes nothing is an error.
  */
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../../src/fs/atomic-write.js";
 import { problemMessage } from "../../src/fs/io.js";
 import { createFileTools, type FileToolsOptions } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 import { fileToolsMiddleware, guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
+import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-writes-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
-
-/** A fresh project with the given files. */
-function project(files: Record<string, string> = {}): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  mkdirSync(root, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  return root;
-}
+const { project } = tempProjects("lgg-writes-");
 
 type Call = { name: string; args: Record<string, unknown> };
 

@@ -5,14 +5,13 @@
  * (test/graph/*, test/fs/*) assert for the node version, and that every tool call is answered exactly once.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createWorkspaceTools, type Files, sampleProject } from "../../examples/workspace.js";
 import { similarityRatio } from "../../src/core/index.js";
@@ -34,6 +33,7 @@ import {
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
 import { escalationTools, validHistory } from "../support/escalation.js";
 import { call, fatesOf } from "../support/helpers.js";
+import { tempProjects } from "../support/projects.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared
@@ -669,36 +669,20 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
 /** A file long enough that a reference to an earlier read is shorter than its content. */
 const LONG = Array.from({ length: 40 }, (_, i) => `def f${i}():\n    return ${i}\n`).join("\n");
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-seeds-")));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-let projects = 0;
+const projects = tempProjects("lgg-seeds-");
 
 /** A fresh project, its files and folders modified an hour ago. */
 function project(): string {
-  projects += 1;
-  const root = join(base, `p${projects}`);
-  const files: Record<string, string> = {
-    "config.json": '{ "debug": true }\n',
-    "src/long.py": LONG,
-    "src/main.py": "import utils\n\nprint('hello')\n",
-    "src/utils/helper.py": "def help():\n    return 1\n",
-    "tests/test_main.py": "def test_main():\n    assert True\n",
-  };
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(root, rel, ".."), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  for (const p of [
-    ...Object.keys(files).map((rel) => join(root, rel)),
-    join(root, "src/utils"),
-    join(root, "src"),
-    join(root, "tests"),
-    root,
-  ]) {
-    utimesSync(p, hourAgo, hourAgo);
-  }
-  return root;
+  return projects.project(
+    {
+      "config.json": '{ "debug": true }\n',
+      "src/long.py": LONG,
+      "src/main.py": "import utils\n\nprint('hello')\n",
+      "src/utils/helper.py": "def help():\n    return 1\n",
+      "tests/test_main.py": "def test_main():\n    assert True\n",
+    },
+    { hourAgo: true },
+  );
 }
 
 /** createAgent with fileToolsMiddleware and guardMiddleware; the clock far ahead so the cache trusts the stat. */

@@ -27,8 +27,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip, gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/replay/cli.js";
 import type { ReplayRun } from "../../src/replay/replay.js";
+import { cli } from "../support/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const MiB = 1024 * 1024;
@@ -77,25 +77,6 @@ function child(args: string[], { timeout = 60_000, nodeArgs = [] as string[] } =
       },
     );
   });
-}
-
-/** Runs the CLI in this process (for input that a bounded reader reads quickly); what it printed and its exit code. */
-async function cli(...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(args), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
 }
 
 /** A normalized run whose second call repeats the first (blocked), with results of `size` characters. */

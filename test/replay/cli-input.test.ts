@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/replay/cli.js";
 import { callsWithoutResult, readRuns } from "../../src/replay/formats.js";
 import type { ReplayRun } from "../../src/replay/replay.js";
+import { cli } from "../support/cli.js";
 
 let dir: string;
 beforeAll(() => {
@@ -18,26 +18,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
-
-/** Runs the CLI in this process; what it printed and its exit code. */
-async function cli(...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main(args);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 const file = (name: string, content: string | Buffer) => {
   const path = join(dir, name);
