@@ -1,7 +1,7 @@
 /**
- * The repeat-query guard in its typical placement (seed 002): a decision step asks the model whether the evidence
- * is sufficient; "retrieve" goes through the guard to the search node, which loops back to the decision. The
- * guard breaks the loop `decide -> retrieve same query -> same evidence -> decide -> ...`.
+ * The repeat-query guard in its typical placement (as its spec places it: docs/origins.md): a decision step asks the
+ * model whether the evidence is sufficient; "retrieve" goes through the guard to the search node, which loops back
+ * to the decision. The guard breaks the loop `decide -> retrieve same query -> same evidence -> decide -> ...`.
  *
  * Run: npx tsx examples/repeat-query.ts
  */
@@ -36,7 +36,7 @@ export const RetrievalState = Annotation.Root({
 });
 type State = typeof RetrievalState.State;
 
-/** The decision router of the pipeline (the seed's `json_decision_router`): reads `action` from the response. */
+/** The decision router of the pipeline (the spec's `json_decision_router`): reads `action` from the response. */
 function routeDecision(state: State): "guard_repeat_query" | "answer_sure" | "answer_not_sure" {
   const decision = parseJsonish(state.lastModelResponse ?? "", (v) => typeof v === "object" && v !== null);
   const action = (decision as { action?: unknown } | undefined)?.action;
@@ -57,7 +57,7 @@ export function buildRetrievalGraph(
   llm: BaseChatModel,
   opts: { checkpointer?: BaseCheckpointSaver; hint?: boolean } = {},
 ) {
-  // The seed's step: `repeat_query_guard` with `query_parser: JsonishQueryParser`, on_ok search, on_repeat a fallback.
+  // The spec's step: `repeat_query_guard` with `query_parser: JsonishQueryParser`, on_ok search, on_repeat a fallback.
   const guard = repeatQueryGuard({
     query_parser: "JsonishQueryParser",
     on_ok: "search",
