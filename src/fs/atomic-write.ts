@@ -3,15 +3,16 @@
  * disk (`fsync`) and renamed over the original (a new file is linked in place, so one made meanwhile by someone else
  * is never overwritten). The file is therefore at every moment its old or its new content: a process killed
  * half-way, a full disk or a file size limit (`ENOSPC`, `EFBIG`) leave the original as it was, and the temporary
- * file is removed (after `kill -9` it can stay behind, as `.<name>.<random>.tmp`). The original's mode (and, where
- * the process may, its owner) is kept.
+ * file is removed (after `kill -9` it stays behind, as `.<name>.<pid>-<random>.tmp`, until a later write in its
+ * folder finds its process gone and the file ten minutes old). The original's mode (and, where the process may, its
+ * owner) is kept.
  *
  * The folder is reached from the root component by component and the file's entries are made through the open
  * folder (see `anchored.ts`): a folder on the way swapped for a symlink by another process refuses the write, and
  * nothing is ever created outside the root; folders made for a write that did not happen are removed again.
  */
 import { randomBytes } from "node:crypto";
-import { constants, linkSync, lstatSync, renameSync, type Stats, unlinkSync } from "node:fs";
+import { constants, fstatSync, linkSync, lstatSync, readdirSync, renameSync, type Stats, unlinkSync } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
 import { basename, dirname, isAbsolute, relative, sep } from "node:path";
 import { type OpenFolder, openFolderInside } from "./anchored.js";
@@ -90,10 +91,58 @@ async function existing(entry: string, options: WriteOptions): Promise<Stats | n
   return stat;
 }
 
-/** A temporary name for `name`: `.<name>.<random>.tmp` (the name cut to 100 bytes, within any NAME_MAX). */
+/**
+ * A temporary name for `name`: `.<name>.<pid>-<random>.tmp` (the name cut to 100 bytes, within any NAME_MAX), the
+ * writing process's id in it so that a later process can tell a leftover from a write in progress.
+ */
 function tempNameFor(name: string): string {
   const cut = Buffer.from(name).subarray(0, 100).toString("utf8");
-  return `.${cut}.${randomBytes(6).toString("hex")}.tmp`;
+  return `.${cut}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+}
+
+/** A temporary file of {@link tempNameFor}: the writer's process id. */
+const TEMP_NAME = /^\..+\.(\d+)-[0-9a-f]{12}\.tmp$/;
+/** How old a temporary file of a process that is gone must be to be removed (no write of ours takes that long). */
+export const LEFTOVER_AGE_MS = 10 * 60_000;
+/** When each folder (device and inode) was last swept for leftovers: at most once per {@link LEFTOVER_AGE_MS}. */
+const swept = new Map<string, number>();
+
+/** Whether a process with this id runs here (one of another user's counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) === "EPERM";
+  }
+}
+
+/**
+ * Removes the temporary files a killed writer left in the folder (`kill -9` between creating and renaming one): a
+ * name of {@link tempNameFor} whose process is not running, untouched for {@link LEFTOVER_AGE_MS}. Once per folder
+ * per {@link LEFTOVER_AGE_MS}; never fails the write that calls it.
+ */
+export function sweepLeftovers(folder: Pick<OpenFolder, "fd" | "at">, now = Date.now()): number {
+  let removed = 0;
+  try {
+    const { dev, ino } = fstatSync(folder.fd);
+    const key = `${dev}:${ino}`;
+    if (now - (swept.get(key) ?? Number.NEGATIVE_INFINITY) < LEFTOVER_AGE_MS) return 0;
+    if (swept.size >= 10_000) swept.clear();
+    swept.set(key, now);
+    for (const name of readdirSync(folder.at("."))) {
+      const pid = TEMP_NAME.exec(name)?.[1];
+      if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue;
+      const stat = lstatSync(folder.at(name), { throwIfNoEntry: false });
+      if (stat?.isFile() && now - stat.mtimeMs >= LEFTOVER_AGE_MS) {
+        removeQuietly(folder.at(name));
+        removed += 1;
+      }
+    }
+  } catch {
+    // an unreadable folder: the leftovers stay, the write stands
+  }
+  return removed;
 }
 
 function removeQuietly(path: string): void {
@@ -194,6 +243,7 @@ async function replaceIn(
     const refused = commit(entries, before, options.root, progress);
     if (refused !== undefined) return refused;
     await syncFolder(entries.folder);
+    sweepLeftovers(entries.folder);
     return { ok: true, created: before === null, stat: await handle.stat() }; // the renamed file's stat
   } catch (error) {
     return failed(error);

@@ -5,10 +5,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { LEFTOVER_AGE_MS } from "../../src/fs/atomic-write.js";
+import { rng } from "../support/random.js";
+import { directTools } from "./direct.js";
 import { contentOf } from "./write-child.js";
 
 const repo = join(import.meta.dirname, "..", "..");
@@ -19,18 +22,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const SIZE = 8 * 1024 * 1024;
 const A = contentOf("A", SIZE);
 const B = contentOf("B", SIZE);
-
-/** A small seeded generator (mulberry32), so that a failing run can be told by its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Starts a child writing `file` in a loop; resolves once it says it is writing. */
 async function writer(file: string): Promise<ChildProcess> {
@@ -54,7 +45,7 @@ async function writer(file: string): Promise<ChildProcess> {
 describe("kill -9 during a write", () => {
   it("leaves the file exactly its old or its new content, at random kill points", async () => {
     const seed = Number(process.env.KILL_SEED ?? Date.now() % 100_000);
-    const next = random(seed);
+    const next = rng(seed);
     const outcomes: string[] = [];
     for (let round = 0; round < 4; round += 1) {
       const files = [0, 1, 2].map((i) => `big-${round}-${i}.txt`);
@@ -78,5 +69,11 @@ describe("kill -9 during a write", () => {
     // A kill can leave a temporary file behind (never the file itself half-written); say how many, for the record.
     const temps = readdirSync(root).filter((name) => name.endsWith(".tmp"));
     console.info(`kill -9 writes, seed ${seed}: ${outcomes.length} kills, ${temps.length} temporary files left`);
+    // Ten minutes later, the next write in the folder removes them: their processes are gone.
+    const then = new Date(Date.now() - LEFTOVER_AGE_MS);
+    for (const name of temps) utimesSync(join(root, name), then, then);
+    const { call } = directTools(root);
+    expect((await call("write_to_file", { path: "after.txt", content: "x\n" })).status).toBe("success");
+    expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   }, 120_000); // 12 children start tsx (about 1 s each, 4 s on a loaded machine)
 });
