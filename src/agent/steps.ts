@@ -23,6 +23,11 @@ export interface StepReading {
   limit: number;
   /** The invocation: LangGraph's abort signal of this invocation, or the thread (and graph namespace). */
   invocation: object | string;
+  /**
+   * The `afterAgent` nodes of other middleware counted on after the run's last model call: 1, or 2 when the
+   * graph's state has the channels of both of langchain's limit middlewares (each adds one such node).
+   */
+  afterAgent?: number;
 }
 
 /** What a model call may be in the budget left. */
@@ -46,6 +51,8 @@ interface Invocation {
   before: number | undefined;
   /** The plan of the model call at `model` (createAgent looks a middleware's hook up more than once per call). */
   plan: ModelCallPlan;
+  /** The `afterAgent` nodes counted on ({@link StepReading.afterAgent}). */
+  afterAgent: number;
 }
 
 /**
@@ -96,7 +103,28 @@ export function readSteps(config: unknown): StepReading | undefined {
   const signal = signals?.externalAbortSignal;
   const invocation =
     typeof signal === "object" && signal !== null ? signal : `thread:${String(c?.configurable?.thread_id ?? "")}`;
-  return { step, limit, invocation };
+  return { step, limit, invocation, afterAgent: afterAgentNodes(c?.configurable?.__pregel_read) };
+}
+
+/**
+ * The state channels of langchain's middleware that each add an `afterAgent` node: `toolCallLimitMiddleware`
+ * (`runToolCallCount`) and `modelCallLimitMiddleware` (`runModelCallCount`), the only ones of its middleware that do.
+ */
+const AFTER_AGENT_CHANNELS = ["runToolCallCount", "runModelCallCount"];
+
+/**
+ * How many `afterAgent` nodes to count on: one (any middleware's), or one per limit middleware of langchain's whose
+ * channel the graph has (read through the step's channel reader, LangGraph's `__pregel_read`: both have defaults, so
+ * a channel that exists is read). Without the reader, one.
+ */
+function afterAgentNodes(read: unknown): number {
+  if (typeof read !== "function") return 1;
+  try {
+    const values = read(AFTER_AGENT_CHANNELS, false) as Record<string, unknown> | undefined;
+    return Math.max(1, AFTER_AGENT_CHANNELS.filter((name) => values !== undefined && name in values).length);
+  } catch {
+    return 1;
+  }
 }
 
 /** The running step's config, or undefined outside a graph step. */
@@ -121,7 +149,7 @@ function budgetOf(inv: Invocation): { start: number; turn: number; after: number
   const turn = inv.turn ?? DEFAULT_TURN;
   // Before-model hooks unseen: as many as the turn could hold, so the start is never later than it was.
   const before = inv.before ?? Math.max(0, turn - 2);
-  return { start: inv.origin - before, turn, after: Math.max(0, turn - 2 - (inv.before ?? 0)) + 1 };
+  return { start: inv.origin - before, turn, after: Math.max(0, turn - 2 - (inv.before ?? 0)) + inv.afterAgent };
 }
 
 /**
@@ -166,12 +194,29 @@ export function atModelCall(at: StepReading): ModelCallPlan {
   const seen = lookup(at);
   if (seen !== undefined && seen.model === at.step) return seen.plan;
   let inv: Invocation;
+  const afterAgent = at.afterAgent ?? 1;
   if (seen === undefined || at.step < seen.model || at.step - seen.origin > at.limit) {
-    inv = { origin: at.step, model: at.step, tools: undefined, turn: undefined, before: undefined, plan: "normal" };
+    inv = {
+      origin: at.step,
+      model: at.step,
+      tools: undefined,
+      turn: undefined,
+      before: undefined,
+      plan: "normal",
+      afterAgent,
+    };
   } else {
     const gap = at.step - seen.model;
     const before = seen.tools === undefined ? seen.before : Math.max(seen.before ?? 0, at.step - seen.tools - 1);
-    inv = { ...seen, model: at.step, tools: undefined, turn: Math.max(seen.turn ?? 0, gap), before };
+    const counted = Math.max(seen.afterAgent, afterAgent);
+    inv = {
+      ...seen,
+      model: at.step,
+      tools: undefined,
+      turn: Math.max(seen.turn ?? 0, gap),
+      before,
+      afterAgent: counted,
+    };
   }
   const { start, turn, after } = budgetOf(inv);
   inv.plan = planModelCall(at.step, start, turn, after, at.limit);

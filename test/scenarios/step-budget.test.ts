@@ -9,7 +9,7 @@ import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
-import { createAgent, createMiddleware, toolCallLimitMiddleware } from "langchain";
+import { createAgent, createMiddleware, modelCallLimitMiddleware, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { lastStep, planModelCall } from "../../src/agent/steps.js";
@@ -57,6 +57,19 @@ describe("createAgent: the documented stack at the default recursionLimit", () =
         toolCallLimitMiddleware({ runLimit: 1000 }),
       ],
       turns: 5,
+    },
+    // langchain's two limit middlewares: one afterAgent node each (GraphRecursionError at 25 before they were
+    // counted). A turn takes 6 steps here (modelCallLimit's before- and after-model hooks, toolCallLimit's and the
+    // guard's after-model hooks, the model, the tools) and the end 5 after the last model call: 2 turns fit, the
+    // most that can (without the guards, these two middlewares throw GraphRecursionError after 5 turns).
+    "guardMiddleware + loopDetectMiddleware + toolCallLimitMiddleware + modelCallLimitMiddleware": {
+      make: () => [
+        guardMiddleware(),
+        loopDetectMiddleware({ turns: { outputOf: text } }),
+        toolCallLimitMiddleware({ runLimit: 1000 }),
+        modelCallLimitMiddleware({ runLimit: 1000 }),
+      ],
+      turns: 2,
     },
     "guardMiddleware + loopDetectMiddleware": {
       make: () => [guardMiddleware(), loopDetectMiddleware({ turns: { outputOf: text } })],
@@ -127,21 +140,37 @@ describe("createAgent: the documented stack at the default recursionLimit", () =
       guard: fc.boolean(),
       loop: fc.constantFrom("none", "loop", "limits"),
       limit: fc.boolean(),
+      modelLimit: fc.boolean(),
       before: fc.nat({ max: 2 }),
       after: fc.nat({ max: 1 }),
     });
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 8, max: 60 }), stackArb, async (recursionLimit, s) => {
-        const middleware = [
+        const middleware = () => [
           ...(s.guard ? [guardMiddleware()] : []),
           ...(s.loop === "loop" ? [loopDetectMiddleware({ turns: { outputOf: text } })] : []),
           ...(s.loop === "limits" ? [safetyLimitsMiddleware({ maxIterations: 1000 })] : []),
           ...(s.limit ? [toolCallLimitMiddleware({ runLimit: 1000 })] : []),
+          ...(s.modelLimit ? [modelCallLimitMiddleware({ runLimit: 1000 })] : []),
           ...Array.from({ length: s.before }, (_, i) => noop(`before${i}`, "beforeModel")),
           ...Array.from({ length: s.after }, (_, i) => noop(`after${i}`, "afterModel")),
         ];
         if (!s.guard && s.loop === "none") return; // no guard: nothing to test
-        const agent = createAgent({ model: endless(), tools: [work], middleware });
+        // Below the stack's own minimum (its hooks around one model call and its afterAgent nodes), even an agent
+        // whose model answers at once throws GraphRecursionError: no guard can end such a run in words.
+        const atOnce = createAgent({
+          model: new ScriptedChatModel(["Done."]),
+          tools: [work],
+          middleware: middleware(),
+        });
+        if (
+          !(await atOnce.invoke(input, { recursionLimit }).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return;
+        const agent = createAgent({ model: endless(), tools: [work], middleware: middleware() });
         const out = await agent.invoke(input, { recursionLimit });
         expectEndedInWords(out.messages as BaseMessage[]);
       }),
