@@ -230,13 +230,13 @@ export function scriptedWrapUp(messages: BaseMessage[]): string {
   const text = (m: BaseMessage | undefined) => (typeof m?.content === "string" ? m.content : "").trim();
   const parts = ["I have to stop here."];
   if (asked !== undefined) parts.push(`You asked: "${text(asked).slice(0, 120)}".`);
-  parts.push(
-    calls.length === 0
-      ? "I made no tool calls."
-      : `I made ${calls.length} tool calls (${byTool}); ${failed.length} of them failed or were not run.`,
-  );
+  const made = calls.length === 1 ? "1 tool call" : `${calls.length} tool calls`;
+  const notDone =
+    failed.length === 1 ? "1 of them failed or was not run" : `${failed.length} of them failed or were not run`;
+  parts.push(calls.length === 0 ? "I made no tool calls." : `I made ${made} (${byTool}); ${notDone}.`);
   const lastError = text(failed.at(-1)).split("\n")[0];
-  if (lastError) parts.push(`The last problem: ${lastError.slice(0, 160)}`);
+  const problem = (lastError ?? "").slice(0, 160);
+  if (problem) parts.push(`The last problem: ${problem}${/[.!?]$/.test(problem) ? "" : "."}`);
   parts.push("What is left: the task is not finished; tell me how you would like me to go on.");
   return parts.join(" ");
 }
