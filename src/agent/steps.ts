@@ -24,10 +24,10 @@ export interface StepReading {
   /** The invocation: LangGraph's abort signal of this invocation, or the thread (and graph namespace). */
   invocation: object | string;
   /**
-   * The `afterAgent` nodes of other middleware counted on after the run's last model call: 1, or 2 when the
-   * graph's state has the channels of both of langchain's limit middlewares (each adds one such node).
+   * LangGraph's channel reader of the step (`__pregel_read`), when there is one: asked once per invocation, at its
+   * first model call, which of langchain's limit middlewares the graph has ({@link afterAgentNodes}).
    */
-  afterAgent?: number;
+  readChannels?: unknown;
 }
 
 /** What a model call may be in the budget left. */
@@ -51,7 +51,7 @@ interface Invocation {
   before: number | undefined;
   /** The plan of the model call at `model` (createAgent looks a middleware's hook up more than once per call). */
   plan: ModelCallPlan;
-  /** The `afterAgent` nodes counted on ({@link StepReading.afterAgent}). */
+  /** The `afterAgent` nodes of other middleware counted on after the last model call ({@link afterAgentNodes}). */
   afterAgent: number;
 }
 
@@ -103,7 +103,7 @@ export function readSteps(config: unknown): StepReading | undefined {
   const signal = signals?.externalAbortSignal;
   const invocation =
     typeof signal === "object" && signal !== null ? signal : `thread:${String(c?.configurable?.thread_id ?? "")}`;
-  return { step, limit, invocation, afterAgent: afterAgentNodes(c?.configurable?.__pregel_read) };
+  return { step, limit, invocation, readChannels: c?.configurable?.__pregel_read };
 }
 
 /**
@@ -194,8 +194,8 @@ export function atModelCall(at: StepReading): ModelCallPlan {
   const seen = lookup(at);
   if (seen !== undefined && seen.model === at.step) return seen.plan;
   let inv: Invocation;
-  const afterAgent = at.afterAgent ?? 1;
   if (seen === undefined || at.step < seen.model || at.step - seen.origin > at.limit) {
+    const afterAgent = afterAgentNodes(at.readChannels); // the graph's nodes do not change within an invocation
     inv = {
       origin: at.step,
       model: at.step,
@@ -208,15 +208,7 @@ export function atModelCall(at: StepReading): ModelCallPlan {
   } else {
     const gap = at.step - seen.model;
     const before = seen.tools === undefined ? seen.before : Math.max(seen.before ?? 0, at.step - seen.tools - 1);
-    const counted = Math.max(seen.afterAgent, afterAgent);
-    inv = {
-      ...seen,
-      model: at.step,
-      tools: undefined,
-      turn: Math.max(seen.turn ?? 0, gap),
-      before,
-      afterAgent: counted,
-    };
+    inv = { ...seen, model: at.step, tools: undefined, turn: Math.max(seen.turn ?? 0, gap), before };
   }
   const { start, turn, after } = budgetOf(inv);
   inv.plan = planModelCall(at.step, start, turn, after, at.limit);
