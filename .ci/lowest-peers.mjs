@@ -2,7 +2,7 @@
 // of this checkout's node_modules, each peer is installed at the lowest version its range in package.json
 // "peerDependencies" allows (exact, also as the dev dependency; `overrides` make every package that uses
 // @langchain/core or @langchain/langgraph use that one copy), then the suite's core and adapter tests run against
-// them: test/core, test/graph, test/middleware, test/scenarios (as langchainjs's dependency range tests do).
+// them: test/core, test/graph, test/middleware, test/run-end, test/scenarios (as langchainjs's dependency range tests do).
 // A range with two majors (zod: `^3.25.76 || ^4.2.0`) takes its lowest overall in the first pass, and the lowest of
 // the other major in a second pass (the other peers at their lowest again). The tests' own `import ... from "zod"`
 // read "zod/v4" (.ci/vitest.lowest.config.ts), as a zod 3 user of our zod API writes it.
@@ -17,7 +17,7 @@ import { freshClone } from "./clone.mjs";
 
 const repo = new URL("..", import.meta.url).pathname;
 const started = Date.now();
-const TEST_DIRS = ["test/core", "test/graph", "test/middleware", "test/scenarios"];
+const TEST_DIRS = ["test/core", "test/graph", "test/middleware", "test/run-end", "test/scenarios"];
 /** Peers of which a user's tree must hold exactly one copy (their classes and channels are shared). */
 const SINGLE_COPY = ["@langchain/core", "@langchain/langgraph"];
 

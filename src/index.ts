@@ -11,8 +11,7 @@
 // The tool node and what it writes
 export type { GuardArtifact } from "./agent/answers.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
-export { isLimitInterrupt, type LimitInterrupt } from "./agent/limit-ask.js";
-export type { LimitAsk, WrapUpModel, WrapUpOption } from "./agent/loop-options.js";
+export type { LimitAsk } from "./agent/loop-options.js";
 // Guard events as OpenTelemetry span events (a callback handler)
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./agent/span-events.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
@@ -76,6 +75,11 @@ export {
   type GuardedToolNodeOptions,
   type GuardPlan,
 } from "./graph/tool-node.js";
+// The run's end: the step budget, limits that ask, the wrap-up, and why a run stopped
+export { type StackShape, smallestRecursionLimit } from "./run-end/budget.js";
+export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
+export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
+export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
 // State channels
 export {
   type GuardLogUpdate,

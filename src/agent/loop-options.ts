@@ -4,7 +4,7 @@
  * compared in `turns`; what the guard says in `feedback`. Validated here, strictly, and converted to the flat
  * options of the core (`SafetyOptions`, which `SafetyGuard` takes as they are).
  */
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import {
   type ResolvedSafetyOptions,
@@ -13,6 +13,7 @@ import {
   safetyOptionsSchema,
 } from "../core/loop/loop.js";
 import { type GuardLogger, parseOptions } from "../core/options.js";
+import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 
 const safety = safetyOptionsSchema.shape;
 const isFunction = (v: unknown) => typeof v === "function";
@@ -45,18 +46,13 @@ const limitsShape = {
     )
     .optional(),
   /**
-   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget). In
-   * createAgent: `"model"` (default) one last model call with the tools off, asked what was done, what failed and
-   * what is left; `"canned"` the guard's own message. In a graph: `"canned"` (default), or `{ model }`, a chat model
-   * (without tools) the hook asks for the wrap-up. The canned message is the fallback when the model call fails or
-   * still calls tools.
+   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget):
+   * `"model"` (default) one last call of the agent's own model with the tools off, asked what was done, what failed
+   * and what is left (createAgent; a graph hook has no model of its own and writes the canned message); `{ model }`
+   * the chat model given (without tools); `"canned"` the guard's own message. The canned message is the fallback when
+   * the model call fails or still calls tools.
    */
-  wrapUp: z
-    .custom<WrapUpOption>(
-      (v) => v === "model" || v === "canned" || isWrapUpWithModel(v),
-      'expected "model", "canned" or { model } (a chat model)',
-    )
-    .optional(),
+  wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
 };
 
 /**
@@ -86,44 +82,6 @@ function isLimitAsk(v: unknown): boolean {
       ["iterations", "runtime", "tokens", "cost"].includes(k) &&
       (n === undefined || (typeof n === "number" && Number.isFinite(n) && n > 0)),
   );
-}
-
-/**
- * How a guard writes the run's final message when it ends the run: `"model"` (createAgent: the agent's own model,
- * tools off), `"canned"` (the guard's message), or `{ model }` (a graph: the chat model given).
- *
- * @example
- * ```ts
- * const wrapUp: WrapUpOption = { model: chatModelWithoutTools };
- * ```
- */
-export type WrapUpOption =
-  | "model"
-  | "canned"
-  | {
-      /** The chat model (without tools) asked for the run's final message. */
-      model: WrapUpModel;
-    };
-
-/** Whether `v` is `{ model }` with a chat model (its `invoke`), and nothing else. */
-export function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
-  const o = v as { model?: { invoke?: unknown } } | null;
-  return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
-}
-
-/**
- * A chat model a graph's guard hook asks for the wrap-up (any LangChain chat model, without tools: its `invoke` is
- * called with the conversation and the wrap-up instruction).
- *
- * @example
- * ```ts
- * const wrapUp: { model: WrapUpModel } = { model: new ChatOpenAI({ model: "gpt-4o-mini" }) };
- * escalationHook(toolNode, { wrapUp });
- * ```
- */
-export interface WrapUpModel {
-  /** Answers the conversation and the wrap-up instruction. */
-  invoke(input: BaseMessage[]): Promise<unknown>;
 }
 
 /** How a turn is read: whether it failed, which run it belongs to, when it happened. */

@@ -89,7 +89,15 @@ export function endRun(
   const final = new AIMessage({
     id,
     content: text,
-    response_metadata: { guard: { kind: "escalation", level: 4, tool: call.name, strikes: stop.strikes } },
+    response_metadata: {
+      guard: {
+        kind: "escalation",
+        level: 4,
+        tool: call.name,
+        strikes: stop.strikes,
+        ...(endedByUser ? { byPerson: true } : {}),
+      },
+    },
   });
   const log = [...turnStreamEvents(response.decisions), escalationStreamEvent(stop, "end")];
   // After a person's "end" the stream has seen the escalation already (before the interrupt): only the log needs it.

@@ -23,12 +23,12 @@ import {
   planTurnFully,
   type TurnStop,
 } from "../core/tool-calls/turn.js";
+import type { EndReason } from "../run-end/wrap-up.js";
 import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
 import { callInputs, isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
-import type { EndReason } from "./wrap-up.js";
 
 /**
  * What an adapter gives a turn: the resolved options, the run's decision context, and where stream events go

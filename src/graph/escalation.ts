@@ -2,27 +2,22 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { endIfOutOfSteps } from "../agent/hook-end.js";
-import { isWrapUpWithModel, type WrapUpModel } from "../agent/loop-options.js";
 import { lastAIMessageIndex } from "../agent/messages.js";
 import type { Outcome } from "../agent/stop.js";
 import { openAfterModel } from "../agent/turn.js";
-import { withWrapUp } from "../agent/wrap-up.js";
 import { parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
 import type { GuardEvent, ToolGuardState } from "../core/tool-calls/state.js";
+import { endAtHook, endIfOutOfSteps, hookBudget } from "../run-end/hook.js";
+import type { StepBudget } from "../run-end/invocations.js";
+import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 import { GuardStateMissingError } from "./errors.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 
 const node = z.string().min(1, { error: "must be a non-empty node name" });
 const hookOptionsSchema = z.strictObject({
   interrupt: z.boolean().optional(),
-  wrapUp: z
-    .union([
-      z.literal("canned"),
-      z.custom<{ model: WrapUpModel }>(isWrapUpWithModel, "expected { model } (a chat model)"),
-    ])
-    .optional(),
+  wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
 });
 const nodeOptionsSchema = hookOptionsSchema.extend({
   model: node.optional(),
@@ -47,15 +42,11 @@ export interface EscalationHookOptions {
   interrupt?: boolean;
   /**
    * How the run's final message is written when the guards end it (level 4, or LangGraph's step budget would not
-   * allow another turn): `"canned"` (default) the guards' explanation; `{ model }` a chat model without tools, asked
-   * what was done, what failed and what is left (the canned message if it fails or still calls tools).
+   * allow another turn): `{ model }` a chat model without tools, asked what was done, what failed and what is left;
+   * `"model"` (default) or `"canned"` the guards' explanation (a hook has no model of its own). The canned message is
+   * also the fallback when the model fails or still calls tools.
    */
-  wrapUp?:
-    | "canned"
-    | {
-        /** The chat model (without tools) asked for the run's final message. */
-        model: WrapUpModel;
-      };
+  wrapUp?: WrapUpOption;
 }
 
 /**
@@ -94,28 +85,31 @@ export interface EscalationGraphState {
 
 /**
  * The one decision procedure of the hook and the node: the tool node's own turn, opened after the model; then
- * LangGraph's step budget. A run that ends gets the model's wrap-up with `wrapUp: { model }`.
+ * LangGraph's step budget (src/run-end/). A run that ends gets the model's wrap-up with `wrapUp: { model }`.
  */
 async function decide<T>(
   toolNode: GuardedToolNode<T>,
   state: EscalationGraphState,
   config: LangGraphRunnableConfig,
   options: EscalationHookOptions,
+  budget: StepBudget,
 ): Promise<Outcome> {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
   const env = turnEnvOf(toolNode, config, state);
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], env);
-  const model = typeof options.wrapUp === "object" ? options.wrapUp.model : undefined;
   const stop = turn.stop;
   if (stop === undefined) {
-    const ending = await endIfOutOfSteps(state.messages ?? [], config, env.options.feedback.events, model);
+    const ending = await endIfOutOfSteps(budget, state.messages ?? [], config, {
+      wrapUp: options.wrapUp,
+      events: env.options.feedback.events,
+    });
     if (ending === undefined) return { kind: "pass", events: forgiven, log: [] };
     return { kind: "ended", events: forgiven, messages: ending.messages, log: ending.log };
   }
   // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
   const outcome = turn.halt(stop, options.interrupt !== false, forgiven);
   if (outcome.kind !== "ended" || outcome.messages === undefined) return outcome;
-  return { ...outcome, messages: await withWrapUp(outcome.messages, state.messages ?? [], model) };
+  return { ...outcome, messages: await endAtHook(outcome.messages, state.messages ?? [], options.wrapUp) };
 }
 
 /** The channel update of an outcome (empty channels left out). */
@@ -150,6 +144,7 @@ function updateOf({ events, messages, log }: Outcome) {
  */
 export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: EscalationHookOptions = {}) {
   parseOptions(hookOptionsSchema, options, "escalationHook");
+  const budget = hookBudget();
   return async (
     state: EscalationGraphState,
     config: LangGraphRunnableConfig,
@@ -160,7 +155,7 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
     toolGuard?: GuardEvent[];
     /** Guard events for the `guardLog` channel. */
     guardLog?: GuardStreamEvent[];
-  }> => updateOf(await decide(toolNode, state, config, options));
+  }> => updateOf(await decide(toolNode, state, config, options, budget));
 }
 
 /**
@@ -185,8 +180,9 @@ export function escalationHook<T>(toolNode: GuardedToolNode<T>, options: Escalat
 export function escalationNode<T>(toolNode: GuardedToolNode<T>, options: EscalationNodeOptions = {}) {
   parseOptions(nodeOptionsSchema, options, "escalationNode");
   const { model = "agent", next = "tools", done = END, exit = END } = options;
+  const budget = hookBudget();
   return async (state: EscalationGraphState, config: LangGraphRunnableConfig): Promise<Command> => {
-    const outcome = await decide(toolNode, state, config, options);
+    const outcome = await decide(toolNode, state, config, options, budget);
     const update = updateOf(outcome);
     const { kind } = outcome;
     if (kind !== "pass") return new Command({ goto: kind === "ended" ? exit : model, update });

@@ -2,8 +2,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { endIfOutOfSteps } from "../agent/hook-end.js";
-import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
 import {
   LOOP_MOVED_OPTIONS,
   type LoopDetectOptions,
@@ -13,10 +11,11 @@ import {
   resolveLoopDetectOptions,
 } from "../agent/loop-options.js";
 import { type LoopGraphState, loopGuardTurn } from "../agent/loop-turn.js";
-import { withWrapUp } from "../agent/wrap-up.js";
 import type { LoopState } from "../core/loop/loop.js";
-import { GuardOptionsError, parseOptions } from "../core/options.js";
+import { parseOptions } from "../core/options.js";
 import type { GuardStreamEvent } from "../core/stream-events.js";
+import { endAtHook, endIfOutOfSteps, hookBudget } from "../run-end/hook.js";
+import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 
 export type { LoopDetectOptions } from "../agent/loop-options.js";
 export { defaultTurnOutput } from "../agent/loop-turn.js";
@@ -144,13 +143,8 @@ interface LoopHookResult {
  * budget; a stop's final message is the model's wrap-up when `wrapUp: { model }` is given.
  */
 function graphLoopHook(settings: LoopGuardSettings) {
-  if (settings.wrapUp === "model") {
-    throw new GuardOptionsError(
-      'Invalid loop-detection options:\n- wrapUp: a graph hook has no model of its own: give it, wrapUp: { model }, or "canned"',
-    );
-  }
   const turn = loopGuardTurn(settings);
-  const model = typeof settings.wrapUp === "object" ? settings.wrapUp.model : undefined;
+  const budget = hookBudget();
   return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<LoopHookResult | undefined> => {
     const result = turn(state, config);
     if (result === undefined) return undefined;
@@ -162,11 +156,11 @@ function graphLoopHook(settings: LoopGuardSettings) {
       if (granted !== undefined) return { ...base, loopGuard: raiseLimit(result.state, result.stop, granted) };
       return {
         ...base,
-        messages: await withWrapUp(result.messages, state.messages ?? [], model),
+        messages: await endAtHook(result.messages, state.messages ?? [], settings.wrapUp),
         guardLog: result.log,
       };
     }
-    const ending = await endIfOutOfSteps(state.messages ?? [], config, settings.events, model);
+    const ending = await endIfOutOfSteps(budget, state.messages ?? [], config, settings);
     return ending === undefined ? base : { ...base, messages: ending.messages, guardLog: ending.log };
   };
 }

@@ -14,9 +14,11 @@ import {
   reduceToolGuard,
   type ToolGuardState,
 } from "../core/tool-calls/state.js";
+import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 import type { ToolGuardUpdate } from "../state/index.js";
 import { defineMiddleware } from "./define.js";
 import { GuardModelCalls } from "./model-call.js";
+import { withStepBudget } from "./stack.js";
 import { guardLogField, reducedField } from "./state.js";
 
 /**
@@ -35,22 +37,19 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
   interrupt?: boolean;
   /**
    * How the run's final message is written when the guards end it (level 4, or LangGraph's step budget): `"model"`
-   * (default) by one last model call with the tools off, asked what was done, what failed and what is left (the
-   * canned message if that call fails or still calls tools, or if the step budget has no room for it); `"canned"`
-   * the guards' own message.
+   * (default) by one last call of the agent's model with the tools off, asked what was done, what failed and what is
+   * left; `{ model }` by the chat model given; `"canned"` the guards' own message. The canned message is also the
+   * fallback when that call fails or still calls tools, or when the step budget has no room for it.
    */
-  wrapUp?: "model" | "canned";
+  wrapUp?: WrapUpOption;
   /**
    * The agent's tools: the list given to `createAgent` (with those of other middleware, such as `fileToolsMiddleware`),
    * or their names. The guards read from them the names offered in the level-2 options ("use another tool: …") and in
    * the answer to a call of a tool the agent does not have, each tool's `readOnlyHint` and whether it serves repeats
-   * from a cache (the file tools); a name alone gives only the name. Given, they are read once and the middleware has
-   * no `wrapModelCall`. Default: learned from the first model request (createAgent shows a middleware the tools only
-   * there), each called tool when it is called, and the next request again after a tool not seen was called. The
-   * middleware's `wrapModelCall` is there only until it has read a request: createAgent parses a middleware's whole
-   * state again before every model call of a middleware that has one (0.3-0.5 ms a turn, about a quarter of a turn of a
-   * small agent). A middleware shared by agents with other tools learns each agent's tools as they are called; give
-   * `agentTools` to have them all from the start.
+   * from a cache (the file tools); a name alone gives only the name. Given, they are read once. Default: learned from
+   * the first model request (createAgent shows a middleware the tools only there), each called tool when it is
+   * called, and the next request again after a tool not seen was called. A middleware shared by agents with other
+   * tools learns each agent's tools as they are called; give `agentTools` to have them all from the start.
    */
   agentTools?: readonly AgentTool[];
 }
@@ -58,7 +57,7 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
 /** The middleware's own options (the guard options are validated by their schema). */
 const middlewareOptionsSchema = z.strictObject({
   interrupt: z.boolean().optional(),
-  wrapUp: z.enum(["model", "canned"]).optional(),
+  wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
   agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
 });
 
@@ -177,10 +176,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
       canJumpTo: ["end", "model"],
       hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls),
     },
+    wrapModelCall: (request, handler) => calls.call(request, handler as never) as never,
     wrapToolCall: (request, handler) => {
       calls.sawTool(request.tool);
       return wrapToolCall(request, () => handler(request), env(request.runtime, request.state));
     },
   });
-  return calls.install(middleware);
+  return withStepBudget(middleware, calls.budget);
 }

@@ -10,3 +10,4 @@ export type { AgentTool } from "../agent/traits.js";
 export { fileToolsMiddleware } from "./file-tools.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";
+export { guardStack, stackShape } from "./stack.js";

@@ -4,10 +4,8 @@
  * `loopDetectHook` does.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { emitGuardEvents, type WriterHost } from "../agent/events.js";
-import { askToGoOn, offer, raiseLimit } from "../agent/limit-ask.js";
+import type { WriterHost } from "../agent/events.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -16,75 +14,65 @@ import {
   type SafetyLimitsOptions,
 } from "../agent/loop-options.js";
 import { loopGuardTurn } from "../agent/loop-turn.js";
-import { atModelCall, currentSteps, stepsStop } from "../agent/steps.js";
-import { isWrapUpInput } from "../agent/wrap-up.js";
 import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
-import { GuardOptionsError } from "../core/options.js";
-import { stopStreamEvent } from "../core/stream-events.js";
 import { readLoopState } from "../core/tool-calls/state-check.js";
+import type { StepBudget } from "../run-end/invocations.js";
+import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
+import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
+import {
+  isGuardFinal,
+  type ModelCallHandler,
+  type ModelCallRequest,
+  type ModelCallResult,
+} from "../run-end/wrap-up.js";
 import { defineMiddleware } from "./define.js";
-import { adoptId, finalModelCall, type ModelCallHandler, type ModelCallRequest } from "./model-call.js";
+import { withStepBudget } from "./stack.js";
 import { defaulted, guardLogField } from "./state.js";
 
 export type { SafetyLimitsOptions } from "../agent/loop-options.js";
 
 /**
  * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (so the guard adds no graph
- * step to a turn). Before the call, the step budget: when the model call after this one could not end the run in
- * time, this one is made the last (tools off, asked to wrap up). After the call, the limits and the loop check over
- * the response; a stop asks the model once more, tools off, for the final message, which replaces the response
- * (its tool calls never run).
+ * step to a turn), within the step budget of src/run-end/ (a response whose tools would not leave room for another
+ * turn and an answer ends the run there). A limit reached at the last response asks a person first, when it asks.
+ * After the call, the limits and the loop check over the response; a stop's final message (the model's wrap-up, or
+ * the canned one) replaces the response: its tool calls never run.
  */
-function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings) {
+function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings, budget: StepBudget) {
   const turn = loopGuardTurn(settings);
-  if (typeof settings.wrapUp === "object")
-    throw new GuardOptionsError(
-      'Invalid loop-detection options:\n- wrapUp: in createAgent the guard asks the agent\'s own model: "model" or "canned"',
-    );
-  const canned = settings.wrapUp === "canned";
-  return async (request: ModelCallRequest, handler: ModelCallHandler): Promise<AIMessage | Command> => {
-    if (isWrapUpInput(request.messages)) return handler(request as never); // another guard asked for the wrap-up
-    const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
-    const messages = state.messages ?? [];
-    const host = request.runtime as WriterHost;
-    const at = currentSteps();
-    if (at !== undefined && atModelCall(at) === "final") {
-      const reason = stepsStop(at);
-      const final = await finalModelCall(request, canned ? undefined : handler, { ...reason });
-      const guardLog = emitGuardEvents(host, [stopStreamEvent(reason)], settings.events);
-      return new Command({ update: { messages: [final], guardLog } });
-    }
-    let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
-    const asking = loopGuard?.asking ?? null;
-    if (asking !== null && loopGuard !== undefined) {
-      // A limit reached at the last response asks a person now, before the model is called (a resume runs this
-      // node again: the model is called once, after the answer).
-      const granted = askToGoOn(asking, offer(asking, settings.ask) ?? asking.limit);
-      if (granted === undefined) {
-        const final = await finalModelCall(request, canned ? undefined : handler, { ...asking });
-        return new Command({ update: { [key]: { ...loopGuard, stopped: asking, asking: null }, messages: [final] } });
+  const wrapUp = settings.wrapUp ?? "model";
+  const ending = { wrapUp, events: settings.events };
+  return (request: ModelCallRequest, handler: ModelCallHandler): Promise<ModelCallResult> =>
+    guardedModelCall(request, handler, budget, ending, async () => {
+      const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
+      let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
+      const asking = loopGuard?.asking ?? null;
+      if (asking !== null && loopGuard !== undefined) {
+        // A limit reached at the last response asks a person now, before the model is called (a resume runs this
+        // node again: the model is called once, after the answer).
+        const granted = askToGoOn(asking, offer(asking, settings.ask) ?? asking.limit);
+        if (granted === undefined) {
+          const update = { [key]: { ...loopGuard, stopped: asking, asking: null } };
+          return endModelCall(request, handler, wrapUp, { ...asking }, undefined, update);
+        }
+        loopGuard = raiseLimit(loopGuard, asking, granted);
       }
-      loopGuard = raiseLimit(loopGuard, asking, granted);
-    }
-    const response = await handler(request as never);
-    if (!AIMessage.isInstance(response)) return response;
-    const result = turn({ messages: [...messages, response], loopGuard }, host);
-    if (result === undefined) return response;
-    if (result.stop === null) return new Command({ update: { [key]: result.state } });
-    if (offer(result.stop, settings.ask) !== undefined) {
-      // The response's calls run; the person is asked before the next model call.
-      const update = { [key]: { ...result.state, stopped: null, asking: result.stop }, guardLog: result.log };
-      return new Command({ update });
-    }
-    // The final message replaces the response (its tool calls never run): it takes the response's id.
-    const final = await finalModelCall(
-      request,
-      canned ? undefined : handler,
-      { ...result.stop },
-      adoptId(response, undefined),
-    );
-    return new Command({ update: { [key]: result.state, guardLog: result.log, messages: [final] } });
-  };
+      const response = await handler(request as never);
+      if (!AIMessage.isInstance(response) || isGuardFinal(response)) return response;
+      const result = turn(
+        { messages: [...(state.messages ?? []), response], loopGuard },
+        request.runtime as WriterHost,
+      );
+      if (result === undefined) return response;
+      if (result.stop === null) return { response, update: { [key]: result.state } } satisfies ResponseStands;
+      if (offer(result.stop, settings.ask) !== undefined) {
+        // The response's calls run; the person is asked before the next model call.
+        const asks = { ...result.state, stopped: null, asking: result.stop };
+        return { response, update: { [key]: asks, guardLog: result.log } } satisfies ResponseStands;
+      }
+      const update = { [key]: result.state, guardLog: result.log };
+      return endModelCall(request, handler, wrapUp, { ...result.stop }, response, update);
+    });
 }
 
 /**
@@ -102,7 +90,8 @@ function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: Loop
  * ```
  */
 export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
-  return defineMiddleware({
+  const budget = modelCallBudget();
+  const middleware = defineMiddleware({
     name: "LoopDetectMiddleware",
     stateSchema: z.object({
       /** The loop detector's and the safety limits' state, per thread. */
@@ -110,8 +99,9 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: guardLogField,
     }),
-    wrapModelCall: stepCall("loopGuard", resolveLoopDetectOptions(options)),
+    wrapModelCall: stepCall("loopGuard", resolveLoopDetectOptions(options), budget),
   });
+  return withStepBudget(middleware, budget);
 }
 
 /**
@@ -135,10 +125,11 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
  */
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
-  const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options));
+  const budget = modelCallBudget();
+  const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
   const stateSchema = z.object({
     /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
     /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,
   });
-  return defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall });
+  return withStepBudget(defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall }), budget);
 }

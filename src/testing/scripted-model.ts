@@ -9,7 +9,7 @@ import {
 import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
-import { WRAP_UP_ID } from "../agent/wrap-up.js";
+import { WRAP_UP_ID } from "../run-end/wrap-up.js";
 
 /**
  * One scripted tool call; `id` defaults to a unique `call_<random>_<n>`.

@@ -78,8 +78,10 @@ describe("a damaged guard channel in a checkpoint (createAgent)", () => {
       (e: unknown) => e,
     );
     // langchain hands on what a middleware's wrapModelCall throws (the loop guard) as a MiddlewareError, the
-    // GuardStateError its `cause`.
-    const guardError = error instanceof GuardStateError ? error : (error as { cause?: unknown } | undefined)?.cause;
+    // GuardStateError its `cause` (wrapped once more by each middleware's wrapModelCall around it).
+    let guardError = error;
+    while (guardError !== undefined && !(guardError instanceof GuardStateError))
+      guardError = (guardError as { cause?: unknown }).cause;
     expect(guardError).toBeInstanceOf(GuardStateError);
     expect((guardError as GuardStateError).channel).toBe(channel);
     await graph.updateState(config, { [channel]: null });

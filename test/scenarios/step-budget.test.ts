@@ -12,9 +12,14 @@ import fc from "fast-check";
 import { createAgent, createMiddleware, modelCallLimitMiddleware, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { lastStep, planModelCall } from "../../src/agent/steps.js";
 import { escalationHook, GuardedToolNode, GuardMessagesState, guardHooks, loopDetectHook } from "../../src/index.js";
-import { guardMiddleware, loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
+import {
+  guardMiddleware,
+  guardStack,
+  loopDetectMiddleware,
+  safetyLimitsMiddleware,
+} from "../../src/middleware/index.js";
+import { smallestRecursionLimit, toolTurnFits, toolTurnsThatFit } from "../../src/run-end/budget.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
 
@@ -133,7 +138,7 @@ describe("createAgent: the documented stack at the default recursionLimit", () =
     expect(b.response_metadata.guard).toMatchObject({ wrapUp: "canned" });
   });
 
-  it("property: any recursionLimit from 8 to 60 and any of the stacks, with other middleware's hooks: no exception", async () => {
+  it("property: any recursionLimit from 8 to 60 and any of the stacks, with other middleware's hooks (guardStack): no exception", async () => {
     const noop = (name: string, hook: "beforeModel" | "afterModel") =>
       createMiddleware({ name, [hook]: () => undefined } as Parameters<typeof createMiddleware>[0]);
     const stackArb = fc.record({
@@ -146,15 +151,16 @@ describe("createAgent: the documented stack at the default recursionLimit", () =
     });
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 8, max: 60 }), stackArb, async (recursionLimit, s) => {
-        const middleware = () => [
-          ...(s.guard ? [guardMiddleware()] : []),
-          ...(s.loop === "loop" ? [loopDetectMiddleware({ turns: { outputOf: text } })] : []),
-          ...(s.loop === "limits" ? [safetyLimitsMiddleware({ maxIterations: 1000 })] : []),
-          ...(s.limit ? [toolCallLimitMiddleware({ runLimit: 1000 })] : []),
-          ...(s.modelLimit ? [modelCallLimitMiddleware({ runLimit: 1000 })] : []),
-          ...Array.from({ length: s.before }, (_, i) => noop(`before${i}`, "beforeModel")),
-          ...Array.from({ length: s.after }, (_, i) => noop(`after${i}`, "afterModel")),
-        ];
+        const middleware = () =>
+          guardStack([
+            ...(s.guard ? [guardMiddleware()] : []),
+            ...(s.loop === "loop" ? [loopDetectMiddleware({ turns: { outputOf: text } })] : []),
+            ...(s.loop === "limits" ? [safetyLimitsMiddleware({ maxIterations: 1000 })] : []),
+            ...(s.limit ? [toolCallLimitMiddleware({ runLimit: 1000 })] : []),
+            ...(s.modelLimit ? [modelCallLimitMiddleware({ runLimit: 1000 })] : []),
+            ...Array.from({ length: s.before }, (_, i) => noop(`before${i}`, "beforeModel")),
+            ...Array.from({ length: s.after }, (_, i) => noop(`after${i}`, "afterModel")),
+          ]);
         if (!s.guard && s.loop === "none") return; // no guard: nothing to test
         // Below the stack's own minimum (its hooks around one model call and its afterAgent nodes), even an agent
         // whose model answers at once throws GraphRecursionError: no guard can end such a run in words.
@@ -230,10 +236,11 @@ describe("createReactAgent with the guard hooks at the default recursionLimit", 
 });
 
 describe("the budget's arithmetic (notes/steps-and-wrap-up.md)", () => {
-  it("the last step of an invocation is start + limit - 2; a model call may call tools only if the next can end", () => {
-    expect(lastStep(1, 25)).toBe(24);
-    // The documented stack: a turn of 4 steps (model, two after-model hooks, tools), 3 after a model call.
-    expect(planModelCall(17, 1, 4, 3, 25)).toBe("normal");
-    expect(planModelCall(21, 1, 4, 3, 25)).toBe("final");
+  it("a task of N tool turns needs N turns of (around + 2) steps, the hooks of one more turn, the agent's hooks and 2", () => {
+    expect(smallestRecursionLimit(2, { around: 0, edges: 0 })).toBe(6);
+    // The documented stack: two after-model hooks (the guard's, toolCallLimit's) and toolCallLimit's afterAgent.
+    expect(toolTurnsThatFit(25, { around: 2, edges: 1 })).toBe(5);
+    expect(toolTurnFits(17, 1, 25, { around: 2, edges: 1 })).toBe(true); // the 5th tool turn
+    expect(toolTurnFits(21, 1, 25, { around: 2, edges: 1 })).toBe(false); // a 6th would not end in time
   });
 });

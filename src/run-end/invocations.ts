@@ -1,0 +1,149 @@
+/**
+ * What the guards saw of each graph invocation, to place it in LangGraph's step budget: the first and the last step
+ * at which a turn point (the model call, or a guard hook right after it) was seen, and the longest turn measured
+ * between two of them. An invocation is a top-level run (LangGraph's `control` object, held weakly: forgotten with the
+ * run) and a graph namespace inside it, so sub-agents run in parallel inside one node, through `Send`, or one after
+ * the other in one node each have their own record (and so their own budget).
+ */
+import { modelCallFitsAfter, type StackShape, toolTurnFits, toolTurnsThatFit } from "./budget.js";
+import type { StepReading } from "./steps.js";
+
+/** One turn point of one invocation. */
+interface PointRecord {
+  /** The step the point was first seen at in this invocation (the budget counts from it). */
+  first: number;
+  /** The step it was last seen at. */
+  last: number;
+  /** The longest gap between two sightings (a turn), once two were seen. */
+  turn: number | undefined;
+}
+
+/** A graph invocation: its turn points, and the earliest step of any guard node seen before its first turn point. */
+interface InvocationRecord {
+  points: Map<string, PointRecord>;
+  /** A guard node seen before any turn point (a resumed hook, a tool call): the invocation began by then. */
+  before: number | undefined;
+}
+
+const runs = new WeakMap<object, Map<string, InvocationRecord>>();
+
+function invocationAt(at: StepReading): InvocationRecord {
+  let graphs = runs.get(at.run);
+  if (graphs === undefined) {
+    graphs = new Map();
+    runs.set(at.run, graphs);
+  }
+  let record = graphs.get(at.graph);
+  if (record === undefined) {
+    record = { points: new Map(), before: undefined };
+    graphs.set(at.graph, record);
+  }
+  return record;
+}
+
+/**
+ * The step budget of one guard (a middleware, a hook or a node): the stack's shape as the guard knows it before a
+ * turn was measured (its own hooks and those it can name), what it measured in earlier invocations, and the
+ * sightings of its turn point in the running one.
+ *
+ * @example
+ * ```ts
+ * const budget = new StepBudget("model", { around: 1, edges: 0 });
+ * const at = currentStep();
+ * if (at !== undefined && !budget.toolTurnFits(at)) console.log("end the run now, in words");
+ * ```
+ */
+export class StepBudget {
+  /** The longest turn measured in any invocation (a graph's shape does not change between invocations). */
+  #learned = 0;
+  /** A shape given by the user (`guardStack`): exact, never measured over. */
+  #declared: StackShape | undefined;
+
+  /**
+   * @param point - The turn point this guard sees: `"model"` (createAgent's model call, shared by every middleware of
+   *   the pack) or a name of its own (a graph hook).
+   * @param prior - The shape known before anything was measured.
+   */
+  constructor(
+    readonly point: string,
+    private readonly prior: StackShape,
+  ) {}
+
+  /** Gives the stack's whole shape (every hook counted by the user's stack): it replaces the estimates. */
+  declare(shape: StackShape): void {
+    this.#declared = { ...shape };
+  }
+
+  /** The shape to budget with: declared, or the prior with the longest turn measured. */
+  shape(extra: StackShape = { around: 0, edges: 0 }, at?: StepReading): StackShape {
+    if (this.#declared !== undefined) return this.#declared;
+    const measured = Math.max(this.#learned, at === undefined ? 0 : (this.#record(at)?.turn ?? 0)) - 2;
+    return {
+      around: Math.max(this.prior.around + extra.around, measured),
+      edges: this.prior.edges + extra.edges,
+    };
+  }
+
+  /**
+   * Records a sighting of the turn point at `at` (looked at more than once in one step, it counts once) and
+   * returns where this invocation's count starts.
+   */
+  saw(at: StepReading): void {
+    const invocation = invocationAt(at);
+    const seen = invocation.points.get(this.point);
+    if (seen === undefined) {
+      invocation.points.set(this.point, { first: at.step, last: at.step, turn: undefined });
+      return;
+    }
+    if (at.step <= seen.last) return;
+    seen.turn = Math.max(seen.turn ?? 0, at.step - seen.last);
+    seen.last = at.step;
+    this.#learned = Math.max(this.#learned, seen.turn);
+  }
+
+  /**
+   * Records a guard node that is not the turn point (a hook after the model, a tool call): one seen before the
+   * invocation's first turn point means the invocation was resumed there, and its count starts no later.
+   */
+  sawNode(at: StepReading): void {
+    const invocation = invocationAt(at);
+    if (invocation.points.size === 0 && invocation.before === undefined) invocation.before = at.step;
+  }
+
+  /**
+   * Whether the tools of the response seen at `at` may run: the next turn and an answer after it still fit.
+   *
+   * @example
+   * ```ts
+   * if (!budget.toolTurnFits(at)) endInWords();
+   * ```
+   */
+  toolTurnFits(at: StepReading, extra?: StackShape): boolean {
+    return toolTurnFits(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
+  }
+
+  /** Whether a hook at `at` after the model may send the run back to the model for one more call. */
+  modelCallFitsAfter(at: StepReading, extra?: StackShape): boolean {
+    return modelCallFitsAfter(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
+  }
+
+  /** How many tool turns this invocation may take at most, as the budget stands. */
+  toolTurns(at: StepReading, extra?: StackShape): number {
+    return toolTurnsThatFit(at.limit, this.shape(extra, at));
+  }
+
+  #record(at: StepReading): PointRecord | undefined {
+    return runs.get(at.run)?.get(at.graph)?.points.get(this.point);
+  }
+
+  /**
+   * Where the count starts: the point's first sighting; no later than the hooks of one turn before a guard node seen
+   * earlier in a resumed invocation (the nodes that ran before it are at most those hooks).
+   */
+  #first(at: StepReading, extra?: StackShape): number {
+    const invocation = invocationAt(at);
+    const first = invocation.points.get(this.point)?.first ?? at.step;
+    const before = invocation.before;
+    return before === undefined ? first : Math.min(first, before - this.shape(extra, at).around);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Where a guard stands in LangGraph's step budget, read from the running step's config. This is the one place that
+ * reads LangGraph's config for the budget, and it reads public fields only: `metadata.langgraph_step` (the step),
+ * `recursionLimit`, `control` (LangGraph's run-scoped control object: one per top-level run, shared by every graph
+ * that runs inside it) and `metadata.checkpoint_ns` (the task's namespace, which names the graph invocation inside the
+ * run: `""` at the top, `"node:<task>"` for a graph invoked inside that task, `"node:<task>|1"` for the second
+ * invocation inside the same task, and so on). One thing LangGraph offers no public way to read: which channels the
+ * running graph has (a middleware sees only its own); {@link readGraphChannels} reads them through the task's
+ * channel reader. test/run-end/steps.test.ts pins these facts on the installed LangGraph.
+ */
+import { getConfig } from "@langchain/langgraph";
+
+/** What a guard reads of the running step. */
+export interface StepReading {
+  /** The current step (`metadata.langgraph_step`). */
+  step: number;
+  /** The run's `recursionLimit` (LangGraph's default, 25, when the config has none). */
+  limit: number;
+  /** The top-level run (LangGraph's `control` object of the run). */
+  run: object;
+  /** The graph invocation inside the run: its namespace (`""` for the top-level graph). */
+  graph: string;
+  /** The running step's config, for {@link readGraphChannels}. */
+  config: unknown;
+}
+
+/** LangGraph's default `recursionLimit`. */
+const DEFAULT_RECURSION_LIMIT = 25;
+
+/**
+ * The namespace of the graph a task runs in: the task's own namespace less its last segment (`node:<task id>`).
+ *
+ * @example
+ * ```ts
+ * graphOf("model_request:1a2b"); // ""
+ * graphOf("par:9f|1|model_request:1a2b"); // "par:9f|1"
+ * ```
+ */
+export function graphOf(taskNamespace: string): string {
+  const cut = taskNamespace.lastIndexOf("|");
+  return cut < 0 ? "" : taskNamespace.slice(0, cut);
+}
+
+/**
+ * The step reading of a run's config, or undefined outside a graph step (a direct call, a unit test) or in a run
+ * without LangGraph's run control.
+ *
+ * @example
+ * ```ts
+ * readStep(getConfig())?.step; // 3
+ * ```
+ */
+export function readStep(config: unknown): StepReading | undefined {
+  const c = config as
+    | { recursionLimit?: unknown; control?: unknown; metadata?: { langgraph_step?: unknown; checkpoint_ns?: unknown } }
+    | undefined;
+  const step = c?.metadata?.langgraph_step;
+  const run = c?.control;
+  if (typeof step !== "number" || !Number.isFinite(step) || typeof run !== "object" || run === null) return undefined;
+  const limit =
+    typeof c?.recursionLimit === "number" && c.recursionLimit > 0 ? c.recursionLimit : DEFAULT_RECURSION_LIMIT;
+  const ns = c?.metadata?.checkpoint_ns;
+  return { step, limit, run, graph: typeof ns === "string" ? graphOf(ns) : "", config };
+}
+
+/**
+ * The values of the channels `names` that the running graph has (a channel it does not have, or one never written
+ * and without a default, is left out), or undefined when they cannot be read. The one reader of a LangGraph internal
+ * in the package: the task's channel reader (`configurable.__pregel_read`, which LangGraph gives every task to read
+ * its graph's state); a createAgent middleware sees only its own channels, and the step budget must know which of
+ * langchain's middleware the agent has.
+ *
+ * @example
+ * ```ts
+ * "runToolCallCount" in (readGraphChannels(getConfig(), ["runToolCallCount"]) ?? {}); // toolCallLimitMiddleware
+ * ```
+ */
+export function readGraphChannels(config: unknown, names: readonly string[]): Record<string, unknown> | undefined {
+  const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
+  if (typeof read !== "function") return undefined;
+  try {
+    const values = read([...names], false) as unknown;
+    return typeof values === "object" && values !== null ? (values as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The step reading of the running step (LangGraph's `getConfig()`), or undefined outside a graph step.
+ *
+ * @example
+ * ```ts
+ * const at = currentStep();
+ * ```
+ */
+export function currentStep(): StepReading | undefined {
+  try {
+    return readStep(getConfig());
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The model's own wrap-up: when the guards end a run and a model is at hand, one last call with its tools off asks
+ * what was done, what failed and what is left; its answer is the run's final message, with the guard's reason in
+ * its metadata. The canned message is the fallback: no model, the call fails, or it still calls tools.
+ */
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { Command } from "@langchain/langgraph";
+import { passesThrough } from "../agent/answers.js";
+import { messageText } from "../agent/messages.js";
+import { wrapUpInstruction } from "../core/feedback-texts.js";
+
+/** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
+export const WRAP_UP_ID = "langgraph-guards-wrap-up";
+
+/** Why the run ends, as the final message's `response_metadata.guard` carries it. */
+export interface EndReason {
+  /** Which guard or limit ended the run (`"steps"`, `"loop"`, `"iterations"`, `"escalation"`, …). */
+  kind: string;
+  /** The canned message: the reason in words, and the fallback final message. */
+  message: string;
+  /** More of the guard's reason (level, tool, value, limit…). */
+  [key: string]: unknown;
+}
+
+/**
+ * The model's input for the wrap-up: the conversation, then the instruction.
+ *
+ * @example
+ * ```ts
+ * const input = wrapUpInput(messages, stepBudgetReason(25));
+ * ```
+ */
+export function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
+  if (isWrapUpInput(messages)) return [...messages];
+  return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
+}
+
+/**
+ * The reason of a canned final message a guard wrote: its `response_metadata.guard` and its text as the message
+ * (`kind` when the metadata names none).
+ */
+export function reasonOf(canned: AIMessage, kind: string): EndReason {
+  const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
+  return { kind, ...guard, message: messageText(canned) };
+}
+
+/** Whether the model's input already ends with the wrap-up instruction (another guard asked for it). */
+export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
+  return messages.at(-1)?.id === WRAP_UP_ID;
+}
+
+/**
+ * The final message of a run the guards end: the model's answer when it is a text without tool calls (with the
+ * guard's reason in its metadata), else the canned message. `id` replaces a message already in the conversation
+ * (the response the run stops at).
+ *
+ * @example
+ * ```ts
+ * const final = finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason);
+ * ```
+ */
+export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
+  const usable =
+    AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
+  if (!usable) {
+    return new AIMessage({
+      id: id ?? randomUUID(),
+      content: reason.message,
+      response_metadata: { guard: { ...reason, wrapUp: "canned" } },
+    });
+  }
+  const model = answer as AIMessage;
+  return new AIMessage({
+    id: id ?? model.id ?? randomUUID(),
+    content: model.content,
+    additional_kwargs: model.additional_kwargs,
+    usage_metadata: model.usage_metadata,
+    response_metadata: { ...model.response_metadata, guard: { ...reason, wrapUp: "model" } },
+  });
+}
+
+/**
+ * Asks a model (a chat model without tools bound, given to a graph's guard hook) for the wrap-up; never throws: a
+ * failure gives the canned message.
+ *
+ * @example
+ * ```ts
+ * const final = await wrapUpWith(model, state.messages, { kind: "steps", message: stepBudgetReason(25) });
+ * ```
+ */
+export async function wrapUpWith(
+  model: { invoke(input: BaseMessage[]): Promise<unknown> } | undefined,
+  messages: readonly BaseMessage[],
+  reason: EndReason,
+  id?: string,
+): Promise<AIMessage> {
+  if (model === undefined) return finalMessage(undefined, reason, id);
+  try {
+    return finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason, id);
+  } catch {
+    return finalMessage(undefined, reason, id);
+  }
+}
+
+/**
+ * A graph hook's final messages with the model's wrap-up: the last message of `ending` (the canned final message the
+ * guard wrote) is replaced by the model's answer, asked with the conversation and the held-back calls' answers; the
+ * canned message stays when there is no model or its answer cannot be a final message.
+ *
+ * @example
+ * ```ts
+ * const messages = await withWrapUp(outcome.messages, state.messages, model);
+ * ```
+ */
+export async function withWrapUp(
+  ending: readonly BaseMessage[],
+  conversation: readonly BaseMessage[],
+  model: { invoke(input: BaseMessage[]): Promise<unknown> } | undefined,
+): Promise<BaseMessage[]> {
+  const canned = ending.at(-1);
+  if (model === undefined || !AIMessage.isInstance(canned) || endedByPerson(canned)) return [...ending];
+  const final = await wrapUpWith(
+    model,
+    [...conversation, ...ending.slice(0, -1)],
+    reasonOf(canned, "guard"),
+    canned.id,
+  );
+  return [...ending.slice(0, -1), final];
+}
+
+/**
+ * How a guard writes the run's final message when it ends the run, the same for every guard and adapter:
+ * `"model"` (the default) asks the agent's own model once more with its tools off (createAgent; a graph hook has no
+ * model of its own and writes the canned message), `{ model }` asks the chat model given, `"canned"` writes the
+ * guard's own message. The canned message is also the fallback when the model's call fails or still calls tools.
+ *
+ * @example
+ * ```ts
+ * const wrapUp: WrapUpOption = { model: chatModelWithoutTools };
+ * ```
+ */
+export type WrapUpOption =
+  | "model"
+  | "canned"
+  | {
+      /** The chat model (without tools) asked for the run's final message. */
+      model: WrapUpModel;
+    };
+
+/**
+ * A chat model a guard asks for the wrap-up (any LangChain chat model, without tools: its `invoke` is called with the
+ * conversation and the wrap-up instruction).
+ *
+ * @example
+ * ```ts
+ * const wrapUp: { model: WrapUpModel } = { model: new ChatOpenAI({ model: "gpt-4o-mini" }) };
+ * escalationHook(toolNode, { wrapUp });
+ * ```
+ */
+export interface WrapUpModel {
+  /** Answers the conversation and the wrap-up instruction. */
+  invoke(input: BaseMessage[]): Promise<unknown>;
+}
+
+/** Whether `v` is `{ model }` with a chat model (its `invoke`), and nothing else. */
+export function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
+  const o = v as { model?: { invoke?: unknown } } | null;
+  return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
+}
+
+/** Whether `v` is a {@link WrapUpOption}. */
+export function isWrapUpOption(v: unknown): v is WrapUpOption {
+  return v === "model" || v === "canned" || isWrapUpWithModel(v);
+}
+
+/** The chat model a graph hook asks for the wrap-up: the one given, else none (the canned message). */
+export function wrapUpModelOf(option: WrapUpOption | undefined): WrapUpModel | undefined {
+  return typeof option === "object" ? option.model : undefined;
+}
+
+/** What a createAgent model call gives: the model's message, or a `Command` with the state's update. */
+export type ModelCallResult = AIMessage | Command;
+
+/** The next handler of a createAgent model call (the model, or the middleware inside this one). */
+export type ModelCallHandler = (request: never) => Promise<ModelCallResult> | ModelCallResult;
+
+/** What the guards read of a createAgent model request. */
+export interface ModelCallRequest {
+  /** The messages sent to the model. */
+  messages: BaseMessage[];
+  /** The request's tool choice. */
+  toolChoice?: unknown;
+  /** The agent's state (with every middleware's channels). */
+  state: unknown;
+  /** The hook's runtime (its `writer` takes custom stream events). */
+  runtime: unknown;
+}
+
+/**
+ * The run's final message from one more model call in a createAgent model call: with `wrapUp` `"model"` the agent's
+ * own model through `handler` with the tools off (`toolChoice: "none"`: a provider that needs the tools to read a
+ * history of tool calls keeps them), with `{ model }` that model; the canned message when the call fails or still
+ * calls tools, and with `"canned"`. The message takes the id `id` (or keeps its own, or gets one), so that it replaces
+ * the response it ends the run at.
+ */
+export async function finalModelCall(
+  request: ModelCallRequest,
+  handler: ModelCallHandler,
+  wrapUp: WrapUpOption,
+  reason: EndReason,
+  id?: string,
+): Promise<AIMessage> {
+  if (wrapUp === "canned") return finalMessage(undefined, reason, id ?? randomUUID());
+  const input = wrapUpInput(request.messages, reason.message);
+  let answer: unknown;
+  try {
+    answer =
+      typeof wrapUp === "object"
+        ? await wrapUp.model.invoke(input)
+        : await handler({ ...request, toolChoice: "none", messages: input } as never);
+  } catch (error) {
+    if (passesThrough(error)) throw error;
+    answer = undefined;
+  }
+  const ownId = AIMessage.isInstance(answer) ? adoptId(answer, id) : (id ?? randomUUID());
+  return finalMessage(answer, reason, ownId);
+}
+
+/** Gives the model's message the id its replacement will have (a message without one would be added, not replaced). */
+export function adoptId(message: AIMessage, id: string | undefined): string {
+  const chosen = id ?? message.id ?? randomUUID();
+  message.id = chosen;
+  (message.lc_kwargs as { id?: string }).id = chosen;
+  return chosen;
+}
+
+/** Whether a model's message is a final message a guard wrote (it carries the guard's reason). */
+export function isGuardFinal(message: unknown): boolean {
+  return AIMessage.isInstance(message) && (message.response_metadata as { guard?: unknown })?.guard !== undefined;
+}
+
+/** Whether a person ended the run (their answer at level 3): their words end it, no model is asked to wrap up. */
+export function endedByPerson(message: AIMessage): boolean {
+  return (message.response_metadata as { guard?: { byPerson?: unknown } }).guard?.byPerson === true;
+}

@@ -1,0 +1,204 @@
+/**
+ * Issue 42: never a turn taken away, never GraphRecursionError. Over recursionLimit 5-60, every stack of item 4 and
+ * tasks of 0-12 tool turns (and a model that never stops), a guarded agent makes exactly the tool turns that fit the
+ * budget of its stack (src/run-end/budget.ts): it finishes every task whose turns fit, with the model's own answer,
+ * and otherwise makes every tool turn that fits and ends in words. The same stack without the guards checks the
+ * arithmetic against LangGraph: it finishes a task exactly when the arithmetic says it fits.
+ */
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import fc from "fast-check";
+import { modelCallLimitMiddleware, toolCallLimitMiddleware } from "langchain";
+import { describe, expect, it } from "vitest";
+import {
+  escalationHook,
+  GuardedToolNode,
+  GuardMessagesState,
+  guardHooks,
+  guardVerdict,
+  loopDetectHook,
+  type StackShape,
+  smallestRecursionLimit,
+} from "../../src/index.js";
+import {
+  guardMiddleware,
+  guardStack,
+  loopDetectMiddleware,
+  safetyLimitsMiddleware,
+} from "../../src/middleware/index.js";
+import { toolTurnsThatFit } from "../../src/run-end/budget.js";
+import { validHistory } from "../support/escalation.js";
+import { ANSWER, agentWith, doneSteps, taskModel, text, userHook, work } from "./agents.js";
+
+/** What the tests run: an agent's `invoke`. */
+interface Runnable {
+  invoke(input: never, config: never): Promise<{ messages: BaseMessage[] }>;
+}
+
+/** A stack: the agent with the guards and without them, and the shape of each. */
+interface Stack {
+  guarded: (turns: number) => Runnable;
+  plain: (turns: number) => Runnable;
+  shape: StackShape;
+  plainShape: StackShape;
+}
+
+const loop = () => loopDetectMiddleware({ turns: { outputOf: text } });
+const limit = (toolName?: string) => toolCallLimitMiddleware({ runLimit: 1000, ...(toolName ? { toolName } : {}) });
+
+/** A createAgent stack: the guards' middleware and the others (`declare`: passed through guardStack). */
+function createAgentStack(ours: () => unknown[], others: () => unknown[], shape: StackShape, plainShape: StackShape) {
+  return (declare: boolean): Stack => ({
+    guarded: (turns) =>
+      agentWith(turns, declare ? guardStack([...ours(), ...others()] as object[]) : [...ours(), ...others()]),
+    plain: (turns) => agentWith(turns, others()),
+    shape,
+    plainShape,
+  });
+}
+
+function reactStack(hook: (tools: GuardedToolNode) => never): Stack {
+  return {
+    guarded: (turns) => {
+      const tools = new GuardedToolNode([work]);
+      return createReactAgent({
+        llm: taskModel(turns),
+        tools,
+        stateSchema: GuardMessagesState,
+        postModelHook: hook(tools),
+      });
+    },
+    plain: (turns) => createReactAgent({ llm: taskModel(turns), tools: new ToolNode([work]) }),
+    shape: { around: 1, edges: 0 },
+    plainShape: { around: 0, edges: 0 },
+  };
+}
+
+const none: StackShape = { around: 0, edges: 0 };
+const STACKS: Record<string, Stack> = {
+  guardMiddleware: createAgentStack(
+    () => [guardMiddleware()],
+    () => [],
+    { around: 1, edges: 0 },
+    none,
+  )(false),
+  "guardMiddleware({ agentTools })": createAgentStack(
+    () => [guardMiddleware({ agentTools: [work] })],
+    () => [],
+    { around: 1, edges: 0 },
+    none,
+  )(false),
+  loopDetectMiddleware: createAgentStack(
+    () => [loop()],
+    () => [],
+    none,
+    none,
+  )(false),
+  safetyLimitsMiddleware: createAgentStack(
+    () => [safetyLimitsMiddleware({ maxIterations: 1000 })],
+    () => [],
+    none,
+    none,
+  )(false),
+  "guard + loop": createAgentStack(
+    () => [guardMiddleware(), loop()],
+    () => [],
+    { around: 1, edges: 0 },
+    none,
+  )(false),
+  "guard + loop + toolCallLimit (the documented stack)": createAgentStack(
+    () => [guardMiddleware(), loop()],
+    () => [limit()],
+    { around: 2, edges: 1 },
+    { around: 1, edges: 1 },
+  )(false),
+  "guard({ agentTools }) + loop + toolCallLimit + modelCallLimit": createAgentStack(
+    () => [guardMiddleware({ agentTools: [work] }), loop()],
+    () => [limit(), modelCallLimitMiddleware({ runLimit: 1000 })],
+    { around: 4, edges: 2 },
+    { around: 3, edges: 2 },
+  )(false),
+  "safetyLimits + toolCallLimit twice (guardStack)": createAgentStack(
+    () => [safetyLimitsMiddleware({ maxIterations: 1000 })],
+    () => [limit(), limit("work")],
+    { around: 2, edges: 2 },
+    { around: 2, edges: 2 },
+  )(true),
+  "guard + loop + the user's beforeAgent, afterAgent, beforeModel hooks (guardStack)": createAgentStack(
+    () => [guardMiddleware(), loop()],
+    () => [userHook("Audit", "beforeAgent"), userHook("Report", "afterAgent"), userHook("Trim", "beforeModel")],
+    { around: 2, edges: 2 },
+    { around: 1, edges: 2 },
+  )(true),
+  "guard + the user's afterModel hook and toolCallLimit (guardStack)": createAgentStack(
+    () => [guardMiddleware({ agentTools: [work] })],
+    () => [userHook("Check", "afterModel"), limit()],
+    { around: 3, edges: 1 },
+    { around: 2, edges: 1 },
+  )(true),
+  "createReactAgent + escalationHook": reactStack((tools) => escalationHook(tools) as never),
+  "createReactAgent + loopDetectHook": reactStack(() => loopDetectHook({ turns: { outputOf: text } }) as never),
+  "createReactAgent + guardHooks(loopDetectHook, escalationHook)": reactStack(
+    (tools) => guardHooks(loopDetectHook({ turns: { outputOf: text } }), escalationHook(tools)) as never,
+  ),
+};
+
+const input = { messages: [{ role: "user", content: "Do all the steps." }] };
+
+async function outcome(run: Promise<{ messages: BaseMessage[] }>) {
+  return run.then(
+    (out) => ({ messages: out.messages, error: undefined }),
+    (error: Error) => ({ messages: [] as BaseMessage[], error }),
+  );
+}
+
+/** Checks one stack at one limit with one task (Infinity: a model that never stops). */
+async function check(stack: Stack, limit: number, turns: number): Promise<void> {
+  const config = { recursionLimit: limit };
+  if (Number.isFinite(turns)) {
+    const plain = await outcome(stack.plain(turns).invoke(input as never, config as never));
+    const fits = limit >= smallestRecursionLimit(turns, stack.plainShape);
+    expect(plain.error === undefined, `the plain agent at ${limit}, ${turns} turns`).toBe(fits);
+  }
+  const guarded = await outcome(stack.guarded(turns).invoke(input as never, config as never));
+  if (limit < smallestRecursionLimit(0, stack.shape)) return; // not even an answer fits the stack's own hooks
+  expect(guarded.error, `GraphRecursionError at ${limit}, ${turns} turns`).toBeUndefined();
+  const messages = guarded.messages;
+  const final = messages.at(-1) as AIMessage;
+  expect(final.getType()).toBe("ai");
+  expect(final.tool_calls ?? []).toEqual([]);
+  expect(validHistory(messages)).toEqual([]);
+  if (limit >= smallestRecursionLimit(turns, stack.shape)) {
+    expect(doneSteps(messages), `tool turns at ${limit}`).toBe(turns);
+    expect(text(final)).toMatch(ANSWER); // the model's own answer
+    expect(guardVerdict({ messages })).toBeUndefined();
+  } else {
+    expect(doneSteps(messages), `tool turns at ${limit}, ${turns} asked`).toBe(toolTurnsThatFit(limit, stack.shape));
+    expect(guardVerdict({ messages })).toMatchObject({ guard: "steps", rule: "recursionLimit", limit });
+  }
+}
+
+describe("the guards make exactly the tool turns that fit, on every stack", () => {
+  for (const [name, stack] of Object.entries(STACKS)) {
+    it(`${name}: recursionLimit 5-60 x tasks of 0-12 tool turns and endless`, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 5, max: 60 }),
+          fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY)),
+          async (limit, turns) => check(stack, limit, turns),
+        ),
+        { numRuns: 25 },
+      );
+    }, 120_000);
+  }
+
+  it("the edges of the budget, on the documented stack: a task of exactly the turns that fit ends in the model's answer", async () => {
+    const stack = STACKS["guard + loop + toolCallLimit (the documented stack)"] as Stack;
+    for (const turns of [0, 1, 2, 5, 8]) {
+      const limit = smallestRecursionLimit(turns, stack.shape);
+      await check(stack, limit, turns); // fits exactly: the answer
+      await check(stack, limit - 1, turns); // one step short: every turn that fits, then words
+    }
+    expect(smallestRecursionLimit(5, stack.shape)).toBe(25); // 5 tool turns at LangGraph's default
+  });
+});
