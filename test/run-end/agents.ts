@@ -48,12 +48,18 @@ export function userHook(name: string, hook: "beforeAgent" | "afterAgent" | "bef
   return createMiddleware({ name, [hook]: () => undefined } as Parameters<typeof createMiddleware>[0]);
 }
 
+/** A createAgent as the tests use it (the middleware list is of any shape, so the agent's types are loose). */
+export interface TestAgent {
+  invoke(input: unknown, config?: unknown): Promise<{ messages: BaseMessage[] }>;
+  graph: ReturnType<typeof createAgent>["graph"];
+}
+
 /** A createAgent with the model of a task and the middleware given. */
-export function agentWith(turns: number, middleware: readonly unknown[], name?: string) {
+export function agentWith(turns: number, middleware: readonly unknown[], name?: string): TestAgent {
   return createAgent({
     model: taskModel(turns),
     tools: [work],
     middleware: middleware as never,
     ...(name === undefined ? {} : { name }),
-  });
+  }) as unknown as TestAgent;
 }

@@ -6,17 +6,20 @@
  * arithmetic against LangGraph: it finishes a task exactly when the arithmetic says it fits.
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
+import { END, START, StateGraph } from "@langchain/langgraph";
+import { createReactAgent, ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
 import { modelCallLimitMiddleware, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import {
   escalationHook,
+  escalationNode,
   GuardedToolNode,
   GuardMessagesState,
   guardHooks,
   guardVerdict,
   loopDetectHook,
+  loopDetectNode,
   type StackShape,
   smallestRecursionLimit,
 } from "../../src/index.js";
@@ -69,6 +72,36 @@ function reactStack(hook: (tools: GuardedToolNode) => never): Stack {
       });
     },
     plain: (turns) => createReactAgent({ llm: taskModel(turns), tools: new ToolNode([work]) }),
+    shape: { around: 1, edges: 0 },
+    plainShape: { around: 0, edges: 0 },
+  };
+}
+
+/** The custom graph of examples/custom-graph.ts: the model, a guard node after it, the tools. */
+function customGraphStack(guard: "escalation" | "loop"): Stack {
+  const graph = (turns: number, guarded: boolean) => {
+    const model = taskModel(turns);
+    const tools = guarded ? new GuardedToolNode([work]) : new ToolNode([work]);
+    const agent = async (state: { messages: BaseMessage[] }) => ({ messages: [await model.invoke(state.messages)] });
+    const base = new StateGraph(GuardMessagesState).addNode("agent", agent).addNode("tools", tools);
+    if (!guarded)
+      return base
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", toolsCondition, ["tools", END])
+        .addEdge("tools", "agent")
+        .compile();
+    const node =
+      guard === "escalation" ? escalationNode(tools as GuardedToolNode) : loopDetectNode({ turns: { outputOf: text } });
+    return base
+      .addNode("guard", node, { ends: ["tools", "agent", END] })
+      .addEdge(START, "agent")
+      .addEdge("agent", "guard")
+      .addEdge("tools", "agent")
+      .compile();
+  };
+  return {
+    guarded: (turns) => graph(turns, true) as never,
+    plain: (turns) => graph(turns, false) as never,
     shape: { around: 1, edges: 0 },
     plainShape: { around: 0, edges: 0 },
   };
@@ -141,6 +174,8 @@ const STACKS: Record<string, Stack> = {
   "createReactAgent + guardHooks(loopDetectHook, escalationHook)": reactStack(
     (tools) => guardHooks(loopDetectHook({ turns: { outputOf: text } }), escalationHook(tools)) as never,
   ),
+  "custom StateGraph + escalationNode": customGraphStack("escalation"),
+  "custom StateGraph + loopDetectNode": customGraphStack("loop"),
 };
 
 const input = { messages: [{ role: "user", content: "Do all the steps." }] };
