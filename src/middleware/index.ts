@@ -7,6 +7,7 @@
  */
 
 export type { AgentTool } from "../agent/traits.js";
+export type { WrapUpModel, WrapUpOption } from "../run-end/wrap-up.js";
 export { fileToolsMiddleware } from "./file-tools.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";

@@ -6,16 +6,13 @@
 import type { StackShape } from "../run-end/budget.js";
 import type { StepBudget } from "../run-end/invocations.js";
 
-/** Where a middleware of the pack keeps its step budget (a symbol: not part of the middleware's shape). */
-export const STEP_BUDGET: unique symbol = Symbol("langgraph-guards.stepBudget");
+/** Where a middleware of the pack keeps its step budget (a symbol, not enumerable: not part of its type). */
+const STEP_BUDGET = Symbol("langgraph-guards.stepBudget");
 
-/** A middleware of the pack: it carries its step budget. */
-export type WithStepBudget<M> = M & { [STEP_BUDGET]: StepBudget };
-
-/** Puts a step budget on a middleware of the pack. */
-export function withStepBudget<M extends object>(middleware: M, budget: StepBudget): WithStepBudget<M> {
+/** Puts a step budget on a middleware of the pack (its type is unchanged). */
+export function withStepBudget<M extends object>(middleware: M, budget: StepBudget): M {
   Object.defineProperty(middleware, STEP_BUDGET, { value: budget, enumerable: false });
-  return middleware as WithStepBudget<M>;
+  return middleware;
 }
 
 /** What the step budget reads of a middleware: which of createAgent's node hooks it has. */
@@ -66,6 +63,6 @@ export function stackShape(middleware: readonly object[]): StackShape {
  */
 export function guardStack<const M extends readonly object[]>(middleware: M): M {
   const shape = stackShape(middleware);
-  for (const m of middleware) (m as Partial<WithStepBudget<object>>)[STEP_BUDGET]?.declare(shape);
+  for (const m of middleware) (m as { [STEP_BUDGET]?: StepBudget })[STEP_BUDGET]?.declare(shape);
   return middleware;
 }
