@@ -176,11 +176,10 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
       canJumpTo: ["end", "model"],
       hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls),
     },
-    wrapModelCall: (request, handler) => calls.call(request, handler as never) as never,
     wrapToolCall: (request, handler) => {
       calls.sawTool(request.tool);
       return wrapToolCall(request, () => handler(request), env(request.runtime, request.state));
     },
   });
-  return withStepBudget(middleware, calls.budget);
+  return withStepBudget(calls.install(middleware), calls.budget);
 }

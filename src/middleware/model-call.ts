@@ -10,7 +10,13 @@ import type { Outcome } from "../agent/stop.js";
 import type { ToolTraits } from "../agent/traits.js";
 import { emptyTurnRecord, type TurnRecord } from "../agent/turn.js";
 import type { StepBudget } from "../run-end/invocations.js";
-import { endModelCall, guardedModelCall, modelCallBudget, wrapUpFitsAfterModel } from "../run-end/model-call.js";
+import {
+  endModelCall,
+  guardedModelCall,
+  modelCallBudget,
+  modelCallMayEnd,
+  wrapUpFitsAfterModel,
+} from "../run-end/model-call.js";
 import { currentStep } from "../run-end/steps.js";
 import {
   endedByPerson,
@@ -65,8 +71,34 @@ export class GuardModelCalls {
     return { messages: messages.slice(0, -1), record, jumpTo: "model" };
   }
 
-  /** The middleware's `wrapModelCall`. */
-  call(request: ModelCallRequest & { tools: readonly unknown[] }, handler: ModelCallHandler): Promise<ModelCallResult> {
+  /**
+   * Puts the middleware's `wrapModelCall` on it, there only for the model calls that need it: createAgent looks the
+   * hook up at each model call, and parses the middleware's whole state again before a call it wraps (0.3-0.5 ms a
+   * turn). A call is wrapped to learn the agent's tools (the first request, and the next one after a tool not seen
+   * was called), and for the run's end (a wrap-up asked for, or a response that may have to end the run). While the
+   * agent is built (outside a graph step) the hook is there, so that createAgent keeps it.
+   */
+  install<M extends object>(middleware: M): M {
+    const call = (request: ModelCallRequest & { tools: readonly unknown[] }, handler: ModelCallHandler) =>
+      this.#call(request, handler);
+    Object.defineProperty(middleware, "wrapModelCall", {
+      get: () => (this.#wraps() ? call : undefined),
+      enumerable: true,
+      configurable: true,
+    });
+    return middleware;
+  }
+
+  #wraps(): boolean {
+    if (this.#learning) return true;
+    const at = currentStep();
+    return at === undefined || modelCallMayEnd(this.budget, at);
+  }
+
+  #call(
+    request: ModelCallRequest & { tools: readonly unknown[] },
+    handler: ModelCallHandler,
+  ): Promise<ModelCallResult> {
     if (this.#learning) {
       this.traits.learn(request.tools);
       this.#learning = false;
@@ -74,6 +106,8 @@ export class GuardModelCalls {
     return guardedModelCall(request, handler, this.budget, this.options, async () => {
       const wrapUp = (request.state as { _guardPending?: TurnRecord })._guardPending?.wrapUp;
       if (wrapUp === undefined) return handler(request as never);
+      const at = currentStep();
+      if (at !== undefined) this.budget.wrapUpAsked(at, false);
       const update = { _guardPending: emptyTurnRecord() };
       return endModelCall(request, handler, this.options.wrapUp, wrapUp.reason, wrapUp.id, update);
     });

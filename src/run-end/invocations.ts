@@ -23,6 +23,8 @@ interface InvocationRecord {
   points: Map<string, PointRecord>;
   /** A guard node seen before any turn point (a resumed hook, a tool call): the invocation began by then. */
   before: number | undefined;
+  /** A guard's `afterModel` sent the run back to the model for its wrap-up. */
+  wrapUp: boolean;
 }
 
 const runs = new WeakMap<object, Map<string, InvocationRecord>>();
@@ -35,7 +37,7 @@ function invocationAt(at: StepReading): InvocationRecord {
   }
   let record = graphs.get(at.graph);
   if (record === undefined) {
-    record = { points: new Map(), before: undefined };
+    record = { points: new Map(), before: undefined, wrapUp: false };
     graphs.set(at.graph, record);
   }
   return record;
@@ -84,10 +86,7 @@ export class StepBudget {
     };
   }
 
-  /**
-   * Records a sighting of the turn point at `at` (looked at more than once in one step, it counts once) and
-   * returns where this invocation's count starts.
-   */
+  /** Records a sighting of the turn point at `at` (seen more than once in one step, it counts once). */
   saw(at: StepReading): void {
     const invocation = invocationAt(at);
     const seen = invocation.points.get(this.point);
@@ -108,6 +107,16 @@ export class StepBudget {
   sawNode(at: StepReading): void {
     const invocation = invocationAt(at);
     if (invocation.points.size === 0 && invocation.before === undefined) invocation.before = at.step;
+  }
+
+  /** Notes (or, with `false`, forgets) that the invocation's next model call is a wrap-up a guard asked for. */
+  wrapUpAsked(at: StepReading, asked: boolean): void {
+    invocationAt(at).wrapUp = asked;
+  }
+
+  /** Whether the invocation's next model call is a wrap-up a guard asked for. */
+  wrapUpPending(at: StepReading): boolean {
+    return runs.get(at.run)?.get(at.graph)?.wrapUp === true;
   }
 
   /**

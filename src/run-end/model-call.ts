@@ -4,7 +4,7 @@
  * in the same step, with the model's wrap-up), and a guard's stop (a loop, a limit, a wrap-up the guard's
  * `afterModel` asked for) turned into the final message that replaces the response.
  */
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { emitGuardEvents, type WriterHost } from "../agent/events.js";
 import type { StopReason } from "../core/loop/loop.js";
@@ -63,7 +63,7 @@ export function stackFromChannels(channels: Record<string, unknown> | undefined)
 
 /**
  * The step budget of a middleware of the pack: its turn point is the model call (the same for every middleware of
- * an agent, whichever sees it), its hooks are counted from the agent's state.
+ * an agent, whichever sees it); the hooks it knows of are counted from the graph's channels at each decision.
  */
 export function modelCallBudget(): StepBudget {
   return new StepBudget("model", { around: 0, edges: 0 });
@@ -133,6 +133,16 @@ export async function guardedModelCall(
   return endModelCall(request, handler, ending.wrapUp, { ...reason }, response as AIMessage, { ...update, guardLog });
 }
 
+/**
+ * Whether a model call at `at` needs a middleware's `wrapModelCall` for the run's end: a wrap-up is pending, or a
+ * response that asks for tools would end the run (no room for another turn and an answer). Far from the limit, it
+ * does not: createAgent then skips the middleware's `wrapModelCall`, and with it the parse of its state (0.3-0.5 ms).
+ */
+export function modelCallMayEnd(budget: StepBudget, at: StepReading): boolean {
+  budget.saw(at);
+  return budget.wrapUpPending(at) || !budget.toolTurnFits(at, stackOf(at));
+}
+
 /** The hooks of the agent's stack that the guards know by its channels. */
 function stackOf(at: StepReading): StackShape {
   return stackFromChannels(readGraphChannels(at.config, KNOWN_CHANNELS));
@@ -152,10 +162,7 @@ export function wrapUpFitsAfterModel(budget: StepBudget, wrapUp: WrapUpOption): 
   const at = currentStep();
   if (at === undefined || wrapUp === "canned") return false;
   budget.sawNode(at);
-  return budget.modelCallFitsAfter(at, stackOf(at));
-}
-
-/** The messages of a stopped response's answers and the canned final message, without the final message. */
-export function withoutFinal(messages: readonly BaseMessage[]): BaseMessage[] {
-  return messages.slice(0, -1);
+  const fits = budget.modelCallFitsAfter(at, stackOf(at));
+  budget.wrapUpAsked(at, fits);
+  return fits;
 }

@@ -227,6 +227,36 @@ describe("the guards make exactly the tool turns that fit, on every stack", () =
     }, 120_000);
   }
 
+  it("without guardStack, hooks the guards cannot name are measured at the second model call: exact from the first tool turn that fits", async () => {
+    // toolCallLimitMiddleware twice (known by its channel, counted once until its counts name both tools) and a
+    // beforeModel hook of the user's: the first decision counts on fewer hooks, so only a limit where no tool turn
+    // fits may overrun; from the limit of one tool turn up, every task gets exactly the turns that fit.
+    const stacks = [
+      createAgentStack(
+        () => [guardMiddleware()],
+        () => [limit(), limit("work")],
+        { around: 3, edges: 2 },
+        { around: 2, edges: 2 },
+      )(false),
+      createAgentStack(
+        () => [guardMiddleware(), loop()],
+        () => [userHook("Trim", "beforeModel")],
+        { around: 2, edges: 0 },
+        { around: 1, edges: 0 },
+      )(false),
+    ];
+    for (const stack of stacks) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: smallestRecursionLimit(1, stack.shape), max: 60 }),
+          fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY)),
+          async (limit, turns) => check(stack, limit, turns),
+        ),
+        { numRuns: 25 },
+      );
+    }
+  }, 120_000);
+
   it("the edges of the budget, on the documented stack: a task of exactly the turns that fit ends in the model's answer", async () => {
     const stack = STACKS["guard + loop + toolCallLimit (the documented stack)"] as Stack;
     for (const turns of [0, 1, 2, 5, 8]) {

@@ -81,6 +81,7 @@ describe("createAgent: the documented stack at the default recursionLimit", () =
       turns: 7,
     },
     guardMiddleware: { make: () => [guardMiddleware()], turns: 7 },
+    "guardMiddleware({ agentTools })": { make: () => [guardMiddleware({ agentTools: [work] })], turns: 7 },
     loopDetectMiddleware: { make: () => [loopDetectMiddleware({ turns: { outputOf: text } })], turns: 11 },
   };
   for (const [name, { make, turns }] of Object.entries(stacks)) {
