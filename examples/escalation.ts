@@ -16,6 +16,7 @@ import {
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
+  guardVerdict,
   isEscalationInterrupt,
   type ToolGuardState,
 } from "langgraph-guards";
@@ -104,12 +105,12 @@ function show(messages: BaseMessage[], print: (line: string) => void): void {
     if (AIMessage.isInstance(m)) {
       const text = typeof m.content === "string" ? m.content : "";
       const calls = (m.tool_calls ?? []).map((c) => c.name).join(", ");
-      const guard = m.response_metadata?.guard as { kind?: string; message?: string; wrapUp?: string } | undefined;
-      if (guard?.kind === "escalation") {
-        const by = guard.wrapUp === "model" ? "the model's own wrap-up, tools off" : "the guards' message";
+      const verdict = guardVerdict([m]); // why the guards ended the run, when this message ends it
+      if (verdict?.guard === "tool-calls") {
+        const by = verdict.wrapUp === "model" ? "the model's own wrap-up, tools off" : "the guards' message";
         print(`  ${LEVEL_NAMES[4]}, the final AI message (${by}):`);
         for (const line of text.split("\n")) print(`    │ ${line}`);
-        if (guard.message) print(`    the guards' reason (in its metadata): ${firstLine(guard.message, 110)}`);
+        print(`    the guards' reason (guardVerdict): ${firstLine(verdict.message, 110)}`);
       } else print(`  model: ${text}${calls ? `  → ${calls}` : ""}`);
       continue;
     }

@@ -39,12 +39,12 @@ describe("npm run demo", () => {
     expect(levels).toEqual(["1", "2", "3", "4"]);
     expect(stdout).toContain("level 3 · interrupt() — the run waits for a person");
     expect(stdout).toContain("the model reads: The user answered: pygame is not installed here.");
-    // Level 4: the final message is the model's own wrap-up; the guards' explanation is in its metadata.
+    // Level 4: the final message is the model's own wrap-up; the guards' explanation is in its metadata (guardVerdict).
     expect(stdout).toMatch(
       /level 4 · run ended, the final AI message \(the model's own wrap-up, tools off\):\n\s+│ I have to stop here\./,
     );
     expect(stdout).toMatch(
-      /the guards' reason \(in its metadata\): I stopped this run because I kept repeating one step/,
+      /the guards' reason \(guardVerdict\): I stopped this run because I kept repeating one step/,
     );
   });
 });
