@@ -45,16 +45,19 @@ const agent =
     };
     return (await built.invoke({ messages: [{ role: "user", content: "Go." }] }, { recursionLimit: limit })).messages;
   };
-const react: Run = async (turns, limit) => {
-  const tools = new GuardedToolNode([work]);
-  const graph = createReactAgent({
-    llm: model(turns),
-    tools,
-    stateSchema: GuardMessagesState,
-    postModelHook: escalationHook(tools),
-  });
-  return (await graph.invoke({ messages: [{ role: "user", content: "Go." }] }, { recursionLimit: limit })).messages;
-};
+const react =
+  (preModelHook: boolean): Run =>
+  async (turns, limit) => {
+    const tools = new GuardedToolNode([work]);
+    const graph = createReactAgent({
+      llm: model(turns),
+      tools,
+      stateSchema: GuardMessagesState,
+      postModelHook: escalationHook(tools),
+      ...(preModelHook ? { preModelHook: () => ({}) } : {}),
+    });
+    return (await graph.invoke({ messages: [{ role: "user", content: "Go." }] }, { recursionLimit: limit })).messages;
+  };
 
 const loop = () => loopDetectMiddleware({ turns: { outputOf: text } });
 const STACKS: [string, Run, StackShape][] = [
@@ -77,7 +80,8 @@ const STACKS: [string, Run, StackShape][] = [
     ]),
     { around: 4, edges: 2 },
   ],
-  ["createReactAgent + escalationHook", react, { around: 1, edges: 0 }],
+  ["createReactAgent + escalationHook", react(false), { around: 1, edges: 0 }],
+  ["createReactAgent + preModelHook + escalationHook", react(true), { around: 2, edges: 0 }],
 ];
 
 /** The smallest limit at which the task of `turns` tool turns ends with the task done. */
