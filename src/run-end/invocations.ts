@@ -5,7 +5,7 @@
  * run) and a graph namespace inside it, so sub-agents run in parallel inside one node, through `Send`, or one after
  * the other in one node each have their own record (and so their own budget).
  */
-import { modelCallFitsAfter, type StackShape, toolTurnFits, toolTurnsThatFit } from "./budget.js";
+import { modelCallFitsAfter, type StackShape, toolTurnFits } from "./budget.js";
 import type { StepReading } from "./steps.js";
 
 /** One turn point of one invocation. */
@@ -134,11 +134,6 @@ export class StepBudget {
   /** Whether a hook at `at` after the model may send the run back to the model for one more call. */
   modelCallFitsAfter(at: StepReading, extra?: StackShape): boolean {
     return modelCallFitsAfter(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
-  }
-
-  /** How many tool turns this invocation may take at most, as the budget stands. */
-  toolTurns(at: StepReading, extra?: StackShape): number {
-    return toolTurnsThatFit(at.limit, this.shape(extra, at));
   }
 
   #record(at: StepReading): PointRecord | undefined {

@@ -43,8 +43,6 @@ describe("npm run demo", () => {
     expect(stdout).toMatch(
       /level 4 · run ended, the final AI message \(the model's own wrap-up, tools off\):\n\s+│ I have to stop here\./,
     );
-    expect(stdout).toMatch(
-      /the guards' reason \(guardVerdict\): I stopped this run because I kept repeating one step/,
-    );
+    expect(stdout).toMatch(/the guards' reason \(guardVerdict\): I stopped this run because I kept repeating one step/);
   });
 });

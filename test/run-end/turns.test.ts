@@ -28,6 +28,7 @@ import {
   guardStack,
   loopDetectMiddleware,
   safetyLimitsMiddleware,
+  stackShape,
 } from "../../src/middleware/index.js";
 import { toolTurnsThatFit } from "../../src/run-end/budget.js";
 import { validHistory } from "../support/escalation.js";
@@ -265,5 +266,11 @@ describe("the guards make exactly the tool turns that fit, on every stack", () =
       await check(stack, limit - 1, turns); // one step short: every turn that fits, then words
     }
     expect(smallestRecursionLimit(5, stack.shape)).toBe(25); // 5 tool turns at LangGraph's default
+    // stackShape counts a middleware list's hooks as guardStack does: the limit a stack needs, before running it.
+    expect(stackShape([guardMiddleware(), loop(), limit()])).toEqual(stack.shape);
+    expect(stackShape([guardMiddleware(), userHook("A", "beforeAgent"), userHook("B", "afterAgent")])).toEqual({
+      around: 1,
+      edges: 2,
+    });
   });
 });
