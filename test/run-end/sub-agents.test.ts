@@ -5,9 +5,11 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, END, MemorySaver, MessagesAnnotation, Send, START, StateGraph } from "@langchain/langgraph";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { guardVerdict } from "../../src/index.js";
 import { guardMiddleware, loopDetectMiddleware } from "../../src/middleware/index.js";
+import { toolTurnsThatFit } from "../../src/run-end/budget.js";
 import { agentWith, doneSteps, text } from "./agents.js";
 
 const input = { messages: [{ role: "user", content: "Do all the steps." }] };
@@ -75,6 +77,41 @@ describe("sub-agents: a budget per invocation", () => {
     const ask = messages.findIndex((m) => m.getType() === "human" && String(m.content) === "Do more steps.");
     expect(doneSteps(messages.slice(0, ask))).toBe(7);
   });
+
+  it("property: recursionLimit 5-60, tasks of 0-12 tool turns or endless, in parallel and through Send: each gets what it gets alone", async () => {
+    const shape = { around: 1, edges: 0 }; // guardMiddleware + loopDetectMiddleware
+    const expected = (limit: number, turns: number) => Math.min(turns, toolTurnsThatFit(limit, shape));
+    const task = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY));
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 5, max: 60 }), task, task, async (limit, a, b) => {
+        const Tasks = Annotation.Root({
+          runs: Annotation<BaseMessage[][]>({ reducer: (x, y) => [...x, ...y], default: () => [] }),
+          turns: Annotation<number>,
+        });
+        const parent = new StateGraph(Tasks)
+          .addNode("team", async () => {
+            const runs = await Promise.all([guarded(a).invoke(input), guarded(b).invoke(input)]);
+            return { runs: runs.map((r) => r.messages) };
+          })
+          .addNode("worker", async (s: { turns: number }) => ({
+            runs: [(await guarded(s.turns).invoke(input)).messages],
+          }))
+          .addConditionalEdges(START, () => [
+            new Send("team", {}),
+            new Send("worker", { turns: a }),
+            new Send("worker", { turns: b }),
+          ])
+          .addEdge("team", END)
+          .addEdge("worker", END)
+          .compile();
+        const { runs } = await parent.invoke({}, { recursionLimit: limit });
+        const want = [expected(limit, a), expected(limit, b)];
+        expect(runs.map((m) => doneSteps(m)).sort()).toEqual([...want, ...want].sort());
+        for (const messages of runs) expect(messages.at(-1)?.getType()).toBe("ai");
+      }),
+      { numRuns: 30 },
+    );
+  }, 120_000);
 
   it("a task that fits ends in the model's answer wherever it runs", async () => {
     const parent = new StateGraph(Results)
