@@ -7,7 +7,7 @@ import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchai
 import { notRunStopped } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import type { LoopState, LoopTurn, StopReason } from "../core/loop/loop.js";
-import { stepLoopGuard } from "../core/loop/loop.js";
+import { stepLoopGuard, turnOutput } from "../core/loop/loop.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { readLoopState, trustLoopState } from "../core/tool-calls/state-check.js";
 import { guardAnswer } from "./answers.js";
@@ -19,19 +19,19 @@ type ToolCallLike = { id?: string; name: string; args: unknown };
 type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
 
 /**
- * The default output of a turn: the AI message's text, then each tool call as `name(canonical JSON args)` (ids
- * left out: they differ every time).
+ * The default output of a turn: the AI message's text, and its tool calls as an identity apart, each as
+ * `name(canonical JSON args)` (ids left out: they differ every time). The loop detector compares the texts only of
+ * turns that make the same calls: a turn that calls something new is never a loop.
  *
  * @example
  * ```ts
  * defaultTurnOutput(new AIMessage({ content: "Reading", tool_calls: [{ name: "read_file", args: { path: "a" }, id: "1" }] }));
- * // 'Reading\nread_file({"path":"a"})'
+ * // 'Reading\u001fread_file({"path":"a"})'
  * ```
  */
 export function defaultTurnOutput(message: AIMessage): string {
-  const text = messageText(message);
   const calls = ((message as AIWithCalls).tool_calls ?? []).map((c) => `${c.name}(${canonicalJson(c.args)})`);
-  return [text, ...calls].filter((part) => part !== "").join("\n");
+  return turnOutput(messageText(message), calls);
 }
 
 function isFree(result: ToolMessage): boolean {

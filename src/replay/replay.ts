@@ -9,6 +9,7 @@ import {
   type SafetyOptions,
   type StopReason,
   stepLoopGuard,
+  turnOutput,
 } from "../core/loop/loop.js";
 import {
   parseOptions,
@@ -585,9 +586,10 @@ export function replayLoopDetector(run: ReplayRun, options: SafetyOptions = {}):
     if (event.kind !== "turn") continue;
     const { turn } = event;
     index += 1;
-    const output = [turn.text, ...turn.calls.map((c) => `${c.call.name}(${canonicalJson(c.call.args)})`)]
-      .filter((part) => part !== "")
-      .join("\n");
+    const output = turnOutput(
+      turn.text,
+      turn.calls.map((c) => `${c.call.name}(${canonicalJson(c.call.args)})`),
+    );
     const step = stepLoopGuard(state, { output, continues: turn.calls.length > 0, previous, session }, resolved, 0);
     state = step.state;
     if (step.stop !== null) {

@@ -329,7 +329,7 @@ describe("persistence", () => {
       (await run(process.execPath, ["--import", "tsx", fixture, "start", db, "t"], { cwd, timeout: 60_000 })).stdout,
     );
     expect(first.loopGuard.iterations).toBe(1);
-    expect(first.loopGuard.recentOutputs).toEqual(["Let me look at the project files once more.\nlist_files({})"]);
+    expect(first.loopGuard.recentOutputs).toEqual(["Let me look at the project files once more.\u001flist_files({})"]);
     const second = JSON.parse(
       (await run(process.execPath, ["--import", "tsx", fixture, "resume", db, "t"], { cwd, timeout: 60_000 })).stdout,
     );

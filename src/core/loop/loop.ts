@@ -264,9 +264,38 @@ export interface LoopCheck {
 }
 
 /**
+ * What separates a turn's text from its tool calls in a turn's output ({@link turnOutput}): the ASCII unit separator,
+ * which text does not hold.
+ */
+const CALLS = "\u001f";
+
+/**
+ * The output of a model turn as the loop detector compares it: its text, and its tool calls (each rendered
+ * canonically, `name(args)`) as an identity apart. Two turns repeat each other only when their calls are the same
+ * calls and their texts are similar: a turn that calls something new is progress, however alike the text (a research
+ * run that searches a new query each turn is no loop).
+ *
+ * @example
+ * ```ts
+ * turnOutput("Searching.", ['search({"q":"a"})']); // "Searching.\u001fsearch({\"q\":\"a\"})"
+ * ```
+ */
+export function turnOutput(text: string, calls: readonly string[]): string {
+  return calls.length === 0 ? text : `${text}${CALLS}${calls.join("\n")}`;
+}
+
+/** A turn output's text and its calls' identity (undefined for a turn without calls, or any other string). */
+function splitTurn(output: string): [text: string, calls: string | undefined] {
+  const at = output.indexOf(CALLS);
+  return at < 0 ? [output, undefined] : [output.slice(0, at), output.slice(at + 1)];
+}
+
+/**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
- * is no loop and is not added; a scorer error is logged and counts as no loop. With a built-in scorer only the
+ * is no loop and is not added; a scorer error is logged and counts as no loop. With `turns` (the loop guard's turns,
+ * {@link turnOutput}), two outputs repeat each other only when their tool calls are the same, and then their texts
+ * are compared (two turns of the same calls and no text are the same turn). With a built-in scorer only the
  * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
  * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
  *
@@ -277,13 +306,21 @@ export interface LoopCheck {
  * check = detectLoopIn(check.state, "Checking the database...", options);          // loop, similarity 1
  * ```
  */
-export function detectLoopIn(state: LoopState, output: string | undefined, options: ResolvedSafetyOptions): LoopCheck {
+export function detectLoopIn(
+  state: LoopState,
+  output: string | undefined,
+  options: ResolvedSafetyOptions,
+  turns = false,
+): LoopCheck {
   if (!output || output.length < options.minOutputLength) return { loop: false, state };
   const logger = options.logger;
   const scorer = scorerOf(options);
+  const [text, calls] = turns ? splitTurn(output) : [output, undefined];
   try {
     for (const [index, previous] of state.recentOutputs.entries()) {
-      const similarity = scorer(output, previous, options.loopThreshold);
+      const [previousText, previousCalls] = turns ? splitTurn(previous) : [previous, undefined];
+      if (calls !== previousCalls) continue; // other calls: progress, whatever the text says
+      const similarity = text === "" && previousText === "" ? 1 : scorer(text, previousText, options.loopThreshold);
       if (similarity !== undefined && similarity >= options.loopThreshold) {
         logger?.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
         return { loop: true, similarity, index, state };
@@ -564,7 +601,7 @@ export function stepLoopGuard(
   if (!turn.continues) return { state: next, stop: null };
   const limit = checkLimits(next, now, options);
   if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
-  const check = detectLoopIn(next, turn.output, options);
+  const check = detectLoopIn(next, turn.output, options, true);
   if (check.loop) {
     const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
     options.logger?.warn?.("Breaking loop due to repetitive agent outputs");
