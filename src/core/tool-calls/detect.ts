@@ -27,7 +27,7 @@ import {
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { BlockRule } from "./messages.js";
 import { findOperation } from "./redundancy.js";
-import { repeatsOf } from "./repeat-ceiling.js";
+import { callWaits, repeatsOf } from "./repeat-ceiling.js";
 import {
   evaluateRepetition,
   findCycle,
@@ -268,8 +268,9 @@ export function detectCall(
   const byOutcome =
     tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
   if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
-  // Waiting again is waiting longer: a call that lets time pass is never a repeat (the safety limits bound a run).
-  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && letsTimePass(call.name)) {
+  // Waiting again is waiting longer: a call that lets time pass (a wait tool, a command that sleeps first, then
+  // polls) is never a repeat (the safety limits bound a run).
+  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && callWaits(call.name, call.args)) {
     found.rule = undefined;
   }
   // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.

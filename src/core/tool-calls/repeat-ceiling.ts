@@ -6,7 +6,7 @@
  * time pass (a wait between polls), and when a poll's normalized answer moved. A call whose arguments wait (a long
  * poll) is not counted. From `remindAt` calls on, the call's answer carries a reminder; the `blockAt`-th is blocked.
  */
-import { isStatefulCall, letsTimePass, ownEntry } from "../identity/classify.js";
+import { isStatefulCall, letsTimePass, ownEntry, shellCommandOf } from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 
 /**
@@ -106,6 +106,30 @@ export function ceilingLimits(
   return ownEntry(options.tools, tool)?.repeatCeiling ?? options.rules.repeatCeiling;
 }
 
+// A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
+const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
+
+/**
+ * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
+ * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
+ * waiting and looking again, never a stuck repeat.
+ *
+ * @example
+ * ```ts
+ * callWaits("bash", { command: "sleep 60 && gh run view 123" }); // true
+ * callWaits("bash", { command: "gh run view 123" });              // false
+ * ```
+ */
+export function callWaits(name: string, args: unknown): boolean {
+  if (letsTimePass(name)) return true;
+  try {
+    const match = SLEEPS_FIRST.exec(shellCommandOf(name, args) ?? "");
+    return match !== null && Number(match[1]) > 0;
+  } catch {
+    return false; // arguments that throw when read (a revoked Proxy): no command to read
+  }
+}
+
 // Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
 const WAIT_WORDS = new Set(["wait", "sleep", "delay", "pause"]);
 
@@ -147,7 +171,7 @@ const WAIT_TEXT = /wait|sleep|delay|pause/i;
  */
 export function repeatKind(call: { name: string; args: unknown }, options: CeilingOptions): RepeatKind | undefined {
   if (!isTracked(options)) return undefined;
-  if (letsTimePass(call.name) || argsWait(call.args)) return "wait";
+  if (callWaits(call.name, call.args) || argsWait(call.args)) return "wait";
   return isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name)) ? "poll" : "count";
 }
 
