@@ -29,7 +29,8 @@ const VOLATILE_KEYS = new Set(
   (
     "requestid xrequestid reqid traceid spanid correlationid runid messageid msgid pollid sessionid invocationid " +
     "executionid " +
-    "receipt etag nonce pid ts timestamp elapsed elapsedms duration durationms latency latencyms took"
+    "receipt etag nonce pid ts timestamp elapsed elapsedms duration durationms latency latencyms took " +
+    "durationseconds durationsecs durations elapsedseconds elapseds executioncount"
   ).split(" "),
 );
 
@@ -282,7 +283,8 @@ function isHexRun(text: string, from: number, to: number): boolean {
  * `pid`, `ts`, `timestamp`, `*_at`, `createdAt`, `duration_ms`, `elapsed`, `took`, …; JSON `"key": value`, or
  * `key=value`, `key: value`), UUIDs, ISO 8601 and RFC 2822 dates and timestamps, clock times with seconds, durations
  * (`took 0.81s`, `12 ms`, `3.2 seconds`, `1m23.4s`), notebook execution counters (`Out[7]`, `In [7]`), memory
- * addresses (`0x7f…`), ids of 16+ hex characters and of 20+ letters and digits. Text without a digit is returned as
+ * addresses (`0x7f…`), ids of 16+ hex characters and of 20+ letters and digits. A kernel's `execution_count` and a
+ * `duration_seconds` under their keys are volatile too (a replayed `execute_code` probe). Text without a digit is returned as
  * it is. Pure, one pass, idempotent.
  *
  * @example
