@@ -35,8 +35,14 @@ describe("normalizeResult: examples", () => {
     ["In [12]: x = 3", "In [#]: x = 3"],
     // addresses and long ids
     ["<Const.str l.None at 0x716c7a73f0d0>", "<Const.str l.None at 0x<addr>>"],
-    ["commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c", "commit <id>"],
-    ["req_01HXK3M9ZQ4V8T2N6P0R5S7W1Y done", "req_<id> done"],
+    // Issue 43, class 7: a bare id is data (a branch head that moved, a new reservation's number, a prefixed
+    // token); only an id under an id-like key is volatile.
+    ["commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c", "commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c"],
+    ["req_01HXK3M9ZQ4V8T2N6P0R5S7W1Y done", "req_01HXK3M9ZQ4V8T2N6P0R5S7W1Y done"],
+    ['{"request_id": "01HXK3M9ZQ4V8T2N6P0R5S7W1Y"}', '{"request_id": "<v>"}'],
+    // A time left is a countdown, data; a time taken is volatile.
+    ["Build queued: 9 minutes remaining", "Build queued: 9 minutes remaining"],
+    ["30s left, took 0.8s", "30s left, took <dur>"],
   ])("%j → %j", (text, expected) => {
     expect(normalizeResult(text)).toBe(expected);
   });
@@ -134,8 +140,8 @@ const KINDS: fc.Arbitrary<string>[] = [
   fc.nat(500).map((n) => `Out[${n}]:`),
   fc.nat(500).map((n) => `In [${n}]:`),
   idChars("0123456789abcdef", 6, 12).map((h) => `0x${h}`),
-  idChars("0123456789abcdef", 16, 40),
-  idChars("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 20, 32),
+  idChars("0123456789abcdef", 16, 40).map((v) => `"trace_id": "${v}"`),
+  idChars("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 20, 32).map((v) => `request_id=${v}`),
   keyValue.map((v) => `"request_id": "${v}"`),
   keyValue.map((v) => `trace_id=${v}`),
   fc.nat(99999).map((n) => `pid: ${n}`),

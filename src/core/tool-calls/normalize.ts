@@ -244,12 +244,16 @@ function volatileAt(text: string, i: number, j: number, digits: number): Hit | u
   }
   if (isDigit(c)) {
     const duration = durationAt(text, i, j, digits);
-    if (duration !== undefined) return duration;
+    // A time left (`9 minutes remaining`, `30s left`) is a countdown: data, which moves when the world does.
+    if (duration !== undefined)
+      return COUNTDOWN.test(text.slice(duration.end, duration.end + 12)) ? undefined : duration;
   }
-  // An id: 16+ hex characters, or 20+ letters and digits, with a digit and a letter.
-  if (len >= 16 && digits < len && (len >= 20 || isHexRun(text, i, j))) return { end: j, text: "<id>" };
+  // A bare id (a commit SHA, a new reservation's number) is data: only one under an id-like key is volatile.
   return undefined;
 }
+
+/** What follows a duration that is a time left, not a time taken. */
+const COUNTDOWN = /^\s*(?:remaining|left|to go)\b/;
 
 /**
  * Whether a run of letters `[i, j)` can start a volatile part: a key before `:`, `=`, `_` or `-` (`pid:`,
@@ -282,10 +286,11 @@ function isHexRun(text: string, from: number, to: number): boolean {
  * that names a per-call id or time (`request_id`, `trace_id`, `messageId`, `runId`, `session_id`, `etag`, `nonce`,
  * `pid`, `ts`, `timestamp`, `*_at`, `createdAt`, `duration_ms`, `elapsed`, `took`, …; JSON `"key": value`, or
  * `key=value`, `key: value`), UUIDs, ISO 8601 and RFC 2822 dates and timestamps, clock times with seconds, durations
- * (`took 0.81s`, `12 ms`, `3.2 seconds`, `1m23.4s`), notebook execution counters (`Out[7]`, `In [7]`), memory
- * addresses (`0x7f…`), ids of 16+ hex characters and of 20+ letters and digits. A kernel's `execution_count` and a
- * `duration_seconds` under their keys are volatile too (a replayed `execute_code` probe). Text without a digit is returned as
- * it is. Pure, one pass, idempotent.
+ * taken (`took 0.81s`, `12 ms`, `3.2 seconds`, `1m23.4s`), notebook execution counters (`Out[7]`, `In [7]`), memory
+ * addresses (`0x7f…`); a kernel's `execution_count` and a `duration_seconds` under their keys too (a replayed
+ * `execute_code` probe). Data stays: a time left (`9 minutes remaining`, `30s left`) and a bare id (a commit SHA, a
+ * reservation's number) move when the world does. Text without a digit is returned as it is. Pure, one pass,
+ * idempotent.
  *
  * @example
  * ```ts
