@@ -294,7 +294,8 @@ function splitTurn(output: string): [text: string, calls: string | undefined] {
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
  * is no loop and is not added; a scorer error is logged and counts as no loop. With `turns` (the loop guard's turns,
- * {@link turnOutput}), two outputs repeat each other only when their tool calls are the same, and then their texts
+ * whose outputs keep their tool calls apart), two outputs repeat each other only when their tool calls are the same,
+ * and then their texts
  * are compared (two turns of the same calls and no text are the same turn). With a built-in scorer only the
  * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
  * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
