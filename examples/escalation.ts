@@ -1,7 +1,7 @@
 /**
  * Escalation, end to end: a scripted agent keeps writing the same file, whose diagnostics fail. The guards block the
- * repeat and ask what will be different (level 1), present explicit options (level 2), stop and ask a person
- * with `interrupt()` (level 3) — answered here from the script and resumed with `Command({ resume })` — and, when
+ * repeat and ask what will be different (level 1), present explicit options (level 2, twice: no person is asked
+ * before the 5th identical call), stop and ask a person with `interrupt()` (level 3) — answered here from the script and resumed with `Command({ resume })` — and, when
  * the agent repeats the call anyway, end the run with an explanation (level 4). The tools are the demo's project
  * tools (examples/workspace.ts), with a `write_to_file` that runs diagnostics on what it writes.
  *
@@ -50,8 +50,10 @@ export async function runEscalationExample(print: (line: string) => void = conso
     { content: "I'll write the game.", toolCalls: [write] },
     { content: "Let me write the file again.", toolCalls: [write] }, // strike 1 → level 1
     { content: "Retrying the write.", toolCalls: [write] }, // strike 2 → level 2
-    { content: "One more time.", toolCalls: [write] }, // strike 3 → level 3: a person is asked
-    { content: "Thanks! Writing it again.", toolCalls: [write] }, // strike 4 → level 4: the run ends
+    // The 4th identical call: still level 2 (no person is asked before the 5th, as Cline and Qwen Code stop there).
+    { content: "Trying once more.", toolCalls: [write] }, // strike 3 → level 2
+    { content: "One more time.", toolCalls: [write] }, // strike 4, the 5th call → level 3: a person is asked
+    { content: "Thanks! Writing it again.", toolCalls: [write] }, // strike 5 → level 4: the run ends
     "never reached",
   ]);
   const tools = new GuardedToolNode([writeToFile, ...otherTools]);

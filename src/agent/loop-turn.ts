@@ -60,7 +60,11 @@ function readTurn(
         .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
       previous = {
         free: results.length > 0 && results.every(isFree),
-        failed: (settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error")))(results),
+        // A turn whose calls the guards all answered (blocked, or served from a cache) is no tool failure: the
+        // escalation counts those repeats, and counting them here too would end the run by a second rule.
+        failed: (
+          settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error") && !rs.every(isFree))
+        )(results),
       };
     }
     break;

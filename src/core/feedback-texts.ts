@@ -485,7 +485,7 @@ export function endExplanation(input: EndExplanationInput): string {
     "",
     "What you can do:",
     "- Send a new message with what to do differently (another approach, other input, or to skip this step); I will go on from there.",
-    "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
+    "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`, `escalation.askFrom`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
     "- Run without the guards once: pass `configurable: { guards: false }` with the next call.",
   );
   return lines.join("\n");

@@ -35,25 +35,77 @@ function checkLimits<T extends { remindAt: number | false; blockAt: number }>(
 }
 
 /**
- * The default limits of the repeat ceiling (`rules.repeatCeiling`): an identical call repeated in one run is reminded
- * from its 6th call and blocked at its 10th. OpenClaw's generic repeat warns at 10 and blocks at 20 identical calls;
- * the block here comes sooner because the count restarts whenever the loop is not a loop (a new change made by
- * another call, a wait, a poll whose answer moved): on the recorded runs (`npm run eval`) no call that made progress
- * reaches 4 such calls, and at 10 an LLM-backed search asked the same question 30 times is stopped by its 12th call.
+ * The default limits of the repeat ceiling (`rules.repeatCeiling`) for a read-only tool or a search: an identical call
+ * repeated in one run is reminded from its 6th call and blocked at its 10th. The count restarts whenever the loop is
+ * not a loop (a new change made by another call, a wait, a poll whose answer moved): on the recorded runs
+ * (`npm run eval`) no call that made progress reaches 4 such calls, and at 10 an LLM-backed search asked the same
+ * question 30 times is stopped by its 12th call.
  */
 const REPEAT_CEILING_DEFAULTS = { remindAt: 6, blockAt: 10 } as const;
 
 /**
- * The repeat ceiling's limits (`rules.repeatCeiling`, `tools.<name>.repeatCeiling`): identical calls in one run.
+ * The default limits for a call whose answers can change by themselves (a poll, a shell command, an unknown tool
+ * other than a search: a task board other agents change): OpenClaw's generic repeat, which warns at 10 identical
+ * calls and blocks at 20.
  */
-export const repeatCeilingSchema = z
+const CHANGING_CEILING_DEFAULTS = { remindAt: 10, blockAt: 20 } as const;
+
+const limitFields = (defaults: { remindAt: number; blockAt: number }) => ({
+  /** The identical call whose answer gets a reminder (and every one after it). `false`: none. */
+  remindAt: z.union([z.literal(false), z.number()]).default(defaults.remindAt),
+  /** The identical call that is blocked (and every one after it, until the count restarts). */
+  blockAt: z.number().default(defaults.blockAt),
+});
+
+/**
+ * The repeat ceiling's limits for one tool (`tools.<name>.repeatCeiling`): identical calls in one run.
+ */
+export const repeatCeilingSchema = z.object(limitFields(REPEAT_CEILING_DEFAULTS)).strict().superRefine(checkLimits);
+
+/**
+ * The repeat ceiling's limits (`rules.repeatCeiling`): `remindAt` and `blockAt` for a read-only tool or a search
+ * (default 6 and 10), and `changing` for a call whose answers can change by themselves: a poll, a shell command, an
+ * unknown tool (default 10 and 20). Limits given without `changing` apply to both.
+ */
+export const rulesRepeatCeilingSchema = z
   .object({
     /** The identical call whose answer gets a reminder (and every one after it). `false`: none. Default 6. */
-    remindAt: z.union([z.literal(false), z.number()]).default(REPEAT_CEILING_DEFAULTS.remindAt),
+    remindAt: z.union([z.literal(false), z.number()]).optional(),
     /** The identical call that is blocked (and every one after it, until the count restarts). Default 10. */
-    blockAt: z.number().default(REPEAT_CEILING_DEFAULTS.blockAt),
+    blockAt: z.number().optional(),
+    /**
+     * The limits for a call whose answers can change by themselves (a poll, a shell command, an unknown tool that is
+     * not a search). Default `{ remindAt: 10, blockAt: 20 }`, or the limits above when they are given.
+     */
+    changing: z.object(limitFields(CHANGING_CEILING_DEFAULTS)).strict().superRefine(checkLimits).optional(),
   })
   .strict()
+  .transform(
+    ({
+      remindAt,
+      blockAt,
+      changing,
+    }): {
+      /** The identical call whose answer gets a reminder (and every one after it). `false`: none. */
+      remindAt: number | false;
+      /** The identical call that is blocked (and every one after it, until the count restarts). */
+      blockAt: number;
+      /** The limits for a call whose answers can change by themselves (a poll, a shell command, an unknown tool). */
+      changing: {
+        /** The identical call whose answer gets a reminder (and every one after it). `false`: none. */
+        remindAt: number | false;
+        /** The identical call that is blocked (and every one after it, until the count restarts). */
+        blockAt: number;
+      };
+    } => {
+      const own = {
+        remindAt: remindAt ?? REPEAT_CEILING_DEFAULTS.remindAt,
+        blockAt: blockAt ?? REPEAT_CEILING_DEFAULTS.blockAt,
+      };
+      const given = remindAt !== undefined || blockAt !== undefined;
+      return { ...own, changing: changing ?? (given ? { ...own } : { ...CHANGING_CEILING_DEFAULTS }) };
+    },
+  )
   .superRefine(checkLimits);
 
 const repeatCeilingOption = z.union([z.literal(false), repeatCeilingSchema], {
@@ -137,9 +189,10 @@ export const repetitionRulesSchema = z.object({
   countChangedResults: z.boolean().default(false),
   /**
    * The threshold rule counts identical calls made before a later successful change: `true` always, `"same-tool"`
-   * (default) only when every change since was made by the same tool or changed nothing the call depends on
-   * (rewriting a file again and again adds up; a check re-run after another tool changed something does not; a read
-   * of one file after another tool wrote another file does), `false` never.
+   * (default) only when every change since was made by the same tool (other than a write of known files by another
+   * of its calls) or changed nothing the call depends on (rewriting a file again and again adds up; a check re-run
+   * after another tool changed something does not, nor after a `sed -i` edit or a `git bisect` step through the same
+   * shell tool; a read of one file after another tool wrote another file does), `false` never.
    */
   countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
 });
@@ -221,9 +274,15 @@ export const guardRulesSchema = z
      * runs and its answer carries a reminder after the tool's result; the `blockAt`-th is blocked (a strike), and so
      * is every later identical call until the count restarts: after a change made by a call new in the run, a
      * call that lets time pass, and a poll whose normalized answer moved; a call whose arguments wait is not
-     * counted. `false`: off. Default `{ remindAt: 6, blockAt: 10 }`.
+     * counted. `false`: off. Default `{ remindAt: 6, blockAt: 10 }` for a read-only tool or a search, and
+     * `changing: { remindAt: 10, blockAt: 20 }` for a call whose answers can change by themselves (a poll, a shell
+     * command, an unknown tool: OpenClaw's warn at 10 and block at 20); limits given without `changing` apply to both.
      */
-    repeatCeiling: repeatCeilingOption.default({ ...REPEAT_CEILING_DEFAULTS }),
+    repeatCeiling: z
+      .union([z.literal(false), rulesRepeatCeilingSchema], {
+        error: "expected { remindAt, blockAt, changing } or false",
+      })
+      .prefault({}),
     /**
      * How the rules compare results (the consecutive rule for stateful and unknown tools, the threshold count,
      * cycles, same-error runs, the repeat ceiling's progress): `true` (default) after the default normalizer, which

@@ -106,10 +106,11 @@ describe("the repeat ceiling", () => {
     const t = thread();
     const send = () => call("send_message", { to: "ops", text: "ping" });
     const check = () => call("read_inbox", { folder: "ops" });
-    const script = times(24, (i) => (i % 2 === 0 ? send() : check()));
+    const script = times(48, (i) => (i % 2 === 0 ? send() : check()));
     const out = fates(t, script);
-    // send_message: new in the run once; its 10th call (the 19th of the script) is blocked.
-    expect(out.filter((_, i) => i % 2 === 0)).toEqual([...ran(5), ...reminded(4), ...Array(3).fill("repeat_ceiling")]);
+    // send_message: new in the run once; a send's answers can change (the conversation moves), so the ceiling's
+    // `changing` limits apply (issue 43, class 6: OpenClaw's warn at 10, block at 20): its 20th call is blocked.
+    expect(out.filter((_, i) => i % 2 === 0)).toEqual([...ran(9), ...reminded(10), ...Array(5).fill("repeat_ceiling")]);
   });
 
   it("restarts after a wait, and never counts a call that waits (by name or arguments)", () => {
@@ -237,19 +238,29 @@ describe("the repeat ceiling", () => {
 });
 
 describe("rules.repeatCeiling options", () => {
-  it("defaults to remind at 6, block at 10; false switches it off; validated strictly", () => {
-    expect(resolveToolGuardOptions().rules.repeatCeiling).toEqual({ remindAt: 6, blockAt: 10 });
+  it("defaults to remind at 6, block at 10, and 10/20 for answers that change; false switches it off; validated strictly", () => {
+    expect(resolveToolGuardOptions().rules.repeatCeiling).toEqual({
+      remindAt: 6,
+      blockAt: 10,
+      changing: { remindAt: 10, blockAt: 20 },
+    });
     expect(resolveToolGuardOptions({ rules: { repeatCeiling: false } }).rules.repeatCeiling).toBe(false);
+    // Limits given without `changing` apply to every call.
     expect(resolveToolGuardOptions({ rules: { repeatCeiling: { blockAt: 20 } } }).rules.repeatCeiling).toEqual({
       remindAt: 6,
       blockAt: 20,
+      changing: { remindAt: 6, blockAt: 20 },
     });
+    expect(
+      resolveToolGuardOptions({ rules: { repeatCeiling: { changing: { blockAt: 30 } } } }).rules.repeatCeiling,
+    ).toEqual({ remindAt: 6, blockAt: 10, changing: { remindAt: 10, blockAt: 30 } });
     expect(resolveToolGuardOptions({ tools: { t: { repeatCeiling: false } } }).tools.t?.repeatCeiling).toBe(false);
     for (const [bad, message] of [
       [{ rules: { repeatCeiling: { remindAt: 10, blockAt: 10 } } }, /rules\.repeatCeiling\.remindAt: remindAt \(10\)/],
       [{ rules: { repeatCeiling: { blockAt: 0 } } }, /rules\.repeatCeiling\.blockAt: expected an integer ≥ 1/],
       [{ rules: { repeatCeiling: { blockAt: 3, every: 2 } } }, /rules\.repeatCeiling/],
-      [{ rules: { repeatCeiling: true } }, /rules\.repeatCeiling: expected \{ remindAt, blockAt \} or false/],
+      [{ rules: { repeatCeiling: true } }, /rules\.repeatCeiling: expected \{ remindAt, blockAt, changing \} or false/],
+      [{ rules: { repeatCeiling: { changing: { remindAt: 20, blockAt: 20 } } } }, /rules\.repeatCeiling\.changing/],
       [{ tools: { t: { repeatCeiling: { remindAt: 1.5 } } } }, /tools\.t\.repeatCeiling\.remindAt/],
     ] as const) {
       expect(() => resolveToolGuardOptions(bad as never)).toThrow(GuardOptionsError);

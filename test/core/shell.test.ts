@@ -216,7 +216,12 @@ const CASES: Record<string, { reads: string[]; writes: WriteCase[] }> = {
         (f) => `git checkout HEAD~1 -- ${f} b.py`,
         (f) => [f, "b.py"],
       ),
-      all("operand afterDashes", "git checkout main"),
+      // Without `--` it moves the working tree: a change of the folder it runs in (a bisect step, a branch switch).
+      w(
+        "operand afterDashes",
+        () => "git checkout main",
+        () => ["."],
+      ),
     ],
   },
   "git restore": {
@@ -469,7 +474,6 @@ describe("parsing", () => {
     "X=1",
     "xargs rm",
     "python reproduce.py",
-    "git reset --hard",
     "git -c core.pager=rm log",
     "git --git-dir=x log",
     "",
@@ -477,6 +481,21 @@ describe("parsing", () => {
   ])("%j is not understood: it may change anything", (command) => {
     expect(isReadOnlyCommand(command)).toBe(false);
     expect(changedPaths(command, ROOT)).toBeUndefined();
+  });
+
+  // Issue 43, class 4: a manual `git bisect` (bisect step, run the tests, bisect step, …) is a change of the working
+  // tree between test runs, so the runs do not add up as repeats; nothing outside the repository changes.
+  it.each([
+    ["git reset --hard", "."],
+    ["git bisect good", "."],
+    ["git bisect bad HEAD~3", "."],
+    ["git stash", "."],
+    ["git switch -c fix", "."],
+    ["git pull --rebase", "."],
+    ["git -C sub checkout main", "sub"],
+  ])("%j moves the working tree: a change of the folder it runs in (%s)", (command, folder) => {
+    expect(isReadOnlyCommand(command)).toBe(false);
+    expect(changedPaths(command, ROOT)).toEqual(resolved(ROOT, [folder]));
   });
 
   it("a word only known when the shell runs: harmless for a plain reader, anything for a command that can write", () => {

@@ -25,6 +25,7 @@ import {
 } from "../../src/index.js";
 import { fileToolsMiddleware, guardMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
+import { seedPace } from "../support/escalation.js";
 
 const getWeather = tool(async ({ city }) => `Sunny in ${city}`, {
   name: "get_weather",
@@ -56,7 +57,8 @@ const summary = (events: GuardStreamEvent[]) =>
   events.map((e) => [e.kind, e.tool, e.rule ?? e.limit ?? "", e.level ?? 0].join(":"));
 
 function reactAgent(events = true) {
-  const tools = new GuardedToolNode([getWeather], { feedback: { events } });
+  // The escalation at seed 003's pace (level 3 at the third duplicate): the events of every level in few calls.
+  const tools = new GuardedToolNode([getWeather], seedPace({ feedback: { events } }));
   return createReactAgent({
     llm: repeating(),
     tools,
@@ -70,7 +72,7 @@ function middlewareAgent(events = true) {
   return createAgent({
     model: repeating(),
     tools: [getWeather],
-    middleware: [guardMiddleware({ feedback: { events } })],
+    middleware: [guardMiddleware(seedPace({ feedback: { events } }))],
     checkpointer: new MemorySaver(),
   });
 }
@@ -126,7 +128,7 @@ describe("guard events", () => {
   });
 
   it("guardHooks passes on every hook's guardLog: the log holds what the stream showed", async () => {
-    const tools = new GuardedToolNode([getWeather]);
+    const tools = new GuardedToolNode([getWeather], seedPace());
     const agent = createReactAgent({
       llm: repeating(),
       tools,

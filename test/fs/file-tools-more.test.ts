@@ -136,10 +136,10 @@ describe("execute_command", () => {
     expect(changedPaths("echo hi > out.txt", "/r")).toEqual(["/r/out.txt"]);
     expect(changedPaths("sed -i 's/a/b/' src/x.py", "/r")).toEqual(["/r/src/x.py"]);
     expect(changedPaths("cat a.txt | grep x", "/r")).toEqual([]);
-    expect(changedPaths("git checkout main", "/r")).toBeUndefined();
+    expect(changedPaths("git checkout main", "/r")).toEqual(["/r"]); // moves the working tree (issue 43, class 4)
     expect(changedPaths("git checkout -- src/a.py b.py", "/r")).toEqual(["/r/src/a.py", "/r/b.py"]);
     expect(changedPaths("git restore --staged x.py", "/r")).toEqual(["/r/x.py"]);
-    expect(changedPaths("git reset --hard", "/r")).toBeUndefined();
+    expect(changedPaths("git reset --hard", "/r")).toEqual(["/r"]);
     expect(changedPaths("git status", "/r")).toEqual([]);
     expect(changedPaths("python build.py", "/r")).toBeUndefined();
     expect(changedPaths("rm $(ls)", "/r")).toBeUndefined();

@@ -26,7 +26,7 @@ import {
 } from "../../src/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
 import type { EscalationTurnOutput } from "../fixtures/escalation-turn.js";
-import { buildEscalationAgent, escalationTools, validHistory } from "../support/escalation.js";
+import { buildEscalationAgent, escalationTools, seedPace, validHistory } from "../support/escalation.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "langgraph-guards-escalation-"));
@@ -442,7 +442,7 @@ describe("near-duplicates and repeated errors", () => {
 
 describe("escalationNode in a custom graph", () => {
   it("routes to the tools, to the model with a person's answer, and to the exit", async () => {
-    const tools = new GuardedToolNode<typeof GuardMessagesState.Update>(escalationTools());
+    const tools = new GuardedToolNode<typeof GuardMessagesState.Update>(escalationTools(), seedPace());
     let answerSeen = "";
     const llm = new ScriptedChatModel([
       repeatWrite("Writing."),
@@ -476,7 +476,7 @@ describe("escalationNode in a custom graph", () => {
 
 describe("the tool node alone", () => {
   it("gives level 1 and 2 feedback without the hook, then fails loudly at level 3 instead of looping", async () => {
-    const tools = new GuardedToolNode(escalationTools());
+    const tools = new GuardedToolNode(escalationTools(), seedPace());
     const { agent, config } = buildEscalationAgent(
       [repeatWrite("W."), repeatWrite(), repeatWrite(), repeatWrite(), "x"],
       {
@@ -502,7 +502,7 @@ describe("the tool node alone", () => {
   });
 
   it("never reaches GraphRecursionError: without a checkpointer the error comes at the 4th call", async () => {
-    const tools = new GuardedToolNode(escalationTools());
+    const tools = new GuardedToolNode(escalationTools(), seedPace());
     const { agent, llm } = buildEscalationAgent(
       Array.from({ length: 50 }, () => repeatWrite()),
       {
@@ -532,7 +532,7 @@ describe("guardHooks: the loop detector and the escalation as one postModelHook"
 
   it("with text-only loop outputs, repeated calls go through the escalation; a limit still stops the run first", async () => {
     const steps: ScriptStep[] = [repeatWrite("Writing."), repeatWrite("a"), repeatWrite("b"), repeatWrite("c"), "x"];
-    const tools = new GuardedToolNode(escalationTools());
+    const tools = new GuardedToolNode(escalationTools(), seedPace());
     const build = (maxIterations: number) => {
       const llm = new ScriptedChatModel(steps);
       return createReactAgent({

@@ -350,7 +350,13 @@ describe("counting rules (for tuning on recorded runs)", () => {
     }
     step("run_tests", {}, false, "FAIL");
     expect(fates).toEqual(Array(7).fill("ran"));
-    expect(state().repetition.changes?.[0]).toEqual({ tool: "write_file", epoch: 2, paths: ["a.py"] });
+    // The change keeps the key of the call that made it: the same tool's other calls see it (issue 43, class 4).
+    expect(state().repetition.changes?.[0]).toEqual({
+      tool: "write_file",
+      epoch: 2,
+      paths: ["a.py"],
+      key: expect.any(String),
+    });
   });
 
   it("the same-tool rule: another tool's write separates a read's repeats only where it changed what the read reads", () => {

@@ -28,6 +28,7 @@ import { z } from "zod";
 import { type GuardArtifact, isEscalationInterrupt, type ToolGuardState } from "../../src/index.js";
 import { type GuardMiddlewareOptions, guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
+import { seedPace } from "../support/escalation.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // The one check of a message history.
@@ -185,7 +186,10 @@ async function runAgent(
   // write_note writes the same note again when called again: declared so (an unknown tool is judged by its results).
   const noteTraits = { tools: { write_note: { stateful: false }, ...guardOptions.tools } };
   const middleware = names.map((n) =>
-    n === "guard" ? guardMiddleware({ ...guardOptions, ...noteTraits }) : otherMiddleware(n, summarizer, runLimit),
+    // The escalation's mechanics at seed 003's pace (level 3 at the third duplicate), as test/support/escalation.ts says.
+    n === "guard"
+      ? guardMiddleware(seedPace({ ...guardOptions, ...noteTraits }))
+      : otherMiddleware(n, summarizer, runLimit),
   );
   const checkpointer = new MemorySaver();
   const agent = createAgent({

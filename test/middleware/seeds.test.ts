@@ -31,7 +31,7 @@ import {
   safetyLimitsMiddleware,
 } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptedToolCall, type ScriptStep } from "../../src/testing/index.js";
-import { escalationTools, validHistory } from "../support/escalation.js";
+import { escalationTools, seedPace, validHistory } from "../support/escalation.js";
 import { call, fatesOf } from "../support/helpers.js";
 import { tempProjects } from "../support/projects.js";
 
@@ -257,7 +257,7 @@ function escalationAgent(steps: ScriptStep[], opts: EscalationOptions = {}) {
   const agent = createAgent({
     model: llm,
     tools: escalationTools(),
-    middleware: [guardMiddleware(opts.guard)],
+    middleware: [guardMiddleware(seedPace(opts.guard))], // seed 003's table: level 3 at the third duplicate
     ...(opts.checkpointer === false ? {} : { checkpointer: new MemorySaver() }),
   });
   const config = { configurable: { thread_id: randomUUID() }, recursionLimit: 100 };

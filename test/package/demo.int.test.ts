@@ -36,7 +36,7 @@ describe("npm run demo", () => {
     expect(stdout).toContain("What will you do differently?");
     // Scenario 5: the four escalation levels, the interrupt answered and resumed.
     const levels = [...stdout.matchAll(/BLOCKED, level (\d)/g)].map((m) => m[1]);
-    expect(levels).toEqual(["1", "2", "3", "4"]);
+    expect(levels).toEqual(["1", "2", "2", "3", "4"]); // level 2 twice: no person is asked before the 5th identical call
     expect(stdout).toContain("level 3 · interrupt() — the run waits for a person");
     expect(stdout).toContain("the model reads: The user answered: pygame is not installed here.");
     // Level 4: the final message is the model's own wrap-up; the guards' explanation is in its metadata (guardVerdict).

@@ -10,10 +10,10 @@ export const weather = tool(async ({ city }) => `Sunny in ${city}`, {
   schema: z.object({ city: z.string() }),
 });
 
-/** The same lookup, always failing. */
+/** The same lookup, always failing, with an error that does not pass (no identical retry runs: issue 43, class 5). */
 export const failingWeather = tool(
   async () => {
-    throw new Error("weather service unavailable");
+    throw new Error("no weather station reports for this city");
   },
   { name: "get_weather", description: "Current weather in a city", schema: z.object({ city: z.string() }) },
 );

@@ -6,6 +6,10 @@
  * changing `task_progress` checklist with every tool call) the block rules ignored the argument but escalation did
  * not: every repeat counted as "did something different" and escalation never passed level 1. Each scenario runs
  * through createReactAgent + escalationHook, createAgent + guardMiddleware and replayGuards (support.ts).
+ *
+ * Issue 43, class 8 moved the stop from the 4th identical call to the 5th: Cline, Qwen Code and deer-flow stop a
+ * repeated call at the 5th, OpenRouter's agent at the 6th; blocks at the 2nd and 3rd call stay, the 4th is held at
+ * level 2 (`escalation.askFrom`, default 5).
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -38,14 +42,19 @@ const stopRound = (r: ScenarioResult) => {
 describe.each(ADAPTERS)("strikes through %s", (adapter: Adapter) => {
   const live = adapter !== "replayGuards";
 
-  it("three parallel reads re-issued in a fixed order: every round blocked, the run stops at round 4", async () => {
+  it("three parallel reads re-issued in a fixed order: every round blocked, the run stops at round 5", async () => {
     const r = await runScenario(
       adapter,
       tools,
       Array.from({ length: 8 }, (_, i) => round(i, false)),
     );
-    expect(levels(r).slice(0, 6)).toEqual(["ran", "ran", "ran", "blocked@1", "blocked@1", "blocked@1"]);
-    expect(stopRound(r)).toBe(4);
+    expect(levels(r).slice(0, 12)).toEqual([
+      ...["ran", "ran", "ran"],
+      ...["blocked@1", "blocked@1", "blocked@1"],
+      ...["blocked@2", "blocked@2", "blocked@2"],
+      ...["blocked@2", "blocked@2", "blocked@2"], // the 4th identical call: held at level 2 (class 8)
+    ]);
+    expect(stopRound(r)).toBe(5);
   });
 
   it("the same reads in a different order each round: strikes follow every blocked call, the run stops by round 6", async () => {
@@ -62,7 +71,7 @@ describe.each(ADAPTERS)("strikes through %s", (adapter: Adapter) => {
     const stopped = stopRound(r);
     expect(stopped).toBeDefined();
     expect(stopped).toBeLessThanOrEqual(6); // the issue's limit
-    expect(stopped).toBe(4); // as the fixed order
+    expect(stopped).toBe(5); // as the fixed order
     if (live) expect(r.interrupt).toMatchObject({ level: 3 });
   });
 
@@ -84,13 +93,13 @@ describe.each(ADAPTERS)("strikes through %s", (adapter: Adapter) => {
       const r = await runScenario(adapter, tools, reads, { ignoreArgs: ["task_progress"] });
       expect(levels(r).slice(0, 3)).toEqual(["ran", "blocked@1", "blocked@2"]);
       expect(stopAt(r)).toBeLessThanOrEqual(6); // the issue's limit
-      expect(stopAt(r)).toBe(4);
+      expect(stopAt(r)).toBe(5); // the 5th identical call, as Cline stops (issue 43, class 8)
       if (live) expect(r.interrupt).toMatchObject({ level: 3, tool: "read_file" });
     });
 
     it("the same with the tool's own ignoreArgs (tools.read_file.ignoreArgs)", async () => {
       const r = await runScenario(adapter, tools, reads, { tools: { read_file: { ignoreArgs: ["task_progress"] } } });
-      expect(stopAt(r)).toBe(4);
+      expect(stopAt(r)).toBe(5);
     });
 
     it("an argument that is not ignored still makes a different call: a read of another file is no repeat", async () => {

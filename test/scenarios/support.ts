@@ -28,7 +28,16 @@ import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/inde
 export interface FakeTool {
   name: string;
   respond: (n: number, args: Record<string, unknown>) => string;
+  /** Whether its n-th run fails (the tool throws `respond`'s text; recorded as a failure). */
+  fails?: (n: number) => boolean;
 }
+
+/** A tool whose n-th run fails with `error` when `fails(n)`, else answers `text`. */
+export const failing = (name: string, error: string, fails: (n: number) => boolean, text = "ok"): FakeTool => ({
+  name,
+  respond: (n) => (fails(n) ? error : text),
+  fails,
+});
 
 /** A tool that answers the same text every time. */
 export const same = (name: string, text: string): FakeTool => ({ name, respond: () => text });
@@ -96,7 +105,9 @@ export async function runScenario(
     tool(
       async (args: Record<string, unknown>) => {
         ran[t.name] = (ran[t.name] ?? 0) + 1;
-        return t.respond(ran[t.name] as number, args);
+        const n = ran[t.name] as number;
+        if (t.fails?.(n) === true) throw new Error(t.respond(n, args));
+        return t.respond(n, args);
       },
       { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}) },
     ),
@@ -171,7 +182,7 @@ export function recordedRun(tools: FakeTool[], script: readonly ScriptedResponse
       if (t === undefined) throw new Error(`no tool ${c.name}`);
       const n = (counts.get(c.name) ?? 0) + 1;
       counts.set(c.name, n);
-      steps.push({ role: "tool", name: c.name, ok: true, text: t.respond(n, c.args) });
+      steps.push({ role: "tool", name: c.name, ok: t.fails?.(n) !== true, text: t.respond(n, c.args) });
     }
   }
   steps.push({ role: "assistant", text: "Finished." });

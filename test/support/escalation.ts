@@ -5,7 +5,13 @@ import { tool } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { escalationHook, GuardedToolNode, type GuardedToolNodeOptions, GuardMessagesState } from "../../src/index.js";
+import {
+  escalationHook,
+  GuardedToolNode,
+  type GuardedToolNodeOptions,
+  GuardMessagesState,
+  type ToolGuardOptions,
+} from "../../src/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
 
 /**
@@ -59,9 +65,18 @@ export interface EscalationAgentOptions {
 }
 
 /** A createReactAgent with a GuardedToolNode, the escalation hook and a scripted model. */
+/**
+ * Guard options that walk seed 003's levels at its pace: level 3 at the third blocked duplicate (`askFrom: 1`). The
+ * default waits for the 5th identical call (issue 43, class 8; test/scenarios/fifth-call-stop.test.ts); these tests
+ * are about what each level does, so they keep the seed's pace unless the test sets its own.
+ */
+export function seedPace<T extends ToolGuardOptions>(guard: T = {} as T): T {
+  return { ...guard, escalation: { askFrom: 1, ...guard.escalation } };
+}
+
 export function buildEscalationAgent(steps: ScriptStep[], opts: EscalationAgentOptions = {}) {
   const llm = new ScriptedChatModel(steps);
-  const tools = opts.tools ?? new GuardedToolNode(escalationTools(), opts.guard ?? {});
+  const tools = opts.tools ?? new GuardedToolNode(escalationTools(), seedPace(opts.guard));
   const checkpointer = opts.checkpointer === false ? undefined : (opts.checkpointer ?? new MemorySaver());
   const agent = createReactAgent({
     llm,

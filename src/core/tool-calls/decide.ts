@@ -255,11 +255,15 @@ function blockCall(
       return { ...blocked, content, reminder: true, strikes: escState.strikes, escalation: 0, events: [block, remind] };
     }
   }
-  // Escalation follows one call repeated: a block of another call starts the count again.
+  // Escalation follows the calls being repeated: a block of a call outside the current strikes starts again at 1.
   const sameCall = repeatsLastStrike(escState, call, found, options);
-  const strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
-  const escalation = Math.max(1, levelFor(strikes, esc.levelStrikes));
-  const nextLevel = levelFor(strikes + 1, esc.levelStrikes);
+  let strikes = struck ? escState.strikes : sameCall ? escState.strikes + 1 : 1;
+  // A response that also makes new calls is making progress: its repeats are blocked, but it is never stopped.
+  if (ctx.progressing === true) strikes = Math.min(strikes, Math.max(1, esc.levelStrikes[2] - 1));
+  // The identical calls made so far with this one: those that ran (the window's, or the rule's count), one per strike.
+  const attempts = Math.max(ranInWindow(state, found.key), count - 1) + strikes;
+  const escalation = heldLevel(strikes, attempts, esc);
+  const nextLevel = ctx.progressing === true ? escalation : heldLevel(strikes + 1, attempts + 1, esc);
   const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
   const shown = { message, level: escalation, strikes, previousResult, next, file, repeats };
   const content = feedback(call, options, shown, ctx);
@@ -267,14 +271,40 @@ function blockCall(
     ...blockedCall({ tool: call.name, args: call.args }, escalation, at, keys, view),
     turn,
   };
-  const strike: GuardEvent = {
+  const strike: Extract<GuardEvent, { type: "strike" }> = {
     type: "strike",
     turn,
     call: rule === "cycle" ? { ...struckCall, cycle: true } : edits ? { ...struckCall, file: edits.path } : struckCall,
     blockedLimit: esc.blockedLimit,
     restart: !sameCall,
   };
+  if (!struck && strikes !== (sameCall ? escState.strikes + 1 : 1)) strike.strikes = strikes;
   return { ...blocked, content, escalation, strikes, events: [block, strike] };
+}
+
+/** Identical calls (key `key`) the window holds, whatever they answered. */
+function ranInWindow(state: ToolGuardState, key: string): number {
+  let ran = 0;
+  for (const record of state.repetition.window) if (record.key === key) ran += 1;
+  return ran;
+}
+
+/**
+ * The escalation level of a strike: {@link levelFor} its strikes, but asking a person (level 3) waits for the
+ * `askFrom`-th identical call, and ending the run (level 4) for as many calls more as `levelStrikes` puts between
+ * the two levels (by default the 5th and the 6th identical call: Cline, Qwen Code and deer-flow stop at the 5th,
+ * OpenRouter at the 6th). Until then the strike stays at level 2.
+ */
+function heldLevel(
+  strikes: number,
+  attempts: number,
+  esc: Pick<ResolvedToolGuardOptions["escalation"], "levelStrikes" | "askFrom">,
+): number {
+  const level = Math.max(1, levelFor(strikes, esc.levelStrikes));
+  if (level < 3) return level;
+  const [, , user, end] = esc.levelStrikes;
+  const reached = attempts >= esc.askFrom + (end - user) ? 4 : attempts >= esc.askFrom ? 3 : 2;
+  return Math.min(level, reached);
 }
 
 /** A reminder is for a near-repeat; the very same call again (as `view` sees it) is a repeat, and escalates. */
@@ -304,8 +334,10 @@ function fileOf(edits: FileEditsFinding, options: ResolvedToolGuardOptions) {
 }
 
 /**
- * Whether this block repeats a call of the last strike (so the strikes go on rather than start at 1): any call the
- * response of the last strike had blocked, in whatever order the model sends them again.
+ * Whether this block repeats a call of the current strikes (so the strikes go on rather than start at 1): any call
+ * that one of the responses struck since the count last started had blocked, in whatever order the model sends them
+ * again — a model alternating two blocked calls, or rotating three, repeats itself as surely as one that sends the
+ * same call (the blocked calls remembered, `blockedLimit`, bound how far back this looks).
  */
 function repeatsLastStrike(
   escState: EscalationState,
@@ -313,12 +345,21 @@ function repeatsLastStrike(
   found: Found,
   options: ResolvedToolGuardOptions,
 ): boolean {
-  const lastStrike = escState.blocked.findLast((b) => b.level > 0);
-  if (escState.strikes === 0 || lastStrike === undefined) return false;
-  const struck =
-    lastStrike.turn === undefined
-      ? [lastStrike]
-      : escState.blocked.filter((b) => b.level > 0 && b.turn === lastStrike.turn);
+  if (escState.strikes === 0) return false;
+  const streak = Math.max(escState.streak ?? 0, escState.strikes);
+  const struck: BlockedCall[] = [];
+  const turns = new Set<string>();
+  for (let i = escState.blocked.length - 1; i >= 0; i -= 1) {
+    const b = escState.blocked[i] as BlockedCall;
+    if (b.level === 0) continue;
+    // A call of an older response than the current strikes cover belongs to another count.
+    const turn = b.turn ?? `#${i}`;
+    if (!turns.has(turn)) {
+      if (turns.size >= streak) break;
+      turns.add(turn);
+    }
+    struck.push(b);
+  }
   return struck.some((b) => repeatsStruck(b, call, found, options));
 }
 

@@ -80,12 +80,25 @@ export interface DecideContext {
   /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
   acknowledged?: boolean | undefined;
   /**
+   * Another call of the response runs (it is new): the response makes progress, so its blocked repeats stay below
+   * the level that asks a person or ends the run ({@link planTurn} sets it).
+   */
+  progressing?: boolean | undefined;
+  /**
    * What a call would answer now, by its tool's own freshness check (a tool that serves repeats and can tell when
    * what it reads changed: the file tools), or `undefined` when it cannot tell. A call none of whose answers now is
    * the result a block would quote is no repeat under any rule: it runs, and no block quotes stale content. Asked
    * only of a call that some repeat rule would block.
    */
   answersNow?: ((call: ToolCallInput) => readonly AnswerNow[] | undefined) | undefined;
+  /**
+   * Whether what a call reads has changed since `previous` (the result a block would quote) was recorded, by the
+   * adapter's own check: a read-only shell command whose files are known has them fingerprinted when it runs, the
+   * fingerprint kept with its recorded result, and compared again here. `true`: they changed, and the call is no
+   * repeat under any rule (as with {@link DecideContext.answersNow}); `false` or `undefined` (unchanged, or it
+   * cannot tell): the rules decide. Asked only of a call that some repeat rule would block.
+   */
+  readsChanged?: ((call: ToolCallInput, previous: RecordedResult) => boolean | undefined) | undefined;
 }
 
 /**
@@ -280,6 +293,10 @@ export function detectCall(
   if (found.rule === undefined && !stateful && options.rules.redundancy && tool?.redundancy !== false) {
     Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
   }
+  // A call that just failed with an error that passes (a time-out, a flaky service) may succeed when tried again.
+  if ((found.rule === "consecutive" || found.rule === "redundant") && retryRuns(state.repetition, key)) {
+    found.rule = undefined;
+  }
   // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
   // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
   if (
@@ -306,10 +323,13 @@ export function detectCall(
 
 /**
  * Whether the call's tool says it would answer now something other than `previous` (see
- * {@link DecideContext.answersNow}); `false` when it cannot tell or there is nothing to compare with.
+ * {@link DecideContext.answersNow}), or the files it reads changed since `previous` was recorded (see
+ * {@link DecideContext.readsChanged}); `false` when it cannot tell or there is nothing to compare with.
  */
 function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: RecordedResult | undefined): boolean {
-  if (previous === undefined || ctx.answersNow === undefined) return false;
+  if (previous === undefined) return false;
+  if (ctx.readsChanged?.(call, previous) === true) return true;
+  if (ctx.answersNow === undefined) return false;
   const now = ctx.answersNow(call);
   // The exact text: a file whose content changed only in a timestamp has changed (the normalizer is for loops).
   const exact = previous.exact ?? previous.digest;
@@ -342,7 +362,7 @@ export function identifyNewCall(
     return undefined;
   }
   if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
-  if (repeatsOf(state.repeats, call, identity.key, options) !== undefined) return undefined;
+  if (repeatsOf(state.repeats, call, identity, options) !== undefined) return undefined;
   const esc = options.escalation;
   if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
     if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
@@ -380,7 +400,7 @@ function repeatCeilingRule(
   found: Detection,
   options: ResolvedToolGuardOptions,
 ) {
-  const repeats = repeatsOf(state.repeats, call, found.key, options);
+  const repeats = repeatsOf(state.repeats, call, found, options);
   if (repeats === undefined) return;
   found.repeats = { calls: repeats.calls, blockAt: repeats.blockAt };
   if (repeats.block) Object.assign(found, { rule: "repeat_ceiling", count: repeats.calls });
@@ -435,6 +455,35 @@ function afterBlockOf(
   const run = sameErrorRun(state.repetition, call.name);
   if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
   return { rule: "repeat_failure", count: run.count, previous: run.result };
+}
+
+// An error that says to try again: "Temporary failure, please retry", "rate limit exceeded, try again later".
+const SAYS_RETRY = /\b(?:retry|retrying|try again|try later|temporar(?:y|ily)|transient|rate[ _-]?limit(?:ed)?)\b/i;
+// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429/502/503/504.
+const TRANSIENT =
+  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|502|503|504)\b)/i;
+
+/**
+ * Whether an identical call may run again as a retry of a failure that may pass: its latest identical calls failed
+ * (none succeeded since), and the latest error is transient — once for a time-out, a service or connection down or
+ * an HTTP 429/5xx (pydantic-ai retries a failing tool once by default), twice when the error says to retry
+ * ("Temporary failure, please retry"; the AI SDK retries twice). Any other error comes back the same: on the recorded
+ * runs such identical retries are waste, and they stay blocked.
+ */
+function retryRuns(repetition: RepetitionState, key: string): boolean {
+  let failures = 0;
+  let latest: RecordedResult | undefined;
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop && failures < 3; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.key !== key || record.result === undefined) continue;
+    if (record.result.ok) break;
+    latest ??= record.result;
+    failures += 1;
+  }
+  if (latest === undefined) return false;
+  const retries = SAYS_RETRY.test(latest.preview) ? 2 : TRANSIENT.test(latest.preview) ? 1 : 0;
+  return failures <= retries;
 }
 
 const SAME_ERROR_LOOKBACK = 100;

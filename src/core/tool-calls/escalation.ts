@@ -62,6 +62,13 @@ export const escalationOptionsSchema = z
         message: "levelStrikes must increase: [ask, options, user, end]",
       }),
     /**
+     * The identical call from which a block may ask a person (level 3); ending the run (level 4) waits as many calls
+     * more as `levelStrikes` puts between the two levels. Until then a strike stays at level 2. Default 5: asking or
+     * stopping at the 5th identical call at the earliest, as Cline, Qwen Code and deer-flow do (OpenRouter at the
+     * 6th). `1`: the levels follow `levelStrikes` alone.
+     */
+    askFrom: z.number().int().min(1).default(5),
+    /**
      * Reminders given to responses that neither acknowledge a block nor change the blocked call (a near-duplicate
      * of it), before such a response counts as a strike. Default 1.
      */
@@ -183,6 +190,12 @@ export interface EscalationState {
    * model response. A block of another call starts the count again at 1.
    */
   strikes: number;
+  /**
+   * Responses struck since the agent last made progress, however often the count started again (a model alternating
+   * two blocked calls restarts it at every block): how far back a strike looks for the calls it repeats. Absent in
+   * states saved before it (read as `strikes`).
+   */
+  streak?: number | undefined;
   /** Whether the model still owes an acknowledgment of the latest block. */
   pending: boolean;
   /** Reminders given since the latest strike or acknowledgment. */
@@ -215,6 +228,11 @@ export type EscalationEvent =
       blockedLimit: number;
       /** The blocked call is not the one of the latest strike: the count starts again at 1. */
       restart?: boolean | undefined;
+      /**
+       * The strikes after this one, when they are not the count plus one (a response that also made new calls is
+       * held below the level that asks a person).
+       */
+      strikes?: number | undefined;
     }
   | {
       /** A call held back with a reminder (no strike). */
@@ -284,7 +302,8 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
         ? // Reminders are counted per repeated call: a strike for the same call keeps the count.
           {
             ...base,
-            strikes: event.restart ? 1 : current.strikes + 1,
+            strikes: event.strikes ?? (event.restart ? 1 : current.strikes + 1),
+            streak: (current.streak ?? current.strikes) + 1,
             reminders: event.restart ? 0 : current.reminders,
           }
         : { ...base, reminders: current.reminders + 1 };
@@ -293,8 +312,8 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
       return current.pending || current.reminders > 0 ? { ...current, pending: false, reminders: 0 } : current;
     case "progress":
       // A response whose calls all ran and one of them succeeded: the agent moved on, the count starts again.
-      return current.strikes > 0 || current.pending || current.reminders > 0
-        ? { ...current, strikes: 0, pending: false, reminders: 0 }
+      return current.strikes > 0 || current.pending || current.reminders > 0 || (current.streak ?? 0) > 0
+        ? { ...current, strikes: 0, streak: 0, pending: false, reminders: 0 }
         : current;
     case "forgive":
       return { ...emptyEscalationState(), blocked: current.blocked };

@@ -39,8 +39,9 @@ export const FILE_EDITS_LIMIT = 50;
 type EditOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
 
 /**
- * Whether a call's writes count toward the file-edits rule: it writes known files, the rule is on, and its tool is
- * not exempted from it (`tools.<name>.fileEdits: false`).
+ * Whether a call's writes count toward the file-edits rule: it writes known files (not only the working folder,
+ * `rules.root`, as a `git checkout` does), the rule is on, and its tool is not exempted from it
+ * (`tools.<name>.fileEdits: false`).
  *
  * @example
  * ```ts
@@ -52,6 +53,8 @@ export function countsEdits(tool: string, effect: CallEffect, options: EditOptio
   return (
     effect.kind === "write" &&
     effect.paths.length > 0 &&
+    // A change of the whole working folder (`git checkout`, a bisect step) writes no one file too often.
+    effect.paths.some((p) => p !== options.rules.root) &&
     options.rules.fileEdits !== false &&
     ownEntry(options.tools, tool)?.fileEdits !== false
   );

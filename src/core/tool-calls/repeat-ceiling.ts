@@ -6,7 +6,14 @@
  * time pass (a wait between polls), and when a poll's normalized answer moved. A call whose arguments wait (a long
  * poll) is not counted. From `remindAt` calls on, the call's answer carries a reminder; the `blockAt`-th is blocked.
  */
-import { isStatefulCall, letsTimePass, ownEntry, shellCommandOf } from "../identity/classify.js";
+import {
+  type CallEffect,
+  isShellTool,
+  isStatefulCall,
+  letsTimePass,
+  ownEntry,
+  shellCommandOf,
+} from "../identity/classify.js";
 import type { ResolvedToolGuardOptions } from "../options.js";
 
 /**
@@ -92,18 +99,53 @@ function isTracked(options: CeilingOptions): boolean {
 }
 
 /**
- * The ceiling's limits for a tool: its own `repeatCeiling`, else `rules.repeatCeiling`; `false` when off for it.
+ * The ceiling's limits for a call: its tool's own `repeatCeiling`, else `rules.repeatCeiling` — its `changing`
+ * limits when the call's answers can change by themselves ({@link answersMayChange}); `false` when off for it.
  *
  * @example
  * ```ts
- * ceilingLimits(resolveToolGuardOptions(), "web_search"); // { remindAt: 6, blockAt: 10 }
+ * ceilingLimits(resolveToolGuardOptions(), "web_search", false); // { remindAt: 6, blockAt: 10 }
+ * ceilingLimits(resolveToolGuardOptions(), "task_board", true);  // { remindAt: 10, blockAt: 20 }
  * ```
  */
 export function ceilingLimits(
   options: CeilingOptions,
   tool: string,
+  changing: boolean,
 ): false | { remindAt: number | false; blockAt: number } {
-  return ownEntry(options.tools, tool)?.repeatCeiling ?? options.rules.repeatCeiling;
+  const own = ownEntry(options.tools, tool)?.repeatCeiling;
+  if (own !== undefined) return own;
+  const rules = options.rules.repeatCeiling;
+  return rules === false ? false : changing ? rules.changing : rules;
+}
+
+// Words of a tool's name that say it looks something up: its answers to one question change only in wording.
+const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
+
+/**
+ * Whether identical calls may answer differently by themselves, because what they look at changes (a poll, a shell
+ * command, an unknown tool other than a search: a task board other agents change): then the ceiling's `changing`
+ * limits apply. A read-only tool, or a tool named for searching (`web_search`: an LLM-backed search asked the same
+ * question answers in other words), keeps the lower ones.
+ *
+ * @example
+ * ```ts
+ * answersMayChange({ name: "task_board", args: {} }, { kind: "mutate" }, options); // true
+ * answersMayChange({ name: "web_search", args: { q: "x" } }, { kind: "mutate" }, options); // false
+ * ```
+ */
+export function answersMayChange(
+  call: { name: string; args: unknown },
+  effect: CallEffect,
+  options: CeilingOptions,
+): boolean {
+  if (isShellTool(call.name) || isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name))) return true;
+  if (effect.kind === "read") return false;
+  const words = call.name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return !words.some((w) => ASKING_WORDS.has(w));
 }
 
 // A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
@@ -173,6 +215,13 @@ export function repeatKind(call: { name: string; args: unknown }, options: Ceili
   if (!isTracked(options)) return undefined;
   if (callWaits(call.name, call.args) || argsWait(call.args)) return "wait";
   return isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name)) ? "poll" : "count";
+}
+
+/** The first call at which either of a tool's limits says anything (a reminder, or the block without one). */
+function lowestReminder(options: CeilingOptions, tool: string): number {
+  const at = (l: false | { remindAt: number | false; blockAt: number }) =>
+    l === false ? Number.POSITIVE_INFINITY : l.remindAt === false ? l.blockAt : l.remindAt;
+  return Math.min(at(ceilingLimits(options, tool, false)), at(ceilingLimits(options, tool, true)));
 }
 
 /** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
@@ -269,18 +318,22 @@ export function noteRepeatResult(state: RepeatState, key: string, digest: string
  *
  * @example
  * ```ts
- * repeatsOf(state.repeats, call, key, options); // { calls: 6, block: false } at the 6th identical call
+ * repeatsOf(state.repeats, call, { key, effect }, options); // { calls: 6, block: false } at a read's 6th identical call
  * ```
  */
 export function repeatsOf(
   state: RepeatState | undefined,
   call: { name: string; args: unknown },
-  key: string,
+  identity: { key: string; effect: CallEffect },
   options: CeilingOptions,
 ): { calls: number; block: boolean; blockAt: number } | undefined {
-  const limits = ceilingLimits(options, call.name);
+  const { key, effect } = identity;
+  const count = repeatCountOf(state, key);
+  // Below the lowest reminder nothing is said: most calls stop here, without classifying the call.
+  if (count + 1 < lowestReminder(options, call.name)) return undefined;
+  const limits = ceilingLimits(options, call.name, answersMayChange(call, effect, options));
   if (limits === false) return undefined;
-  const calls = repeatCountOf(state, key) + 1;
+  const calls = count + 1;
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
   if (calls < from || repeatKind(call, options) === "wait") return undefined;
   return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };

@@ -120,6 +120,12 @@ export interface Change {
   epoch: number;
   /** The files or folders it changed, when known (a write of known paths); absent: it may have changed anything. */
   paths?: string[] | undefined;
+  /**
+   * The key of the call that made it, for a change of known files: another call of the same tool that wrote files
+   * (a `sed -i` edit between two runs of the same test through one shell tool) is a change to that tool's other
+   * calls; a call's own repeats do not restart its count.
+   */
+  key?: string | undefined;
 }
 
 /**
@@ -137,8 +143,10 @@ export function noteChange(
   epoch: number,
   paths: readonly string[] | undefined,
   window: readonly CallRecord[],
+  key?: string,
 ): Change[] {
   const change: Change = paths === undefined ? { tool, epoch } : { tool, epoch, paths: [...paths] };
+  if (paths !== undefined && key !== undefined) change.key = key;
   const since = window[0]?.epoch ?? epoch;
   const next = [change];
   const older: Change[] = [];
@@ -166,10 +174,17 @@ const CHANGES_KEPT = 32;
  * (-1 when none is known): a change of known files matters to a read or a write of known files only where their
  * paths meet (one is the other or a folder above it); any other change matters to any call.
  */
-function latestForeignChange(state: RepetitionState, tool: string, effect: CallEffect | undefined): number {
+function latestForeignChange(
+  state: RepetitionState,
+  record: Pick<CallRecord, "tool" | "key">,
+  effect: CallEffect | undefined,
+): number {
   const own = effect !== undefined && effect.kind !== "mutate" && effect.kind !== "none" ? effect.paths : undefined;
   for (const change of state.changes ?? []) {
-    if (change.tool === tool) continue;
+    // The same tool's changes count only as writes of known files by another call, before a call that is no write
+    // itself (an edit before a test re-run through one shell); rewriting a file again and again still adds up.
+    const sameTool = change.tool === record.tool;
+    if (sameTool && (change.key === undefined || change.key === record.key || effect?.kind === "write")) continue;
     if (change.paths === undefined || own === undefined || own.length === 0) return change.epoch;
     const meets = change.paths.some((c) => own.some((p) => isSameOrAncestor(c, p) || isSameOrAncestor(p, c)));
     if (meets) return change.epoch;
@@ -331,7 +346,7 @@ export function evaluateRepetition(
     const sameWorld =
       rules.countAcrossMutations === true ||
       r.epoch === state.epoch ||
-      (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r.tool, effect) <= r.epoch);
+      (rules.countAcrossMutations === "same-tool" && latestForeignChange(state, r, effect) <= r.epoch);
     const sameResult =
       rules.countChangedResults || !r.result || !latestResult || r.result.digest === latestResult.digest;
     if (!sameWorld || !sameResult) continue;
@@ -490,8 +505,9 @@ export function recordResult(
   }
   if (!(mutates && result.ok)) return { ...state, window };
   const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";
+  const key = at >= 0 ? (window[at] as CallRecord).key : undefined;
   const epoch = state.epoch + 1;
-  return { ...state, window, epoch, changes: noteChange(state.changes, tool, epoch, opts.paths, window) };
+  return { ...state, window, epoch, changes: noteChange(state.changes, tool, epoch, opts.paths, window, key) };
 }
 
 /**

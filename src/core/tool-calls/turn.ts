@@ -198,7 +198,11 @@ export function planTurnFully(
   };
   const started = runEvents(state, turn.run, options);
   const afterStart = applyEvents(state, started, false);
-  const inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
+  let inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
+  // A response that would stop but also makes a new call makes progress: its new calls run, its repeats are blocked.
+  if ((topEscalation(inRun.decisions)?.escalation ?? 0) >= 3 && inRun.decisions.some((d) => d.allowed)) {
+    inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true });
+  }
   const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
   const planned: TurnPlan = new LazyPlan(inRun.decisions, turnEvents, () => inRun.state);
   const top = topEscalation(planned.decisions);

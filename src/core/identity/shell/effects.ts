@@ -26,6 +26,11 @@ export type Effect = { kind: "read" } | { kind: "write"; paths: string[] } | { k
 
 const ALL: Effect = { kind: "all" };
 
+/** git subcommands that change the working tree's files (and nothing outside the repository). */
+const TREE_MOVERS = new Set(
+  words("bisect checkout switch reset stash merge rebase pull cherry-pick revert restore am apply"),
+);
+
 /** The long option `name` (`--out`) stands for in `row`: an exact one, a writing one it abbreviates, a unique one. */
 function longOption(row: CommandRow, name: string): string | undefined {
   const names = [...optionNames(row)].filter((o) => o.startsWith("--"));
@@ -271,9 +276,13 @@ function gitEffect(args: readonly Word[]): Effect {
     else if (w.text.startsWith("-")) return ALL;
     else break;
   }
-  const row = ROWS.get(`git ${args[i]?.text}`);
-  if (row === undefined) return ALL;
-  const effect = rowEffect(row, args.slice(i + 1));
+  const sub = args[i]?.text;
+  const row = ROWS.get(`git ${sub}`);
+  const effect = row === undefined ? ALL : rowEffect(row, args.slice(i + 1));
+  // A command that moves the working tree (`git bisect good`, `git checkout main`, `git stash`) changes what the
+  // repository's files hold: a write of the folder it runs in (relative to `-C <dir>`), not of anything anywhere.
+  if (effect.kind === "all" && sub !== undefined && TREE_MOVERS.has(sub))
+    return { kind: "write", paths: [base ?? "."] };
   if (effect.kind !== "write" || base === undefined) return effect;
   const dir = base;
   return { kind: "write", paths: effect.paths.map((p) => (isAbsolute(p) ? p : posix.join(dir, p))) };
