@@ -8,6 +8,7 @@ import type { ResolvedToolGuardOptions } from "../core/options.js";
 import { readGuardLog } from "../core/stream-events.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "../core/tool-calls/detect.js";
 import { readFileCache } from "../fs/cache.js";
+import { readsChangedCheck } from "./freshness.js";
 
 /**
  * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
@@ -125,7 +126,8 @@ export class ToolTraits {
 
   /**
    * The decision context of a run: the traits, whether `configurable.guards` switches the guards off, and with the
-   * graph's `state`, the freshness checks of the tools that serve repeats (asked with that state).
+   * graph's `state` (a live run), the freshness checks of the tools that serve repeats (asked with that state) and
+   * of the shell reads whose files are known (their fingerprints, see freshness.ts).
    */
   context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
     checkWrittenChannels(state);
@@ -134,7 +136,9 @@ export class ToolTraits {
       readOnlyHints: this.readOnlyHints,
       toolNames: this.#names,
     };
-    if (state === undefined || this.#checks.size === 0) return context;
+    if (state === undefined) return context;
+    context.readsChanged = readsChangedCheck(this.options, { readOnlyHints: this.readOnlyHints });
+    if (this.#checks.size === 0) return context;
     const checks = this.#checks;
     context.answersNow = (call: ToolCallInput) => {
       const check = checks.get(call.name);

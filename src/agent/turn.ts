@@ -26,6 +26,7 @@ import {
 import type { EndReason } from "../run-end/wrap-up.js";
 import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
 import { emitGuardEvents, type WriterHost } from "./events.js";
+import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
 import { callInputs, isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "./messages.js";
 import { forgiveness, type Outcome, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
@@ -96,12 +97,15 @@ const NO_CALLS: Plan = { decisions: [], turnEvents: [] };
 
 /**
  * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
- * none of its calls runs; else answer each call with {@link GuardedTurn.blockedAnswer} or run it and pass its output
- * to {@link GuardedTurn.settle}; then write {@link GuardedTurn.update} to the guard channels.
+ * none of its calls runs; else answer each call with {@link GuardedTurn.blockedAnswer} or run it (after
+ * {@link GuardedTurn.starting}) and pass its output to {@link GuardedTurn.settle}; then write
+ * {@link GuardedTurn.update} to the guard channels.
  */
 export class GuardedTurn {
   /** The outcome of each call that ran, indexed like the plan's decisions. */
   readonly #outcomes: (CallOutcome | undefined)[] = [];
+  /** The fingerprint of the files each shell read reads, taken as it starts (see freshness.ts), by decision. */
+  readonly #reads: (string | undefined)[] = [];
   /** The guard events written to the stream by this turn (its decisions', then each dedupe's). */
   readonly log: GuardStreamEvent[] = [];
   /** Whether the decisions' stream events are still to be written (once the turn goes on: not by a judge). */
@@ -285,6 +289,21 @@ export class GuardedTurn {
   }
 
   /**
+   * Call `i` is about to run (it is not blocked): when it is a shell read of known files, they are fingerprinted now,
+   * and the fingerprint is kept with the result it records, for the freshness check of a later identical read
+   * (`DecideContext.readsChanged`). Call it just before the tool runs.
+   */
+  starting(i: number): void {
+    const decision = this.decision(i);
+    if (!decision.allowed || this.env.context.disabled) return;
+    try {
+      this.#reads[this.#at(i)] = fingerprintBeforeRun(decision.call.name, decision.effect);
+    } catch {
+      // no fingerprint: the read's repeats are judged by the rules alone, as before
+    }
+  }
+
+  /**
    * Records what call `i` returned and gives the answer to send: the output itself, or a short note when it repeats
    * exactly an earlier identical call's answer still in the conversation (result dedupe).
    */
@@ -304,7 +323,8 @@ export class GuardedTurn {
 
   /** The `toolGuard` events that record the turn: the plan's, and each settled call's outcome and progress. */
   events(): GuardEvent[] {
-    return commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
+    const events = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
+    return this.#reads.length === 0 ? events : withReads(events, this.plan.decisions, this.#reads);
   }
 
   /** The guard channels' update: `toolGuard` events, and `guardLog` when anything was written to the stream. */
@@ -324,6 +344,28 @@ export class GuardedTurn {
     const emit = { host: this.env.host, on: this.env.options.feedback.events };
     return stopResponse({ calls: this.calls, decisions: this.decisions }, stop, this.state, events, ask, emit);
   }
+}
+
+/**
+ * The result events of shell reads with the fingerprint of the files they read (`reads[i]`, for `decisions[i]`) kept
+ * in their recorded result (see {@link FingerprintedResult}).
+ */
+function withReads(
+  events: GuardEvent[],
+  decisions: readonly ToolCallDecision[],
+  reads: readonly (string | undefined)[],
+): GuardEvent[] {
+  const bySeq = new Map<number, string>();
+  reads.forEach((fingerprint, i) => {
+    const seq = decisions[i]?.seq;
+    if (fingerprint !== undefined && seq !== undefined) bySeq.set(seq, fingerprint);
+  });
+  return events.map((event) => {
+    const fingerprint = event.type === "result" ? bySeq.get(event.seq) : undefined;
+    if (fingerprint === undefined || event.type !== "result") return event;
+    const result: FingerprintedResult = { ...event.result, reads: fingerprint };
+    return { ...event, result };
+  });
 }
 
 /**

@@ -234,6 +234,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   private guarded(turn: GuardedTurn, i: number, config: LangGraphRunnableConfig, state: unknown) {
     const blocked = turn.blockedAnswer(i);
     if (blocked !== undefined) return Promise.resolve(blocked);
+    turn.starting(i); // a shell read's files fingerprinted before it runs (the freshness check)
     const call = turn.calls[i] as ToolCall;
     // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
     // node beyond ToolNode's own.

@@ -122,6 +122,7 @@ async function wrapToolCall(
   const blocked = turn?.blockedAnswer(0);
   if (turn !== undefined && blocked !== undefined)
     return new Command({ update: { messages: [blocked], ...turn.update() } });
+  turn?.starting(0); // a shell read's files fingerprinted before it runs (the freshness check)
   // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
   const unknown = request.tool === undefined ? env.context.toolNames : undefined;
   const output = await handlerOutput(handler, request.toolCall, unknown);

@@ -1,6 +1,8 @@
 import { z } from "zod/v4";
+import { shellReadPaths } from "../agent/freshness.js";
 import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
 import { missingHookMessage, notRunAnswer, withNoteAfter } from "../core/feedback-texts.js";
+import { isShellTool } from "../core/identity/classify.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
@@ -18,7 +20,7 @@ import {
   type ToolGuardOptions,
 } from "../core/options.js";
 import { distinctCallIds } from "../core/tool-calls/call-ids.js";
-import { identifyCall } from "../core/tool-calls/detect.js";
+import { identifyCall, type ToolCallInput } from "../core/tool-calls/detect.js";
 import type { BlockRule } from "../core/tool-calls/messages.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
 import {
@@ -464,19 +466,36 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
 }
 
 /**
- * The decision context of a turn: a tool with a freshness check (the file tools) would have answered live what the
- * run recorded, so its recorded answer is what the check says the call answers now.
+ * The decision context of a turn: a tool with a freshness check (the file tools), and a shell read of known files
+ * (whose files a live adapter fingerprints), would have answered live what the run recorded, so its recorded answer
+ * is what the check says the call answers now: a recorded read whose answer differs from the one a block would quote
+ * is no repeat.
  */
-function turnContext(turn: AgentTurn, inputs: readonly { id: string }[], setup: ReplaySetup): ReplaySetup["ctx"] {
-  if (!turn.calls.some((c) => setup.checksFreshness(c.call.name))) return setup.ctx;
-  const recorded = new Map(inputs.map((input, i) => [input.id, turn.calls[i]?.result]));
+function turnContext(
+  turn: AgentTurn,
+  inputs: readonly (ToolCallInput & { id: string })[],
+  setup: ReplaySetup,
+): ReplaySetup["ctx"] {
+  const checked = inputs.map((input) => setup.checksFreshness(input.name) || readsKnown(input, setup));
+  if (!checked.includes(true)) return setup.ctx;
+  const recorded = new Map(inputs.map((input, i) => [input.id, checked[i] ? turn.calls[i]?.result : undefined]));
   return {
     ...setup.ctx,
     answersNow: (call) => {
       const result = call.id === undefined ? undefined : recorded.get(call.id);
-      return setup.checksFreshness(call.name) && result !== undefined ? [result] : undefined;
+      return result !== undefined ? [result] : undefined;
     },
   };
+}
+
+/** Whether a call is a shell read whose files are known (see `shellReadPaths`): its recorded answer is its check. */
+function readsKnown(call: ToolCallInput, setup: ReplaySetup): boolean {
+  if (!isShellTool(call.name)) return false;
+  try {
+    return shellReadPaths(call.name, identifyCall(call, setup.resolved, setup.ctx).effect) !== undefined;
+  } catch {
+    return false; // unreadable arguments: the rules decide
+  }
 }
 
 /**
