@@ -1,7 +1,7 @@
 /**
  * A call's identity (key and effect) read in one pass over the arguments a call has must be the identity of the
  * definition: every path argument name asked of the arguments (`args[name]` for the effect's paths, own ones for the
- * key), ignored arguments dropped, paths normalized, then digested. Checked on random tools, traits, hints, roots and
+ * key), ignored arguments and volatile call metadata dropped, paths normalized, then digested. Checked on random tools, traits, hints, roots and
  * arguments, including objects without a prototype, with inherited or non-enumerable path arguments.
  */
 import fc from "fast-check";
@@ -18,6 +18,7 @@ import {
 } from "../../src/core/identity/classify.js";
 import { commandPaths, squeezeCommand } from "../../src/core/identity/shell/index.js";
 import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/identity/signature.js";
+import { withoutVolatileArgs } from "../../src/core/identity/volatile-args.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
 
@@ -96,7 +97,7 @@ function referenceIdentity(
       effect = whole ? { kind: "write", paths, rewrites: paths } : { kind: "write", paths };
     } else effect = { kind: "mutate" };
   }
-  const kept = referenceNormalized(withoutIgnoredArgs(args, opts.ignoreArgs), pathArgs, opts.root);
+  const kept = referenceNormalized(withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs)), pathArgs, opts.root);
   return { key: digest(toolCallSignature(name, isShellTool(name) ? referenceSqueezed(kept) : kept)), effect };
 }
 
@@ -124,8 +125,10 @@ const valueArb = fc.oneof(
   fc.integer(),
   fc.constant(null),
   fc.record({ path: pathArb }),
+  fc.constantFrom("3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b", "2026-11-28T10:00:03Z", 1_764_324_003, "r3"),
+  fc.record({ trace_id: fc.constantFrom("3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b", "t1"), path: pathArb }),
 );
-const KEYS = ["path", "paths", "file", "dir", "target", "src", "content", "command", "limit"];
+const KEYS = ["path", "paths", "file", "dir", "target", "src", "content", "command", "limit", "requestId", "ts"];
 const argsArb = fc
   .record({
     entries: fc.array(fc.tuple(fc.constantFrom(...KEYS), valueArb), { maxLength: 5 }),

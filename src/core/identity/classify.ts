@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { commandPaths, isReadOnlyCommand, squeezeCommand } from "./shell/index.js";
 import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
+import { withoutVolatileArgs } from "./volatile-args.js";
 
 /**
  * What a tool call does to the world the guards track:
@@ -602,14 +603,17 @@ function withSqueezedCommand(args: unknown): unknown {
 }
 
 /**
- * The arguments as a call's identity compares them: `ignoreArgs` dropped, path arguments normalized (against
- * `root`), and for a shell tool the command's spacing squeezed (`ls  -la src ` is `ls -la src`). Two calls of one
- * tool have the same {@link callIdentity} key exactly when these are the same JSON. What escalation compares too,
- * so that "did the model do something different" agrees with the block rules. Throws on unreadable arguments.
+ * The arguments as a call's identity compares them: `ignoreArgs` dropped, volatile call metadata dropped (a UUID, an
+ * ISO date-time or an epoch time under a key such as `requestId`, `trace_id`, `nonce`, `ts` or `sent_at`; a UUID
+ * under `order_id` is kept), path arguments normalized (against `root`), and for a shell tool the command's spacing
+ * squeezed (`ls  -la src ` is `ls -la src`). Two calls of one tool have the same {@link callIdentity} key exactly
+ * when these are the same JSON. What escalation compares too, so that "did the model do something different" agrees
+ * with the block rules. Throws on unreadable arguments.
  *
  * @example
  * ```ts
  * identityArgs("bash", { command: "ls  -la ", note: "x" }, { ignoreArgs: ["note"] }); // { command: "ls -la" }
+ * identityArgs("search", { q: "x", requestId: "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b" }); // { q: "x" }
  * ```
  */
 export function identityArgs(
@@ -618,7 +622,7 @@ export function identityArgs(
   opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined } = {},
 ): unknown {
   const kept = normalizePathArgs(
-    withoutIgnoredArgs(args, opts.ignoreArgs),
+    withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs)),
     ownEntry(opts.tools, name)?.pathArgs,
     opts.root,
   );
@@ -626,8 +630,9 @@ export function identityArgs(
 }
 
 /**
- * The identity and effect of a call: its digest after dropping `ignoreArgs`, normalizing path arguments (so `x` and
- * `<root>/x` are one call) and, for a shell tool, squeezing the command's spacing ({@link identityArgs}), and what it
+ * The identity and effect of a call: its digest after dropping `ignoreArgs` and volatile call metadata (a fresh UUID
+ * `requestId`, an ISO `ts`), normalizing path arguments (so `x` and `<root>/x` are one call) and, for a shell tool,
+ * squeezing the command's spacing ({@link identityArgs}), and what it
  * does (see {@link classifyCall}). Never throws: unreadable arguments get a fallback identity and count as mutating.
  * The one definition the engine and the classes share.
  *
@@ -654,7 +659,7 @@ export function callIdentity(
 /**
  * {@link callIdentity} of a tool that is no shell: its effect follows from its name, its traits and the paths in its
  * arguments, which are read and normalized once for both the effect ({@link pathsOf}) and the key
- * ({@link normalizePathArgs}) when no ignored argument is dropped (the usual call).
+ * ({@link normalizePathArgs}) when no ignored argument or volatile metadata is dropped (the usual call).
  */
 function plainCallIdentity(
   name: string,
@@ -663,7 +668,7 @@ function plainCallIdentity(
 ): { key: string; effect: CallEffect } {
   const traits = ownEntry(opts.tools, name);
   const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
-  const ignored = withoutIgnoredArgs(args, opts.ignoreArgs);
+  const ignored = withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs));
   let paths: string[];
   let kept: unknown;
   if (ignored !== args) {
