@@ -20,7 +20,11 @@ const isFunction = (v: unknown) => typeof v === "function";
 
 /** The limits: the loop detector's and the safety limits' alike. */
 const limitsShape = {
-  /** Model turns per run; a turn whose tool calls were all answered by a guard or a cache is free. Default 100. */
+  /**
+   * Full model turns per run: the Nth response's tool calls run, and a response after them that still calls tools
+   * ends the run (as openai-agents' `max_turns`). A turn whose tool calls were all answered by a guard or a cache is
+   * free. Default 100.
+   */
   maxIterations: safety.maxIterations,
   /** Wall time of a run in ms, from its first turn. Default 4 hours. */
   maxRuntimeMs: safety.maxRuntimeMs,

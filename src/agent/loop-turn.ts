@@ -7,7 +7,7 @@ import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchai
 import { notRunStopped } from "../core/feedback-texts.js";
 import { canonicalJson } from "../core/identity/signature.js";
 import type { LoopState, LoopTurn, StopReason } from "../core/loop/loop.js";
-import { stepLoopGuard, turnOutput } from "../core/loop/loop.js";
+import { iterationLimitBefore, stepLoopGuard, turnOutput } from "../core/loop/loop.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
 import { readLoopState, trustLoopState } from "../core/tool-calls/state-check.js";
 import { guardAnswer } from "./answers.js";
@@ -39,6 +39,38 @@ function isFree(result: ToolMessage): boolean {
   return artifact?.guard?.blocked === true || artifact?.cached === true;
 }
 
+/**
+ * The results of the turn before the message at `current` (the messages' length: the turn about to be taken): its
+ * AI message's tool calls and their answers, or undefined when it made none or a person spoke since.
+ */
+function previousTurn(messages: BaseMessage[], current: number, settings: LoopGuardSettings): LoopTurn["previous"] {
+  for (let i = current - 1; i >= 0; i -= 1) {
+    const m = messages[i] as BaseMessage;
+    if (isPersonMessage(m)) return undefined; // the previous turn belongs to another session
+    if (!isAIMessage(m)) continue;
+    const calls = (m as AIWithCalls).tool_calls ?? [];
+    if (calls.length === 0) return undefined;
+    const ids = new Set(calls.map((c) => c.id));
+    const results = messages
+      .slice(i + 1, current)
+      .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
+    return {
+      free: results.length > 0 && results.every(isFree),
+      // A turn whose calls the guards all answered (blocked, or served from a cache) is no tool failure: the
+      // escalation counts those repeats, and counting them here too would end the run by a second rule.
+      failed: (
+        settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error") && !rs.every(isFree))
+      )(results),
+    };
+  }
+  return undefined;
+}
+
+/** The session marker of the messages: a new person's message starts a new session; none continues the current one. */
+function sessionOf(messages: BaseMessage[], settings: LoopGuardSettings): string | undefined {
+  return settings.runBoundary === "none" ? "thread" : runMarker(messages);
+}
+
 /** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
 function readTurn(
   messages: BaseMessage[],
@@ -47,28 +79,6 @@ function readTurn(
   const current = lastAIMessageIndex(messages);
   if (current < 0) return undefined;
   const message = messages[current] as AIWithCalls;
-  let previous: LoopTurn["previous"];
-  for (let i = current - 1; i >= 0; i -= 1) {
-    const m = messages[i] as BaseMessage;
-    if (isPersonMessage(m)) break; // the previous turn belongs to another session
-    if (!isAIMessage(m)) continue;
-    const calls = (m as AIWithCalls).tool_calls ?? [];
-    if (calls.length > 0) {
-      const ids = new Set(calls.map((c) => c.id));
-      const results = messages
-        .slice(i + 1, current)
-        .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
-      previous = {
-        free: results.length > 0 && results.every(isFree),
-        // A turn whose calls the guards all answered (blocked, or served from a cache) is no tool failure: the
-        // escalation counts those repeats, and counting them here too would end the run by a second rule.
-        failed: (
-          settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error") && !rs.every(isFree))
-        )(results),
-      };
-    }
-    break;
-  }
   const output = (settings.outputOf ?? defaultTurnOutput)(message);
   return {
     message,
@@ -76,11 +86,32 @@ function readTurn(
       output,
       continues: (message.tool_calls ?? []).length > 0,
       usage: message.usage_metadata,
-      previous,
-      // A new person's message starts a new session; none (all summarized away) continues the current one.
-      session: settings.runBoundary === "none" ? "thread" : runMarker(messages),
+      previous: previousTurn(messages, current, settings),
+      session: sessionOf(messages, settings),
     },
   };
+}
+
+/**
+ * Before a model call (createAgent's model call, ahead of the model): the iteration limit the run has reached with
+ * the turns it took, or null. The turn about to be taken would be one too many: a limit that asks a person asks
+ * here, before the model is called, so that nothing is taken away and a resume calls the model once.
+ *
+ * @example
+ * ```ts
+ * const reached = iterationLimitBeforeCall(state.messages, settings, state.loopGuard);
+ * if (reached !== null) askToGoOn(reached, offer(reached, settings.ask) ?? reached.limit);
+ * ```
+ */
+export function iterationLimitBeforeCall(
+  messages: BaseMessage[],
+  settings: LoopGuardSettings,
+  loopGuard: LoopState | undefined,
+): StopReason | null {
+  if (loopGuard === undefined) return null;
+  const previous = previousTurn(messages, messages.length, settings);
+  const session = sessionOf(messages, settings) ?? loopGuard.session ?? "none";
+  return iterationLimitBefore(loopGuard, { previous, session }, settings.safety);
 }
 
 /**

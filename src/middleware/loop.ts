@@ -5,7 +5,7 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import type { WriterHost } from "../agent/events.js";
+import { emitGuardEvents, type WriterHost } from "../agent/events.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -13,8 +13,9 @@ import {
   resolveSafetyLimitsOptions,
   type SafetyLimitsOptions,
 } from "../agent/loop-options.js";
-import { loopGuardTurn } from "../agent/loop-turn.js";
-import { emptyLoopState, type LoopState } from "../core/loop/loop.js";
+import { iterationLimitBeforeCall, loopGuardTurn } from "../agent/loop-turn.js";
+import { emptyLoopState, type LoopState, type StopReason } from "../core/loop/loop.js";
+import { stopStreamEvent } from "../core/stream-events.js";
 import { readLoopState } from "../core/tool-calls/state-check.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
@@ -34,25 +35,39 @@ export type { SafetyLimitsOptions } from "../agent/loop-options.js";
 /**
  * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (so the guard adds no graph
  * step to a turn), within the step budget of src/run-end/ (a response whose tools would not leave room for another
- * turn and an answer ends the run there). A limit reached at the last response asks a person first, when it asks.
- * After the call, the limits and the loop check over the response; a stop's final message (the model's wrap-up, or
- * the canned one) replaces the response: its tool calls never run.
+ * turn and an answer ends the run there). A limit reached at the last response, or the iteration limit reached with
+ * the turns taken, asks a person first, when it asks. After the call, the limits and the loop check over the
+ * response; a stop's final message (the model's wrap-up, or the canned one) replaces the response: its tool calls
+ * never run. `maxIterations: N` runs N full turns: the (N+1)th response, if it calls tools, is the one replaced.
  */
 function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings, budget: StepBudget) {
   const turn = loopGuardTurn(settings);
   const wrapUp = settings.wrapUp ?? "model";
   const ending = { wrapUp, events: settings.events };
+  /** The iteration limit reached with the turns taken, when it asks a person (else null: the model is called). */
+  const iterationAsk = (messages: BaseMessage[], loopGuard: LoopState | undefined): StopReason | null => {
+    if (settings.ask === undefined) return null;
+    const limit = iterationLimitBeforeCall(messages, settings, loopGuard);
+    return limit !== null && offer(limit, settings.ask) !== undefined ? limit : null;
+  };
+  const stopLog = (request: ModelCallRequest, stop: StopReason) => ({
+    guardLog: emitGuardEvents(request.runtime as WriterHost, [stopStreamEvent(stop)], settings.events),
+  });
   return (request: ModelCallRequest, handler: ModelCallHandler): Promise<ModelCallResult> =>
     guardedModelCall(request, handler, budget, ending, async () => {
       const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
       let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
-      const asking = loopGuard?.asking ?? null;
+      // A limit reached at the last response, or the iteration limit reached with the turns taken (N full turns ran:
+      // this call would be the (N+1)th), asks a person now, before the model is called (a resume runs this node
+      // again: the model is called once, after the answer).
+      const reachedBefore = loopGuard?.asking ?? null;
+      const asking = reachedBefore ?? iterationAsk(state.messages ?? [], loopGuard);
       if (asking !== null && loopGuard !== undefined) {
-        // A limit reached at the last response asks a person now, before the model is called (a resume runs this
-        // node again: the model is called once, after the answer).
         const granted = askToGoOn(asking, offer(asking, settings.ask) ?? asking.limit);
         if (granted === undefined) {
-          const update = { [key]: { ...loopGuard, stopped: asking, asking: null } };
+          // The limit's stop event was written when it was reached at a response; one reached here is written now.
+          const log = reachedBefore === null ? stopLog(request, asking) : {};
+          const update = { [key]: { ...loopGuard, stopped: asking, asking: null }, ...log };
           return endModelCall(request, handler, wrapUp, { ...asking }, undefined, update);
         }
         loopGuard = raiseLimit(loopGuard, asking, granted);

@@ -554,7 +554,9 @@ describe("guardHooks: the loop detector and the escalation as one postModelHook"
     expect(waiting.map(isEscalationInterrupt)).toEqual([true]);
     expect((paused.loopGuard as { iterations?: number }).iterations).toBeGreaterThan(0);
 
-    const limited = build(2);
+    // maxIterations: N runs N full turns and stops the (N+1)th (issue 43, class 9: openai-agents' max_turns,
+    // pydantic-ai's request_limit). The 2nd turn's call is blocked (a free turn), so the limit is 1: the 2nd turn.
+    const limited = build(1);
     const out = await limited.invoke({ messages: [{ role: "user", content: "Write." }] }, config);
     expect(String(out.messages.at(-1)?.content)).toMatch(/^Stopped: the iteration limit was reached/);
     expect(validHistory(out.messages)).toEqual([]);

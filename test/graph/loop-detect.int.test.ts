@@ -183,9 +183,12 @@ async function runNodeGraph(responder: StepResponder, options: LoopDetectNodeOpt
 }
 
 describe("each limit stops a scripted graph at the right step", () => {
-  it("iterations: the 3rd turn is the last", async () => {
-    const { calls, last } = await runNodeGraph(distinctCaller(), { maxIterations: 3 });
-    expect(calls).toBe(3);
+  it("iterations: 3 full turns, the 4th is stopped", async () => {
+    const { calls, last, out } = await runNodeGraph(distinctCaller(), { maxIterations: 3 });
+    // maxIterations: N runs N full turns (issue 43, class 9: openai-agents' max_turns, pydantic-ai's request_limit):
+    // the 3rd turn's call ran, the 4th response's call did not.
+    expect(calls).toBe(4);
+    expect(out.messages.filter((m) => m.getType() === "tool" && (m as ToolMessage).status !== "error")).toHaveLength(3);
     expect(last).toBe("Stopped: the iteration limit was reached (3 of 3).");
   });
 
@@ -298,7 +301,9 @@ describe("loopDetectHook in createReactAgent", () => {
       }),
     });
     const out = await agent.invoke({ messages: [{ role: "user", content: "Read the project." }] });
-    expect(llm.stepsTaken).toBe(4); // 4 model turns, one of them free
+    // 3 full turns besides the free one, the 5th model turn stopped (issue 43, class 9: N full turns, as
+    // openai-agents' max_turns and pydantic-ai's request_limit).
+    expect(llm.stepsTaken).toBe(5);
     expect(String(out.messages.at(-1)?.content)).toBe("Stopped: the iteration limit was reached (3 of 3).");
   });
 

@@ -65,9 +65,11 @@ describe("guardMiddleware with toolCallLimitMiddleware", () => {
 });
 
 describe("the loop and limit middleware with toolCallLimitMiddleware", () => {
+  // maxIterations: 1 runs one full turn and stops the 2nd response (issue 43, class 9: N full turns, as
+  // openai-agents' max_turns and pydantic-ai's request_limit), before toolCallLimitMiddleware's limit of 3 is reached.
   const stoppers = {
-    safetyLimits: () => safetyLimitsMiddleware({ maxIterations: 2 }),
-    loopDetect: () => loopDetectMiddleware({ maxIterations: 2 }),
+    safetyLimits: () => safetyLimitsMiddleware({ maxIterations: 1 }),
+    loopDetect: () => loopDetectMiddleware({ maxIterations: 1 }),
   };
   for (const [name, make] of Object.entries(stoppers)) {
     for (const order of ["stopper first", "stopper last"] as const) {

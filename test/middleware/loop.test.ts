@@ -92,7 +92,9 @@ describe("the loop guard's options", () => {
       ["human-message", undefined],
       ["none", "iterations"],
     ] as const) {
-      const hook = loopDetectHook({ maxIterations: 2, turns: { runBoundary } });
+      // maxIterations: 1 runs one full turn; the 2nd turn of the run is one too many (issue 43, class 9: N full
+      // turns, as openai-agents' max_turns and pydantic-ai's request_limit).
+      const hook = loopDetectHook({ maxIterations: 1, turns: { runBoundary } });
       const one = [person("h1"), calling("Look up u1.", "1")];
       const start = await hook({ messages: one });
       const next = await hook({
@@ -124,7 +126,8 @@ describe("the loop guard's options", () => {
   });
 
   it("routes: the node goes where they say", async () => {
-    const node = loopDetectNode({ maxIterations: 2, routes: { next: "act", exit: "stop", done: "finish" } });
+    // maxIterations: 1 runs one full turn and stops the 2nd (issue 43, class 9: openai-agents' max_turns).
+    const node = loopDetectNode({ maxIterations: 1, routes: { next: "act", exit: "stop", done: "finish" } });
     const one = [person("h1"), calling("Look up u1.", "1")];
     const first = await node({ messages: one });
     expect(first.goto).toEqual(["act"]);

@@ -611,7 +611,7 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
     expect(validHistory(messages)).toEqual([]);
   });
 
-  it("safetyLimitsMiddleware({ maxIterations: 3 }): the 3rd turn is the last, even with identical outputs", async () => {
+  it("safetyLimitsMiddleware({ maxIterations: 3 }): 3 full turns, even with identical outputs", async () => {
     for (const steps of [
       distinctSteps(20),
       Array.from(
@@ -628,11 +628,12 @@ describe("seed 004 (loop detection and safety limits) through createAgent", () =
       const out = await agent.invoke(investigate, { recursionLimit: 100 });
       const messages = out.messages as BaseMessage[];
       const final = messages.at(-1) as AIMessage;
-      expect(llm.stepsTaken).toBe(3);
+      // maxIterations: N runs N full turns (issue 43, class 9: openai-agents' max_turns, pydantic-ai's
+      // request_limit): the 3rd response's call ran; the 4th response was replaced by the stop message.
+      expect(llm.stepsTaken).toBe(4);
       expect(String(final.content)).toBe("Stopped: the iteration limit was reached (3 of 3).");
       expect(final.response_metadata.guard).toMatchObject({ kind: "iterations", limit: 3, wrapUp: "canned" });
-      // The 3rd response was replaced by the stop message: two calls ran, the third never existed.
-      expect(toolReplies(messages)).toHaveLength(2);
+      expect(toolReplies(messages)).toHaveLength(3);
       expect(validHistory(messages)).toEqual([]);
     }
   });

@@ -1,15 +1,8 @@
-/**
- * Issue 33, item 4: limits that ask. Before an iteration limit ends the run, a person is asked with interrupt() "go on
- * with N more?"; going on raises the limit for the run, anything else ends it (with the model's wrap-up in createAgent).
- */
-import { randomUUID } from "node:crypto";
 import { type AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   GuardedToolNode,
   GuardMessagesState,
@@ -18,21 +11,9 @@ import {
   loopDetectHook,
 } from "../../src/index.js";
 import { loopDetectMiddleware } from "../../src/middleware/index.js";
-import { ScriptedChatModel } from "../../src/testing/index.js";
 import { validHistory } from "../support/escalation.js";
+import { endless, work } from "./support.js";
 
-const work = tool(async ({ n }) => `step ${n} done`, {
-  name: "work",
-  description: "Does one step of the work",
-  schema: z.object({ n: z.number() }),
-});
-const endless = () => {
-  let n = 0;
-  return new ScriptedChatModel(() => ({
-    content: `Next: ${randomUUID()}`,
-    toolCalls: [{ name: "work", args: { n: n++ } }],
-  }));
-};
 const input = { messages: [{ role: "user", content: "Do all the steps." }] };
 const ran = (messages: BaseMessage[]) =>
   messages.filter((m) => ToolMessage.isInstance(m) && m.status !== "error").length;
@@ -56,11 +37,13 @@ describe("limits that ask", () => {
     expect(question?.question).toBe(
       "The run reached a limit: the iteration limit was reached (3 of 3). Go on with 2 more iterations?",
     );
-    expect(ran(first.messages as BaseMessage[])).toBe(2); // the 3rd response waits for the answer
+    // maxIterations: N runs N full turns (issue 43, class 9: openai-agents' max_turns, pydantic-ai's
+    // request_limit): the 3rd turn's call ran, the 4th response waits for the answer.
+    expect(ran(first.messages as BaseMessage[])).toBe(3);
 
     const second = await agent.invoke(new Command({ resume: true }), config);
     expect(asked(second)).toMatchObject({ value: 5, max: 5, more: 2 });
-    expect(ran(second.messages as BaseMessage[])).toBe(4);
+    expect(ran(second.messages as BaseMessage[])).toBe(5);
 
     const third = await agent.invoke(new Command({ resume: "no" }), config);
     expect(asked(third)).toBeUndefined();
@@ -68,9 +51,9 @@ describe("limits that ask", () => {
     const final = messages.at(-1) as AIMessage;
     expect(final.tool_calls ?? []).toEqual([]);
     expect(final.response_metadata.guard).toMatchObject({ kind: "iterations", value: 5, limit: 5 });
-    expect(ran(messages)).toBe(4);
+    expect(ran(messages)).toBe(5);
     expect(validHistory(messages)).toEqual([]);
-    expect(llm.stepsTaken).toBe(5);
+    expect(llm.stepsTaken).toBe(6);
   });
 
   it("without a checkpointer nobody could answer: the limit ends the run", async () => {

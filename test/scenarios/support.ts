@@ -219,3 +219,19 @@ export const stopAt = (r: ScenarioResult): number | undefined => {
   const i = r.outcomes.indexOf("stop");
   return i < 0 ? undefined : i + 1;
 };
+
+/** A tool that does one step of some work: a new answer for each step. */
+export const work = tool(async ({ n }: { n: number }) => `step ${n} done`, {
+  name: "work",
+  description: "Does one step of the work",
+  schema: z.object({ n: z.number() }),
+});
+
+/** A model that works forever: a new step each turn, with new words. */
+export const endless = (): ScriptedChatModel => {
+  let n = 0;
+  return new ScriptedChatModel(() => ({
+    content: `Next: ${randomUUID()}`,
+    toolCalls: [{ name: "work", args: { n: n++ } }],
+  }));
+};

@@ -564,16 +564,63 @@ export interface LoopTurn {
 }
 
 /**
+ * The state at the start of a model turn, before the turn is counted: a new session when the marker changed; the
+ * previous turn's iteration refunded when its tool calls were all answered by a guard or a cache (such turns are
+ * free); failures in a row counted from the previous turn's results.
+ */
+function turnStart(state: LoopState, turn: Pick<LoopTurn, "previous" | "session">, now: number): LoopState {
+  const next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
+  if (next.stopped !== null) return next;
+  const { previous } = turn;
+  return {
+    ...next,
+    iterations: next.iterations - (previous?.free ? 1 : 0),
+    startedAt: next.startedAt ?? now,
+    consecutiveFailures:
+      previous === undefined ? next.consecutiveFailures : previous.failed ? next.consecutiveFailures + 1 : 0,
+  };
+}
+
+/**
+ * The iteration limit reached before a model turn, or null: the turns the session has taken (the previous one free
+ * when its calls were all answered by a guard or a cache) against `maxIterations`, raised by a person's answers.
+ * `maxIterations: N` runs N full turns, the Nth turn's tool calls included, as openai-agents' `max_turns` and
+ * pydantic-ai's `request_limit` do: this says the (N+1)th would be one too many (a run that answers then is not
+ * stopped by {@link stepLoopGuard}; createAgent asks a person here, before the model is called).
+ *
+ * @example
+ * ```ts
+ * const state = { ...emptyLoopState(), iterations: 3, session: "s" };
+ * iterationLimitBefore(state, { session: "s" }, resolveSafetyOptions({ maxIterations: 3 }))?.message;
+ * // "Stopped: the iteration limit was reached (3 of 3)."
+ * ```
+ */
+export function iterationLimitBefore(
+  state: LoopState,
+  turn: Pick<LoopTurn, "previous" | "session">,
+  options: ResolvedSafetyOptions,
+  now: number = (options.clock ?? Date.now)(),
+): StopReason | null {
+  const start = turnStart(state, turn, now);
+  if (start.stopped !== null) return null;
+  const limit = options.maxIterations + (start.raised?.iterations ?? 0);
+  return start.iterations >= limit ? reached("iterations", start.iterations, limit) : null;
+}
+
+/**
  * Advances the loop guard by one model turn: starts a new session when the marker changed; counts the iteration
  * (refunding the previous one if its tool calls were all answered by a guard or a cache: such turns are free);
  * counts failures in a row; adds the token usage; then, if the model wants to go on, checks the limits and the
- * loop. Returns the new state and, when the run must stop, why.
+ * loop. The iteration limit counts the turns taken before this one: `maxIterations: N` runs N full turns (the Nth
+ * turn's tool calls run) and stops the (N+1)th if it calls tools, as openai-agents' `max_turns` does. Returns the
+ * new state and, when the run must stop, why.
  *
  * @example
  * ```ts
  * const options = resolveSafetyOptions({ maxIterations: 2 });
  * let step = stepLoopGuard(emptyLoopState(), { output: "a", continues: true, session: "s" }, options, 0);
- * step = stepLoopGuard(step.state, { output: "b", continues: true, session: "s" }, options, 0);
+ * step = stepLoopGuard(step.state, { output: "b", continues: true, session: "s" }, options, 0); // its calls run
+ * step = stepLoopGuard(step.state, { output: "c", continues: true, session: "s" }, options, 0);
  * step.stop?.kind; // "iterations"
  * ```
  */
@@ -588,19 +635,12 @@ export function stepLoopGuard(
   /** Why the run must stop, or null. */
   stop: StopReason | null;
 } {
-  let next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
-  if (next.stopped !== null) return { state: next, stop: next.stopped };
-  const refund = turn.previous?.free ? 1 : 0;
-  next = {
-    ...next,
-    iterations: next.iterations + 1 - refund,
-    startedAt: next.startedAt ?? now,
-    consecutiveFailures:
-      turn.previous === undefined ? next.consecutiveFailures : turn.previous.failed ? next.consecutiveFailures + 1 : 0,
-  };
-  next = addUsage(next, turn.usage, options.price);
+  const start = turnStart(state, turn, now);
+  if (start.stopped !== null) return { state: start, stop: start.stopped };
+  const next = addUsage({ ...start, iterations: start.iterations + 1 }, turn.usage, options.price);
   if (!turn.continues) return { state: next, stop: null };
-  const limit = checkLimits(next, now, options);
+  // The iterations taken before this turn; the other limits with this turn's usage and time.
+  const limit = checkLimits({ ...next, iterations: start.iterations }, now, options);
   if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
   const check = detectLoopIn(next, turn.output, options, true);
   if (check.loop) {
