@@ -341,7 +341,7 @@ export function recordedCalls(run: ReplayRun): RecordedCall[] {
  *
  * @example
  * ```ts
- * import { readRuns, replayGuards } from "langgraph-guards";
+ * import { readRuns, replayGuards } from "langgraph-guards/replay";
  *
  * const [run] = readRuns(text, { file: "run.json" }).runs;
  * const { decisions, totals } = replayGuards(run, { repetitionThreshold: 3 });
