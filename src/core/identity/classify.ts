@@ -202,8 +202,15 @@ const MOVING_VALUES = new Set(
 );
 const ACTION_ARGS = ["action", "operation", "op", "type", "kind", "direction", "mode", "page", "cursor", "scroll"];
 
-/** The lower-case words of a name: `scrollDown` → scroll, down; `get_job_status` → get, job, status. */
-function nameWords(name: string): string[] {
+/**
+ * The lower-case words of a name: `scrollDown` → scroll, down; `get_job_status` → get, job, status.
+ *
+ * @example
+ * ```ts
+ * nameWords("web_search"); // ["web", "search"]
+ * ```
+ */
+export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()

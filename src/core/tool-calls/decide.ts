@@ -28,6 +28,7 @@ import {
 import { countsEdits, type FileEditsFinding } from "./file-edits.js";
 import { type BlockRule, blockMessage } from "./messages.js";
 import { repeatKind } from "./repeat-ceiling.js";
+import { countInWindow } from "./repetition.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
 /**
@@ -261,7 +262,7 @@ function blockCall(
   // A response that also makes new calls is making progress: its repeats are blocked, but it is never stopped.
   if (ctx.progressing === true) strikes = Math.min(strikes, Math.max(1, esc.levelStrikes[2] - 1));
   // The identical calls made so far with this one: those that ran (the window's, or the rule's count), one per strike.
-  const attempts = Math.max(ranInWindow(state, found.key), count - 1) + strikes;
+  const attempts = Math.max(countInWindow(state.repetition.window, found.key), count - 1) + strikes;
   const escalation = heldLevel(strikes, attempts, esc);
   const nextLevel = ctx.progressing === true ? escalation : heldLevel(strikes + 1, attempts + 1, esc);
   const next = nextLevel > escalation && nextLevel >= 3 ? NEXT_STRIKE_STOPS : undefined;
@@ -280,13 +281,6 @@ function blockCall(
   };
   if (!struck && strikes !== (sameCall ? escState.strikes + 1 : 1)) strike.strikes = strikes;
   return { ...blocked, content, escalation, strikes, events: [block, strike] };
-}
-
-/** Identical calls (key `key`) the window holds, whatever they answered. */
-function ranInWindow(state: ToolGuardState, key: string): number {
-  let ran = 0;
-  for (const record of state.repetition.window) if (record.key === key) ran += 1;
-  return ran;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   isShellTool,
   isStatefulCall,
   letsTimePass,
+  nameWords,
   ownEntry,
   shellCommandOf,
 } from "../identity/classify.js";
@@ -141,11 +142,7 @@ export function answersMayChange(
 ): boolean {
   if (isShellTool(call.name) || isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name))) return true;
   if (effect.kind === "read") return false;
-  const words = call.name
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/);
-  return !words.some((w) => ASKING_WORDS.has(w));
+  return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
 }
 
 // A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.

@@ -228,6 +228,11 @@ function recordsWithKey(window: readonly CallRecord[], key: string): CallRecord[
   return records;
 }
 
+/** How many calls with key `key` the window holds, whatever they answered (indexed in a large window). */
+export function countInWindow(window: readonly CallRecord[], key: string): number {
+  return recordsWithKey(window, key).length;
+}
+
 /**
  * Whether the window holds a call with key `key` (what {@link evaluateRepetition} and {@link findCycle} start from:
  * a key the window does not hold is no repeat and no call of a cycle).
