@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { normalizeResult } from "../src/core/index.js";
-import { resultDigest } from "../src/core/tool-calls/repetition.js";
+import { resultDigest } from "../src/tool-calls/core/repetition.js";
 import { type Figure, machine, median, quick, report } from "./report.js";
 
 const SIZE = 10_000;

@@ -39,9 +39,9 @@ import {
   type ToolCallDecision,
   type ToolCallInput,
 } from "../src/core/index.js";
-import { outcomeEvents } from "../src/core/tool-calls/turn.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
+import { outcomeEvents } from "../src/tool-calls/core/plan.js";
 import { rng } from "../test/support/random.js";
 import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
 import { type Figure, fmtMs, median, quick, report, verdictText } from "./report.js";

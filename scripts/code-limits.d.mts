@@ -11,7 +11,7 @@ export declare const ADAPTER_LIMITS: Readonly<Record<string, number>>;
 /** A file, function or adapter over its limit. */
 export interface Offender {
   kind: "file" | "function" | "adapter";
-  /** Relative to the root, `/`-separated (`src/core/loop/loop.ts`). */
+  /** Relative to the root, `/`-separated (`src/loop/core/loop.ts`). */
   path: string;
   /** 1-based: a function's first line (after its doc comment); 1 for a file. */
   line: number;

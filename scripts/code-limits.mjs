@@ -21,7 +21,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 export const MAX_FILE_LINES = 700;
 export const MAX_FUNCTION_LINES = 80;
 /** The adapters on the agent layer, and the most lines of code each may have (they only translate). */
-export const ADAPTER_LIMITS = { "src/graph/tool-node.ts": 150, "src/middleware/guard.ts": 130 };
+export const ADAPTER_LIMITS = { "src/tool-calls/tool-node.ts": 150, "src/tool-calls/middleware.ts": 130 };
 
 /** The TypeScript files below `dir`, as paths relative to `root` with `/` separators, sorted. */
 function sourceFiles(root, dir) {

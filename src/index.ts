@@ -8,42 +8,20 @@
  * @module langgraph-guards
  */
 
-// The tool node and what it writes
-export type { GuardArtifact } from "./agent/answers.js";
-export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./agent/interrupt.js";
-export type { LimitAsk } from "./agent/loop-options.js";
-// Guard events as OpenTelemetry span events (a callback handler)
-export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./agent/span-events.js";
-// The repeat-query guard's default hint (with every feedback text, in the core)
-export { defaultRepeatHint, type RepeatHintInfo } from "./core/feedback-texts.js";
-export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./core/loop/loop.js";
-// Options
-export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./core/options.js";
-// Guard events (custom stream and the guardLog channel)
-export {
-  GUARD_EVENT_VERSION,
-  type GuardLog,
-  type GuardStreamEvent,
-  type GuardStreamEventKind,
-  isGuardStreamEvent,
-} from "./core/stream-events.js";
-export type { EscalationOptions } from "./core/tool-calls/escalation.js";
-export type { BlockContext, BlockRule, MessageTemplate } from "./core/tool-calls/messages.js";
-export type { GuardStats, ObservedBlock, ToolGuardState } from "./core/tool-calls/state.js";
 // A guard channel that holds a value the guards cannot read (named, with how to reset it)
-export { type GuardChannel, GuardStateError } from "./core/tool-calls/state-check.js";
+export { type GuardChannel, GuardStateError } from "./channels/check.js";
+// State channels
+export {
+  type GuardLogUpdate,
+  GuardMessagesState,
+  GuardState,
+  guardMessagesStateSchema,
+  guardStateSchema,
+  type ToolGuardUpdate,
+} from "./channels/index.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
-export { GuardEscalationError, GuardStateMissingError } from "./graph/errors.js";
-// Escalation levels 3 and 4 in a graph
-export {
-  type EscalationGraphState,
-  type EscalationHookOptions,
-  type EscalationNodeOptions,
-  escalationHook,
-  escalationNode,
-} from "./graph/escalation.js";
-export { type GuardHook, guardHooks } from "./graph/hooks.js";
+export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./loop/core/loop.js";
 // Loop detection and safety limits
 export {
   defaultTurnOutput,
@@ -51,7 +29,13 @@ export {
   type LoopDetectOptions,
   loopDetectHook,
   loopDetectNode,
-} from "./graph/loop-detect.js";
+} from "./loop/graph.js";
+export type { LimitAsk } from "./loop/options.js";
+export {
+  type RepeatQueryGuard,
+  type RepeatQueryGuardOptions,
+  repeatQueryGuard,
+} from "./repeat-query/guard.js";
 // The repeat-query router
 export {
   clearRetrievalQueries,
@@ -63,29 +47,45 @@ export {
   recordRetrievalQuery,
   repeatQueryRouter,
   withQueryHistory,
-} from "./graph/repeat-query.js";
+} from "./repeat-query/router.js";
+// The run's end: the step budget, limits that ask, the wrap-up, and why a run stopped
+export { type StackShape, smallestRecursionLimit } from "./run-end/budget.js";
+export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./run-end/interrupt.js";
+export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
+export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
+export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
+export { GuardEscalationError, GuardStateMissingError } from "./shared/errors.js";
+// Guard events as OpenTelemetry span events (a callback handler)
+export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./shared/events/span-events.js";
+// Guard events (custom stream and the guardLog channel)
 export {
-  type RepeatQueryGuard,
-  type RepeatQueryGuardOptions,
-  repeatQueryGuard,
-} from "./graph/repeat-query-guard.js";
+  GUARD_EVENT_VERSION,
+  type GuardLog,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  isGuardStreamEvent,
+} from "./shared/events/stream-events.js";
+export { type GuardHook, guardHooks } from "./shared/hooks.js";
+// Options
+export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./shared/options.js";
+// The repeat-query guard's default hint (with every feedback text, in the core)
+export { defaultRepeatHint, type RepeatHintInfo } from "./shared/texts/tool-calls.js";
+// The tool node and what it writes
+export type { GuardArtifact } from "./tool-calls/answers.js";
+export type { EscalationOptions } from "./tool-calls/core/escalation.js";
+export type { BlockContext, BlockRule, MessageTemplate } from "./tool-calls/core/rules.js";
+export type { GuardStats, ObservedBlock, ToolGuardState } from "./tool-calls/core/state.js";
+// Escalation levels 3 and 4 in a graph
+export {
+  type EscalationGraphState,
+  type EscalationHookOptions,
+  type EscalationNodeOptions,
+  escalationHook,
+  escalationNode,
+} from "./tool-calls/escalation-hook.js";
 export {
   type GuardableTool,
   GuardedToolNode,
   type GuardedToolNodeOptions,
   type GuardPlan,
-} from "./graph/tool-node.js";
-// The run's end: the step budget, limits that ask, the wrap-up, and why a run stopped
-export { type StackShape, smallestRecursionLimit } from "./run-end/budget.js";
-export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
-export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
-export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
-// State channels
-export {
-  type GuardLogUpdate,
-  GuardMessagesState,
-  GuardState,
-  guardMessagesStateSchema,
-  guardStateSchema,
-  type ToolGuardUpdate,
-} from "./state/index.js";
+} from "./tool-calls/tool-node.js";

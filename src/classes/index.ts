@@ -5,12 +5,12 @@
  * @module langgraph-guards/classes
  */
 
-export { SafetyGuard, type SafetyOptions } from "../core/loop/loop.js";
-export { StatefulGuard } from "../core/stateful-guard.js";
-export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../core/tool-calls/feedback.js";
-export { OperationContext, type OperationContextOptions } from "../core/tool-calls/redundancy.js";
+export { SafetyGuard, type SafetyOptions } from "../loop/core/loop.js";
+export { StatefulGuard } from "../shared/stateful-guard.js";
+export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../tool-calls/core/feedback.js";
+export { OperationContext, type OperationContextOptions } from "../tool-calls/core/redundancy.js";
 export {
   type RepetitionEvaluation,
   ToolRepetitionDetector,
   type ToolRepetitionDetectorOptions,
-} from "../core/tool-calls/repetition.js";
+} from "../tool-calls/core/repetition.js";

@@ -5,32 +5,7 @@
  *
  * @module langgraph-guards/core
  */
-export {
-  DEFAULT_MESSAGES,
-  duplicateFeedback,
-  type EndExplanationInput,
-  type EscalationFeedbackInput,
-  endExplanation,
-  escalationFeedback,
-  type FeedbackLimits,
-  fileEditsReminder,
-  missingHookMessage,
-  notRunAnswer,
-  reminderFeedback,
-  userQuestion,
-  withNoteAfter,
-} from "./feedback-texts.js";
-export {
-  type CallEffect,
-  type ClassifyOptions,
-  classifyCall,
-  isReadOnlyCall,
-  isStatefulCall,
-  letsTimePass,
-  type ToolTraits,
-} from "./identity/classify.js";
-export { isReadOnlyCommand } from "./identity/shell/index.js";
-export { canonicalJson, type SignatureOptions, toolCallSignature } from "./identity/signature.js";
+
 export {
   addUsage,
   checkLimits,
@@ -49,16 +24,7 @@ export {
   type StopReason,
   stepLoopGuard,
   type TokenUsage,
-} from "./loop/loop.js";
-export { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "./loop/similarity.js";
-export {
-  type GuardLogger,
-  GuardOptionsError,
-  type ResolvedToolGuardOptions,
-  resolveToolGuardOptions,
-  type ToolGuardConfig,
-  type ToolGuardOptions,
-} from "./options.js";
+} from "../loop/core/loop.js";
 export {
   decideRepeatQuery,
   extractQuery,
@@ -69,7 +35,7 @@ export {
   QUERY_PARSERS,
   type QueryParserName,
   unionQueries,
-} from "./query/query.js";
+} from "../repeat-query/core/query.js";
 export {
   emptyGuardLog,
   escalationStreamEvent,
@@ -83,8 +49,49 @@ export {
   reduceGuardLog,
   stopStreamEvent,
   turnStreamEvents,
-} from "./stream-events.js";
-export { decideToolCall, type ToolCallDecision } from "./tool-calls/decide.js";
+} from "../shared/events/stream-events.js";
+export {
+  type CallEffect,
+  type ClassifyOptions,
+  classifyCall,
+  isReadOnlyCall,
+  isStatefulCall,
+  letsTimePass,
+  type ToolTraits,
+} from "../shared/identity/classify.js";
+export { isReadOnlyCommand } from "../shared/identity/shell/index.js";
+export { canonicalJson, type SignatureOptions, toolCallSignature } from "../shared/identity/signature.js";
+export {
+  type GuardLogger,
+  GuardOptionsError,
+  type ResolvedToolGuardOptions,
+  resolveToolGuardOptions,
+  type ToolGuardConfig,
+  type ToolGuardOptions,
+} from "../shared/options.js";
+export {
+  isSimilar,
+  partialRatio,
+  similarityRatio,
+  similarityScore,
+  tokenSortRatio,
+} from "../shared/similarity/similarity.js";
+export {
+  DEFAULT_MESSAGES,
+  duplicateFeedback,
+  type EndExplanationInput,
+  type EscalationFeedbackInput,
+  endExplanation,
+  escalationFeedback,
+  type FeedbackLimits,
+  fileEditsReminder,
+  missingHookMessage,
+  notRunAnswer,
+  reminderFeedback,
+  userQuestion,
+  withNoteAfter,
+} from "../shared/texts/tool-calls.js";
+export { decideToolCall, type ToolCallDecision } from "../tool-calls/core/decide.js";
 export {
   type AnswerNow,
   type DecideContext,
@@ -92,7 +99,7 @@ export {
   detectCall,
   identifyCall,
   type ToolCallInput,
-} from "./tool-calls/detect.js";
+} from "../tool-calls/core/detect.js";
 export {
   type ArgsView,
   type BlockedCall,
@@ -115,40 +122,9 @@ export {
   sameInSubstance,
   substanceKey,
   textAcknowledges,
-} from "./tool-calls/escalation.js";
-export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "./tool-calls/file-edits.js";
-export {
-  BLOCK_RULES,
-  type BlockContext,
-  type BlockRule,
-  blockMessage,
-  type MessageTemplate,
-} from "./tool-calls/messages.js";
-export { normalizeResult, type ResultNormalizer } from "./tool-calls/normalize.js";
-export type {
-  FileOperation,
-  OperationLimits,
-  OperationRecord,
-  OperationsState,
-} from "./tool-calls/redundancy.js";
-export type { RepeatCount, RepeatKind, RepeatState } from "./tool-calls/repeat-ceiling.js";
-export type {
-  CallRecord,
-  Change,
-  RecordedResult,
-  RepetitionEvaluation,
-  RepetitionRules,
-  RepetitionState,
-} from "./tool-calls/repetition.js";
-export {
-  type AnswerRecord,
-  emptyToolGuardState,
-  type GuardEvent,
-  type GuardStats,
-  type ObservedBlock,
-  reduceToolGuard,
-  type ToolGuardState,
-} from "./tool-calls/state.js";
+} from "../tool-calls/core/escalation.js";
+export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
+export { normalizeResult, type ResultNormalizer } from "../tool-calls/core/normalize.js";
 export {
   answerReminder,
   type CallOutcome,
@@ -159,4 +135,35 @@ export {
   type TurnPlan,
   type TurnStop,
   unchangedNote,
-} from "./tool-calls/turn.js";
+} from "../tool-calls/core/plan.js";
+export type {
+  FileOperation,
+  OperationLimits,
+  OperationRecord,
+  OperationsState,
+} from "../tool-calls/core/redundancy.js";
+export type { RepeatCount, RepeatKind, RepeatState } from "../tool-calls/core/repeat-ceiling.js";
+export type {
+  CallRecord,
+  Change,
+  RecordedResult,
+  RepetitionEvaluation,
+  RepetitionRules,
+  RepetitionState,
+} from "../tool-calls/core/repetition.js";
+export {
+  BLOCK_RULES,
+  type BlockContext,
+  type BlockRule,
+  blockMessage,
+  type MessageTemplate,
+} from "../tool-calls/core/rules.js";
+export {
+  type AnswerRecord,
+  emptyToolGuardState,
+  type GuardEvent,
+  type GuardStats,
+  type ObservedBlock,
+  reduceToolGuard,
+  type ToolGuardState,
+} from "../tool-calls/core/state.js";

@@ -7,7 +7,7 @@
  * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
-import { GuardStateError, kindOf } from "../core/tool-calls/state-check.js";
+import { GuardStateError, kindOf } from "../channels/check.js";
 import type { DirNode, DirTree } from "./tree.js";
 
 /**

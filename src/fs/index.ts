@@ -5,7 +5,7 @@
  * @module langgraph-guards/fs
  */
 
-export type { GuardLogger } from "../core/options.js";
+export type { GuardLogger } from "../shared/options.js";
 export {
   type CachedFile,
   emptyFileCache,

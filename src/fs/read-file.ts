@@ -6,8 +6,8 @@
 import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { unchangedReadText } from "../core/feedback-texts.js";
-import { digest } from "../core/identity/signature.js";
+import { digest } from "../shared/identity/signature.js";
+import { unchangedReadText } from "../shared/texts/tool-calls.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
 import { failed, kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";

@@ -6,9 +6,9 @@
  * @module langgraph-guards/middleware
  */
 
-export type { AgentTool } from "../agent/traits.js";
+export { fileToolsMiddleware } from "../fs/middleware.js";
+export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "../loop/middleware.js";
 export type { WrapUpModel, WrapUpOption } from "../run-end/wrap-up.js";
-export { fileToolsMiddleware } from "./file-tools.js";
-export { type GuardMiddlewareOptions, guardMiddleware } from "./guard.js";
-export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "./loop.js";
-export { guardStack, stackShape } from "./stack.js";
+export { guardStack, stackShape } from "../shared/agent/stack.js";
+export { type GuardMiddlewareOptions, guardMiddleware } from "../tool-calls/middleware.js";
+export type { AgentTool } from "../tool-calls/traits.js";

@@ -1,9 +1,4 @@
 import { z } from "zod/v4";
-import { shellReadPaths } from "../agent/freshness.js";
-import { type AgentTool, ToolTraits, type TurnContext } from "../agent/traits.js";
-import { missingHookMessage, notRunAnswer, withNoteAfter } from "../core/feedback-texts.js";
-import { isShellTool } from "../core/identity/classify.js";
-import { canonicalJson } from "../core/identity/signature.js";
 import {
   emptyLoopState,
   type LoopTurn,
@@ -12,17 +7,18 @@ import {
   type StopReason,
   stepLoopGuard,
   turnOutput,
-} from "../core/loop/loop.js";
+} from "../loop/core/loop.js";
+import { isShellTool } from "../shared/identity/classify.js";
+import { canonicalJson } from "../shared/identity/signature.js";
 import {
   parseOptions,
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
   type ToolGuardOptions,
-} from "../core/options.js";
-import { distinctCallIds } from "../core/tool-calls/call-ids.js";
-import { identifyCall, type ToolCallInput } from "../core/tool-calls/detect.js";
-import type { BlockRule } from "../core/tool-calls/messages.js";
-import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../core/tool-calls/state.js";
+} from "../shared/options.js";
+import { missingHookMessage, notRunAnswer, withNoteAfter } from "../shared/texts/tool-calls.js";
+import { distinctCallIds } from "../tool-calls/core/call-ids.js";
+import { identifyCall, type ToolCallInput } from "../tool-calls/core/detect.js";
 import {
   answerReminder,
   type CallOutcome,
@@ -30,7 +26,11 @@ import {
   planTurn,
   type TurnPlan,
   unchangedNote,
-} from "../core/tool-calls/turn.js";
+} from "../tool-calls/core/plan.js";
+import type { BlockRule } from "../tool-calls/core/rules.js";
+import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../tool-calls/core/state.js";
+import { shellReadPaths } from "../tool-calls/freshness.js";
+import { type AgentTool, ToolTraits, type TurnContext } from "../tool-calls/traits.js";
 import { type ReplayTotals, totalsOf } from "./totals.js";
 
 /**

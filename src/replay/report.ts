@@ -1,4 +1,4 @@
-import { BLOCK_RULES } from "../core/tool-calls/messages.js";
+import { BLOCK_RULES } from "../tool-calls/core/rules.js";
 import { type ReplayTotals, rates } from "./totals.js";
 
 /**

@@ -1,5 +1,5 @@
 /** The totals of a replay: what the guards would have blocked, cached or stopped, judged by the ground truth. */
-import { BLOCK_RULES, type BlockRule } from "../core/tool-calls/messages.js";
+import { BLOCK_RULES, type BlockRule } from "../tool-calls/core/rules.js";
 import type { ReplayDecision } from "./replay.js";
 
 /**

@@ -12,8 +12,9 @@
  * first at `x1` in this invocation, lets the response's tools run only when the task with one more tool turn would
  * fit: the offset of that point inside its turn cancels out, so where the guard sits does not matter.
  */
-import { stepBudgetReason } from "../core/feedback-texts.js";
-import type { StopReason } from "../core/loop/loop.js";
+
+import type { StopReason } from "../loop/core/loop.js";
+import { stepBudgetReason } from "../shared/texts/tool-calls.js";
 
 /**
  * The hook nodes of a stack, as the step budget counts them.

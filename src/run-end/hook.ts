@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { emitGuardEvents, type WriterHost } from "../agent/events.js";
-import { notRunAnswers } from "../agent/loop-turn.js";
-import { lastAIMessageIndex } from "../agent/messages.js";
-import { type GuardStreamEvent, stopStreamEvent } from "../core/stream-events.js";
+import { notRunAnswers } from "../loop/turn.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { lastAIMessageIndex } from "../shared/messages.js";
 import { stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep } from "./steps.js";

@@ -3,10 +3,10 @@
  * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
  */
 
-import { interruptIfResumable } from "../agent/interrupt.js";
-import type { LimitAsk } from "../agent/loop-options.js";
-import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../core/feedback-texts.js";
-import type { LoopState, StopReason } from "../core/loop/loop.js";
+import type { LoopState, StopReason } from "../loop/core/loop.js";
+import type { LimitAsk } from "../loop/options.js";
+import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../shared/texts/tool-calls.js";
+import { interruptIfResumable } from "./interrupt.js";
 
 /** The limits that may ask. */
 type AskingLimit = "iterations" | "runtime" | "tokens" | "cost";

@@ -5,18 +5,18 @@
  * `undefined`; `null` resets every guard channel.
  */
 import { describe, expect, it } from "vitest";
-import { emptyLoopState } from "../../src/core/loop/loop.js";
-import { emptyGuardLog, type GuardStreamEvent, reduceGuardLog } from "../../src/core/stream-events.js";
+import { readLoopState, reduceLoopState } from "../../src/channels/check.js";
+import { emptyFileCache, type FileCacheState, reduceFileCache, reduceFileCacheUpdate } from "../../src/fs/cache.js";
+import { GuardStateError } from "../../src/index.js";
+import { emptyLoopState } from "../../src/loop/core/loop.js";
+import { emptyGuardLog, type GuardStreamEvent, reduceGuardLog } from "../../src/shared/events/stream-events.js";
 import {
   emptyToolGuardState,
   type GuardEvent,
   readToolGuard,
   reduceToolGuard,
   type ToolGuardState,
-} from "../../src/core/tool-calls/state.js";
-import { readLoopState, reduceLoopState } from "../../src/core/tool-calls/state-check.js";
-import { emptyFileCache, type FileCacheState, reduceFileCache, reduceFileCacheUpdate } from "../../src/fs/cache.js";
-import { GuardStateError } from "../../src/index.js";
+} from "../../src/tool-calls/core/state.js";
 
 const call: GuardEvent = {
   type: "call",

@@ -7,12 +7,12 @@
 import fc from "fast-check";
 import { configure } from "safe-stable-stringify";
 import { describe, expect, it } from "vitest";
-import { callIdentity } from "../../src/core/identity/classify.js";
-import { canonicalJson, deepCanonicalJson, toolCallSignature } from "../../src/core/identity/signature.js";
-import { resolveToolGuardOptions } from "../../src/core/options.js";
-import { emptyToolGuardState, reduceToolGuard } from "../../src/core/tool-calls/state.js";
-import { commitTurn, planTurn } from "../../src/core/tool-calls/turn.js";
 import { replayGuards } from "../../src/replay/index.js";
+import { callIdentity } from "../../src/shared/identity/classify.js";
+import { canonicalJson, deepCanonicalJson, toolCallSignature } from "../../src/shared/identity/signature.js";
+import { resolveToolGuardOptions } from "../../src/shared/options.js";
+import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
+import { emptyToolGuardState, reduceToolGuard } from "../../src/tool-calls/core/state.js";
 
 /** `{ a: { a: … { a: leaf } } }`, `depth` levels, built without recursion. */
 function nested(depth: number, leaf: unknown): Record<string, unknown> {

@@ -17,8 +17,8 @@ import {
   type ToolGuardState,
   turnStreamEvents,
 } from "../../src/core/index.js";
-import type { ToolCallDecision } from "../../src/core/tool-calls/decide.js";
-import { commitTurn, newCallsPlan, planTurn, planTurnFully } from "../../src/core/tool-calls/turn.js";
+import type { ToolCallDecision } from "../../src/tool-calls/core/decide.js";
+import { commitTurn, newCallsPlan, planTurn, planTurnFully } from "../../src/tool-calls/core/plan.js";
 
 let ids = 0;
 const write = (path: string, content = `v${++ids}`, tool = "write_file"): ToolCallInput => ({

@@ -15,10 +15,10 @@ import {
   isShellTool,
   normalizePath,
   shellCommandOf,
-} from "../../src/core/identity/classify.js";
-import { commandPaths, squeezeCommand } from "../../src/core/identity/shell/index.js";
-import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/core/identity/signature.js";
-import { withoutVolatileArgs } from "../../src/core/identity/volatile-args.js";
+} from "../../src/shared/identity/classify.js";
+import { commandPaths, squeezeCommand } from "../../src/shared/identity/shell/index.js";
+import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/shared/identity/signature.js";
+import { withoutVolatileArgs } from "../../src/shared/identity/volatile-args.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
 

@@ -13,9 +13,9 @@ import {
   resolveToolGuardOptions,
   unchangedNote,
 } from "../../src/core/index.js";
-import { INDEX_SLOTS, ListIndexes } from "../../src/core/list-index.js";
-import { outcomeEvents } from "../../src/core/tool-calls/turn.js";
 import type { ToolGuardState } from "../../src/index.js";
+import { INDEX_SLOTS, ListIndexes } from "../../src/shared/list-index.js";
+import { outcomeEvents } from "../../src/tool-calls/core/plan.js";
 
 const callArb = fc.record({
   name: fc.constantFrom("read_file", "write_to_file", "bash", "list_files"),

@@ -12,7 +12,7 @@ import {
   type ToolGuardOptions,
   type ToolGuardState,
 } from "../../src/core/index.js";
-import { commitTurn, newCallsPlan, planTurn, planTurnFully, type TurnInput } from "../../src/core/tool-calls/turn.js";
+import { commitTurn, newCallsPlan, planTurn, planTurnFully, type TurnInput } from "../../src/tool-calls/core/plan.js";
 
 /** Tools of every kind the classification knows: reads, writes, a shell, an unknown tool, a wait, a repeatable one. */
 const TOOLS = ["read_file", "list_files", "write_file", "bash", "run_tests", "create_subtask", "wait", "send_email"];

@@ -17,9 +17,9 @@ import {
   type ToolGuardState,
   turnStreamEvents,
 } from "../../src/core/index.js";
-import type { ToolCallDecision } from "../../src/core/tool-calls/decide.js";
-import { REPEATS_LIMIT } from "../../src/core/tool-calls/repeat-ceiling.js";
-import { commitTurn, planTurn, unchangedNote } from "../../src/core/tool-calls/turn.js";
+import type { ToolCallDecision } from "../../src/tool-calls/core/decide.js";
+import { commitTurn, planTurn, unchangedNote } from "../../src/tool-calls/core/plan.js";
+import { REPEATS_LIMIT } from "../../src/tool-calls/core/repeat-ceiling.js";
 
 let ids = 0;
 const call = (name: string, args: Record<string, unknown> = {}): ToolCallInput => ({ name, args, id: `c${++ids}` });

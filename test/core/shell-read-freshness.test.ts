@@ -1,13 +1,13 @@
 /**
- * The fingerprint behind the freshness check of shell reads (issue 43, class 2; src/agent/freshness.ts): which calls
+ * The fingerprint behind the freshness check of shell reads (issue 43, class 2; src/tool-calls/freshness.ts): which calls
  * have one, and what changes it. The scenarios are in test/scenarios/outside-writes.test.ts.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readsChangedCheck, readsFingerprint, shellReadPaths } from "../../src/agent/freshness.js";
-import { resolveToolGuardOptions } from "../../src/core/options.js";
+import { resolveToolGuardOptions } from "../../src/shared/options.js";
+import { readsChangedCheck, readsFingerprint, shellReadPaths } from "../../src/tool-calls/freshness.js";
 
 const roots: string[] = [];
 afterEach(() => {

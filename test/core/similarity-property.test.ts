@@ -21,8 +21,8 @@ import {
   resolveSafetyOptions,
   tokenSortRatio,
 } from "../../src/core/index.js";
-import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../src/core/loop/scorers.js";
-import { isSimilar, similarityAtLeast, similarityScore } from "../../src/core/loop/similarity.js";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../src/shared/similarity/scorers.js";
+import { isSimilar, similarityAtLeast, similarityScore } from "../../src/shared/similarity/similarity.js";
 import { rng } from "../support/random.js";
 
 /** The thresholds checked for every pair: the usual ones, the ends, and one between two scores. */

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describeThrown } from "../../src/agent/answers.js";
 import { guardStreamEvent } from "../../src/core/index.js";
-import { capText, cutEnd, truncate } from "../../src/core/text.js";
 import { echo } from "../../src/fs/echo.js";
 import { viewLines } from "../../src/fs/read.js";
+import { capText, cutEnd, truncate } from "../../src/shared/text.js";
+import { describeThrown } from "../../src/tool-calls/answers.js";
 
 /** Text rich in surrogate pairs (emoji), with lone halves and plain characters between them. */
 const text = fc.string({

@@ -4,8 +4,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/core/feedback-texts.js";
-import { MAX_SUGGESTIONS, nearestToolNames, suggestToolNames, toolNameKey } from "../../src/core/tool-names.js";
+import {
+  MAX_SUGGESTIONS,
+  nearestToolNames,
+  suggestToolNames,
+  toolNameKey,
+} from "../../src/shared/identity/tool-names.js";
+import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/shared/texts/tool-calls.js";
 
 const TOOLS = ["read_file", "list_files", "write_to_file", "execute_command", "grep"];
 

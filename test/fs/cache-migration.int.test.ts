@@ -20,7 +20,6 @@ import {
 } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { digest } from "../../src/core/identity/signature.js";
 import {
   type CachedFile,
   emptyFileCache,
@@ -32,6 +31,7 @@ import { resolveFileToolsOptions } from "../../src/fs/options.js";
 import { viewLines } from "../../src/fs/read.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardState } from "../../src/index.js";
+import { digest } from "../../src/shared/identity/signature.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-migrate-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ const content = Array.from({ length: 60 }, (_, i) => `export const value${i} = $
 writeFileSync(join(root, "a.ts"), content);
 const path = join(root, "a.ts");
 
-/** The channel as declared before issue 21 (src/state/index.ts), with its snapshot frequency. */
+/** The channel as declared before issue 21 (src/channels/index.ts), with its snapshot frequency. */
 function oldState(snapshotFrequency?: number) {
   return Annotation.Root({
     ...MessagesAnnotation.spec,

@@ -9,6 +9,7 @@ import { Annotation, type BaseCheckpointSaver, END, MemorySaver, START, StateGra
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { GuardState } from "../../src/channels/index.js";
 import {
   type CachedFile,
   emptyFileCache,
@@ -18,7 +19,6 @@ import {
   reduceFileCache,
 } from "../../src/fs/cache.js";
 import { looksBinary, splitLines, viewLines } from "../../src/fs/read.js";
-import { GuardState } from "../../src/state/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lgg-fscache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

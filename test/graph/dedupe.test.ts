@@ -12,7 +12,6 @@ import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { detectCall, emptyToolGuardState, reduceToolGuard, resolveToolGuardOptions } from "../../src/core/index.js";
-import { commitTurn, planTurn, unchangedNote } from "../../src/core/tool-calls/turn.js";
 import {
   GuardedToolNode,
   type GuardLog,
@@ -22,6 +21,7 @@ import {
 } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
+import { commitTurn, planTurn, unchangedNote } from "../../src/tool-calls/core/plan.js";
 
 const REPORT = `quarterly report: ${"revenue up, costs flat. ".repeat(20)}`;
 

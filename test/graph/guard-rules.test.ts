@@ -15,7 +15,6 @@ import {
   resolveToolGuardOptions,
   toolCallSignature,
 } from "../../src/core/index.js";
-import { outcomeEvents } from "../../src/core/tool-calls/turn.js";
 import {
   escalationHook,
   escalationNode,
@@ -26,6 +25,7 @@ import {
   repeatQueryGuard,
 } from "../../src/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
+import { outcomeEvents } from "../../src/tool-calls/core/plan.js";
 import { call, fatesOf, runTurns } from "../support/helpers.js";
 
 describe("call identity", () => {

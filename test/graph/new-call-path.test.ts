@@ -11,9 +11,9 @@ import { Command } from "@langchain/langgraph";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { GuardedTurn } from "../../src/agent/turn.js";
 import { reduceToolGuard } from "../../src/core/index.js";
 import { GuardedToolNode, type GuardedToolNodeOptions, type ToolGuardState } from "../../src/index.js";
+import { GuardedTurn } from "../../src/tool-calls/turn.js";
 
 /** A tool set over one in-memory project (each node gets its own, so that both see the same files). */
 function makeTools() {

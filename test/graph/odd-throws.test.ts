@@ -11,11 +11,11 @@ import fc from "fast-check";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { describeThrown, toolErrorContent } from "../../src/agent/answers.js";
 import { emptyToolGuardState, type ToolGuardState } from "../../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
+import { describeThrown, toolErrorContent } from "../../src/tool-calls/answers.js";
 
 const TOOL = "flaky_tool";
 

@@ -3,7 +3,6 @@ import { Command, isInterrupted, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
-import type { LoopState } from "../../src/core/loop/loop.js";
 import {
   GuardedToolNode,
   GuardMessagesState,
@@ -11,6 +10,7 @@ import {
   type LimitInterrupt,
   loopDetectHook,
 } from "../../src/index.js";
+import type { LoopState } from "../../src/loop/core/loop.js";
 import { guardMiddleware, loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, replayGuards, replayLoopDetector } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";

@@ -12,11 +12,11 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { callWaits } from "../../src/core/tool-calls/repeat-ceiling.js";
 import { escalationHook, GuardedToolNode, GuardMessagesState } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, replayGuards } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
+import { callWaits } from "../../src/tool-calls/core/repeat-ceiling.js";
 
 const POLLS = 8;
 /** A CI run that is in progress for the first 7 polls and done at the 8th. */

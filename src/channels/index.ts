@@ -1,0 +1,178 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
+import { withLangGraph } from "@langchain/langgraph/zod";
+import { z } from "zod/v4";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "../fs/cache.js";
+import { emptyLoopState, type LoopState } from "../loop/core/loop.js";
+import { unionQueries } from "../repeat-query/core/query.js";
+import { emptyGuardLog, type GuardLog, type GuardStreamEvent, reduceGuardLog } from "../shared/events/stream-events.js";
+import {
+  emptyToolGuardState,
+  type GuardEvent,
+  reduceToolGuard,
+  type ToolGuardState,
+} from "../tool-calls/core/state.js";
+import { reduceLoopState } from "./check.js";
+
+/**
+ * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ toolGuard: [{ type: "reset" }] satisfies ToolGuardUpdate }); // forget the guards' memory
+ * ```
+ */
+export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState | null;
+
+/**
+ * What a node may write to the `guardLog` channel: events (counted and appended) or a whole log.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ guardLog: emptyGuardLog() satisfies GuardLogUpdate }); // start the log again
+ * ```
+ */
+export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog | null;
+
+/**
+ * Every guard channel, without `messages`; spread it into your own state:
+ * `Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, ...yours })`.
+ *
+ * - `toolGuard`: the tool-call guards' memory (recent calls, valid read operations, blocks, counters). Written
+ *   through a reducer, so parallel tool calls never clash; bounded by the guard options.
+ * - `retrievalQueriesAskedNorm`: the normalized retrieval queries that really ran (a set: union reducer, first-asked
+ *   order, at most 1,000), read by the repeat-query router and written by `recordRetrievalQuery`.
+ * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
+ * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
+ *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
+ * - `fileCache`: the file tools' cache (per file a digest, a stat and a length, no contents; bounded by
+ *   `cache.maxFiles`) and directory tree, through a reducer: a checkpoint stores it whole, and reading a thread back
+ *   decodes only its latest checkpoint.
+ * - `guardLog`: the guard events of the thread (the same ones written to the custom stream), counted per kind, the
+ *   last 50 kept.
+ *
+ * @example
+ * ```ts
+ * import { Annotation, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
+ * import { GuardState } from "langgraph-guards";
+ *
+ * const MyState = Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, topic: Annotation<string> });
+ * const graph = new StateGraph(MyState);
+ * ```
+ */
+export const GuardState = Annotation.Root({
+  /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
+  toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
+    reducer: reduceToolGuard,
+    default: emptyToolGuardState,
+  }),
+  /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
+  retrievalQueriesAskedNorm: Annotation<string[], string | string[]>({
+    reducer: unionQueries,
+    default: () => [],
+  }),
+  /** What the repeat-query guard tells the model after a repeat (or `null`). */
+  repeatQueryHint: Annotation<string | null>({
+    reducer: (_current, update) => update,
+    default: () => null,
+  }),
+  /** The loop detector's recent outputs and the safety limits' counters for the current session. */
+  loopGuard: Annotation<LoopState, LoopState | null>({
+    reducer: reduceLoopState,
+    default: emptyLoopState,
+  }),
+  /**
+   * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
+   * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
+   */
+  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>({
+    reducer: reduceFileCacheUpdate,
+    default: emptyFileCache,
+  }),
+  /** The thread's guard events, counted per kind, the last 50 kept. */
+  guardLog: Annotation<GuardLog, GuardLogUpdate>({
+    reducer: reduceGuardLog,
+    default: emptyGuardLog,
+  }),
+});
+
+/**
+ * `messages` plus every guard channel: the state to give `createReactAgent` (`stateSchema`) or a custom graph.
+ *
+ * @example
+ * ```ts
+ * import { createReactAgent } from "@langchain/langgraph/prebuilt";
+ * import { GuardedToolNode, GuardMessagesState } from "langgraph-guards";
+ *
+ * const agent = createReactAgent({ llm, tools: new GuardedToolNode(tools), stateSchema: GuardMessagesState });
+ * ```
+ */
+export const GuardMessagesState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  ...GuardState.spec,
+});
+
+/**
+ * The zod v4 form of {@link GuardState}'s channels, for graphs declared with zod:
+ * `z.object({ ...guardStateSchema.shape, ...yours })` (with {@link guardMessagesStateSchema} for `messages`).
+ *
+ * @example
+ * ```ts
+ * import { StateGraph } from "@langchain/langgraph";
+ * import { z } from "zod";
+ * import { guardMessagesStateSchema } from "langgraph-guards";
+ *
+ * const State = z.object({ ...guardMessagesStateSchema.shape, topic: z.string() });
+ * const graph = new StateGraph(State);
+ * ```
+ */
+export const guardStateSchema = z.object({
+  /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
+  toolGuard: withLangGraph(z.custom<ToolGuardState>(), {
+    reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
+    default: emptyToolGuardState,
+  }),
+  /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
+  retrievalQueriesAskedNorm: withLangGraph(z.array(z.string()), {
+    reducer: { fn: unionQueries, schema: z.union([z.string(), z.array(z.string())]) },
+    default: () => [],
+  }),
+  /** What the repeat-query guard tells the model after a repeat (or `null`). */
+  repeatQueryHint: withLangGraph(z.string().nullable(), {
+    reducer: { fn: (_current: string | null, update: string | null) => update, schema: z.string().nullable() },
+    default: () => null,
+  }),
+  /** The loop detector's recent outputs and the safety limits' counters for the current session. */
+  loopGuard: withLangGraph(z.custom<LoopState>(), {
+    reducer: { fn: reduceLoopState, schema: z.custom<LoopState | null>() },
+    default: emptyLoopState,
+  }),
+  /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
+  fileCache: withLangGraph(z.custom<FileCacheState>(), {
+    reducer: {
+      fn: reduceFileCacheUpdate,
+      schema: z.custom<FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(),
+    },
+    default: emptyFileCache,
+  }),
+  /** The thread's guard events, counted per kind, the last 50 kept. */
+  guardLog: withLangGraph(z.custom<GuardLog>(), {
+    reducer: { fn: reduceGuardLog, schema: z.custom<GuardLogUpdate>() },
+    default: emptyGuardLog,
+  }),
+});
+
+/**
+ * The zod form with `messages`: {@link guardStateSchema} plus LangGraph's messages channel (zod v4; LangGraph's
+ * own `MessagesZodState` is a zod v3 schema and cannot be spread into a zod v4 object).
+ *
+ * @example
+ * ```ts
+ * const graph = new StateGraph(guardMessagesStateSchema);
+ * ```
+ */
+export const guardMessagesStateSchema = z.object({
+  /** The conversation (LangGraph's messages reducer). */
+  messages: withLangGraph(z.custom<BaseMessage[]>(), MessagesZodMeta),
+  ...guardStateSchema.shape,
+});

@@ -1,0 +1,47 @@
+/** The file tools as createAgent tools, their caches in the middleware's state. */
+import { z } from "zod/v4";
+import { guardLogField, reducedField } from "../channels/schema.js";
+import { defineMiddleware } from "../shared/agent/define.js";
+import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "./cache.js";
+import type { FileToolsOptions } from "./options.js";
+import { createFileTools } from "./tools.js";
+
+type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState | null;
+
+/**
+ * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
+ * `allowCommands: true`) for langchain `createAgent`: the middleware registers the tools with the agent (do not pass
+ * them in `tools` as well) and keeps their cache (digests and stats, no contents) and directory tree in its `fileCache` channel, per thread.
+ * With {@link guardMiddleware} in the same agent, a repeat read is answered from the cache (with a reference to the
+ * earlier result while it is still in `messages`) rather than blocked. Options are `createFileTools`'s, validated
+ * here.
+ *
+ * The cache holds digests and stats, not contents (about 200 bytes a file, at most `cache.maxFiles` files), so the
+ * checkpoint stays small: the same channel as `GuardState`'s in a createReactAgent or custom graph.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { fileToolsMiddleware, guardMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools: [],
+ *   middleware: [guardMiddleware(), fileToolsMiddleware({ root: "/repo" })],
+ *   checkpointer: new MemorySaver(),
+ * });
+ * ```
+ */
+export function fileToolsMiddleware(options: FileToolsOptions) {
+  return defineMiddleware({
+    name: "FileToolsMiddleware",
+    stateSchema: z.object({
+      /** The file tools' cache (digests and stats, no contents) and directory tree, per thread. */
+      fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduceFileCacheUpdate),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
+      guardLog: guardLogField,
+    }),
+    tools: createFileTools(options),
+  });
+}

@@ -1,0 +1,652 @@
+import { z } from "zod/v4";
+import { guardLoggerSchema, parseOptions } from "../../shared/options.js";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../shared/similarity/scorers.js";
+import { similarityAtLeast } from "../../shared/similarity/similarity.js";
+import { StatefulGuard } from "../../shared/stateful-guard.js";
+import { STOP_REASON_TEXTS } from "../../shared/texts/tool-calls.js";
+
+/**
+ * A similarity scorer: two outputs → 0..1.
+ *
+ * @example
+ * ```ts
+ * const scorer: Scorer = (a, b) => (a.trim() === b.trim() ? 1 : 0);
+ * ```
+ */
+export type Scorer = (a: string, b: string) => number;
+
+/**
+ * Token usage of a model call (LangChain's `usage_metadata`).
+ *
+ * @example
+ * ```ts
+ * const usage: TokenUsage | undefined = aiMessage.usage_metadata;
+ * ```
+ */
+export interface TokenUsage {
+  /** Tokens of the prompt. */
+  input_tokens?: number;
+  /** Tokens of the answer. */
+  output_tokens?: number;
+  /** Input plus output tokens. */
+  total_tokens?: number;
+}
+
+/**
+ * Price of tokens in dollars per million, or a function from one call's usage to dollars.
+ *
+ * @example
+ * ```ts
+ * const price: PriceTable = { inputPerMillion: 3, outputPerMillion: 15 };
+ * ```
+ */
+export type PriceTable =
+  | {
+      /** Dollars per million input tokens. */
+      inputPerMillion: number;
+      /** Dollars per million output tokens. */
+      outputPerMillion: number;
+    }
+  | ((usage: TokenUsage) => number);
+
+/**
+ * Which limit stopped a run (`"steps"`: LangGraph's step budget, `recursionLimit`, would not allow another turn).
+ *
+ * @example
+ * ```ts
+ * if (state.loopGuard.stopped?.kind === ("loop" satisfies StopKind)) notifyTeam();
+ * ```
+ */
+export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures" | "steps";
+
+/**
+ * Why a run was stopped: the limit, the value reached, and a sentence for people and models.
+ *
+ * @example
+ * ```ts
+ * const reason: StopReason | null = guard.checkLimits(); // { kind, value, limit, message }
+ * ```
+ */
+export interface StopReason {
+  /** Which limit stopped the run. */
+  kind: StopKind;
+  /** The value that reached the limit (similarity 0..1 for a loop). */
+  value: number;
+  /** The limit (threshold for a loop). */
+  limit: number;
+  /** A sentence saying why the run stopped, for people and models. */
+  message: string;
+}
+
+/**
+ * Plain, serialisable state of the loop detector and the safety limits (the `loopGuard` channel).
+ *
+ * @example
+ * ```ts
+ * const { iterations, tokens }: LoopState = (await graph.getState(config)).values.loopGuard;
+ * ```
+ */
+export interface LoopState {
+  /** The last outputs that were not loops, oldest first (at most `maxRecentOutputs`). */
+  recentOutputs: string[];
+  /** Iterations counted in this session. */
+  iterations: number;
+  /** When the session started (ms since the epoch), or null before its first iteration. */
+  startedAt: number | null;
+  /** Tokens spent in this session. */
+  tokens: {
+    /** Input (prompt) tokens. */
+    input: number;
+    /** Output tokens. */
+    output: number;
+    /** All tokens (the models' totals when they report one). */
+    total: number;
+  };
+  /** Dollars spent in this session (with a price table). */
+  cost: number;
+  /** Failed iterations in a row. */
+  consecutiveFailures: number;
+  /** What marks the current session (e.g. the id of the human message that started it). */
+  session: string | null;
+  /** Set once a limit stopped the session. */
+  stopped: StopReason | null;
+  /** How much a person raised each limit in this session, when asked (`ask`). Absent: not raised. */
+  raised?: Partial<Record<"iterations" | "runtime" | "tokens" | "cost", number>> | undefined;
+  /** A limit reached that asks a person before the next model call (createAgent), or null. */
+  asking?: StopReason | null | undefined;
+}
+
+/**
+ * A fresh loop state.
+ *
+ * @example
+ * ```ts
+ * emptyLoopState().iterations; // 0
+ * ```
+ */
+export function emptyLoopState(): LoopState {
+  return {
+    recentOutputs: [],
+    iterations: 0,
+    startedAt: null,
+    tokens: { input: 0, output: 0, total: 0 },
+    cost: 0,
+    consecutiveFailures: 0,
+    session: null,
+    stopped: null,
+  };
+}
+
+const positiveInt = z.number().int().min(1);
+
+/** The options of the loop detector and the safety limits, validated when a guard is built. */
+export const safetyOptionsSchema = z
+  .object({
+    /** Similarity at or above which an output is a loop. Default 0.9. */
+    loopThreshold: z.number().min(0).max(1).default(0.9),
+    /** Outputs remembered for comparison. Default 5. */
+    maxRecentOutputs: positiveInt.default(5),
+    /** Iterations per session. Default 100. */
+    maxIterations: positiveInt.default(100),
+    /** Session wall time in ms. Default 4 hours. */
+    maxRuntimeMs: z
+      .number()
+      .positive()
+      .default(4 * 60 * 60 * 1000),
+    /** Dollars per session (needs `price`). No default: off. */
+    maxCost: z.number().positive().optional(),
+    /** Tokens per session (from `usage_metadata`). No default: off. */
+    maxTokens: positiveInt.optional(),
+    /** Token prices for `maxCost`. */
+    price: z
+      .union([
+        z
+          .object({
+            /** Dollars per million input tokens. */
+            inputPerMillion: z.number().min(0),
+            /** Dollars per million output tokens. */
+            outputPerMillion: z.number().min(0),
+          })
+          .strict(),
+        z.custom<(usage: TokenUsage) => number>((v) => typeof v === "function"),
+      ])
+      .optional(),
+    /** Failed iterations in a row. Default 5. */
+    maxConsecutiveFailures: positiveInt.default(5),
+    /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */
+    minOutputLength: z.number().int().min(0).default(0),
+    /**
+     * The similarity scorer: fuzzball's `ratio` (default), `partial_ratio` or `token_sort_ratio` (each exactly
+     * fuzzball's, computed without it, and only as far as the threshold needs), or yours.
+     */
+    scorer: z
+      .union([z.enum(["ratio", "partial_ratio", "token_sort_ratio"]), z.custom<Scorer>((v) => typeof v === "function")])
+      .default("ratio"),
+    /** Where warnings go (its `warn`): `console`, or anything with `warn`. Default none: the guards print nothing unless asked. */
+    logger: guardLoggerSchema.optional(),
+    /** The clock (ms since the epoch). Default `Date.now`. */
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+  })
+  .strict()
+  .refine((o) => o.maxCost === undefined || o.price !== undefined, {
+    message: "maxCost needs a price table (price: { inputPerMillion, outputPerMillion } or a function)",
+    path: ["price"],
+  });
+
+/**
+ * Options of the safety guards, as the user writes them.
+ *
+ * @example
+ * ```ts
+ * const options: SafetyOptions = { maxIterations: 30, maxTokens: 200_000, loopThreshold: 0.9 };
+ * ```
+ *
+ * @interface
+ */
+export type SafetyOptions = z.input<typeof safetyOptionsSchema>;
+/**
+ * Options with the defaults filled in.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedSafetyOptions = resolveSafetyOptions({ maxIterations: 30 });
+ * ```
+ *
+ * @interface
+ */
+export type ResolvedSafetyOptions = z.output<typeof safetyOptionsSchema>;
+
+/**
+ * Validates safety options and fills in the defaults; throws `GuardOptionsError` naming each bad field.
+ *
+ * @example
+ * ```ts
+ * resolveSafetyOptions({ maxIterations: 20 }).loopThreshold; // 0.9
+ * ```
+ */
+export function resolveSafetyOptions(options: SafetyOptions = {}): ResolvedSafetyOptions {
+  return parseOptions(safetyOptionsSchema, options, "loop-detection");
+}
+
+/** The similarity of two outputs when it may reach `threshold` (undefined when a built-in scorer knows it cannot). */
+type ThresholdScorer = (a: string, b: string, threshold: number) => number | undefined;
+
+/** The built-in scorers decide "similarity >= threshold" without the exact score of pairs that fail it; each returns
+ * the exact similarity (fuzzball's score / 100) of a pair that passes, undefined otherwise. */
+const BUILT_IN: Record<"ratio" | "partial_ratio" | "token_sort_ratio", ThresholdScorer> = {
+  ratio: similarityAtLeast,
+  partial_ratio: partialRatioAtLeast,
+  token_sort_ratio: tokenSortRatioAtLeast,
+};
+
+function scorerOf(options: ResolvedSafetyOptions): ThresholdScorer {
+  const scorer = options.scorer;
+  return typeof scorer === "function" ? (a, b) => scorer(a, b) : BUILT_IN[scorer];
+}
+
+/**
+ * The result of {@link detectLoopIn}.
+ *
+ * @example
+ * ```ts
+ * const { loop, similarity }: LoopCheck = detectLoopIn(state, output, options);
+ * ```
+ */
+export interface LoopCheck {
+  /** Whether the output repeats a recent one (similarity at or above the threshold). */
+  loop: boolean;
+  /** The similarity that made it a loop. */
+  similarity?: number | undefined;
+  /** Which remembered output it repeats (0 = oldest). */
+  index?: number | undefined;
+  /** The state after the check (a loop is not added; a short or empty output is ignored). */
+  state: LoopState;
+}
+
+/**
+ * What separates a turn's text from its tool calls in a turn's output ({@link turnOutput}): the ASCII unit separator,
+ * which text does not hold.
+ */
+const CALLS = "\u001f";
+
+/**
+ * The output of a model turn as the loop detector compares it: its text, and its tool calls (each rendered
+ * canonically, `name(args)`) as an identity apart. Two turns repeat each other only when their calls are the same
+ * calls and their texts are similar: a turn that calls something new is progress, however alike the text (a research
+ * run that searches a new query each turn is no loop).
+ *
+ * @example
+ * ```ts
+ * turnOutput("Searching.", ['search({"q":"a"})']); // "Searching.\u001fsearch({\"q\":\"a\"})"
+ * ```
+ */
+export function turnOutput(text: string, calls: readonly string[]): string {
+  return calls.length === 0 ? text : `${text}${CALLS}${calls.join("\n")}`;
+}
+
+/** A turn output's text and its calls' identity (undefined for a turn without calls, or any other string). */
+function splitTurn(output: string): [text: string, calls: string | undefined] {
+  const at = output.indexOf(CALLS);
+  return at < 0 ? [output, undefined] : [output.slice(0, at), output.slice(at + 1)];
+}
+
+/**
+ * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
+ * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
+ * is no loop and is not added; a scorer error is logged and counts as no loop. With `turns` (the loop guard's turns,
+ * whose outputs keep their tool calls apart), two outputs repeat each other only when their tool calls are the same,
+ * and then their texts
+ * are compared (two turns of the same calls and no text are the same turn). With a built-in scorer only the
+ * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
+ * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
+ *
+ * @example
+ * ```ts
+ * const options = resolveSafetyOptions();
+ * let check = detectLoopIn(emptyLoopState(), "Checking the database...", options); // no loop
+ * check = detectLoopIn(check.state, "Checking the database...", options);          // loop, similarity 1
+ * ```
+ */
+export function detectLoopIn(
+  state: LoopState,
+  output: string | undefined,
+  options: ResolvedSafetyOptions,
+  turns = false,
+): LoopCheck {
+  if (!output || output.length < options.minOutputLength) return { loop: false, state };
+  const logger = options.logger;
+  const scorer = scorerOf(options);
+  const [text, calls] = turns ? splitTurn(output) : [output, undefined];
+  try {
+    for (const [index, previous] of state.recentOutputs.entries()) {
+      const [previousText, previousCalls] = turns ? splitTurn(previous) : [previous, undefined];
+      if (calls !== previousCalls) continue; // other calls: progress, whatever the text says
+      const similarity = text === "" && previousText === "" ? 1 : scorer(text, previousText, options.loopThreshold);
+      if (similarity !== undefined && similarity >= options.loopThreshold) {
+        logger?.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
+        return { loop: true, similarity, index, state };
+      }
+    }
+  } catch (error) {
+    logger?.warn?.(`Error in loop detection: ${error instanceof Error ? error.message : String(error)}`);
+    return { loop: false, state };
+  }
+  const recentOutputs = [...state.recentOutputs, output].slice(-options.maxRecentOutputs);
+  return { loop: false, state: { ...state, recentOutputs } };
+}
+
+/**
+ * The cost of one call's usage under a price table.
+ *
+ * @example
+ * ```ts
+ * costOf({ input_tokens: 1_000_000, output_tokens: 0 }, { inputPerMillion: 3, outputPerMillion: 15 }); // 3
+ * ```
+ */
+export function costOf(usage: TokenUsage, price: PriceTable | undefined): number {
+  if (price === undefined) return 0;
+  if (typeof price === "function") return price(usage);
+  return (
+    ((usage.input_tokens ?? 0) * price.inputPerMillion + (usage.output_tokens ?? 0) * price.outputPerMillion) / 1e6
+  );
+}
+
+/**
+ * Adds one call's token usage (and its cost) to the state.
+ *
+ * @example
+ * ```ts
+ * addUsage(emptyLoopState(), { input_tokens: 10, output_tokens: 5, total_tokens: 15 }, undefined).tokens.total; // 15
+ * ```
+ */
+export function addUsage(state: LoopState, usage: TokenUsage | undefined, price: PriceTable | undefined): LoopState {
+  if (usage === undefined) return state;
+  const input = usage.input_tokens ?? 0;
+  const output = usage.output_tokens ?? 0;
+  const total = usage.total_tokens ?? input + output;
+  return {
+    ...state,
+    tokens: {
+      input: state.tokens.input + input,
+      output: state.tokens.output + output,
+      total: state.tokens.total + total,
+    },
+    cost: state.cost + costOf(usage, price),
+  };
+}
+
+/**
+ * The first limit the state has reached, or null. Iterations: at most `maxIterations` per session; runtime:
+ * `maxRuntimeMs` since the session started; tokens and cost: the session's totals; failures: in a row.
+ *
+ * @example
+ * ```ts
+ * checkLimits({ ...emptyLoopState(), iterations: 100 }, Date.now(), resolveSafetyOptions())?.kind; // "iterations"
+ * ```
+ */
+export function checkLimits(state: LoopState, now: number, options: ResolvedSafetyOptions): StopReason | null {
+  const elapsed = state.startedAt === null ? 0 : now - state.startedAt;
+  const raised = state.raised ?? {};
+  const iterations = options.maxIterations + (raised.iterations ?? 0);
+  if (state.iterations >= iterations) return reached("iterations", state.iterations, iterations);
+  const runtime = options.maxRuntimeMs + (raised.runtime ?? 0);
+  if (state.startedAt !== null && elapsed >= runtime) return reached("runtime", elapsed, runtime);
+  const tokens = options.maxTokens === undefined ? undefined : options.maxTokens + (raised.tokens ?? 0);
+  if (tokens !== undefined && state.tokens.total >= tokens) return reached("tokens", state.tokens.total, tokens);
+  const cost = options.maxCost === undefined ? undefined : options.maxCost + (raised.cost ?? 0);
+  if (cost !== undefined && state.cost >= cost) return reached("cost", state.cost, cost);
+  if (state.consecutiveFailures >= options.maxConsecutiveFailures) {
+    return reached("failures", state.consecutiveFailures, options.maxConsecutiveFailures);
+  }
+  return null;
+}
+
+/** The stop reason of a limit reached, with its message. */
+function reached(kind: Exclude<StopKind, "loop" | "steps">, value: number, limit: number): StopReason {
+  return { kind, value, limit, message: STOP_REASON_TEXTS[kind](value, limit) };
+}
+
+/**
+ * The stop reason for a detected loop.
+ *
+ * @example
+ * ```ts
+ * loopStopReason(0.92, 0.9).message; // "Stopped: loop detected, the output is 92.0% similar to a previous output (threshold 90%)."
+ * ```
+ */
+export function loopStopReason(similarity: number, threshold: number): StopReason {
+  return {
+    kind: "loop",
+    value: similarity,
+    limit: threshold,
+    message: STOP_REASON_TEXTS.loop(similarity, threshold),
+  };
+}
+
+/**
+ * `SafetyGuard`: a class over the same functions the loop node uses: fuzzy loop detection over the
+ * last `maxRecentOutputs` outputs, plus the iteration, runtime, token, cost and consecutive-failure limits.
+ *
+ * @example
+ * ```ts
+ * const guard = new SafetyGuard({ loopThreshold: 0.9 });
+ * guard.detectLoop("Checking the database for user information..."); // false
+ * guard.detectLoop("Checking the database for user information..."); // true
+ * ```
+ */
+export class SafetyGuard extends StatefulGuard<LoopState> {
+  /** The options with every default filled in. */
+  readonly options: ResolvedSafetyOptions;
+
+  constructor(options: SafetyOptions = {}, state: LoopState = emptyLoopState()) {
+    super(state, emptyLoopState);
+    this.options = resolveSafetyOptions(options);
+  }
+
+  /**
+   * Whether `output` repeats a remembered output (then it is not remembered); otherwise it is remembered.
+   *
+   * @example
+   * ```ts
+   * guard.detectLoop("Same message"); // false the first time
+   * ```
+   */
+  detectLoop(output: string | undefined): boolean {
+    const check = detectLoopIn(this.state, output, this.options);
+    this.state = check.state;
+    return check.loop;
+  }
+
+  /**
+   * Counts one iteration (starting the runtime clock on the first).
+   *
+   * @example
+   * ```ts
+   * guard.recordIteration();
+   * ```
+   */
+  recordIteration(now = Date.now()): void {
+    this.state = { ...this.state, iterations: this.state.iterations + 1, startedAt: this.state.startedAt ?? now };
+  }
+
+  /**
+   * Adds a model call's token usage (and cost, with a price table).
+   *
+   * @example
+   * ```ts
+   * guard.recordUsage(aiMessage.usage_metadata);
+   * ```
+   */
+  recordUsage(usage: TokenUsage | undefined): void {
+    this.state = addUsage(this.state, usage, this.options.price);
+  }
+
+  /**
+   * Records whether an iteration failed (failures in a row are limited).
+   *
+   * @example
+   * ```ts
+   * guard.recordOutcome(false); // one more failure in a row
+   * ```
+   */
+  recordOutcome(success: boolean): void {
+    this.state = { ...this.state, consecutiveFailures: success ? 0 : this.state.consecutiveFailures + 1 };
+  }
+
+  /**
+   * The first limit reached, or null.
+   *
+   * @example
+   * ```ts
+   * guard.checkLimits()?.message;
+   * ```
+   */
+  checkLimits(now = Date.now()): StopReason | null {
+    return checkLimits(this.state, now, this.options);
+  }
+
+  /** The remembered outputs, oldest first. */
+  get recentOutputs(): readonly string[] {
+    return this.state.recentOutputs;
+  }
+
+  /**
+   * Forgets the remembered outputs (the limits' counters stay).
+   *
+   * @example
+   * ```ts
+   * guard.clearLoopHistory();
+   * ```
+   */
+  clearLoopHistory(): void {
+    this.state = { ...this.state, recentOutputs: [] };
+  }
+
+  /**
+   * Rebuilds a guard from {@link SafetyGuard.toJSON} output (options are not serialised: pass them again).
+   *
+   * @example
+   * ```ts
+   * const copy = SafetyGuard.fromJSON(JSON.parse(json), { loopThreshold: 0.85 });
+   * ```
+   */
+  static fromJSON(json: { state: LoopState }, options: SafetyOptions = {}): SafetyGuard {
+    return new SafetyGuard(options, structuredClone(json.state));
+  }
+}
+
+/**
+ * One model turn as the loop guard sees it (what the graph adapters extract from the messages).
+ *
+ * @example
+ * ```ts
+ * const turn: LoopTurn = { output: "Reading a.py", continues: true, session: "human-1" };
+ * ```
+ */
+export interface LoopTurn {
+  /** The turn's output (by default the AI message's text and its tool calls rendered canonically). */
+  output: string;
+  /** Whether the model wants to go on (it called tools); a final answer ends the run by itself. */
+  continues: boolean;
+  /** The model call's token usage. */
+  usage?: TokenUsage | undefined;
+  /** The previous turn's tool results, when it called tools. */
+  previous?:
+    | {
+        /** Its tool calls were all answered by a guard or a cache: the iteration is refunded. */
+        free: boolean;
+        /** The iteration failed (by default: every tool result was an error); counts toward the failure limit. */
+        failed: boolean;
+      }
+    | undefined;
+  /** What marks the session this turn belongs to; a new marker starts a new session (everything resets). */
+  session: string;
+}
+
+/**
+ * The state at the start of a model turn, before the turn is counted: a new session when the marker changed; the
+ * previous turn's iteration refunded when its tool calls were all answered by a guard or a cache (such turns are
+ * free); failures in a row counted from the previous turn's results.
+ */
+function turnStart(state: LoopState, turn: Pick<LoopTurn, "previous" | "session">, now: number): LoopState {
+  const next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
+  if (next.stopped !== null) return next;
+  const { previous } = turn;
+  return {
+    ...next,
+    iterations: next.iterations - (previous?.free ? 1 : 0),
+    startedAt: next.startedAt ?? now,
+    consecutiveFailures:
+      previous === undefined ? next.consecutiveFailures : previous.failed ? next.consecutiveFailures + 1 : 0,
+  };
+}
+
+/**
+ * The iteration limit reached before a model turn, or null: the turns the session has taken (the previous one free
+ * when its calls were all answered by a guard or a cache) against `maxIterations`, raised by a person's answers.
+ * `maxIterations: N` runs N full turns, the Nth turn's tool calls included, as openai-agents' `max_turns` and
+ * pydantic-ai's `request_limit` do: this says the (N+1)th would be one too many (a run that answers then is not
+ * stopped by {@link stepLoopGuard}; createAgent asks a person here, before the model is called).
+ *
+ * @example
+ * ```ts
+ * const state = { ...emptyLoopState(), iterations: 3, session: "s" };
+ * iterationLimitBefore(state, { session: "s" }, resolveSafetyOptions({ maxIterations: 3 }))?.message;
+ * // "Stopped: the iteration limit was reached (3 of 3)."
+ * ```
+ */
+export function iterationLimitBefore(
+  state: LoopState,
+  turn: Pick<LoopTurn, "previous" | "session">,
+  options: ResolvedSafetyOptions,
+  now: number = (options.clock ?? Date.now)(),
+): StopReason | null {
+  const start = turnStart(state, turn, now);
+  if (start.stopped !== null) return null;
+  const limit = options.maxIterations + (start.raised?.iterations ?? 0);
+  return start.iterations >= limit ? reached("iterations", start.iterations, limit) : null;
+}
+
+/**
+ * Advances the loop guard by one model turn: starts a new session when the marker changed; counts the iteration
+ * (refunding the previous one if its tool calls were all answered by a guard or a cache: such turns are free);
+ * counts failures in a row; adds the token usage; then, if the model wants to go on, checks the limits and the
+ * loop. The iteration limit counts the turns taken before this one: `maxIterations: N` runs N full turns (the Nth
+ * turn's tool calls run) and stops the (N+1)th if it calls tools, as openai-agents' `max_turns` does. Returns the
+ * new state and, when the run must stop, why.
+ *
+ * @example
+ * ```ts
+ * const options = resolveSafetyOptions({ maxIterations: 2 });
+ * let step = stepLoopGuard(emptyLoopState(), { output: "a", continues: true, session: "s" }, options, 0);
+ * step = stepLoopGuard(step.state, { output: "b", continues: true, session: "s" }, options, 0); // its calls run
+ * step = stepLoopGuard(step.state, { output: "c", continues: true, session: "s" }, options, 0);
+ * step.stop?.kind; // "iterations"
+ * ```
+ */
+export function stepLoopGuard(
+  state: LoopState,
+  turn: LoopTurn,
+  options: ResolvedSafetyOptions,
+  now: number = (options.clock ?? Date.now)(),
+): {
+  /** The new state. */
+  state: LoopState;
+  /** Why the run must stop, or null. */
+  stop: StopReason | null;
+} {
+  const start = turnStart(state, turn, now);
+  if (start.stopped !== null) return { state: start, stop: start.stopped };
+  const next = addUsage({ ...start, iterations: start.iterations + 1 }, turn.usage, options.price);
+  if (!turn.continues) return { state: next, stop: null };
+  // The iterations taken before this turn; the other limits with this turn's usage and time.
+  const limit = checkLimits({ ...next, iterations: start.iterations }, now, options);
+  if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
+  const check = detectLoopIn(next, turn.output, options, true);
+  if (check.loop) {
+    const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
+    options.logger?.warn?.("Breaking loop due to repetitive agent outputs");
+    return { state: { ...check.state, stopped: reason }, stop: reason };
+  }
+  return { state: check.state, stop: null };
+}

@@ -1,0 +1,150 @@
+/**
+ * The loop detector and the safety limits as createAgent middleware: after each model response it counts the turn,
+ * checks the limits and (the loop detector) compares the response with the recent ones, exactly as
+ * `loopDetectHook` does.
+ */
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { readLoopState } from "../channels/check.js";
+import { defaulted, guardLogField } from "../channels/schema.js";
+import type { StepBudget } from "../run-end/invocations.js";
+import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
+import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
+import {
+  isGuardFinal,
+  type ModelCallHandler,
+  type ModelCallRequest,
+  type ModelCallResult,
+} from "../run-end/wrap-up.js";
+import { defineMiddleware } from "../shared/agent/define.js";
+import { withStepBudget } from "../shared/agent/stack.js";
+import { stopStreamEvent } from "../shared/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { emptyLoopState, type LoopState, type StopReason } from "./core/loop.js";
+import {
+  type LoopDetectOptions,
+  type LoopGuardSettings,
+  resolveLoopDetectOptions,
+  resolveSafetyLimitsOptions,
+  type SafetyLimitsOptions,
+} from "./options.js";
+import { iterationLimitBeforeCall, loopGuardTurn } from "./turn.js";
+
+export type { SafetyLimitsOptions } from "./options.js";
+
+/**
+ * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (so the guard adds no graph
+ * step to a turn), within the step budget of src/run-end/ (a response whose tools would not leave room for another
+ * turn and an answer ends the run there). A limit reached at the last response, or the iteration limit reached with
+ * the turns taken, asks a person first, when it asks. After the call, the limits and the loop check over the
+ * response; a stop's final message (the model's wrap-up, or the canned one) replaces the response: its tool calls
+ * never run. `maxIterations: N` runs N full turns: the (N+1)th response, if it calls tools, is the one replaced.
+ */
+function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings, budget: StepBudget) {
+  const turn = loopGuardTurn(settings);
+  const wrapUp = settings.wrapUp ?? "model";
+  const ending = { wrapUp, events: settings.events };
+  /** The iteration limit reached with the turns taken, when it asks a person (else null: the model is called). */
+  const iterationAsk = (messages: BaseMessage[], loopGuard: LoopState | undefined): StopReason | null => {
+    if (settings.ask === undefined) return null;
+    const limit = iterationLimitBeforeCall(messages, settings, loopGuard);
+    return limit !== null && offer(limit, settings.ask) !== undefined ? limit : null;
+  };
+  const stopLog = (request: ModelCallRequest, stop: StopReason) => ({
+    guardLog: emitGuardEvents(request.runtime as WriterHost, [stopStreamEvent(stop)], settings.events),
+  });
+  return (request: ModelCallRequest, handler: ModelCallHandler): Promise<ModelCallResult> =>
+    guardedModelCall(request, handler, budget, ending, async () => {
+      const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
+      let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
+      // A limit reached at the last response, or the iteration limit reached with the turns taken (N full turns ran:
+      // this call would be the (N+1)th), asks a person now, before the model is called (a resume runs this node
+      // again: the model is called once, after the answer).
+      const reachedBefore = loopGuard?.asking ?? null;
+      const asking = reachedBefore ?? iterationAsk(state.messages ?? [], loopGuard);
+      if (asking !== null && loopGuard !== undefined) {
+        const granted = askToGoOn(asking, offer(asking, settings.ask) ?? asking.limit);
+        if (granted === undefined) {
+          // The limit's stop event was written when it was reached at a response; one reached here is written now.
+          const log = reachedBefore === null ? stopLog(request, asking) : {};
+          const update = { [key]: { ...loopGuard, stopped: asking, asking: null }, ...log };
+          return endModelCall(request, handler, wrapUp, { ...asking }, undefined, update);
+        }
+        loopGuard = raiseLimit(loopGuard, asking, granted);
+      }
+      const response = await handler(request as never);
+      if (!AIMessage.isInstance(response) || isGuardFinal(response)) return response;
+      const result = turn(
+        { messages: [...(state.messages ?? []), response], loopGuard },
+        request.runtime as WriterHost,
+      );
+      if (result === undefined) return response;
+      if (result.stop === null) return { response, update: { [key]: result.state } } satisfies ResponseStands;
+      if (offer(result.stop, settings.ask) !== undefined) {
+        // The response's calls run; the person is asked before the next model call.
+        const asks = { ...result.state, stopped: null, asking: result.stop };
+        return { response, update: { [key]: asks, guardLog: result.log } } satisfies ResponseStands;
+      }
+      const update = { [key]: result.state, guardLog: result.log };
+      return endModelCall(request, handler, wrapUp, { ...result.stop }, response, update);
+    });
+}
+
+/**
+ * The loop detector and the safety limits (iterations, runtime, tokens, cost, failures in a row) for langchain
+ * `createAgent`. When a limit or a loop stops the run, every pending tool call is answered with an error
+ * ToolMessage and a final AI message says what stopped it; the run ends there. Its memory is the `loopGuard`
+ * channel, kept per thread by the checkpointer. Options are the same as `loopDetectHook`'s, validated here.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { guardMiddleware, loopDetectMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({ model, tools, middleware: [guardMiddleware(), loopDetectMiddleware({ maxIterations: 30 })] });
+ * ```
+ */
+export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
+  const budget = modelCallBudget();
+  const middleware = defineMiddleware({
+    name: "LoopDetectMiddleware",
+    stateSchema: z.object({
+      /** The loop detector's and the safety limits' state, per thread. */
+      loopGuard: defaulted<LoopState>(emptyLoopState),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
+      guardLog: guardLogField,
+    }),
+    wrapModelCall: stepCall("loopGuard", resolveLoopDetectOptions(options), budget),
+  });
+  return withStepBudget(middleware, budget);
+}
+
+/**
+ * The safety limits alone (iterations, runtime, tokens, cost, failures in a row), without the loop detector's
+ * similarity check, for langchain `createAgent`: a limit reached answers every pending tool call with an error
+ * ToolMessage and ends the run with an AI message that says which limit. Its counters live in the `safetyLimits`
+ * channel, per thread, and start again with each new human message (`turns: { runBoundary: "none" }` keeps them for
+ * the whole thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { guardMiddleware, safetyLimitsMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools,
+ *   middleware: [guardMiddleware(), safetyLimitsMiddleware({ maxIterations: 25, maxConsecutiveFailures: 3 })],
+ * });
+ * ```
+ */
+export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
+  // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
+  const budget = modelCallBudget();
+  const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
+  const stateSchema = z.object({
+    /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
+    /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,
+  });
+  return withStepBudget(defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall }), budget);
+}

@@ -1,0 +1,289 @@
+/**
+ * The options of the loop guard's adapters (`loopDetectHook`, `loopDetectNode`, `loopDetectMiddleware`,
+ * `safetyLimitsMiddleware`): the limits top-level, under the names of the loop-detection spec; how a turn is read and
+ * compared in `turns`; what the guard says in `feedback`. Validated here, strictly, and converted to the flat
+ * options of the core (`SafetyOptions`, which `SafetyGuard` takes as they are).
+ */
+import type { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { z } from "zod/v4";
+import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
+import { type GuardLogger, parseOptions } from "../shared/options.js";
+import {
+  type ResolvedSafetyOptions,
+  resolveSafetyOptions,
+  type SafetyOptions,
+  safetyOptionsSchema,
+} from "./core/loop.js";
+
+const safety = safetyOptionsSchema.shape;
+const isFunction = (v: unknown) => typeof v === "function";
+
+/** The limits: the loop detector's and the safety limits' alike. */
+const limitsShape = {
+  /**
+   * Full model turns per run: the Nth response's tool calls run, and a response after them that still calls tools
+   * ends the run (as openai-agents' `max_turns`). A turn whose tool calls were all answered by a guard or a cache is
+   * free. Default 100.
+   */
+  maxIterations: safety.maxIterations,
+  /** Wall time of a run in ms, from its first turn. Default 4 hours. */
+  maxRuntimeMs: safety.maxRuntimeMs,
+  /** Dollars per run (needs `price`). Default: off. */
+  maxCost: safety.maxCost,
+  /** Tokens per run, from the AI messages' `usage_metadata`. Default: off. */
+  maxTokens: safety.maxTokens,
+  /** Token prices for `maxCost`: `{ inputPerMillion, outputPerMillion }` (dollars) or `(usage) => dollars`. */
+  price: safety.price,
+  /** Failed turns in a row (see `turns.isFailure`). Default 5. */
+  maxConsecutiveFailures: safety.maxConsecutiveFailures,
+  /**
+   * Ask a person before a limit ends the run: `interrupt()` with "go on with N more?" (a checkpointer is needed;
+   * without one, the limit ends the run). `true` asks for each limit set (iterations, runtime, tokens, cost), offering
+   * as many more as the limit itself; `{ iterations: 10, … }` asks for the limits named, offering that many more. A
+   * loop and failures in a row still end the run. Answer with `Command({ resume: true })` (go on), `{ more: n }`, or
+   * anything else (end). Default: off.
+   */
+  ask: z
+    .custom<boolean | LimitAsk>(
+      (v) => typeof v === "boolean" || isLimitAsk(v),
+      "expected true, false or { iterations, runtime, tokens, cost } (positive numbers)",
+    )
+    .optional(),
+  /**
+   * How the run's final message is written when the guard ends it (a loop, a limit, LangGraph's step budget):
+   * `"model"` (default) one last call of the agent's own model with the tools off, asked what was done, what failed
+   * and what is left (createAgent; a graph hook has no model of its own and writes the canned message); `{ model }`
+   * the chat model given (without tools); `"canned"` the guard's own message. The canned message is the fallback when
+   * the model call fails or still calls tools.
+   */
+  wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
+};
+
+/**
+ * How many more of each limit a person may grant when asked before the limit ends the run (the limit's own value
+ * when not given).
+ *
+ * @example
+ * ```ts
+ * loopDetectMiddleware({ maxIterations: 30, ask: { iterations: 10 } satisfies LimitAsk });
+ * ```
+ */
+export interface LimitAsk {
+  /** More iterations. */
+  iterations?: number | undefined;
+  /** More milliseconds of runtime. */
+  runtime?: number | undefined;
+  /** More tokens. */
+  tokens?: number | undefined;
+  /** More dollars. */
+  cost?: number | undefined;
+}
+
+function isLimitAsk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  return Object.entries(v).every(
+    ([k, n]) =>
+      ["iterations", "runtime", "tokens", "cost"].includes(k) &&
+      (n === undefined || (typeof n === "number" && Number.isFinite(n) && n > 0)),
+  );
+}
+
+/** How a turn is read: whether it failed, which run it belongs to, when it happened. */
+const turnShape = {
+  /**
+   * Whether a turn failed, from the ToolMessages that answered its tool calls. Default: every one is an error
+   * (tool errors and guard blocks alike).
+   */
+  isFailure: z.custom<(results: ToolMessage[]) => boolean>(isFunction, "expected a function").optional(),
+  /**
+   * What starts a new run of the thread (outputs, counters, clock and spending reset), as the tool-call guards'
+   * option of the same name: `"human-message"` (default) a new person's message, `"none"` nothing (the whole thread
+   * is one run).
+   */
+  runBoundary: z.enum(["human-message", "none"]).optional(),
+  /** The clock a turn's time is read from (ms since the epoch), for `maxRuntimeMs`. Default `Date.now`. */
+  clock: safety.clock,
+};
+
+/** Whether the guard writes a guard event when it stops a run. */
+const eventsOption = z.boolean().optional();
+
+/**
+ * The options of `loopDetectHook` and `loopDetectMiddleware` (and, with `routes`, of `loopDetectNode`).
+ */
+export const loopDetectOptionsSchema = z.strictObject({
+  /** Similarity (0..1) at or above which a turn's output repeats a recent one: a loop. Default 0.9. */
+  loopThreshold: safety.loopThreshold,
+  ...limitsShape,
+  /** How a turn is read and compared with the recent ones. */
+  turns: z
+    .strictObject({
+      /** Outputs remembered for the comparison (a loop is not remembered). Default 5. */
+      maxRecentOutputs: safety.maxRecentOutputs,
+      /**
+       * What "the output" of a turn is. Default `defaultTurnOutput`: the text plus the tool calls, canonical
+       * (`(m) => m.text` compares the text alone).
+       */
+      outputOf: z.custom<(message: AIMessage) => string>(isFunction, "expected a function").optional(),
+      /**
+       * The similarity scorer: `"ratio"` (default), `"partial_ratio"` or `"token_sort_ratio"` (each exactly
+       * fuzzball's scorer of that name, computed without fuzzball), or `(a, b) => 0..1`.
+       */
+      scorer: safety.scorer,
+      /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */
+      minOutputLength: safety.minOutputLength,
+      ...turnShape,
+    })
+    .optional(),
+  /** Where the guard reports. */
+  feedback: z
+    .strictObject({
+      /**
+       * A `GuardLogger` (`console`, or anything with `warn`): its `warn` receives `Loop detected: 92.0% similarity
+       * to previous output` and `Breaking loop due to repetitive agent outputs`. Default none (nothing is printed).
+       */
+      logger: safety.logger,
+      /** Write a guard event when a loop or a limit stops the run (custom stream and `guardLog`). Default true. */
+      events: eventsOption,
+    })
+    .optional(),
+});
+
+/** The options of `safetyLimitsMiddleware`: the limits alone, without the similarity check. */
+export const safetyLimitsOptionsSchema = z.strictObject({
+  ...limitsShape,
+  /** How a turn is read. */
+  turns: z.strictObject(turnShape).optional(),
+  /** Where the guard reports. */
+  feedback: z
+    .strictObject({
+      /** Write a guard event when a limit stops the run (custom stream and `guardLog`). Default true. */
+      events: eventsOption,
+    })
+    .optional(),
+});
+
+/**
+ * Options of `loopDetectHook`, `loopDetectNode` and `loopDetectMiddleware`: the limits top-level, how a turn is read
+ * and compared in `turns`, what the guard says in `feedback`.
+ *
+ * @example
+ * ```ts
+ * loopDetectHook({ maxIterations: 30, turns: { runBoundary: "none" } } satisfies LoopDetectOptions);
+ * ```
+ *
+ * @interface
+ */
+export type LoopDetectOptions = z.input<typeof loopDetectOptionsSchema>;
+
+/**
+ * Options of `safetyLimitsMiddleware`: the limits alone (no similarity check), how a turn is read in `turns`,
+ * whether it writes events in `feedback`.
+ *
+ * @example
+ * ```ts
+ * safetyLimitsMiddleware({ maxIterations: 30, maxTokens: 200_000 } satisfies SafetyLimitsOptions);
+ * ```
+ *
+ * @interface
+ */
+export type SafetyLimitsOptions = z.input<typeof safetyLimitsOptionsSchema>;
+
+/** Where each option of `safetyLimitsMiddleware` that moved into a group lives now, for the error that names it. */
+const LIMITS_MOVED_OPTIONS: Readonly<Record<string, string>> = {
+  isFailure: "turns.isFailure",
+  runBoundary: "turns.runBoundary",
+  clock: "turns.clock",
+  events: "feedback.events",
+};
+
+/** Where each option of the loop detector that moved into a group lives now, for the error that names it. */
+export const LOOP_MOVED_OPTIONS: Readonly<Record<string, string>> = {
+  ...LIMITS_MOVED_OPTIONS,
+  outputOf: "turns.outputOf",
+  maxRecentOutputs: "turns.maxRecentOutputs",
+  scorer: "turns.scorer",
+  minOutputLength: "turns.minOutputLength",
+  logger: "feedback.logger",
+};
+
+/** The options of a loop-guard adapter, validated and in the shape the turn runs on. */
+export interface LoopGuardSettings {
+  /** The core's flat options, defaults filled in. */
+  safety: ResolvedSafetyOptions;
+  /** What the output of a turn is (`undefined`: `defaultTurnOutput`). */
+  outputOf: ((message: AIMessage) => string) | undefined;
+  /** Whether a turn failed (`undefined`: every tool result is an error). */
+  isFailure: ((results: ToolMessage[]) => boolean) | undefined;
+  /** What starts a new run. */
+  runBoundary: "human-message" | "none";
+  /** Whether a stop writes a guard event. */
+  events: boolean;
+  /** How the final message is written (as given; the adapter applies its default). */
+  wrapUp: WrapUpOption | undefined;
+  /** The limits that ask a person before they end the run, and how many more each offers. */
+  ask: LimitAsk | undefined;
+}
+
+/** Validated adapter options, either schema's. */
+interface ParsedLoopOptions
+  extends Omit<SafetyOptions, "scorer" | "minOutputLength" | "logger" | "clock" | "maxRecentOutputs"> {
+  wrapUp?: LoopGuardSettings["wrapUp"];
+  ask?: boolean | LimitAsk | undefined;
+  turns?:
+    | (Pick<SafetyOptions, "scorer" | "minOutputLength" | "clock" | "maxRecentOutputs"> &
+        Partial<Pick<LoopGuardSettings, "outputOf" | "isFailure" | "runBoundary">>)
+    | undefined;
+  feedback?: { logger?: GuardLogger | undefined; events?: boolean | undefined } | undefined;
+}
+
+/**
+ * Converts validated adapter options (its own keys, such as a node's routes, already taken out) to the settings of
+ * the turn: the limits and the comparison go to the core's flat `SafetyOptions`.
+ *
+ * @example
+ * ```ts
+ * loopGuardSettings({ maxIterations: 30, turns: { runBoundary: "none" } }).safety.maxIterations; // 30
+ * ```
+ */
+export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings {
+  const { turns = {}, feedback = {}, wrapUp, ask, ...limits } = parsed;
+  const { outputOf, isFailure, runBoundary = "human-message", ...comparison } = turns;
+  return {
+    safety: resolveSafetyOptions({ ...limits, ...comparison, logger: feedback.logger }),
+    outputOf,
+    isFailure,
+    runBoundary,
+    events: feedback.events ?? true,
+    wrapUp,
+    ask: ask === true ? {} : ask === false ? undefined : ask,
+  };
+}
+
+/**
+ * Validates the options of `loopDetectHook` and `loopDetectMiddleware`; throws `GuardOptionsError` naming each bad
+ * field, and where a key that moved into a group lives now.
+ *
+ * @example
+ * ```ts
+ * resolveLoopDetectOptions({ maxIterations: 30 }).safety.loopThreshold; // 0.9
+ * resolveLoopDetectOptions({ runBoundary: "none" }); // throws: runBoundary (now turns.runBoundary)
+ * ```
+ */
+export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardSettings {
+  return loopGuardSettings(parseOptions(loopDetectOptionsSchema, options, "loop-detection", LOOP_MOVED_OPTIONS));
+}
+
+/**
+ * Validates the options of `safetyLimitsMiddleware`: the turn's output is empty, so the similarity check is off (an
+ * empty output is never a loop and is not remembered).
+ *
+ * @example
+ * ```ts
+ * resolveSafetyLimitsOptions({ maxIterations: 25 }).outputOf?.(message); // ""
+ * ```
+ */
+export function resolveSafetyLimitsOptions(options: SafetyLimitsOptions): LoopGuardSettings {
+  const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits", LIMITS_MOVED_OPTIONS);
+  return { ...loopGuardSettings(parsed), outputOf: () => "" };
+}

@@ -1,0 +1,192 @@
+/**
+ * The loop guard's turn, shared by the graph node and hook and the createAgent middleware: read the model's latest
+ * response from the messages, count it against the safety limits, compare it with the recent ones, and on a stop
+ * answer its pending calls and say why.
+ */
+import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
+import { readLoopState, trustLoopState } from "../channels/check.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { canonicalJson } from "../shared/identity/signature.js";
+import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "../shared/messages.js";
+import { notRunStopped } from "../shared/texts/tool-calls.js";
+import { guardAnswer } from "../tool-calls/answers.js";
+import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
+import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
+import type { LoopGuardSettings } from "./options.js";
+
+type ToolCallLike = { id?: string; name: string; args: unknown };
+type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
+
+/**
+ * The default output of a turn: the AI message's text, and its tool calls as an identity apart, each as
+ * `name(canonical JSON args)` (ids left out: they differ every time). The loop detector compares the texts only of
+ * turns that make the same calls: a turn that calls something new is never a loop.
+ *
+ * @example
+ * ```ts
+ * defaultTurnOutput(new AIMessage({ content: "Reading", tool_calls: [{ name: "read_file", args: { path: "a" }, id: "1" }] }));
+ * // 'Reading\u001fread_file({"path":"a"})'
+ * ```
+ */
+export function defaultTurnOutput(message: AIMessage): string {
+  const calls = ((message as AIWithCalls).tool_calls ?? []).map((c) => `${c.name}(${canonicalJson(c.args)})`);
+  return turnOutput(messageText(message), calls);
+}
+
+function isFree(result: ToolMessage): boolean {
+  const artifact = result.artifact as { guard?: { blocked?: boolean }; cached?: boolean } | undefined;
+  return artifact?.guard?.blocked === true || artifact?.cached === true;
+}
+
+/**
+ * The results of the turn before the message at `current` (the messages' length: the turn about to be taken): its
+ * AI message's tool calls and their answers, or undefined when it made none or a person spoke since.
+ */
+function previousTurn(messages: BaseMessage[], current: number, settings: LoopGuardSettings): LoopTurn["previous"] {
+  for (let i = current - 1; i >= 0; i -= 1) {
+    const m = messages[i] as BaseMessage;
+    if (isPersonMessage(m)) return undefined; // the previous turn belongs to another session
+    if (!isAIMessage(m)) continue;
+    const calls = (m as AIWithCalls).tool_calls ?? [];
+    if (calls.length === 0) return undefined;
+    const ids = new Set(calls.map((c) => c.id));
+    const results = messages
+      .slice(i + 1, current)
+      .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
+    return {
+      free: results.length > 0 && results.every(isFree),
+      // A turn whose calls the guards all answered (blocked, or served from a cache) is no tool failure: the
+      // escalation counts those repeats, and counting them here too would end the run by a second rule.
+      failed: (
+        settings.isFailure ?? ((rs) => rs.length > 0 && rs.every((r) => r.status === "error") && !rs.every(isFree))
+      )(results),
+    };
+  }
+  return undefined;
+}
+
+/** The session marker of the messages: a new person's message starts a new session; none continues the current one. */
+function sessionOf(messages: BaseMessage[], settings: LoopGuardSettings): string | undefined {
+  return settings.runBoundary === "none" ? "thread" : runMarker(messages);
+}
+
+/** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
+function readTurn(
+  messages: BaseMessage[],
+  settings: LoopGuardSettings,
+): { turn: Omit<LoopTurn, "session"> & { session: string | undefined }; message: AIWithCalls } | undefined {
+  const current = lastAIMessageIndex(messages);
+  if (current < 0) return undefined;
+  const message = messages[current] as AIWithCalls;
+  const output = (settings.outputOf ?? defaultTurnOutput)(message);
+  return {
+    message,
+    turn: {
+      output,
+      continues: (message.tool_calls ?? []).length > 0,
+      usage: message.usage_metadata,
+      previous: previousTurn(messages, current, settings),
+      session: sessionOf(messages, settings),
+    },
+  };
+}
+
+/**
+ * Before a model call (createAgent's model call, ahead of the model): the iteration limit the run has reached with
+ * the turns it took, or null. The turn about to be taken would be one too many: a limit that asks a person asks
+ * here, before the model is called, so that nothing is taken away and a resume calls the model once.
+ *
+ * @example
+ * ```ts
+ * const reached = iterationLimitBeforeCall(state.messages, settings, state.loopGuard);
+ * if (reached !== null) askToGoOn(reached, offer(reached, settings.ask) ?? reached.limit);
+ * ```
+ */
+export function iterationLimitBeforeCall(
+  messages: BaseMessage[],
+  settings: LoopGuardSettings,
+  loopGuard: LoopState | undefined,
+): StopReason | null {
+  if (loopGuard === undefined) return null;
+  const previous = previousTurn(messages, messages.length, settings);
+  const session = sessionOf(messages, settings) ?? loopGuard.session ?? "none";
+  return iterationLimitBefore(loopGuard, { previous, session }, settings.safety);
+}
+
+/**
+ * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run and nothing has
+ * answered yet (another middleware may have: the history stays valid, one answer per call), then an AI message
+ * that says which limit or loop stopped the run.
+ */
+function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
+  const skipped = notRunAnswers(message as AIMessage, reason, messages);
+  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
+}
+
+/** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */
+export function notRunAnswers(message: AIMessage, reason: StopReason, messages: readonly BaseMessage[]): BaseMessage[] {
+  return unansweredCalls(message, messages).map((c) =>
+    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
+  );
+}
+
+/** The state the loop guard reads and writes (not part of the public API). */
+export interface LoopGraphState {
+  /** The conversation. */
+  messages: BaseMessage[];
+  /** The loop guard's state (absent before the first turn). */
+  loopGuard?: LoopState;
+}
+
+/**
+ * One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). A stop
+ * is written to the custom stream of `host`, and its event returned in `log` for the `guardLog` channel.
+ */
+function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
+  const read = readTurn(state.messages ?? [], settings);
+  if (read === undefined) return undefined;
+  const loopGuard = readLoopState(state.loopGuard);
+  const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
+  const result = stepLoopGuard(loopGuard, turn, settings.safety);
+  trustLoopState(result.state); // the guard's own state: its next read is a lookup
+  const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
+  return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };
+}
+
+/** What one turn of the loop guard gives: its new state, and on a stop the messages that end the run. */
+export interface LoopTurnResult {
+  /** The loop guard's state after the turn. */
+  state: LoopState;
+  /** Set when a limit or a loop stops the run. */
+  stop: StopReason | null;
+  /** On a stop: the pending calls answered "Not run" and the final AI message. */
+  messages: BaseMessage[] | undefined;
+  /** The stop's guard event (already written to the custom stream), for the `guardLog` channel. */
+  log: GuardStreamEvent[];
+  /** Whether the response called tools. */
+  continues: boolean;
+}
+
+/**
+ * The loop guard's turn with its options validated once (by the adapter: {@link LoopGuardSettings}): a function of
+ * the state that gives the turn's result (`undefined` when there is no model response to judge).
+ *
+ * @example
+ * ```ts
+ * const turn = loopGuardTurn(resolveLoopDetectOptions({ maxIterations: 30 }));
+ * const result = turn({ messages, loopGuard }, config);
+ * if (result?.stop) console.log(result.stop.message);
+ * ```
+ */
+export function loopGuardTurn(
+  settings: LoopGuardSettings,
+): (state: LoopGraphState, host: WriterHost) => LoopTurnResult | undefined {
+  return (state, host) => {
+    const result = evaluate(state, settings, host);
+    if (result === undefined) return undefined;
+    const messages =
+      result.stop === null ? undefined : stopMessages(result.read.message, result.stop, state.messages ?? []);
+    return { state: result.state, stop: result.stop, messages, log: result.log, continues: result.read.turn.continues };
+  };
+}

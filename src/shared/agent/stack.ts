@@ -1,0 +1,68 @@
+/**
+ * The agent's whole middleware list, shown to the guards: createAgent shows a middleware only its own hooks, so the
+ * step budget counts the hooks it knows (the pack's, langchain's limit middleware) and measures the rest after the
+ * first turn. Given the list, every hook is counted from the start.
+ */
+import type { StackShape } from "../../run-end/budget.js";
+import type { StepBudget } from "../../run-end/invocations.js";
+
+/** Where a middleware of the pack keeps its step budget (a symbol, not enumerable: not part of its type). */
+const STEP_BUDGET = Symbol("langgraph-guards.stepBudget");
+
+/** Puts a step budget on a middleware of the pack (its type is unchanged). */
+export function withStepBudget<M extends object>(middleware: M, budget: StepBudget): M {
+  Object.defineProperty(middleware, STEP_BUDGET, { value: budget, enumerable: false });
+  return middleware;
+}
+
+/** What the step budget reads of a middleware: which of createAgent's node hooks it has. */
+interface Hooks {
+  beforeAgent?: unknown;
+  beforeModel?: unknown;
+  afterModel?: unknown;
+  afterAgent?: unknown;
+}
+
+/**
+ * The hook nodes of a createAgent middleware list, as the step budget counts them: each `beforeModel` and
+ * `afterModel` hook is a node of every turn, each `beforeAgent` and `afterAgent` hook a node of every invocation.
+ *
+ * @example
+ * ```ts
+ * stackShape([guardMiddleware(), toolCallLimitMiddleware({ runLimit: 20 })]); // { around: 2, edges: 1 }
+ * ```
+ */
+export function stackShape(middleware: readonly object[]): StackShape {
+  let around = 0;
+  let edges = 0;
+  for (const m of middleware as readonly Hooks[]) {
+    around += (m.beforeModel ? 1 : 0) + (m.afterModel ? 1 : 0);
+    edges += (m.beforeAgent ? 1 : 0) + (m.afterAgent ? 1 : 0);
+  }
+  return { around, edges };
+}
+
+/**
+ * Shows the guards the agent's whole middleware list, so that the step budget counts every hook from the first model
+ * call: pass the list to `createAgent` through it. Without it the guards count their own hooks and langchain's
+ * `toolCallLimitMiddleware` and `modelCallLimitMiddleware`, and measure other `beforeModel` and `afterModel` hooks
+ * after the first turn; `beforeAgent` and `afterAgent` hooks of other middleware they cannot see at all. Returns the
+ * list as it is.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { guardMiddleware, guardStack, loopDetectMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({
+ *   model,
+ *   tools,
+ *   middleware: guardStack([guardMiddleware(), loopDetectMiddleware(), myAuditMiddleware]),
+ * });
+ * ```
+ */
+export function guardStack<const M extends readonly object[]>(middleware: M): M {
+  const shape = stackShape(middleware);
+  for (const m of middleware) (m as { [STEP_BUDGET]?: StepBudget })[STEP_BUDGET]?.declare(shape);
+  return middleware;
+}

@@ -1,0 +1,369 @@
+/**
+ * Guard events: one typed, versioned shape for every decision a guard makes that a person may want to see (a
+ * block, a near miss, a would-be block in observe mode, an answer from a cache, a loop, a limit, an escalation, a
+ * question to a person). Adapters write them to LangGraph's custom stream and count them in the `guardLog`
+ * channel; this module only builds them (pure).
+ */
+
+import { GuardStateError, kindOf } from "../../channels/check.js";
+import type { StopReason } from "../../loop/core/loop.js";
+import type { ToolCallDecision } from "../../tool-calls/core/decide.js";
+import type { TurnStop } from "../../tool-calls/core/plan.js";
+import type { BlockRule } from "../../tool-calls/core/rules.js";
+import { canonicalJson } from "../identity/signature.js";
+import { capText } from "../text.js";
+import { EVENT_TEXTS } from "../texts/tool-calls.js";
+
+/**
+ * The version of {@link GuardStreamEvent}'s shape. Fields may be added within a version; a field that changes
+ * meaning or disappears bumps it.
+ *
+ * @example
+ * ```ts
+ * if (chunk.source === "langgraph-guards" && chunk.version === GUARD_EVENT_VERSION) show(chunk);
+ * ```
+ */
+export const GUARD_EVENT_VERSION = 1;
+
+/**
+ * What happened:
+ * - `blocked`: a tool call was not run (`rule`, `count`, and with escalation on `level` and `strikes`);
+ * - `near-miss`: a call ran although it repeats an identical earlier call of the window (`count`), or although it
+ *   writes a file written often in this run (`rule: "file_edits"`, `count` the file's writes with it, `message` the
+ *   reminder its answer carries), or although it repeats a call made often in this run (`rule: "repeat_ceiling"`,
+ *   `count` the identical calls in the run with it, `message` the reminder);
+ * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
+ * - `cache`: a file tool answered from its cache without reading the file again;
+ * - `unchanged`: a call ran and returned exactly an earlier identical call's result, and the model was sent a short
+ *   note pointing at that call instead (result dedupe; `bytesSaved`);
+ * - `loop`: the loop detector found the model repeating itself (`similarity`, `threshold`) and ended the run;
+ * - `limit`: a safety limit ended the run (`limit`, `value`, `threshold`);
+ * - `escalation`: a response reached escalation level 3 (a person is asked) or 4 (the run ends);
+ * - `interrupt`: the run is paused for a person's answer (`interrupt()`).
+ *
+ * @example
+ * ```ts
+ * const stops: GuardStreamEventKind[] = ["loop", "limit", "escalation"];
+ * ```
+ */
+export type GuardStreamEventKind =
+  | "blocked"
+  | "near-miss"
+  | "observed"
+  | "cache"
+  | "unchanged"
+  | "loop"
+  | "limit"
+  | "escalation"
+  | "interrupt";
+
+/**
+ * One guard event, as written to the custom stream (`streamMode: "custom"`) and kept in the `guardLog` channel.
+ * Plain JSON; `source` tells it apart from other custom chunks.
+ *
+ * @example
+ * ```ts
+ * for await (const chunk of await agent.stream(input, { ...config, streamMode: "custom" })) {
+ *   if (isGuardStreamEvent(chunk) && chunk.kind === "blocked") console.log(`${chunk.tool}: ${chunk.rule}`);
+ * }
+ * ```
+ */
+export interface GuardStreamEvent {
+  /** Always `"langgraph-guards"`: tells guard events apart from other custom chunks. */
+  source: "langgraph-guards";
+  /** The shape's version ({@link GUARD_EVENT_VERSION}). */
+  version: typeof GUARD_EVENT_VERSION;
+  /** What happened. */
+  kind: GuardStreamEventKind;
+  /** Which guard decided. */
+  guard: "tool-calls" | "loop" | "limits" | "file-cache";
+  /** The tool the call was for. */
+  tool?: string;
+  /** The tool call's id. */
+  callId?: string;
+  /** The call's arguments as canonical JSON, cut at 200 characters. */
+  args?: string;
+  /** The rule that blocked the call (or would have). */
+  rule?: BlockRule;
+  /** Identical calls in the window, this one included. */
+  count?: number;
+  /** Escalation level (1 ask, 2 options, 3 ask a person, 4 end the run). */
+  level?: number;
+  /** Strikes in the thread with this event. */
+  strikes?: number;
+  /** For `loop` and `limit`: which limit (`loop`, `iterations`, `runtime`, `cost`, `tokens`, `failures`). */
+  limit?: string;
+  /** For `loop` and `limit`: the value reached (similarity 0..1 for a loop). */
+  value?: number;
+  /** For `loop` and `limit`: the threshold. */
+  threshold?: number;
+  /** For `cache` and `unchanged`: characters not read again (or not sent again). */
+  bytesSaved?: number;
+  /** A sentence for people, cut at 300 characters. */
+  message?: string;
+}
+
+/**
+ * Whether a custom-stream chunk is a guard event (of any version).
+ *
+ * @example
+ * ```ts
+ * const events = chunks.filter(isGuardStreamEvent);
+ * ```
+ */
+export function isGuardStreamEvent(value: unknown): value is GuardStreamEvent {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { source?: unknown }).source === "langgraph-guards" &&
+    typeof (value as { kind?: unknown }).kind === "string"
+  );
+}
+
+/**
+ * How many recent events the `guardLog` channel keeps (the counts cover every event).
+ *
+ * @example
+ * ```ts
+ * log.recent.length <= GUARD_LOG_LIMIT; // true
+ * ```
+ */
+export const GUARD_LOG_LIMIT = 50;
+
+/**
+ * The guard events of a thread, counted (per kind, for the thread's lifetime) and the most recent ones kept
+ * (at most {@link GUARD_LOG_LIMIT}, oldest first): the `guardLog` channel.
+ *
+ * @example
+ * ```ts
+ * const { values } = await agent.getState(config);
+ * const log: GuardLog = values.guardLog;
+ * console.log(`${log.counts.blocked ?? 0} calls blocked; last: ${log.recent.at(-1)?.kind}`);
+ * ```
+ */
+export interface GuardLog {
+  /** Events per kind, for the thread's lifetime (a kind that never happened is absent). */
+  counts: Partial<Record<GuardStreamEventKind, number>>;
+  /** Events in all, for the thread's lifetime. */
+  total: number;
+  /** The most recent events, oldest first (at most {@link GUARD_LOG_LIMIT}). */
+  recent: GuardStreamEvent[];
+}
+
+/**
+ * An empty log (the channel default).
+ *
+ * @example
+ * ```ts
+ * emptyGuardLog().total; // 0
+ * ```
+ */
+export function emptyGuardLog(): GuardLog {
+  return new ChannelLog({}, 0, []);
+}
+
+/**
+ * The log as the reducer makes it: an instance, not an object literal, which LangGraph's `Send` would deep-copy for
+ * every tool task it starts (see `ToolGuardState`'s channel value). Its JSON is a {@link GuardLog}'s.
+ */
+class ChannelLog implements GuardLog {
+  constructor(
+    public counts: Partial<Record<GuardStreamEventKind, number>>,
+    public total: number,
+    public recent: GuardStreamEvent[],
+  ) {}
+}
+
+function isLog(value: unknown): value is GuardLog {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && "recent" in value;
+}
+
+/** Logs read from checkpoints, checked: each plain value is checked once. */
+const checkedLogs = new WeakMap<object, GuardLog>();
+
+/**
+ * The `guardLog` value as the guards read it: the reducer's own log as it is; a value from a checkpoint checked once
+ * (an older one without `total` or `counts` repaired from what it holds), a damaged one refused with a
+ * `GuardStateError` (`update`: the value is an update a node wrote); `undefined` is the empty log.
+ *
+ * @example
+ * ```ts
+ * readGuardLog({ counts: { blocked: 2 }, recent: [] }).total; // 2
+ * ```
+ */
+export function readGuardLog(value: unknown, update = false): GuardLog {
+  if (value instanceof ChannelLog) return value;
+  if (value === undefined) return emptyGuardLog();
+  const known = typeof value === "object" && value !== null ? checkedLogs.get(value) : undefined;
+  if (known !== undefined) return known;
+  const fail = (problem: string) => new GuardStateError("guardLog", problem, update);
+  if (!isLog(value)) throw fail(`expected the guard log (an object with \`recent\`), received ${kindOf(value)}`);
+  const { counts = {}, recent } = value as Partial<GuardLog>;
+  if (!Array.isArray(recent)) throw fail(`recent: expected a list of events, received ${kindOf(recent)}`);
+  if (counts === null || typeof counts !== "object" || Array.isArray(counts)) throw fail("counts: expected an object");
+  for (const [kind, n] of Object.entries(counts)) {
+    if (typeof n !== "number" || !Number.isFinite(n)) throw fail(`counts.${kind}: expected a number, received ${n}`);
+  }
+  const sum = Object.values(counts).reduce<number>((a, n) => a + (n ?? 0), 0);
+  const total = (value as Partial<GuardLog>).total ?? Math.max(sum, recent.length);
+  if (typeof total !== "number" || !Number.isFinite(total)) throw fail(`total: expected a number, received ${total}`);
+  const log = new ChannelLog({ ...counts }, total, recent);
+  checkedLogs.set(value, log);
+  return log;
+}
+
+/** The events of an update, each an object with a `kind`; else a `GuardStateError`. */
+function logEvents(update: GuardStreamEvent | GuardStreamEvent[]): GuardStreamEvent[] {
+  const events = Array.isArray(update) ? update : [update];
+  for (const e of events as unknown[]) {
+    if (e === null || typeof e !== "object" || typeof (e as { kind?: unknown }).kind !== "string") {
+      throw new GuardStateError("guardLog", `${kindOf(e)} is not a guard event (no \`kind\`)`, true);
+    }
+  }
+  return events;
+}
+
+/**
+ * The `guardLog` reducer: events are counted and appended (the oldest dropped beyond the limit); a whole log
+ * replaces the current one (createAgent feeds each channel's own value back on every invoke, which must change
+ * nothing); `null` resets it (how a damaged log is reset); `undefined` changes nothing. Anything else is refused with
+ * a `GuardStateError`, and so is a stored log the reducer cannot read.
+ *
+ * @example
+ * ```ts
+ * reduceGuardLog(emptyGuardLog(), [event]).counts[event.kind]; // 1
+ * ```
+ */
+export function reduceGuardLog(
+  current: GuardLog | undefined,
+  update: GuardStreamEvent | GuardStreamEvent[] | GuardLog | undefined | null,
+): GuardLog {
+  if (update === null) return emptyGuardLog();
+  if (update === undefined) return current ?? emptyGuardLog();
+  if (typeof update !== "object") throw new GuardStateError("guardLog", `${kindOf(update)} (not an event)`, true);
+  if (isLog(update)) return update; // a whole log (createAgent writes it back on every invoke): checked when read
+  const events = logEvents(update);
+  if (events.length === 0) return current ?? emptyGuardLog();
+  const log = readGuardLog(current);
+  const counts = { ...log.counts };
+  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+  return new ChannelLog(counts, log.total + events.length, [...log.recent, ...events].slice(-GUARD_LOG_LIMIT));
+}
+
+/**
+ * A guard event with its header, long fields cut and empty ones left out.
+ *
+ * @example
+ * ```ts
+ * guardStreamEvent({ kind: "cache", guard: "file-cache", tool: "read_file", bytesSaved: 1200 });
+ * ```
+ */
+export function guardStreamEvent(
+  fields: Omit<GuardStreamEvent, "source" | "version" | "args"> & { args?: unknown },
+): GuardStreamEvent {
+  const { args, message, ...rest } = fields;
+  const event: GuardStreamEvent = { source: "langgraph-guards", version: GUARD_EVENT_VERSION, ...rest };
+  if (args !== undefined) event.args = capText(canonicalJson(args), 200);
+  if (message !== undefined) event.message = capText(message, 300);
+  for (const key of Object.keys(event) as (keyof GuardStreamEvent)[]) if (event[key] === undefined) delete event[key];
+  return event;
+}
+
+/** The near-miss event of a call that ran with a reminder after its result (file edits, the repeat ceiling). */
+function reminderEvent(
+  d: ToolCallDecision,
+  rule: "file_edits" | "repeat_ceiling",
+  count: number,
+  message: string,
+): GuardStreamEvent {
+  const { call } = d;
+  return guardStreamEvent({
+    kind: "near-miss",
+    guard: "tool-calls",
+    ...{ tool: call.name, callId: call.id, args: call.args, count },
+    rule,
+    message,
+  });
+}
+
+/** The event of one decision, or none (a call that ran and repeats nothing). */
+function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
+  if (d.allowed && d.fileEdits?.reminder !== undefined) {
+    return reminderEvent(d, "file_edits", d.fileEdits.writes, d.fileEdits.reminder);
+  }
+  if (d.allowed && d.repeats?.reminder !== undefined) {
+    return reminderEvent(d, "repeat_ceiling", d.repeats.calls, d.repeats.reminder);
+  }
+  if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell
+  const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
+  if (!d.allowed) {
+    const escalation = d.escalation ? { level: d.escalation, strikes: d.strikes } : {};
+    const message = d.reminder ? EVENT_TEXTS.reminder : d.message;
+    return guardStreamEvent({ kind: "blocked", guard: "tool-calls", ...call, rule: d.rule, ...escalation, message });
+  }
+  if (d.observed) return guardStreamEvent({ kind: "observed", guard: "tool-calls", ...call, rule: d.rule });
+  return guardStreamEvent({ kind: "near-miss", guard: "tool-calls", ...call }); // allowed, 2+ in the window
+}
+
+/**
+ * The guard events of a response's decisions: one per call blocked, let through in observe mode, or let through
+ * although it repeats an earlier identical call.
+ *
+ * @example
+ * ```ts
+ * const plan = planTurn(state, turn, options);
+ * for (const event of turnStreamEvents(plan.decisions)) writer(event);
+ * ```
+ */
+export function turnStreamEvents(decisions: readonly ToolCallDecision[]): GuardStreamEvent[] {
+  const events: GuardStreamEvent[] = [];
+  for (const decision of decisions) {
+    const event = decisionEvent(decision);
+    if (event !== undefined) events.push(event);
+  }
+  return events;
+}
+
+/**
+ * The event of a response that reached escalation level 3 or 4, with what happens: a person is asked, or the run
+ * ends (level 4, level 3 without a checkpointer or with `interrupt: false`, or a person's "end").
+ *
+ * @example
+ * ```ts
+ * if (plan.stop) writer(escalationStreamEvent(plan.stop, plan.stop.level >= 4 ? "end" : "ask"));
+ * ```
+ */
+export function escalationStreamEvent(stop: TurnStop, action: "ask" | "end"): GuardStreamEvent {
+  const { call, rule } = stop.decision;
+  return guardStreamEvent({
+    kind: "escalation",
+    guard: "tool-calls",
+    tool: call.name,
+    callId: call.id,
+    args: call.args,
+    rule,
+    level: stop.level,
+    strikes: stop.strikes,
+    message: action === "end" ? EVENT_TEXTS.ends : EVENT_TEXTS.asks,
+  });
+}
+
+/**
+ * The event of a run stopped by the loop detector (`loop`) or a safety limit (`limit`).
+ *
+ * @example
+ * ```ts
+ * stopStreamEvent({ kind: "iterations", value: 30, limit: 30, message: "Maximum iterations (30) reached." });
+ * ```
+ */
+export function stopStreamEvent(reason: StopReason): GuardStreamEvent {
+  const loop = reason.kind === "loop";
+  return guardStreamEvent({
+    kind: loop ? "loop" : "limit",
+    guard: loop ? "loop" : "limits",
+    limit: reason.kind,
+    value: reason.value,
+    threshold: reason.limit,
+    message: reason.message,
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * Where guard events go in a graph: LangGraph's custom stream (the `writer` a node's config or a middleware's
+ * runtime carries), LangChain's callbacks (a custom event per guard event, so callback handlers, LangSmith traces
+ * and `streamEvents` see them), and the `guardLog` channel through the update the adapter returns.
+ */
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import type { GuardStreamEvent } from "./stream-events.js";
+
+/** What carries LangGraph's custom-stream writer: a node's config, a middleware's runtime, a tool's runtime. */
+export type WriterHost = { writer?: ((chunk: unknown) => void) | undefined } | undefined | null;
+
+/**
+ * The name of the LangChain custom event a guard event is dispatched under: `langgraph_guards.<kind>` (one stable
+ * name per kind: `langgraph_guards.blocked`, `langgraph_guards.loop`, …).
+ */
+export function guardEventName(event: GuardStreamEvent): string {
+  return `langgraph_guards.${event.kind}`;
+}
+
+/**
+ * Dispatches each event as a LangChain custom event to the callbacks of the run the caller is in (found through
+ * the async context, as `dispatchCustomEvent` does; outside a run, nothing). Never throws: a callback handler's
+ * failure must not fail the turn.
+ */
+async function dispatchEvents(events: readonly GuardStreamEvent[]): Promise<void> {
+  for (const event of events) {
+    try {
+      await dispatchCustomEvent(guardEventName(event), event);
+    } catch {
+      // No run to report to, or a handler failed: the custom stream and guardLog still carry the event.
+    }
+  }
+}
+
+/**
+ * Writes the events to the custom stream (nothing when events are off or nobody streams), dispatches them to the
+ * run's callbacks, and returns them for the `guardLog` update (none when off).
+ */
+export function emitGuardEvents(host: WriterHost, events: readonly GuardStreamEvent[], on = true): GuardStreamEvent[] {
+  if (!on || events.length === 0) return [];
+  const writer = host?.writer;
+  if (typeof writer === "function") for (const event of events) writer(event);
+  void dispatchEvents(events);
+  return [...events];
+}

@@ -1,0 +1,192 @@
+/** Small readers of LangChain messages shared by the graph adapters. */
+import {
+  type AIMessage,
+  type BaseMessage,
+  isAIMessage,
+  isBaseMessage,
+  type ToolMessage,
+} from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { distinctCallIds } from "../tool-calls/core/call-ids.js";
+import type { ToolCallInput } from "../tool-calls/core/detect.js";
+import type { TurnInput } from "../tool-calls/core/plan.js";
+import { canonicalJson, digest } from "./identity/signature.js";
+import { IdentitySlots } from "./list-index.js";
+
+/**
+ * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).
+ *
+ * @example
+ * ```ts
+ * lastAIMessageIndex([new HumanMessage("hi"), new AIMessage("hello")]); // 1
+ * ```
+ */
+export function lastAIMessageIndex(messages: unknown): number {
+  if (!Array.isArray(messages)) return -1;
+  for (let i = messages.length - 1; i >= 0; i -= 1) if (isAI(messages[i])) return i;
+  return -1;
+}
+
+/**
+ * Whether a value of a state's message list is an AI message.
+ *
+ * @example
+ * ```ts
+ * isAI(new AIMessage("hello")); // true
+ * ```
+ */
+export function isAI(value: unknown): value is AIMessage {
+  return isBaseMessage(value) && isAIMessage(value);
+}
+
+/**
+ * The text of a message: its string content, or its text blocks joined (other blocks are left out).
+ *
+ * @example
+ * ```ts
+ * messageText(new AIMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })); // "ab"
+ * ```
+ */
+export function messageText(message: BaseMessage): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (typeof block === "string" ? block : block.type === "text" ? String(block.text ?? "") : ""))
+    .join("");
+}
+
+/**
+ * The calls of `message` that no ToolMessage in `messages` answers yet (another node or middleware may have
+ * answered some).
+ *
+ * @example
+ * ```ts
+ * unansweredCalls(aiMessage, state.messages).map((c) => c.id);
+ * ```
+ */
+export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
+  const calls = message.tool_calls ?? [];
+  if (calls.length === 0) return [];
+  // A call is answered after the message that made it: when `message` is in the list, only the messages after it
+  // are read (the node runs every turn; reading the whole conversation each time made a long thread quadratic).
+  let from = 0;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    if (messages[i] === message) {
+      from = i + 1;
+      break;
+    }
+  }
+  if (from === messages.length) return calls.slice(); // nothing after the message: no call answered yet
+  const answered = new Set<string>();
+  for (let i = from; i < messages.length; i += 1) {
+    const m = messages[i];
+    if (typeof m?.getType === "function" && m.getType() === "tool") answered.add((m as ToolMessage).tool_call_id);
+  }
+  return calls.filter((c) => c.id == null || !answered.has(c.id));
+}
+
+const toInput = (call: ToolCall, id: string | undefined = call.id): ToolCallInput => ({
+  name: call.name,
+  args: call.args,
+  id,
+});
+
+/**
+ * The calls as the guards decide them: each with the id the guards know it by ({@link distinctCallIds} over the whole
+ * response `siblings`: a call whose id is empty or shared with another call of the response gets one of its own).
+ * `calls` are some of `siblings` (the same objects), or all of them.
+ *
+ * @example
+ * ```ts
+ * callInputs(aiMessage.tool_calls).map((c) => c.id); // ["x#1", "x#2"] for two calls that share the id "x"
+ * ```
+ */
+export function callInputs(siblings: readonly ToolCall[], calls: readonly ToolCall[] = siblings): ToolCallInput[] {
+  const ids = distinctCallIds(siblings.map((c) => c.id));
+  if (calls === siblings) return siblings.map((c, i) => toInput(c, ids[i]));
+  return calls.map((c) => {
+    const at = siblings.indexOf(c);
+    return at < 0 ? toInput(c) : toInput(c, ids[at]);
+  });
+}
+
+/**
+ * A model response as the turn procedure takes it: its id (or one derived from its calls' ids), its text, the calls
+ * to decide and all of its calls.
+ *
+ * @example
+ * ```ts
+ * planTurn(state.toolGuard, turnInput(aiMessage, unansweredCalls(aiMessage, state.messages)), options);
+ * ```
+ */
+export function turnInput(
+  message: AIMessage | undefined,
+  calls: readonly ToolCall[],
+  messages: readonly BaseMessage[] = [],
+): TurnInput {
+  const siblings = message?.tool_calls ?? [];
+  const sameCalls = calls.length === siblings.length && calls.every((c, i) => c === siblings[i]);
+  const all = callInputs(siblings);
+  const inputs = sameCalls ? all : callInputs(siblings, calls);
+  return {
+    id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
+    text: message === undefined ? "" : messageText(message),
+    calls: inputs,
+    siblings: sameCalls ? inputs : all,
+    run: runMarker(messages),
+  };
+}
+
+/**
+ * What marks the run the latest messages belong to: the id of the last person's message (or, without an id, its
+ * position and content); `undefined` when there is none (e.g. all of them were summarized away: the run goes on).
+ *
+ * @example
+ * ```ts
+ * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage]); // "h1"
+ * ```
+ */
+export function runMarker(messages: readonly BaseMessage[]): string | undefined {
+  // A conversation grows at its end: the person's message found for each AI message read on the way is remembered,
+  // so the next turn's scan stops at the previous turn's AI message instead of reading the whole run again. A
+  // remembered message is used only where it still is (the list trimmed or another thread's list: scanned again).
+  const passed: BaseMessage[] = [];
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i] as BaseMessage;
+    if (isPersonMessage(m)) {
+      const found: PersonAt = { message: m, index: i, marker: m.id ?? `${i}:${digest(canonicalJson(m.content))}` };
+      for (const ai of passed) personBefore.set(ai, found);
+      return found.marker;
+    }
+    if (m.getType() !== "ai") continue;
+    const known = personBefore.get(m);
+    if (known !== undefined && known.index < i && messages[known.index] === known.message) {
+      for (const ai of passed) personBefore.set(ai, known);
+      return known.marker;
+    }
+    passed.push(m);
+  }
+  return undefined;
+}
+
+/** A person's message, where it is in the conversation, and the run marker it gives. */
+interface PersonAt {
+  message: BaseMessage;
+  index: number;
+  marker: string;
+}
+
+/**
+ * The person's message before the AI messages read last (see {@link runMarker}), in a few slots: a thread's next
+ * turn finds its previous AI message here; threads interleaved beyond the slots scan their run again.
+ */
+const personBefore = new IdentitySlots<BaseMessage, PersonAt>(8);
+
+/**
+ * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts
+ * its summary in a human message marked `additional_kwargs.lc_source = "summarization"`). A person's message starts
+ * a new run; a summary does not.
+ */
+export function isPersonMessage(message: BaseMessage): boolean {
+  return message.getType() === "human" && message.additional_kwargs?.lc_source !== "summarization";
+}

@@ -1,0 +1,516 @@
+/**
+ * Detection: what a tool call *is* against the thread's history — new, or a repeat under one of the rules
+ * (consecutive, threshold, redundant, cycle, file_edits, repeat_ceiling, near_duplicate, repeat_failure). What to do
+ * about it is decided elsewhere (decide.ts: observe or block, a reminder, the feedback, strikes).
+ */
+import {
+  type CallEffect,
+  callIdentity,
+  identityArgs,
+  isIdempotentTool,
+  isRepeatableTool,
+  isShellTool,
+  isStatefulCall,
+  letsTimePass,
+  ownEntry,
+} from "../../shared/identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+import {
+  type ArgsView,
+  emptyEscalationState,
+  type ResolvedEscalationOptions,
+  type ResponseInput,
+  repeatsBlocked,
+  responseAcknowledges,
+  textAcknowledges,
+} from "./escalation.js";
+import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
+import { findOperation } from "./redundancy.js";
+import { callWaits, repeatsOf } from "./repeat-ceiling.js";
+import {
+  evaluateRepetition,
+  findCycle,
+  type RecordedResult,
+  type RepetitionState,
+  resultDigest,
+  windowHolds,
+} from "./repetition.js";
+import type { BlockRule } from "./rules.js";
+import type { ToolGuardState } from "./state.js";
+
+/**
+ * A tool call as the guards see it.
+ *
+ * @example
+ * ```ts
+ * const call: ToolCallInput = { name: "read_file", args: { path: "a.py" }, id: "call_1" };
+ * ```
+ */
+export interface ToolCallInput {
+  /** The tool's name. */
+  name: string;
+  /** The call's arguments as the model sent them (usually an object). */
+  args: unknown;
+  /** The tool-call id, when the model gave one. */
+  id?: string | undefined;
+}
+
+/**
+ * Run-time switches and what the guards know about the response a call belongs to.
+ *
+ * @example
+ * ```ts
+ * decideToolCall(state, call, options, { disabled: true }); // the per-run off switch
+ * ```
+ */
+export interface DecideContext {
+  /** The per-run off switch: nothing is blocked, calls are still recorded. */
+  disabled?: boolean | undefined;
+  /** Metadata `readOnlyHint` by tool name. */
+  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /**
+   * The model response the call belongs to (its id, text and all its calls): needed for the acknowledgment check
+   * and to count one strike per response. Without it, each blocked call is its own response.
+   */
+  response?: ResponseInput | undefined;
+  /** Every tool the model can call (named in the level-2 options). */
+  toolNames?: readonly string[] | undefined;
+  /** The clock for blocked-call timestamps (ms). Default `Date.now`. */
+  clock?: (() => number) | undefined;
+  /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
+  acknowledged?: boolean | undefined;
+  /**
+   * Another call of the response runs (it is new): the response makes progress, so its blocked repeats stay below
+   * the level that asks a person or ends the run ({@link planTurn} sets it).
+   */
+  progressing?: boolean | undefined;
+  /**
+   * What a call would answer now, by its tool's own freshness check (a tool that serves repeats and can tell when
+   * what it reads changed: the file tools), or `undefined` when it cannot tell. A call none of whose answers now is
+   * the result a block would quote is no repeat under any rule: it runs, and no block quotes stale content. Asked
+   * only of a call that some repeat rule would block.
+   */
+  answersNow?: ((call: ToolCallInput) => readonly AnswerNow[] | undefined) | undefined;
+  /**
+   * Whether what a call reads has changed since `previous` (the result a block would quote) was recorded, by the
+   * adapter's own check: a read-only shell command whose files are known has them fingerprinted when it runs, the
+   * fingerprint kept with its recorded result, and compared again here. `true`: they changed, and the call is no
+   * repeat under any rule (as with {@link DecideContext.answersNow}); `false` or `undefined` (unchanged, or it
+   * cannot tell): the rules decide. Asked only of a call that some repeat rule would block.
+   */
+  readsChanged?: ((call: ToolCallInput, previous: RecordedResult) => boolean | undefined) | undefined;
+}
+
+/**
+ * One answer a call could give now (see {@link DecideContext.answersNow}): a tool that answers a repeat with a
+ * reference to the earlier result gives that reference and the full answer.
+ *
+ * @example
+ * ```ts
+ * const now: AnswerNow = { ok: true, text: "1\tDEBUG = False" };
+ * ```
+ */
+export interface AnswerNow {
+  /** Whether the call would succeed. */
+  ok: boolean;
+  /** The text it would answer. */
+  text: string;
+}
+
+/**
+ * What a call is: its identity and effect, and the rule it repeats under, if any.
+ *
+ * @example
+ * ```ts
+ * const found: Detection = detectCall(state, { name: "ls", args: {} }, options);
+ * if (found.rule) console.log(`a repeat (${found.rule}), ${found.count} times`);
+ * ```
+ */
+export interface Detection {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  /** What the call does to the files and state the guards track. */
+  effect: CallEffect;
+  /** The rule the call repeats under; undefined for a call that is new (or may run again). */
+  rule?: BlockRule | undefined;
+  /** Identical calls the window would hold with this one (for repeat_failure: the failures in a row). */
+  count: number;
+  /** What the model already has from the earlier call(s). */
+  previous?: RecordedResult | undefined;
+  /**
+   * A write of a file written often in this run (the file-edits rule, from `remindAt` writes): the file and this
+   * call's write of it.
+   */
+  fileEdits?: FileEditsFinding | undefined;
+  /**
+   * An identical call made often in this run (the repeat ceiling, from `remindAt` calls): this call's place in the
+   * count, and the call that is blocked.
+   */
+  repeats?:
+    | {
+        /** Identical calls in this run with this one (since the count last restarted). */
+        calls: number;
+        /** The identical call that is blocked (`blockAt` of the tool's limits). */
+        blockAt: number;
+      }
+    | undefined;
+}
+
+/**
+ * Canonical identity and effect of a call under the options: ignored fields dropped, paths normalized against
+ * `root`, then digested.
+ *
+ * @example
+ * ```ts
+ * identifyCall({ name: "read_file", args: { path: "x" } }, resolveToolGuardOptions({ rules: { root: "/r" } })).key ===
+ *   identifyCall({ name: "read_file", args: { path: "/r/x" } }, resolveToolGuardOptions({ rules: { root: "/r" } })).key; // true
+ * ```
+ */
+export function identifyCall(
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  /** What the call does to the files and state the guards track. */
+  effect: CallEffect;
+} {
+  return callIdentity(call.name, call.args, {
+    tools: options.tools,
+    readOnlyHints: ctx.readOnlyHints,
+    root: options.rules.root,
+    ignoreArgs: ignoredArgs(options, call.name),
+  });
+}
+
+/** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
+function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly string[] {
+  const own = ownEntry(options.tools, tool)?.ignoreArgs;
+  return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
+}
+
+const escalationViews = new WeakMap<ResolvedToolGuardOptions, ResolvedEscalationOptions & { view: ArgsView }>();
+
+/**
+ * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}: the ignored
+ * fields, global and the tool's, dropped; paths normalized against `rules.root`; a shell command's spacing
+ * squeezed), made once per options: what escalation compares calls with, so that "did the model do something
+ * different" (a strike going on, an acknowledgment, a near-repeat) agrees with what the block rules call a repeat.
+ *
+ * @example
+ * ```ts
+ * const compare = escalationCompare(options);
+ * repeatsBlocked(state.escalation, { tool: "read_file", args }, compare, keys);
+ * ```
+ */
+export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
+  let compare = escalationViews.get(options);
+  if (compare === undefined) {
+    const view: ArgsView = (call) => {
+      try {
+        const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
+        return identityArgs(call.tool, call.args, opts);
+      } catch {
+        return call.args; // unreadable arguments: compared as they are
+      }
+    };
+    compare = { ...options.escalation, view };
+    escalationViews.set(options, compare);
+  }
+  return compare;
+}
+
+const keyLookups = new WeakMap<ResolvedToolGuardOptions, (tool: string) => readonly string[] | undefined>();
+
+/** The argument names that identify a call of a tool in substance (per-tool `keys`), as a lookup made once. */
+export function substanceKeys(options: ResolvedToolGuardOptions): (tool: string) => readonly string[] | undefined {
+  let lookup = keyLookups.get(options);
+  if (lookup === undefined) {
+    lookup = (tool) => ownEntry(options.tools, tool)?.keys;
+    keyLookups.set(options, lookup);
+  }
+  return lookup;
+}
+
+const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind === "mutate";
+
+/**
+ * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
+ * read whose result is still valid, or a change repeated with nothing changed since), a call of a cycle gone round
+ * twice with the same results, a write of a file already written `blockAt` − 1 times in the run (file_edits; from
+ * `remindAt` writes, `fileEdits` says so), an identical call already made `blockAt` − 1 times in the run whatever
+ * it answered (repeat_ceiling; from `remindAt` calls, `repeats` says so), and after a block, a near-repeat of the
+ * blocked call or a tool failing with one error under changing arguments. A call that may answer differently each
+ * time (a change, an unknown or stateful tool) is a consecutive repeat only once identical calls returned the same
+ * result twice (compared after `rules.normalizeResult`), and a stateful call is never redundant. Pure.
+ *
+ * @example
+ * ```ts
+ * detectCall(emptyToolGuardState(), { name: "read_file", args: { path: "a" } }, resolveToolGuardOptions()).rule;
+ * // undefined: a new call
+ * ```
+ */
+export function detectCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): Detection {
+  const { key, effect } = identifyCall(call, options, ctx);
+  const tool = ownEntry(options.tools, call.name);
+  if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
+  const verdict = evaluateRepetition(
+    state.repetition,
+    key,
+    {
+      repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
+      windowSize: options.windowSize,
+      consecutive: options.rules.consecutive && tool?.consecutive !== false,
+      countChangedResults: options.rules.countChangedResults,
+      countAcrossMutations: options.rules.countAcrossMutations,
+    },
+    effect,
+  );
+  const previous = verdict.previous?.result;
+  const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
+  // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.
+  // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
+  // call right after it is stuck only once identical calls have returned the same result twice.
+  const stateful = isStatefulCall(call.name, call.args, tool);
+  const byOutcome =
+    tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
+  if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
+  // Waiting again is waiting longer: a call that lets time pass (a wait tool, a command that sleeps first, then
+  // polls) is never a repeat (the safety limits bound a run).
+  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && callWaits(call.name, call.args)) {
+    found.rule = undefined;
+  }
+  // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
+  if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
+    found.rule = undefined;
+  }
+  if (found.rule === undefined && !stateful && options.rules.redundancy && tool?.redundancy !== false) {
+    Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
+  }
+  // A call that just failed with an error that passes (a time-out, a flaky service) may succeed when tried again.
+  if ((found.rule === "consecutive" || found.rule === "redundant") && retryRuns(state.repetition, key)) {
+    found.rule = undefined;
+  }
+  // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
+  // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
+  if (
+    options.rules.cycles &&
+    (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")
+  ) {
+    const cycle = findCycle(state.repetition, key, letsTimePass);
+    const own = cycle?.find((r) => r.key === key);
+    if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
+  }
+  // The tool's own freshness check decides first: what changed since the result a block would quote is no repeat.
+  if (found.rule !== undefined && answersChanged(ctx, call, found.previous)) {
+    Object.assign(found, { rule: undefined, count: verdict.count, previous });
+  }
+  if (found.rule === undefined) fileEditsRule(state, call, found, options);
+  if (found.rule === undefined) repeatCeilingRule(state, call, found, options);
+  if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
+    const after = afterBlockOf(state, call, options, { ...ctx, response: ctx.response });
+    // A near-repeat of a blocked read whose file has changed since is no repeat either.
+    if (after.rule !== "near_duplicate" || !answersChanged(ctx, call, previous)) Object.assign(found, after);
+  }
+  return found;
+}
+
+/**
+ * Whether the call's tool says it would answer now something other than `previous` (see
+ * {@link DecideContext.answersNow}), or the files it reads changed since `previous` was recorded (see
+ * {@link DecideContext.readsChanged}); `false` when it cannot tell or there is nothing to compare with.
+ */
+function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: RecordedResult | undefined): boolean {
+  if (previous === undefined) return false;
+  if (ctx.readsChanged?.(call, previous) === true) return true;
+  if (ctx.answersNow === undefined) return false;
+  const now = ctx.answersNow(call);
+  // The exact text: a file whose content changed only in a timestamp has changed (the normalizer is for loops).
+  const exact = previous.exact ?? previous.digest;
+  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== exact);
+}
+
+/**
+ * The identity of a call that breaks no rule, when cheap facts of the state prove it: its key is neither in the
+ * window nor among the valid read operations (so it repeats nothing under the consecutive, threshold, cycle and
+ * redundant rules), it is not counted often enough for the repeat ceiling to say anything, and its tool has no run of
+ * failures that reaches the same-error threshold. `undefined` when they do not prove it: the call may still be new,
+ * {@link detectCall} decides. For a call of a response that owes no acknowledgment (no block pending, no reminder: no
+ * near-repeat is held back) with the per-run switch on — what the turn procedure checks before it asks.
+ *
+ * @example
+ * ```ts
+ * const identity = identifyNewCall(state, { name: "read_file", args: { path: "b.py" } }, options);
+ * if (identity) console.log("a new call:", identity.key); // detectCall would find no rule
+ * ```
+ */
+export function identifyNewCall(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): { key: string; effect: CallEffect } | undefined {
+  const identity = identifyCall(call, options, ctx);
+  if (ownEntry(options.tools, call.name)?.exempt) return identity;
+  if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {
+    return undefined;
+  }
+  if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
+  if (repeatsOf(state.repeats, call, identity, options) !== undefined) return undefined;
+  const esc = options.escalation;
+  if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
+    if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
+  }
+  return identity;
+}
+
+/**
+ * The file-edits rule: a write of a file written often in this run is noted (from `remindAt`), and blocked at
+ * `blockAt` writes, or a rewrite of its whole content at `blockRewritesAt` rewrites (whatever its content: the
+ * count is of the file, not of the call).
+ */
+function fileEditsRule(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  found: Detection,
+  options: ResolvedToolGuardOptions,
+) {
+  const edits = fileEditsOf(state.fileEdits, call.name, found.effect, options);
+  if (edits === undefined || options.rules.fileEdits === false) return;
+  found.fileEdits = edits;
+  if (edits.blockedBy !== undefined) {
+    const count = edits.blockedBy === "rewrites" ? (edits.rewrites as number) : edits.writes;
+    Object.assign(found, { rule: "file_edits", count, previous: undefined });
+  }
+}
+
+/**
+ * The repeat ceiling: an identical call made often in this run is noted (from `remindAt`), and blocked at `blockAt`
+ * whatever it answered (the model is shown the latest answer the window holds).
+ */
+function repeatCeilingRule(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  found: Detection,
+  options: ResolvedToolGuardOptions,
+) {
+  const repeats = repeatsOf(state.repeats, call, found, options);
+  if (repeats === undefined) return;
+  found.repeats = { calls: repeats.calls, blockAt: repeats.blockAt };
+  if (repeats.block) Object.assign(found, { rule: "repeat_ceiling", count: repeats.calls });
+}
+
+/** A read whose result is still valid, or the same change again with nothing changed since its last run. */
+function redundancyOf(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  { key, effect }: Detection,
+  last: { epoch: number; result?: RecordedResult | undefined } | undefined,
+  options: ResolvedToolGuardOptions,
+): Partial<Detection> {
+  if (effect.kind === "read") {
+    const op = findOperation(state.operations, key);
+    return op ? { rule: "redundant", previous: op.result } : {};
+  }
+  if (!mutating(effect) || last?.result === undefined) return {};
+  // After a failure the change fails the same way; an idempotent change (update_, set_) changes nothing more.
+  // Nothing changed since = the only successful change since that call is its own.
+  const tool = ownEntry(options.tools, call.name);
+  const result = last.result;
+  const changedSince = state.repetition.epoch !== last.epoch + (result.ok ? 1 : 0);
+  const repeatsNothing = !result.ok || (isIdempotentTool(call.name, tool) && !isShellTool(call.name));
+  if (changedSince || !repeatsNothing || (result.ok && isRepeatableTool(call.name, tool))) return {};
+  return { rule: "redundant", previous: result };
+}
+
+/**
+ * After a block: a response that repeats a blocked call in substance without acknowledging it (near_duplicate),
+ * and a tool that keeps failing with one error under changing arguments while the response does not say what
+ * changes (repeat_failure).
+ */
+function afterBlockOf(
+  state: ToolGuardState,
+  call: ToolCallInput,
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext & { response: ResponseInput },
+): Partial<Detection> {
+  const esc = options.escalation;
+  const compare = escalationCompare(options);
+  const escState = state.escalation ?? emptyEscalationState();
+  const keys = ownEntry(options.tools, call.name)?.keys;
+  const acknowledged =
+    ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, compare, substanceKeys(options));
+  if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, compare, keys)) {
+    return { rule: "near_duplicate" };
+  }
+  // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)
+  // are not one update retried with other values.
+  if (esc.sameErrorThreshold === 0 || isShellTool(call.name)) return {};
+  const run = sameErrorRun(state.repetition, call.name);
+  if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
+  return { rule: "repeat_failure", count: run.count, previous: run.result };
+}
+
+// An error that says to try again: "Temporary failure, please retry", "rate limit exceeded, try again later".
+const SAYS_RETRY = /\b(?:retry|retrying|try again|try later|temporar(?:y|ily)|transient|rate[ _-]?limit(?:ed)?)\b/i;
+// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429/502/503/504.
+const TRANSIENT =
+  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|502|503|504)\b)/i;
+
+/**
+ * Whether an identical call may run again as a retry of a failure that may pass: its latest identical calls failed
+ * (none succeeded since), and the latest error is transient — once for a time-out, a service or connection down or
+ * an HTTP 429/5xx (pydantic-ai retries a failing tool once by default), twice when the error says to retry
+ * ("Temporary failure, please retry"; the AI SDK retries twice). Any other error comes back the same: on the recorded
+ * runs such identical retries are waste, and they stay blocked.
+ */
+function retryRuns(repetition: RepetitionState, key: string): boolean {
+  let failures = 0;
+  let latest: RecordedResult | undefined;
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop && failures < 3; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.key !== key || record.result === undefined) continue;
+    if (record.result.ok) break;
+    latest ??= record.result;
+    failures += 1;
+  }
+  if (latest === undefined) return false;
+  const retries = SAYS_RETRY.test(latest.preview) ? 2 : TRANSIENT.test(latest.preview) ? 1 : 0;
+  return failures <= retries;
+}
+
+const SAME_ERROR_LOOKBACK = 100;
+
+/**
+ * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
+ * error under at least two different argument sets, and that error's result.
+ */
+function sameErrorRun(
+  repetition: RepetitionState,
+  tool: string,
+): { count: number; result?: RecordedResult | undefined } {
+  let count = 0;
+  let first: RecordedResult | undefined;
+  const keys = new Set<string>();
+  // Look back a bounded distance: the decision must cost the same at any window size.
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.tool !== tool) continue;
+    const result = record.result;
+    // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
+    if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
+    if (first !== undefined && result.digest !== first.digest) break;
+    first ??= result;
+    keys.add(record.key);
+    count += 1;
+  }
+  return keys.size >= 2 ? { count, result: first } : { count: 0 };
+}

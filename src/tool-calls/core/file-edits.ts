@@ -1,0 +1,184 @@
+/**
+ * The file-edits rule: how often each file was written in the current run. A call counts once for each file its
+ * effect writes (a write tool with path arguments, a shell command the path-aware classifier understands); it is
+ * counted when it is recorded (so a later call of the same response sees it) and taken back when it fails. From
+ * `remindAt` writes on, the call's answer carries a reminder; the `blockRewritesAt`-th rewrite of the file's whole
+ * content (see `CallEffect`'s `rewrites`) and the `blockAt`-th write of any kind are blocked.
+ */
+import { type CallEffect, ownEntry } from "../../shared/identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+
+/**
+ * How many times one file was written in the current run (calls that ran; blocked and failed ones do not count).
+ *
+ * @example
+ * ```ts
+ * const mostRecent: FileEditCount | undefined = state.toolGuard.fileEdits?.at(-1); // { path: "/repo/a.py", writes: 3 }
+ * ```
+ */
+export interface FileEditCount {
+  /** The file, as the guards know its path (resolved against `rules.root` when set). */
+  path: string;
+  /** Its writes in the current run. */
+  writes: number;
+  /** Among them, the writes that replaced its whole content (see `CallEffect`'s `rewrites`); absent: none. */
+  rewrites?: number;
+}
+
+/**
+ * Files whose writes are counted in one run (the most recently written ones; an older file's count is forgotten).
+ *
+ * @example
+ * ```ts
+ * (state.toolGuard.fileEdits ?? []).length <= FILE_EDITS_LIMIT; // true
+ * ```
+ */
+export const FILE_EDITS_LIMIT = 50;
+
+/** The options the rule reads. */
+type EditOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
+
+/**
+ * Whether a call's writes count toward the file-edits rule: it writes known files (not only the working folder,
+ * `rules.root`, as a `git checkout` does), the rule is on, and its tool is not exempted from it
+ * (`tools.<name>.fileEdits: false`).
+ *
+ * @example
+ * ```ts
+ * countsEdits("write_file", { kind: "write", paths: ["a.py"] }, resolveToolGuardOptions()); // true
+ * countsEdits("bash", { kind: "mutate" }, resolveToolGuardOptions()); // false: the files it writes are not known
+ * ```
+ */
+export function countsEdits(tool: string, effect: CallEffect, options: EditOptions): boolean {
+  return (
+    effect.kind === "write" &&
+    effect.paths.length > 0 &&
+    // A change of the whole working folder (`git checkout`, a bisect step) writes no one file too often.
+    effect.paths.some((p) => p !== options.rules.root) &&
+    options.rules.fileEdits !== false &&
+    ownEntry(options.tools, tool)?.fileEdits !== false
+  );
+}
+
+/**
+ * The counts after a call that writes `paths` (replacing the whole content of `rewrites`, a subset) was recorded
+ * (`delta` 1: each file once, moved to the most recent end, the oldest dropped beyond {@link FILE_EDITS_LIMIT}) or
+ * failed (`delta` -1: taken back; a file at 0 is dropped).
+ *
+ * @example
+ * ```ts
+ * noteWrites(undefined, ["a.py", "b.py", "a.py"], 1); // [{ path: "a.py", writes: 1 }, { path: "b.py", writes: 1 }]
+ * noteWrites(undefined, ["a.py"], 1, ["a.py"]);       // [{ path: "a.py", writes: 1, rewrites: 1 }]
+ * ```
+ */
+export function noteWrites(
+  counts: readonly FileEditCount[] | undefined,
+  paths: readonly string[],
+  delta: 1 | -1,
+  rewrites: readonly string[] = [],
+): FileEditCount[] {
+  const next = counts === undefined ? [] : counts.slice();
+  for (const path of new Set(paths)) {
+    const at = next.findIndex((c) => c.path === path);
+    const before: FileEditCount | undefined = at < 0 ? undefined : next[at];
+    if (delta < 0 && before === undefined) continue;
+    const count: FileEditCount = { path, writes: (before?.writes ?? 0) + delta };
+    const whole = (before?.rewrites ?? 0) + (rewrites.includes(path) ? delta : 0);
+    if (whole > 0) count.rewrites = whole;
+    if (delta < 0) {
+      if (count.writes <= 0) next.splice(at, 1);
+      else next[at] = count;
+      continue;
+    }
+    if (at >= 0) next.splice(at, 1);
+    next.push(count);
+  }
+  return next.length > FILE_EDITS_LIMIT ? next.slice(next.length - FILE_EDITS_LIMIT) : next;
+}
+
+/**
+ * What the file-edits rule finds for one file a call would write: its write of the file (`writes`, this call
+ * included), its whole-file rewrite of it when the call replaces the content (`rewrites`, this call included), and
+ * whether the call is blocked, by the count of writes (`blockAt`) or of rewrites (`blockRewritesAt`).
+ *
+ * @example
+ * ```ts
+ * const found: FileEditsFinding = { path: "a.py", writes: 12, rewrites: 12, blockedBy: "rewrites" };
+ * ```
+ */
+export interface FileEditsFinding {
+  /** The file. */
+  path: string;
+  /** This call's write of it in the run (this call included). */
+  writes: number;
+  /** This call's rewrite of its whole content in the run (this call included); absent when the call edits it. */
+  rewrites?: number | undefined;
+  /** Why the call is blocked: its count of writes or of whole-file rewrites reached its limit; absent: it runs. */
+  blockedBy?: "writes" | "rewrites" | undefined;
+}
+
+/**
+ * What the rule has to say about a call that writes files, before it runs: for the file it is nearest to a block
+ * (a blocked one first, then the one written most often), its counts with this call, when that reaches `remindAt`
+ * or a block; `undefined` otherwise (not a counted write, or too few writes to say anything).
+ *
+ * @example
+ * ```ts
+ * fileEditsOf(state.fileEdits, "write_file", effect, options); // { path: "a.py", writes: 8, rewrites: 8 } at the 8th write
+ * ```
+ */
+export function fileEditsOf(
+  counts: readonly FileEditCount[] | undefined,
+  tool: string,
+  effect: CallEffect,
+  options: EditOptions,
+): FileEditsFinding | undefined {
+  const limits = options.rules.fileEdits;
+  if (limits === false || counts === undefined || counts.length === 0 || !countsEdits(tool, effect, options)) {
+    return undefined;
+  }
+  const { paths, rewrites = [] } = effect as { paths: string[]; rewrites?: string[] };
+  let found: FileEditsFinding | undefined;
+  for (const c of counts) {
+    if (!paths.includes(c.path)) continue;
+    const whole = rewrites.includes(c.path) ? (c.rewrites ?? 0) + 1 : undefined;
+    const writes = c.writes + 1;
+    const blockedBy =
+      writes >= limits.blockAt
+        ? "writes"
+        : whole !== undefined && limits.blockRewritesAt !== false && whole >= limits.blockRewritesAt
+          ? "rewrites"
+          : undefined;
+    const finding: FileEditsFinding = { path: c.path, writes, rewrites: whole, blockedBy };
+    if (found === undefined || (blockedBy !== undefined && found.blockedBy === undefined)) found = finding;
+    else if (found.blockedBy === undefined && blockedBy === undefined && writes > found.writes) found = finding;
+  }
+  if (found === undefined) return undefined;
+  const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
+  return found.blockedBy !== undefined || found.writes >= from ? found : undefined;
+}
+
+/**
+ * Whether two of a response's calls write one file that the rule counts (then the second one's count depends on
+ * the first, and the response is decided call by call).
+ *
+ * @example
+ * ```ts
+ * writeSameFile(planToolCalls(state, calls, options).decisions, options); // true: two writes of a.py
+ * ```
+ */
+export function writeSameFile(
+  calls: readonly { call: { name: string }; effect: CallEffect }[],
+  options: EditOptions,
+): boolean {
+  if (calls.length < 2 || options.rules.fileEdits === false) return false;
+  const seen = new Set<string>();
+  for (const { call, effect } of calls) {
+    if (!countsEdits(call.name, effect, options)) continue;
+    for (const path of new Set((effect as { paths: string[] }).paths)) {
+      if (seen.has(path)) return true;
+      seen.add(path);
+    }
+  }
+  return false;
+}

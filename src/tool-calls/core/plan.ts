@@ -1,0 +1,495 @@
+/**
+ * One model turn, the procedure every adapter runs (the tool node, the escalation hook and node, replay, the
+ * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
+ * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
+ */
+
+import type { CallEffect } from "../../shared/identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+import { truncate } from "../../shared/text.js";
+import { unchangedResultNote, withNoteAfter } from "../../shared/texts/tool-calls.js";
+import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
+import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
+import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
+import { countsEdits, writeSameFile } from "./file-edits.js";
+import { normalizerFor } from "./normalize.js";
+import { type RecordedResult, resultDigest } from "./repetition.js";
+import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+
+/**
+ * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
+ * two identical parallel calls is a consecutive duplicate). Returns each decision, the events that belong to the
+ * response as a whole (its acknowledgment of an earlier block), and the state after them.
+ *
+ * @example
+ * ```ts
+ * const { decisions } = planToolCalls(emptyToolGuardState(), [
+ *   { name: "ls", args: {}, id: "a" }, { name: "ls", args: {}, id: "b" },
+ * ], resolveToolGuardOptions());
+ * decisions.map((d) => d.allowed); // [true, false]
+ * ```
+ */
+export function planToolCalls(
+  state: ToolGuardState,
+  calls: readonly ToolCallInput[],
+  options: ResolvedToolGuardOptions,
+  ctx: DecideContext = {},
+): {
+  /** One decision per call, in order. */
+  decisions: ToolCallDecision[];
+  /** The events of the response as a whole (its acknowledgment of an earlier block). */
+  turnEvents: GuardEvent[];
+  /** The state after the response's events and every decision's events; computed when first read. */
+  state: ToolGuardState;
+} {
+  const events: GuardEvent[] = [];
+  // The acknowledgment is a property of the whole response, judged against the state before it.
+  let turnCtx = ctx;
+  if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
+    const escState = state.escalation ?? emptyEscalationState();
+    // Nothing owed: every response acknowledges (what responseAcknowledges says, without reading the response).
+    const acknowledged =
+      !escState.pending ||
+      responseAcknowledges(escState, ctx.response, escalationCompare(options), substanceKeys(options));
+    turnCtx = { ...ctx, acknowledged };
+    if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
+  }
+  let current = applyEvents(state, events, false);
+  const decisions: ToolCallDecision[] = [];
+  for (const call of calls) {
+    // Each call is decided from the state after the calls before it (their events applied now, not sooner).
+    const previous = decisions[decisions.length - 1];
+    if (previous !== undefined) current = applyEvents(current, previous.events, false);
+    const decision = decideToolCall(current, call, options, turnCtx);
+    decisions.push(decision);
+  }
+  // The state after the last call's events is computed when read (the tool node and the middleware never need it).
+  const last = decisions[decisions.length - 1];
+  const before = current;
+  return new LazyPlan(decisions, events, () => (last === undefined ? before : applyEvents(before, last.events, false)));
+}
+
+/**
+ * A plan whose state after the decisions is worked out when first read (the tool node and the middleware never
+ * read it). A class rather than an object literal with a getter, which V8 builds on its slow path, every turn.
+ */
+class LazyPlan implements TurnPlan {
+  declare stop?: TurnStop | undefined;
+  readonly #settle: () => ToolGuardState;
+  #after: ToolGuardState | undefined;
+
+  constructor(
+    public decisions: ToolCallDecision[],
+    public turnEvents: GuardEvent[],
+    settle: () => ToolGuardState,
+  ) {
+    this.#settle = settle;
+  }
+
+  get state(): ToolGuardState {
+    this.#after ??= this.#settle();
+    return this.#after;
+  }
+}
+
+/**
+ * One model response, as the guards need it.
+ *
+ * @example
+ * ```ts
+ * const turn: TurnInput = { id: "msg_1", text: "Reading it.", calls: [{ name: "read_file", args: { path: "a" } }] };
+ * ```
+ */
+export interface TurnInput {
+  /** The response's id: a response is struck at most once. */
+  id: string;
+  /** Its text (where it acknowledges a block). */
+  text: string;
+  /** The calls to decide, in order. */
+  calls: readonly ToolCallInput[];
+  /** Every call of the response, when `calls` is only part of it (the acknowledgment looks at all). */
+  siblings?: readonly ToolCallInput[] | undefined;
+  /**
+   * What marks the run the response belongs to (the id of the person's message that started it); a marker other
+   * than the state's starts a new run. Absent: the response continues the current run.
+   */
+  run?: string | undefined;
+}
+
+/**
+ * The run must stop before any call of the response runs: at level 3 a person is asked (`interrupt()`), at level 4
+ * the run ends with an explanation.
+ *
+ * @example
+ * ```ts
+ * const { stop } = planTurn(state, turn, options);
+ * if (stop) console.log(stop.level === 3 ? "ask a person" : "end the run", stop.decision.call.name, stop.strikes);
+ * ```
+ */
+export interface TurnStop {
+  /** 3: ask a person (`interrupt()`); 4: end the run. */
+  level: 3 | 4;
+  /** The block that escalated furthest. */
+  decision: ToolCallDecision;
+  /** Strikes with this response. */
+  strikes: number;
+  /** What a stop records: the response's acknowledgment and its blocks (nothing ran). */
+  events: GuardEvent[];
+}
+
+/**
+ * The guards' plan for one model response.
+ *
+ * @example
+ * ```ts
+ * const plan: TurnPlan = planTurn(state, turn, options);
+ * plan.decisions.filter((d) => !d.allowed).length; // calls that will not run
+ * ```
+ */
+export interface TurnPlan {
+  /** One decision per call of `turn.calls`, in order. */
+  decisions: ToolCallDecision[];
+  /** Events of the response as a whole (its acknowledgment of an earlier block). */
+  turnEvents: GuardEvent[];
+  /** The state after the decisions (outcomes not yet recorded); computed when first read. */
+  state: ToolGuardState;
+  /** Set when the response reaches escalation level 3 or 4. */
+  stop?: TurnStop | undefined;
+}
+
+/**
+ * Plans one model response: decides its calls together from the state before it ({@link planToolCalls}) and says
+ * whether the run must stop. Pure.
+ *
+ * @example
+ * ```ts
+ * const plan = planTurn(state, { id: "m1", text: "", calls: [{ name: "ls", args: {}, id: "c1" }] }, options);
+ * if (!plan.stop) runAllowed(plan.decisions);
+ * ```
+ */
+export function planTurn(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
+): TurnPlan {
+  return newCallsPlan(state, turn, options, ctx) ?? planTurnFully(state, turn, options, ctx);
+}
+
+/**
+ * {@link planTurn} by the full procedure: every rule of every call asked, the response's acknowledgment judged. Also
+ * what the shortcut for responses of new calls (`newCallsPlan`) is checked against.
+ */
+export function planTurnFully(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
+): TurnPlan {
+  const siblings = turn.siblings ?? turn.calls;
+  // The response's calls are read only when a block is owed an acknowledgment: listed then.
+  let calls: ResponseInput["calls"] | undefined;
+  const response: ResponseInput = {
+    id: turn.id,
+    text: turn.text,
+    get calls() {
+      calls ??= siblings.map((c) => ({ tool: c.name, args: c.args }));
+      return calls;
+    },
+  };
+  const started = runEvents(state, turn.run, options);
+  const afterStart = applyEvents(state, started, false);
+  let inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
+  // A response that would stop but also makes a new call makes progress: its new calls run, its repeats are blocked.
+  if ((topEscalation(inRun.decisions)?.escalation ?? 0) >= 3 && inRun.decisions.some((d) => d.allowed)) {
+    inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true });
+  }
+  const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
+  const planned: TurnPlan = new LazyPlan(inRun.decisions, turnEvents, () => inRun.state);
+  const top = topEscalation(planned.decisions);
+  const level = top?.escalation ?? 0;
+  if (top === undefined || level < 3) return planned;
+  const blocks = planned.decisions.filter((d) => !d.allowed).flatMap((d) => d.events);
+  planned.stop = {
+    level: level >= 4 ? 4 : 3,
+    decision: top,
+    strikes: top.strikes ?? level,
+    events: [...planned.turnEvents, ...blocks],
+  };
+  return planned;
+}
+
+/**
+ * The plan of a response whose calls all break no rule, when cheap facts prove it (the usual turn): the same plan as
+ * the full procedure, which it spares. The response continues the run and owes no acknowledgment (so it records no
+ * event of its own and no near-repeat is held back), its calls are pairwise different, no two of them write one file
+ * the file-edits rule counts, and each is new by {@link identifyNewCall} against the state before the response —
+ * which holds for the state after the calls before it too, since recording a call only adds its own key to the
+ * window, takes operations away and counts the files it writes (no other call of the response writes them).
+ * `undefined` when any of that is not proved: the full procedure decides.
+ */
+export function newCallsPlan(
+  state: ToolGuardState,
+  turn: TurnInput,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged">,
+): TurnPlan | undefined {
+  const decisions = newCallDecisions(state, turn.calls, turn.run, options, ctx);
+  if (decisions === undefined) return undefined;
+  return new LazyPlan(decisions, [], () =>
+    applyEvents(
+      state,
+      decisions.flatMap((d) => d.events),
+      false,
+    ),
+  );
+}
+
+/**
+ * The decisions of {@link newCallsPlan} (each call allowed and recorded as new), or `undefined` when the shortcut
+ * does not apply: what the tool node acts on when a response's one call is new, without building a plan. `run` is
+ * the response's run marker, as in {@link TurnInput.run}.
+ */
+export function newCallDecisions(
+  state: ToolGuardState,
+  calls: readonly ToolCallInput[],
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+  ctx: Omit<DecideContext, "response" | "acknowledged">,
+): ToolCallDecision[] | undefined {
+  if (ctx.disabled || !continuesRun(state, run, options)) return undefined;
+  const escalation = state.escalation;
+  if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
+    return undefined;
+  }
+  const decisions: ToolCallDecision[] = [];
+  let seq = state.repetition.nextSeq;
+  for (const call of calls) {
+    const identity = identifyNewCall(state, call, options, ctx);
+    if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
+    decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
+    seq += 1;
+  }
+  if (writeSameFile(decisions, options)) return undefined;
+  return decisions;
+}
+
+/** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
+function continuesRun(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): boolean {
+  return options.memory.runBoundary === "none" || run === undefined || state.run === run;
+}
+
+/**
+ * The event that starts a new run, when the response's run marker differs from the state's (none when runs are
+ * off, the marker is unknown, or the run goes on).
+ *
+ * @example
+ * ```ts
+ * runEvents(state, "human-msg-7", options); // [{ type: "run", run: "human-msg-7", keep: { ... } }] for a new run
+ * ```
+ */
+export function runEvents(
+  state: ToolGuardState,
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  if (run === undefined || continuesRun(state, run, options)) return [];
+  const keep = { operations: options.memory.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
+  return [{ type: "run", run, keep }];
+}
+
+/**
+ * What a call that ran returned.
+ *
+ * @example
+ * ```ts
+ * const outcome: CallOutcome = { ok: false, text: "Error: file not found" };
+ * ```
+ */
+export interface CallOutcome {
+  /** Whether the call succeeded. */
+  ok: boolean;
+  /** The result's text. */
+  text: string;
+  /** The model was sent a note that the result is unchanged instead of `text` (see {@link unchangedNote}). */
+  deduped?: boolean | undefined;
+}
+
+/**
+ * The events that record a planned response once its allowed calls have run: the plan's events, what each call
+ * returned, and progress (a response whose calls all ran, one of them successfully, sets the strikes back to 0).
+ * `only` limits the record to some calls (a createReactAgent v2 task runs one call of the response); `outcomes` is
+ * indexed like `plan.decisions` (no outcome: the call did not run, or its result is unknown).
+ *
+ * @example
+ * ```ts
+ * const events = commitTurn(plan, [{ ok: true, text: "a.py" }], options);
+ * state = reduceToolGuard(state, events);
+ * ```
+ */
+export function commitTurn(
+  plan: Pick<TurnPlan, "decisions" | "turnEvents">,
+  outcomes: readonly (CallOutcome | undefined)[],
+  options: ResolvedToolGuardOptions,
+  only?: readonly number[],
+): GuardEvent[] {
+  const events: GuardEvent[] = [...plan.turnEvents];
+  const ran: CallOutcome[] = [];
+  // Each call is recorded with its outcome before the next call (a call after a change counts as after it).
+  for (const i of only ?? plan.decisions.map((_, j) => j)) {
+    const decision = plan.decisions[i] as ToolCallDecision;
+    const outcome = outcomes[i];
+    events.push(...decision.events);
+    if (outcome === undefined || !decision.allowed) continue;
+    events.push(...outcomeEvents(decision, outcome, options));
+    ran.push(outcome);
+  }
+  events.push(...progressEvents(plan.decisions, ran));
+  return events;
+}
+
+/**
+ * The block of a response that escalates furthest (reminders left out): what stops the run at level 3 or 4.
+ *
+ * @example
+ * ```ts
+ * const top = topEscalation(plan.decisions);
+ * if ((top?.escalation ?? 0) >= 3) console.log("a person is asked, or the run ends");
+ * ```
+ */
+export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
+  let top: ToolCallDecision | undefined;
+  for (const d of decisions) {
+    if (!d.allowed && !d.reminder && (d.escalation ?? 0) > (top?.escalation ?? 0)) top = d;
+  }
+  return top;
+}
+
+/**
+ * The event that marks a response as progress, once its calls have run: none of them was blocked or held back,
+ * and one succeeded. It sets the strikes back to 0 (escalation counts repeats without progress in between).
+ *
+ * @example
+ * ```ts
+ * const events = progressEvents(plan.decisions, [{ ok: true, text: "done" }]); // [{ type: "progress" }]
+ * ```
+ */
+export function progressEvents(
+  responseDecisions: readonly ToolCallDecision[],
+  outcomes: readonly { ok: boolean }[],
+): GuardEvent[] {
+  if (responseDecisions.some((d) => !d.allowed)) return [];
+  return outcomes.some((o) => o.ok) ? [{ type: "progress" }] : [];
+}
+
+/**
+ * The event that records what an allowed call returned.
+ *
+ * @example
+ * ```ts
+ * const events = outcomeEvents(decision, { ok: true, text: "file contents" }, options);
+ * ```
+ */
+export function outcomeEvents(
+  decision: ToolCallDecision,
+  outcome: CallOutcome,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  if (!decision.allowed || decision.seq === undefined) return [];
+  const { seq, key, effect } = decision;
+  const call = { seq, key, tool: decision.call.name, effect, callId: decision.call.id, deduped: outcome.deduped };
+  return resultEvents(call, outcome, options);
+}
+
+/**
+ * The event that records what a recorded call returned, from the call's record alone (an adapter that ran the call
+ * later than it planned it keeps only this much of the decision).
+ *
+ * @example
+ * ```ts
+ * const events = resultEvents({ seq: 3, key, tool: "read_file", effect }, { ok: true, text: "…" }, options);
+ * ```
+ */
+export function resultEvents(
+  call: {
+    seq: number;
+    key: string;
+    tool: string;
+    effect: CallEffect;
+    callId?: string | undefined;
+    deduped?: boolean | undefined;
+  },
+  outcome: CallOutcome,
+  options: ResolvedToolGuardOptions,
+): GuardEvent[] {
+  const limits = options.memory;
+  // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
+  const { seq, key, tool, effect, callId, deduped } = call;
+  const result = recordedResult(tool, outcome, options);
+  if (countsEdits(tool, effect, options)) {
+    return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits, edits: true }];
+  }
+  return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits }];
+}
+
+/**
+ * What is recorded of a call's outcome: the digest the rules compare (of the text after the tool's normalizer, see
+ * `rules.normalizeResult`), the exact digest when the normalizer changed the text (result dedupe compares it), and
+ * the start of the text.
+ */
+function recordedResult(tool: string, outcome: CallOutcome, options: ResolvedToolGuardOptions): RecordedResult {
+  const { ok, text } = outcome;
+  const preview = truncate(text, options.feedback.maxResultChars);
+  const exact = resultDigest(ok, text);
+  const normalized = normalizerFor(options, tool)?.(text) ?? text;
+  if (normalized === text) return { ok, digest: exact, preview };
+  return { ok, digest: resultDigest(ok, normalized), exact, preview };
+}
+
+/**
+ * The text a call's answer carries after the tool's result: the file-edits reminder of a call that ran and
+ * succeeded (a failed write is not counted, so it gets none), and the repeat ceiling's reminder of a call that ran;
+ * `undefined` for any other call.
+ *
+ * @example
+ * ```ts
+ * const outcome = { ok: true, text: "Wrote 120 characters to a.py." };
+ * const note = answerReminder(decision, outcome);
+ * const content = note === undefined ? outcome.text : withNoteAfter(outcome.text, note);
+ * ```
+ */
+export function answerReminder(decision: ToolCallDecision, outcome: CallOutcome | undefined): string | undefined {
+  if (!decision.allowed || outcome === undefined) return undefined;
+  const file = outcome.ok ? decision.fileEdits?.reminder : undefined;
+  const repeat = decision.repeats?.reminder;
+  return file === undefined ? repeat : repeat === undefined ? file : withNoteAfter(file, repeat);
+}
+
+/**
+ * Result dedupe: the short note the model is sent instead of a result when an identical earlier call returned
+ * exactly the same and its ToolMessage is still in the conversation (`present` says whether a message with that call
+ * id and that result digest is there: after summarization or trimming it may not be). `undefined` when the result
+ * must be sent: dedupe off, no identical earlier answer, a different result, the answer gone, or a note that would
+ * not be shorter than the result.
+ *
+ * @example
+ * ```ts
+ * const note = unchangedNote(state, { key, tool: "search", id: "call_9" }, { ok: true, text }, options, () => true);
+ * // "Unchanged: exactly the same result as the earlier identical call call_2 of 'search' (its message above) …"
+ * ```
+ */
+export function unchangedNote(
+  state: ToolGuardState,
+  call: { key: string; tool: string; id?: string | undefined },
+  outcome: CallOutcome,
+  options: { feedback: Pick<ResolvedToolGuardOptions["feedback"], "dedupeResults"> },
+  present: (callId: string, digest: string) => boolean,
+): string | undefined {
+  if (!options.feedback.dedupeResults) return undefined;
+  const earlier = answerFor(state, call.key);
+  if (earlier === undefined || earlier.callId === call.id) return undefined;
+  const digest = resultDigest(outcome.ok, outcome.text);
+  if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;
+  const note = unchangedResultNote(outcome.ok ? "result" : "error", earlier.callId, call.tool);
+  return note.length < outcome.text.length ? note : undefined;
+}

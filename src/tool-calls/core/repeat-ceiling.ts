@@ -1,0 +1,337 @@
+/**
+ * The repeat ceiling: how often one identical call (same key as the other rules use) was made in the current run,
+ * whatever it answered. The rules that compare results never stop a loop whose answers keep changing (an LLM-backed
+ * search asked the same question, a send that returns a new message id); this count does. It restarts when the
+ * loop is not one: after a change made by a call new in the run (an edit between test runs), after a call that lets
+ * time pass (a wait between polls), and when a poll's normalized answer moved. A call whose arguments wait (a long
+ * poll) is not counted. From `remindAt` calls on, the call's answer carries a reminder; the `blockAt`-th is blocked.
+ */
+import {
+  type CallEffect,
+  isShellTool,
+  isStatefulCall,
+  letsTimePass,
+  nameWords,
+  ownEntry,
+  shellCommandOf,
+} from "../../shared/identity/classify.js";
+import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+
+/**
+ * How many times one identical call was made since its count last restarted (see {@link RepeatState}).
+ *
+ * @example
+ * ```ts
+ * const latest: RepeatCount | undefined = state.toolGuard.repeats?.calls.at(-1);
+ * // { key: "…", tool: "web_search", calls: 7, mark: 2 }
+ * ```
+ */
+export interface RepeatCount {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  /** The tool's name. */
+  tool: string;
+  /** Identical calls that ran since the count restarted (blocked calls do not count). */
+  calls: number;
+  /** The state's `mark` when the call was last counted: a count whose mark is not the state's has restarted. */
+  mark: number;
+  /** A poll (a stateful call): an answer unlike the one before (after normalization) is progress, and restarts. */
+  poll?: true | undefined;
+  /** A poll's latest answer (the digest the rules compare). */
+  last?: string | undefined;
+  /** Made for the first time in the run and its result not in yet: a successful change by it moves the mark. */
+  fresh?: true | undefined;
+}
+
+/**
+ * The repeat ceiling's counts in the current run: the most recently made calls last, at most 50 (`REPEATS_LIMIT`).
+ * `mark` moves at every change made by a call new in the run, every call that lets time pass and every change made
+ * by someone else: each count made under an older mark starts again.
+ *
+ * @example
+ * ```ts
+ * const repeats: RepeatState | undefined = state.toolGuard.repeats; // absent in states saved before the ceiling
+ * ```
+ */
+export interface RepeatState {
+  /** Moved by what restarts every count (see above). */
+  mark: number;
+  /** The counts, the most recently made call last. */
+  calls: RepeatCount[];
+}
+
+/**
+ * Identical calls whose counts are kept in one run (the most recently made ones; an older call's count is forgotten).
+ *
+ * @example
+ * ```ts
+ * (state.toolGuard.repeats?.calls ?? []).length <= REPEATS_LIMIT; // true
+ * ```
+ */
+export const REPEATS_LIMIT = 50;
+
+/**
+ * What a recorded call is to the ceiling: `"wait"` lets time pass (a tool that waits by its name, or arguments that
+ * wait: `wait_seconds: 30`), which restarts every count and is not counted itself; `"poll"` a stateful call, counted
+ * until its answer moves; `"count"` any other call.
+ *
+ * @example
+ * ```ts
+ * const kind: RepeatKind = "poll"; // get_job_status({ id: 7 }): counted until its normalized answer moves
+ * ```
+ */
+export type RepeatKind = "count" | "poll" | "wait";
+
+/** The options the ceiling reads. */
+type CeilingOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
+
+const tracked = new WeakMap<CeilingOptions, boolean>();
+
+/** Whether the ceiling is on for any tool (globally, or by a tool's own limits): then every call is tracked. */
+function isTracked(options: CeilingOptions): boolean {
+  let on = tracked.get(options);
+  if (on === undefined) {
+    on =
+      options.rules.repeatCeiling !== false ||
+      Object.values(options.tools).some((t) => t?.repeatCeiling !== undefined && t.repeatCeiling !== false);
+    tracked.set(options, on);
+  }
+  return on;
+}
+
+/**
+ * The ceiling's limits for a call: its tool's own `repeatCeiling`, else `rules.repeatCeiling` — its `changing`
+ * limits when the call's answers can change by themselves ({@link answersMayChange}); `false` when off for it.
+ *
+ * @example
+ * ```ts
+ * ceilingLimits(resolveToolGuardOptions(), "web_search", false); // { remindAt: 6, blockAt: 10 }
+ * ceilingLimits(resolveToolGuardOptions(), "task_board", true);  // { remindAt: 10, blockAt: 20 }
+ * ```
+ */
+export function ceilingLimits(
+  options: CeilingOptions,
+  tool: string,
+  changing: boolean,
+): false | { remindAt: number | false; blockAt: number } {
+  const own = ownEntry(options.tools, tool)?.repeatCeiling;
+  if (own !== undefined) return own;
+  const rules = options.rules.repeatCeiling;
+  return rules === false ? false : changing ? rules.changing : rules;
+}
+
+// Words of a tool's name that say it looks something up: its answers to one question change only in wording.
+const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
+
+/**
+ * Whether identical calls may answer differently by themselves, because what they look at changes (a poll, a shell
+ * command, an unknown tool other than a search: a task board other agents change): then the ceiling's `changing`
+ * limits apply. A read-only tool, or a tool named for searching (`web_search`: an LLM-backed search asked the same
+ * question answers in other words), keeps the lower ones.
+ *
+ * @example
+ * ```ts
+ * answersMayChange({ name: "task_board", args: {} }, { kind: "mutate" }, options); // true
+ * answersMayChange({ name: "web_search", args: { q: "x" } }, { kind: "mutate" }, options); // false
+ * ```
+ */
+export function answersMayChange(
+  call: { name: string; args: unknown },
+  effect: CallEffect,
+  options: CeilingOptions,
+): boolean {
+  if (isShellTool(call.name) || isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name))) return true;
+  if (effect.kind === "read") return false;
+  return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
+}
+
+// A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
+const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
+
+/**
+ * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
+ * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
+ * waiting and looking again, never a stuck repeat.
+ *
+ * @example
+ * ```ts
+ * callWaits("bash", { command: "sleep 60 && gh run view 123" }); // true
+ * callWaits("bash", { command: "gh run view 123" });              // false
+ * ```
+ */
+export function callWaits(name: string, args: unknown): boolean {
+  if (letsTimePass(name)) return true;
+  try {
+    const match = SLEEPS_FIRST.exec(shellCommandOf(name, args) ?? "");
+    return match !== null && Number(match[1]) > 0;
+  } catch {
+    return false; // arguments that throw when read (a revoked Proxy): no command to read
+  }
+}
+
+// Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
+const WAIT_WORDS = new Set(["wait", "sleep", "delay", "pause"]);
+
+/** Whether a call's arguments make it wait: a top-level argument named for waiting, `true` or a positive number. */
+function argsWait(args: unknown): boolean {
+  try {
+    // Inside the try: a revoked Proxy throws even when asked whether it is an array.
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
+    for (const name in args) {
+      if (!Object.hasOwn(args, name)) continue;
+      const value = (args as Record<string, unknown>)[name];
+      if (value !== true && !(typeof value === "number" && value > 0)) continue;
+      // A cheap test first: most arguments set to a number are no wait (`limit: 10`, `page: 2`).
+      if (!WAIT_TEXT.test(name)) continue;
+      const words = name
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .toLowerCase()
+        .split(/[^a-z0-9]+/);
+      if (words.some((w) => WAIT_WORDS.has(w))) return true;
+    }
+  } catch {
+    // Arguments that throw when read (a revoked Proxy, a getter) say nothing.
+  }
+  return false;
+}
+
+const WAIT_TEXT = /wait|sleep|delay|pause/i;
+
+/**
+ * What a call is to the ceiling (see {@link RepeatKind}), or `undefined` when the ceiling is off for every tool
+ * (nothing is tracked).
+ *
+ * @example
+ * ```ts
+ * repeatKind({ name: "sleep", args: { seconds: 30 } }, options); // "wait"
+ * repeatKind({ name: "get_job_status", args: { id: "j1" } }, options); // "poll"
+ * repeatKind({ name: "web_search", args: { query: "x" } }, options); // "count"
+ * ```
+ */
+export function repeatKind(call: { name: string; args: unknown }, options: CeilingOptions): RepeatKind | undefined {
+  if (!isTracked(options)) return undefined;
+  if (callWaits(call.name, call.args) || argsWait(call.args)) return "wait";
+  return isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name)) ? "poll" : "count";
+}
+
+/** The first call at which either of a tool's limits says anything (a reminder, or the block without one). */
+function lowestReminder(options: CeilingOptions, tool: string): number {
+  const at = (l: false | { remindAt: number | false; blockAt: number }) =>
+    l === false ? Number.POSITIVE_INFINITY : l.remindAt === false ? l.blockAt : l.remindAt;
+  return Math.min(at(ceilingLimits(options, tool, false)), at(ceilingLimits(options, tool, true)));
+}
+
+/** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
+function positionOf(calls: readonly RepeatCount[], key: string): number {
+  for (let i = calls.length - 1; i >= 0; i -= 1) if ((calls[i] as RepeatCount).key === key) return i;
+  return -1;
+}
+
+/**
+ * How many identical calls with key `key` were made since their count last restarted (0: none, or restarted).
+ *
+ * @example
+ * ```ts
+ * repeatCountOf(state.repeats, decision.key) + 1; // this call's place in the count
+ * ```
+ */
+export function repeatCountOf(state: RepeatState | undefined, key: string): number {
+  if (state === undefined) return 0;
+  const at = positionOf(state.calls, key);
+  if (at < 0) return 0;
+  const count = state.calls[at] as RepeatCount;
+  return count.mark === state.mark ? count.calls : 0;
+}
+
+/**
+ * The counts after a call was recorded: a wait moves the mark; any other call is counted (afresh when its count's
+ * mark is old), moved to the most recent end, the oldest dropped beyond {@link REPEATS_LIMIT}.
+ *
+ * @example
+ * ```ts
+ * noteRepeatCall(undefined, "k", "web_search", "count").calls;
+ * // [{ key: "k", tool: "web_search", calls: 1, mark: 0, fresh: true }]
+ * ```
+ */
+export function noteRepeatCall(
+  state: RepeatState | undefined,
+  key: string,
+  tool: string,
+  kind: RepeatKind,
+): RepeatState {
+  const mark = state?.mark ?? 0;
+  const calls = state?.calls ?? [];
+  if (kind === "wait") return { mark: mark + 1, calls };
+  const at = positionOf(calls, key);
+  const before = at < 0 ? undefined : (calls[at] as RepeatCount);
+  const next: RepeatCount = { key, tool, calls: 1, mark };
+  if (before === undefined) next.fresh = true;
+  else if (before.mark === mark) next.calls = before.calls + 1;
+  if (kind === "poll") next.poll = true;
+  if (before?.last !== undefined) next.last = before.last;
+  const kept = at < 0 ? calls.slice() : [...calls.slice(0, at), ...calls.slice(at + 1)];
+  kept.push(next);
+  return { mark, calls: kept.length > REPEATS_LIMIT ? kept.slice(kept.length - REPEATS_LIMIT) : kept };
+}
+
+/**
+ * The counts after the result of a counted call came in: a poll whose answer (`digest`, normalized) is not its
+ * last one made progress, and its count restarts at 1; the first call of a key in the run that changed something
+ * (`changed`: a successful write or other change) moves the mark, so every other count restarts.
+ *
+ * @example
+ * ```ts
+ * noteRepeatResult(state.repeats, decision.key, result.digest, true);
+ * ```
+ */
+export function noteRepeatResult(state: RepeatState, key: string, digest: string, changed: boolean): RepeatState {
+  const at = positionOf(state.calls, key);
+  if (at < 0) return state;
+  const before = state.calls[at] as RepeatCount;
+  // Nothing to note: not the first call of its key, and not a poll with a new answer.
+  if (before.fresh === undefined && (before.poll !== true || before.last === digest)) return state;
+  const moved = before.fresh === true && changed;
+  const mark = moved ? state.mark + 1 : state.mark;
+  const progress = before.poll === true && before.last !== undefined && before.last !== digest;
+  const next: RepeatCount = {
+    key,
+    tool: before.tool,
+    calls: progress ? 1 : before.calls,
+    mark: moved ? mark : before.mark,
+  };
+  if (before.poll === true) {
+    next.poll = true;
+    next.last = digest;
+  }
+  const calls = state.calls.slice();
+  calls[at] = next;
+  return { mark, calls };
+}
+
+/**
+ * What the ceiling says about a call before it runs: its place in the count of identical calls in this run (this
+ * call included), when that reaches the tool's `remindAt` or `blockAt`; `undefined` otherwise (too few calls, the
+ * ceiling off for the tool, or a call that waits).
+ *
+ * @example
+ * ```ts
+ * repeatsOf(state.repeats, call, { key, effect }, options); // { calls: 6, block: false } at a read's 6th identical call
+ * ```
+ */
+export function repeatsOf(
+  state: RepeatState | undefined,
+  call: { name: string; args: unknown },
+  identity: { key: string; effect: CallEffect },
+  options: CeilingOptions,
+): { calls: number; block: boolean; blockAt: number } | undefined {
+  const { key, effect } = identity;
+  const count = repeatCountOf(state, key);
+  // Below the lowest reminder nothing is said: most calls stop here, without classifying the call.
+  if (count + 1 < lowestReminder(options, call.name)) return undefined;
+  const limits = ceilingLimits(options, call.name, answersMayChange(call, effect, options));
+  if (limits === false) return undefined;
+  const calls = count + 1;
+  const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
+  if (calls < from || repeatKind(call, options) === "wait") return undefined;
+  return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };
+}

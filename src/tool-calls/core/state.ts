@@ -1,0 +1,591 @@
+import { checkToolGuardValue, GuardStateError, kindOf } from "../../channels/check.js";
+import type { CallEffect } from "../../shared/identity/classify.js";
+import { ListIndexes } from "../../shared/list-index.js";
+import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
+import { type FileEditCount, noteWrites } from "./file-edits.js";
+import {
+  emptyOperationsState,
+  invalidateOperations,
+  type OperationLimits,
+  type OperationsState,
+  recordOperationResult,
+} from "./redundancy.js";
+import { noteRepeatCall, noteRepeatResult, type RepeatKind, type RepeatState } from "./repeat-ceiling.js";
+import {
+  emptyRepetitionState,
+  noteChange,
+  type RecordedResult,
+  type RepetitionState,
+  recordCall,
+  recordResult,
+} from "./repetition.js";
+import { BLOCK_RULES, type BlockRule } from "./rules.js";
+
+/**
+ * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
+ *
+ * @example
+ * ```ts
+ * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, rule, count, enforced }
+ * ```
+ */
+export interface ObservedBlock {
+  /** The tool's name. */
+  tool: string;
+  /** The rule that blocked the call (or would have). */
+  rule: BlockRule;
+  /** Identical calls the window would have held with this one. */
+  count: number;
+  /** The tool-call id, when the model gave one. */
+  toolCallId?: string | undefined;
+  /** Whether the call was really blocked (`false` in observe mode). */
+  enforced: boolean;
+}
+
+/**
+ * Counters for a thread.
+ *
+ * @example
+ * ```ts
+ * const { allowed, blocked }: GuardStats = state.toolGuard.stats;
+ * ```
+ */
+export interface GuardStats {
+  /** Calls the guards let run. */
+  allowed: number;
+  /** Calls blocked, per rule. */
+  blocked: Record<BlockRule, number>;
+  /** Calls observe mode would have blocked, per rule. */
+  observed: Record<BlockRule, number>;
+  /** Responses whose near-repeats of a blocked call were held back with a reminder. */
+  reminded: number;
+}
+
+/**
+ * Everything the tool-call guards know about a thread: plain JSON, stored in the `toolGuard` channel and so
+ * persisted by any checkpointer. Every list in it is bounded by an option.
+ *
+ * @example
+ * ```ts
+ * const snapshot = await graph.getState({ configurable: { thread_id: "1" } });
+ * const guard: ToolGuardState = snapshot.values.toolGuard;
+ * ```
+ */
+export interface ToolGuardState {
+  /** The consecutive and threshold rules' window of recorded calls. */
+  repetition: RepetitionState;
+  /** The redundant rule's successful read-only operations, and the recent file operations. */
+  operations: OperationsState;
+  /** The most recent blocks and would-be blocks, oldest first (bounded by `observedLimit`). */
+  observed: ObservedBlock[];
+  /** The thread's counters. */
+  stats: GuardStats;
+  /** Strikes, the pending acknowledgment and the recent blocked calls. */
+  escalation: EscalationState;
+  /**
+   * What marks the current run (the id of the person's message that started it), or null/absent before the first
+   * (states saved before runs existed have none).
+   */
+  run?: string | null | undefined;
+  /**
+   * The latest full answer of each recent call (by call key), for result dedupe: which ToolMessage holds it and the
+   * digest of its result. Kept across runs (the conversation keeps the messages); the newest 50.
+   */
+  answers?: AnswerRecord[] | undefined;
+  /**
+   * The file-edits rule's counts: the writes of each file in the current run (calls that ran; blocked and failed
+   * ones do not count), the most recently written file last, at most 50 files (`FILE_EDITS_LIMIT`). Empty again
+   * at a new run; absent in states saved before the rule existed (no writes counted).
+   */
+  fileEdits?: FileEditCount[] | undefined;
+  /**
+   * The repeat ceiling's counts: identical calls made in the current run (the most recent last, at most 50), and the
+   * mark whose moves restart them. Empty again at a new run; absent while the ceiling is off, and in states saved
+   * before it existed (nothing counted).
+   */
+  repeats?: RepeatState | undefined;
+}
+
+/**
+ * Where the model last read the full result of a call: the ToolMessage's call id, and the result's digest.
+ *
+ * @example
+ * ```ts
+ * const latest: AnswerRecord | undefined = state.toolGuard.answers?.at(-1);
+ * ```
+ */
+export interface AnswerRecord {
+  /** Digest of the call's canonical signature. */
+  key: string;
+  /** The tool's name. */
+  tool: string;
+  /** The call id of the ToolMessage that holds the full result. */
+  callId: string;
+  /** Digest of the result (see {@link RecordedResult.digest}). */
+  digest: string;
+}
+
+/** Answers kept for result dedupe. */
+export const ANSWERS_LIMIT = 50;
+
+/**
+ * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
+ * writers never overwrite each other.
+ *
+ * @example
+ * ```ts
+ * const events: GuardEvent[] = decideToolCall(state, call, options).events;
+ * const next = reduceToolGuard(state, events);
+ * ```
+ */
+export type GuardEvent =
+  | {
+      /** An allowed call is recorded (in the window; a change makes earlier reads stale). */
+      type: "call";
+      /** The call's sequence number. */
+      seq: number;
+      /** Digest of the call's canonical signature. */
+      key: string;
+      /** The tool's name. */
+      tool: string;
+      /** What the call does to the files and state the guards track. */
+      effect: CallEffect;
+      /** The window's size (older calls are dropped). */
+      windowSize: number;
+      /** The call's writes count toward the file-edits rule (see `countsEdits`). */
+      edits?: true | undefined;
+      /** What the call is to the repeat ceiling (absent: the ceiling is off, nothing is counted). */
+      repeat?: RepeatKind | undefined;
+    }
+  | {
+      /** The result of a recorded call. */
+      type: "result";
+      /** The sequence number of the call it belongs to. */
+      seq: number;
+      /** Digest of the call's canonical signature. */
+      key: string;
+      /** The tool's name. */
+      tool: string;
+      /** What the call does to the files and state the guards track. */
+      effect: CallEffect;
+      /** The call's outcome. */
+      result: RecordedResult;
+      /** Bounds of the operation history. */
+      limits: OperationLimits;
+      /** The ToolMessage's call id (where the model reads the result). */
+      callId?: string | undefined;
+      /** The model was sent a note that the result is unchanged, not the result: the earlier answer stays the one. */
+      deduped?: boolean | undefined;
+      /** The call's writes were counted toward the file-edits rule: a failure takes them back. */
+      edits?: true | undefined;
+    }
+  | {
+      /** A call was blocked, or would have been in observe mode (counted and kept for inspection). */
+      type: "block";
+      /** The block. */
+      block: ObservedBlock;
+      /** Blocks kept (older ones are dropped). */
+      observedLimit: number;
+    }
+  | {
+      /** Everything is forgotten: the state becomes empty. */
+      type: "reset";
+    }
+  | {
+      /** A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale. */
+      type: "external";
+      /** What the change did. */
+      effect: CallEffect;
+    }
+  /** A new run starts (see `runBoundary`): per-run memory starts afresh; `keep` says what stays. */
+  | {
+      /** A new run starts. */
+      type: "run";
+      /** What marks the run (the id of the person's message that started it). */
+      run: string;
+      /** What stays from the previous run. */
+      keep: {
+        /** The redundant rule's operations (`acrossRuns: "keep"`). */
+        operations: boolean;
+        /** The escalation state: strikes, the acknowledgment owed, the blocked calls (`escalation.carryStrikes`). */
+        strikes: boolean;
+      };
+    }
+  | EscalationEvent;
+
+/**
+ * An empty guard state (the channel default).
+ *
+ * @example
+ * ```ts
+ * emptyToolGuardState().stats.allowed; // 0
+ * ```
+ */
+export function emptyToolGuardState(): ToolGuardState {
+  return new ChannelState({
+    repetition: emptyRepetitionState(),
+    operations: emptyOperationsState(),
+    observed: [],
+    stats: { allowed: 0, blocked: zeroCounts(), observed: zeroCounts(), reminded: 0 },
+    escalation: emptyEscalationState(),
+  });
+}
+
+/**
+ * The guard state as the reducer makes it: an instance of a class rather than an object literal, because LangGraph's
+ * `Send` deep-copies every plain object of the state it hands a tool task (createAgent and createReactAgent v2 send
+ * each call with the whole state), and passes an instance as it is: about 0.3 ms a turn less for a 150-turn thread
+ * (bench:overhead). Its fields and its JSON are those of {@link ToolGuardState}; a checkpointer stores it as before.
+ */
+class ChannelState implements ToolGuardState {
+  repetition: RepetitionState;
+  operations: OperationsState;
+  observed: ObservedBlock[];
+  stats: GuardStats;
+  escalation: EscalationState;
+  declare run?: string | null | undefined;
+  declare answers?: AnswerRecord[] | undefined;
+  declare fileEdits?: FileEditCount[] | undefined;
+  declare repeats?: RepeatState | undefined;
+
+  constructor(from: ToolGuardState) {
+    this.repetition = from.repetition;
+    this.operations = from.operations;
+    this.observed = from.observed;
+    this.stats = from.stats;
+    this.escalation = from.escalation;
+    // Absent stays absent (as in the object it copies): a state saved before runs or answers existed has neither.
+    if (from.run !== undefined) this.run = from.run;
+    if (from.answers !== undefined) this.answers = from.answers;
+    if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
+    if (from.repeats !== undefined) this.repeats = from.repeats;
+  }
+}
+
+function zeroCounts(): Record<BlockRule, number> {
+  return Object.fromEntries(BLOCK_RULES.map((rule) => [rule, 0])) as Record<BlockRule, number>;
+}
+
+/** The answers after a result: the call's ToolMessage holds its full result now (unless it was a dedupe note). */
+function noteAnswer(
+  answers: AnswerRecord[] | undefined,
+  event: {
+    key: string;
+    tool: string;
+    callId?: string | undefined;
+    deduped?: boolean | undefined;
+    result: RecordedResult;
+  },
+  carryIndex: boolean,
+): AnswerRecord[] | undefined {
+  if (event.callId === undefined || event.deduped === true) return answers;
+  const earlier = answers ?? [];
+  const index = carryIndex ? answerIndexes.takeOrBuild(earlier) : undefined;
+  const known = index !== undefined ? index.get(event.key) : earlier.find((a) => a.key === event.key);
+  // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
+  const kept = known === undefined ? earlier : earlier.filter((a) => a !== known);
+  const from = Math.max(0, kept.length + 1 - ANSWERS_LIMIT);
+  const next = kept.slice(from);
+  // Result dedupe compares exact results: the exact digest when the normalizer changed the text.
+  const digest = event.result.exact ?? event.result.digest;
+  const record: AnswerRecord = { key: event.key, tool: event.tool, callId: event.callId, digest };
+  next.push(record);
+  if (index !== undefined) {
+    if (known !== undefined) index.delete(known.key);
+    for (let i = 0; i < from; i += 1) index.delete((kept[i] as AnswerRecord).key);
+    index.set(record.key, record);
+    answerIndexes.give(next, index);
+  }
+  return next;
+}
+
+/** Derived index of an answers list: the record of each call key (carried by `noteAnswer`). */
+const answerIndexes = new ListIndexes<AnswerRecord, Map<string, AnswerRecord>>(
+  (answers) => new Map(answers.map((record) => [record.key, record])),
+);
+
+/**
+ * The latest full answer of an identical earlier call (by call key), if one is kept.
+ *
+ * @example
+ * ```ts
+ * answerFor(state, decision.key)?.callId; // "call_2": the ToolMessage that holds the result
+ * ```
+ */
+export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
+  return state.answers === undefined ? undefined : answerIndexes.of(state.answers).get(key);
+}
+
+/**
+ * A state being updated by a batch of events: the state object (and its counters) is copied once, at the first
+ * event that changes it, then updated in place; the parts below it (window, operations, escalation) are replaced,
+ * never changed, so the state it started from stays as it was.
+ */
+class StateDraft {
+  private current: ToolGuardState;
+  private owned = false;
+  private statsOwned = false;
+
+  constructor(
+    base: ToolGuardState,
+    private readonly carryIndex: boolean,
+  ) {
+    this.current = base;
+  }
+
+  /** The state after the events applied so far. */
+  get state(): ToolGuardState {
+    return this.current;
+  }
+
+  private own(): ToolGuardState {
+    if (!this.owned) {
+      this.current = new ChannelState(this.current);
+      this.owned = true;
+    }
+    return this.current;
+  }
+
+  private stats(): GuardStats {
+    const state = this.own();
+    if (!this.statsOwned) {
+      state.stats = { ...state.stats };
+      this.statsOwned = true;
+    }
+    return state.stats;
+  }
+
+  /** The file-edits counts after a counted write was recorded (`1`) or failed (`-1`). */
+  private noteEdits(before: ToolGuardState, effect: CallEffect, delta: 1 | -1): void {
+    if (effect.kind === "write") {
+      this.own().fileEdits = noteWrites(before.fileEdits, effect.paths, delta, effect.rewrites);
+    }
+  }
+
+  /** The file-edits counts and the repeat ceiling's start afresh (a new run, a person's forgiveness). */
+  private clearEdits(before: ToolGuardState): void {
+    if (before.fileEdits !== undefined && before.fileEdits.length > 0) this.own().fileEdits = [];
+    if (before.repeats !== undefined && before.repeats.calls.length > 0) this.own().repeats = { mark: 0, calls: [] };
+  }
+
+  /** The repeat ceiling's counts after a call was recorded, or after its result came in. */
+  private noteRepeats(before: ToolGuardState, event: Extract<GuardEvent, { type: "call" | "result" }>): void {
+    const repeats = before.repeats;
+    if (event.type === "call") {
+      if (event.repeat !== undefined) this.own().repeats = noteRepeatCall(repeats, event.key, event.tool, event.repeat);
+      return;
+    }
+    if (repeats === undefined) return;
+    const changed = (event.effect.kind === "write" || event.effect.kind === "mutate") && event.result.ok;
+    this.own().repeats = noteRepeatResult(repeats, event.key, event.result.digest, changed);
+  }
+
+  /** The repeat ceiling's mark moves: a change made by someone else restarts every count. */
+  private moveMark(before: ToolGuardState): void {
+    if (before.repeats !== undefined) this.own().repeats = { ...before.repeats, mark: before.repeats.mark + 1 };
+  }
+
+  apply(event: GuardEvent): void {
+    const carryIndex = this.carryIndex;
+    const before = this.current;
+    switch (event.type) {
+      case "call": {
+        const state = this.own();
+        state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex });
+        state.operations = invalidateOperations(before.operations, event.effect);
+        if (event.edits === true) this.noteEdits(before, event.effect, 1);
+        if (event.repeat !== undefined) this.noteRepeats(before, event);
+        this.stats().allowed += 1;
+        return;
+      }
+      case "result": {
+        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+        const state = this.own();
+        const paths = writtenPaths(event.effect);
+        state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
+        state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
+        state.answers = noteAnswer(before.answers, event, carryIndex);
+        // A write that failed changed nothing (as far as the guards know): its count is taken back.
+        if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
+        if (before.repeats !== undefined) this.noteRepeats(before, event);
+        return;
+      }
+      case "block": {
+        const { block } = event;
+        const observed = [...before.observed, block];
+        const counters = block.enforced ? "blocked" : "observed";
+        const state = this.own();
+        state.observed = observed.slice(Math.max(0, observed.length - event.observedLimit));
+        const stats = this.stats();
+        stats[counters] = { ...stats[counters], [block.rule]: (stats[counters][block.rule] ?? 0) + 1 };
+        return;
+      }
+      case "reset":
+        this.current = emptyToolGuardState();
+        this.owned = true;
+        this.statsOwned = true;
+        return;
+      case "run": {
+        if (before.run === event.run) return; // every task of one response records the same start
+        const state = this.own();
+        state.run = event.run;
+        // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
+        state.repetition = { ...before.repetition, window: [] };
+        state.operations = event.keep.operations ? before.operations : emptyOperationsState();
+        // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
+        state.escalation = event.keep.strikes ? (before.escalation ?? emptyEscalationState()) : emptyEscalationState();
+        this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
+        return;
+      }
+      case "external": {
+        // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
+        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+        if (!mutates) return;
+        // Repeating a call after someone else changed the world is a new question: the window starts again.
+        this.moveMark(before);
+        const state = this.own();
+        state.operations = invalidateOperations(before.operations, event.effect);
+        state.repetition = {
+          ...before.repetition,
+          epoch: before.repetition.epoch + 1,
+          window: [],
+          changes: noteChange(
+            before.repetition.changes,
+            "\u0000external",
+            before.repetition.epoch + 1,
+            writtenPaths(event.effect),
+            [],
+          ),
+        };
+        return;
+      }
+      default: {
+        // Escalation events (states saved before escalation existed have no `escalation`).
+        const previous = before.escalation ?? emptyEscalationState();
+        // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
+        // and the repeat ceiling.
+        if (event.type === "forgive") this.clearEdits(before);
+        const escalation = reduceEscalation(previous, event);
+        if (escalation === previous) return;
+        this.own().escalation = escalation;
+        const stats = this.stats();
+        stats.reminded = event.type === "remind" ? (stats.reminded ?? 0) + 1 : (stats.reminded ?? 0);
+      }
+    }
+  }
+}
+
+/** The files a change is known to have changed (a write of known paths); `undefined`: it may have changed anything. */
+function writtenPaths(effect: CallEffect): readonly string[] | undefined {
+  return effect.kind === "write" ? effect.paths : undefined;
+}
+
+/** The types of {@link GuardEvent}: an event of any other type is refused, never applied. */
+const EVENT_TYPES = new Set<string>([
+  "call",
+  "result",
+  "block",
+  "reset",
+  "external",
+  "run",
+  "strike",
+  "remind",
+  "acknowledge",
+  "progress",
+  "forgive",
+  "end",
+]);
+
+/** States read from checkpoints, checked: each plain value is checked once. */
+const checkedStates = new WeakMap<object, ToolGuardState>();
+
+/**
+ * The `toolGuard` value as the guards read it: a state the reducer made as it is; a value from a checkpoint (plain
+ * JSON) checked once, an older shape repaired (a missing counter is 0, a missing part empty), a damaged one refused
+ * with a `GuardStateError` that names the channel and says how to reset it (`update`: the value is an update a node
+ * wrote); `undefined` is the empty state.
+ *
+ * @example
+ * ```ts
+ * readToolGuard({ stats: { allowed: 2 } }).stats.blocked.redundant; // 0
+ * readToolGuard({ stats: { allowed: "2" } }); // throws GuardStateError: toolGuard, stats.allowed
+ * ```
+ */
+export function readToolGuard(value: unknown, update = false): ToolGuardState {
+  if (value instanceof ChannelState) return value;
+  if (value === undefined) return emptyToolGuardState();
+  const known = value !== null && typeof value === "object" ? checkedStates.get(value) : undefined;
+  if (known !== undefined) return known;
+  let checked: ToolGuardState;
+  try {
+    checked = new ChannelState(checkToolGuardValue(value) as unknown as ToolGuardState);
+  } catch (error) {
+    if (update && error instanceof GuardStateError) throw new GuardStateError("toolGuard", error.problem, true);
+    throw error;
+  }
+  checkedStates.set(value as object, checked);
+  return checked;
+}
+
+/** A whole state written to the channel: kept as it is if it has the state's window, else refused. */
+function wholeState(update: object): ToolGuardState {
+  if (update instanceof ChannelState || "repetition" in update) return update as ToolGuardState;
+  throw new GuardStateError("toolGuard", "an object that is neither an event nor the guards' state", true);
+}
+
+/** The events of an update, each of a known type; else a `GuardStateError`. */
+function eventsOf(update: GuardEvent | readonly GuardEvent[]): readonly GuardEvent[] {
+  const events = (Array.isArray(update) ? update : [update]) as readonly unknown[];
+  for (const event of events) {
+    const type = event !== null && typeof event === "object" ? (event as { type?: unknown }).type : undefined;
+    if (typeof type !== "string" || !EVENT_TYPES.has(type)) {
+      const what = typeof type === "string" ? `an event of unknown type '${type}'` : `${kindOf(event)} (not an event)`;
+      throw new GuardStateError("toolGuard", what, true);
+    }
+  }
+  return events as readonly GuardEvent[];
+}
+
+/**
+ * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it; checked
+ * when read)
+ * and `null` (the empty state: how a damaged state is reset, `graph.updateState(config, { toolGuard: null })`);
+ * `undefined` changes nothing. Anything else is refused with a `GuardStateError`, never applied.
+ *
+ * @example
+ * ```ts
+ * const next = reduceToolGuard(emptyToolGuardState(), [{ type: "reset" }]);
+ * ```
+ */
+export function reduceToolGuard(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+): ToolGuardState {
+  return applyEvents(state, update, true);
+}
+
+/**
+ * Applies events; `carryIndex` hands the derived call index from each state to the next (the channel reducer
+ * does; planning a batch does not, so the channel state keeps its index for the reducer).
+ */
+export function applyEvents(
+  state: ToolGuardState | undefined,
+  update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
+  carryIndex: boolean,
+): ToolGuardState {
+  if (update === null) return emptyToolGuardState();
+  if (update === undefined) return state ?? emptyToolGuardState();
+  if (!Array.isArray(update)) {
+    if (typeof update !== "object") throw new GuardStateError("toolGuard", `${kindOf(update)} (not an event)`, true);
+    // A whole state replaces the current one as it is (createAgent writes each channel's own value back on every
+    // invoke, a damaged one too): it is checked when read.
+    if (!("type" in update)) return wholeState(update);
+  }
+  const events = eventsOf(update as GuardEvent | readonly GuardEvent[]);
+  if (events.length === 0) return state ?? emptyToolGuardState();
+  // A reset first needs nothing of the state before it (which may be the damaged one it replaces).
+  const current = events[0]?.type === "reset" ? emptyToolGuardState() : readToolGuard(state);
+  const draft = new StateDraft(current, carryIndex);
+  for (const event of events) draft.apply(event);
+  return draft.state;
+}

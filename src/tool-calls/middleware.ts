@@ -1,0 +1,181 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { Command } from "@langchain/langgraph";
+import { z } from "zod/v4";
+import type { ToolGuardUpdate } from "../channels/index.js";
+import { guardLogField, reducedField } from "../channels/schema.js";
+import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
+import { defineMiddleware } from "../shared/agent/define.js";
+import { withStepBudget } from "../shared/agent/stack.js";
+import type { GuardLog, GuardStreamEvent } from "../shared/events/stream-events.js";
+import { parseOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../shared/options.js";
+import { handlerOutput } from "./answers.js";
+import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "./core/state.js";
+import { GuardModelCalls } from "./model-call.js";
+import { type AgentTool, ToolTraits } from "./traits.js";
+import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "./turn.js";
+
+/**
+ * Options of {@link guardMiddleware}: the tool node's guard options, plus whether level 3 asks a person.
+ *
+ * @example
+ * ```ts
+ * guardMiddleware({ repetitionThreshold: 4, escalation: { levelStrikes: [1, 2, 3, 4] } } satisfies GuardMiddlewareOptions);
+ * ```
+ */
+export interface GuardMiddlewareOptions extends ToolGuardOptions {
+  /**
+   * Ask a person at escalation level 3 with `interrupt()` (default true). Without a checkpointer, or with `false`,
+   * level 3 ends the run as level 4 does.
+   */
+  interrupt?: boolean;
+  /**
+   * How the run's final message is written when the guards end it (level 4, or LangGraph's step budget): `"model"`
+   * (default) by one last call of the agent's model with the tools off, asked what was done, what failed and what is
+   * left; `{ model }` by the chat model given; `"canned"` the guards' own message. The canned message is also the
+   * fallback when that call fails or still calls tools, or when the step budget has no room for it.
+   */
+  wrapUp?: WrapUpOption;
+  /**
+   * The agent's tools: the list given to `createAgent` (with those of other middleware, such as `fileToolsMiddleware`),
+   * or their names. The guards read from them the names offered in the level-2 options ("use another tool: …") and in
+   * the answer to a call of a tool the agent does not have, each tool's `readOnlyHint` and whether it serves repeats
+   * from a cache (the file tools); a name alone gives only the name. Given, they are read once. Default: learned from
+   * the first model request (createAgent shows a middleware the tools only there), each called tool when it is
+   * called, and the next request again after a tool not seen was called. A middleware shared by agents with other
+   * tools learns each agent's tools as they are called; give `agentTools` to have them all from the start.
+   */
+  agentTools?: readonly AgentTool[];
+}
+
+/** The middleware's own options (the guard options are validated by their schema). */
+const middlewareOptionsSchema = z.strictObject({
+  interrupt: z.boolean().optional(),
+  wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
+  agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
+});
+
+const stateSchema = z.object({
+  /** The tool-call guards' state, per thread. */
+  toolGuard: reducedField<ToolGuardState, ToolGuardUpdate>(emptyToolGuardState, reduceToolGuard),
+  /** Guard events, counted and the most recent kept (shared with the other middleware). */
+  guardLog: guardLogField,
+  // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
+  /** Private to the middleware: the turn `afterModel` planned, for `wrapToolCall`. */
+  _guardPending: reducedField<TurnRecord, TurnRecord>(emptyTurnRecord, (_current, update) => update),
+});
+
+/**
+ * createAgent types a hook's update as the channels' values, but the `toolGuard` and `guardLog` reducers take events
+ * (as they do in every graph); this is the one place that says so.
+ */
+function update<U extends { toolGuard: GuardEvent[]; guardLog: GuardStreamEvent[] }>(
+  u: U,
+): Omit<U, "toolGuard" | "guardLog"> & { toolGuard: ToolGuardState; guardLog: GuardLog } {
+  return u as unknown as Omit<U, "toolGuard" | "guardLog"> & { toolGuard: ToolGuardState; guardLog: GuardLog };
+}
+
+/** `afterModel`: opens the response's turn; stops the run, or leaves its calls to `wrapToolCall`. */
+function afterModel(
+  state: { messages: unknown; toolGuard: ToolGuardState },
+  env: TurnEnv,
+  ask: boolean,
+  calls: GuardModelCalls,
+) {
+  const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages as BaseMessage[], env);
+  if (turn.calls.length === 0) return forgiven.length > 0 ? update({ toolGuard: forgiven, guardLog: [] }) : undefined;
+  const stop = turn.stop;
+  if (stop === undefined) {
+    // Blocked calls with an id are answered in wrapToolCall, not here: a middleware whose afterModel runs after this
+    // one (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips
+    // calls that are answered already.
+    const { events, answers, record } = turn.split();
+    return update({
+      messages: answers,
+      toolGuard: [...forgiven, ...events],
+      guardLog: turn.log,
+      _guardPending: record,
+    });
+  }
+  const outcome = turn.halt(stop, ask, forgiven);
+  const { messages: said, record, jumpTo } = calls.afterStop(outcome);
+  return update({ messages: said, toolGuard: outcome.events, guardLog: outcome.log, _guardPending: record, jumpTo });
+}
+
+type ToolCallState = { toolGuard?: ToolGuardState; messages?: BaseMessage[]; _guardPending?: TurnRecord };
+
+/** `wrapToolCall`: the turn resumed for this call; its block answered, or the tool run and its output settled. */
+async function wrapToolCall(
+  request: { toolCall: ToolCall; state: unknown; tool?: unknown },
+  handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
+  env: TurnEnv,
+): Promise<ToolMessage | Command> {
+  const state = request.state as ToolCallState;
+  const guard = state.toolGuard ?? emptyToolGuardState();
+  const turn = GuardedTurn.resume(state._guardPending, request.toolCall, guard, state.messages ?? [], env);
+  const blocked = turn?.blockedAnswer(0);
+  if (turn !== undefined && blocked !== undefined)
+    return new Command({ update: { messages: [blocked], ...turn.update() } });
+  turn?.starting(0); // a shell read's files fingerprinted before it runs (the freshness check)
+  // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
+  const unknown = request.tool === undefined ? env.context.toolNames : undefined;
+  const output = await handlerOutput(handler, request.toolCall, unknown);
+  if (turn === undefined) return output;
+  const answer = turn.settle(0, output);
+  const own = turn.update();
+  if (ToolMessage.isInstance(answer)) return new Command({ update: { messages: [answer], ...own } });
+  const body = answer.update;
+  if (body === undefined || (typeof body === "object" && !Array.isArray(body))) {
+    return new Command({ ...answer, update: { ...(body ?? {}), toolGuard: own.toolGuard } });
+  }
+  return answer;
+}
+
+/**
+ * The tool-call guards as createAgent middleware, deciding exactly as {@link langgraph-guards!GuardedToolNode} with
+ * {@link langgraph-guards!escalationHook} does: the consecutive, threshold and redundant rules block calls with feedback, strikes
+ * escalate, at level 3 a person is asked with `interrupt()` (with a checkpointer) and at level 4 the run ends with a
+ * message that says why. Guard state lives in the middleware's `toolGuard` channel, so the checkpointer keeps it per
+ * thread. Options are validated here.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { guardMiddleware } from "langgraph-guards/middleware";
+ *
+ * const agent = createAgent({ model, tools, middleware: [guardMiddleware()], checkpointer: new MemorySaver() });
+ * ```
+ */
+export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
+  const { interrupt, agentTools, wrapUp, ...guardOptions } = options;
+  parseOptions(middlewareOptionsSchema, { interrupt, agentTools, wrapUp }, "guardMiddleware");
+  const resolved = resolveToolGuardOptions(guardOptions);
+  const traits = new ToolTraits(resolved);
+  if (agentTools !== undefined) traits.learn(agentTools);
+  const ask = interrupt !== false;
+  /** What a hook decides with: the run's switches, and the agent's state (the file tools' checks read it). */
+  const env = (runtime: unknown, state: unknown): TurnEnv => ({
+    options: resolved,
+    context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable, state),
+    host: runtime as TurnEnv["host"],
+  });
+  const calls = new GuardModelCalls(traits, agentTools, {
+    events: resolved.feedback.events,
+    wrapUp: wrapUp ?? "model",
+  });
+  const middleware = defineMiddleware({
+    name: "GuardMiddleware",
+    stateSchema,
+    afterModel: {
+      canJumpTo: ["end", "model"],
+      hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls),
+    },
+    wrapToolCall: (request, handler) => {
+      calls.sawTool(request.tool);
+      return wrapToolCall(request, () => handler(request), env(request.runtime, request.state));
+    },
+  });
+  return withStepBudget(calls.install(middleware), calls.budget);
+}

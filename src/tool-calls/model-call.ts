@@ -1,0 +1,115 @@
+/**
+ * The guard middleware's model call: it learns the agent's tools (when `agentTools` was not given), makes the
+ * wrap-up a stop of its `afterModel` asked for, and ends the run through the step budget (src/run-end/) like every
+ * middleware of the pack.
+ */
+import { randomUUID } from "node:crypto";
+import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
+import type { StepBudget } from "../run-end/invocations.js";
+import {
+  endModelCall,
+  guardedModelCall,
+  modelCallBudget,
+  modelCallMayEnd,
+  wrapUpFitsAfterModel,
+} from "../run-end/model-call.js";
+import { currentStep } from "../run-end/steps.js";
+import {
+  endedByPerson,
+  type ModelCallHandler,
+  type ModelCallRequest,
+  type ModelCallResult,
+  reasonOf,
+  type WrapUpOption,
+} from "../run-end/wrap-up.js";
+import type { Outcome } from "./stop.js";
+import type { ToolTraits } from "./traits.js";
+import { emptyTurnRecord, type TurnRecord } from "./turn.js";
+
+/**
+ * The guard middleware's part of each model call. The agent's tools are learned from the first request (createAgent
+ * shows a middleware the tools only there), and again from the next request after a tool not seen was called.
+ */
+export class GuardModelCalls {
+  readonly budget: StepBudget = modelCallBudget();
+  #learning: boolean;
+
+  constructor(
+    private readonly traits: ToolTraits,
+    agentTools: readonly unknown[] | undefined,
+    private readonly options: { events: boolean; wrapUp: WrapUpOption },
+  ) {
+    this.#learning = agentTools === undefined;
+    this.#given = agentTools !== undefined;
+  }
+
+  /** `agentTools` given: the tools are known, never learned from requests or calls. */
+  readonly #given: boolean;
+
+  /** A tool call (of `tool`): a tool not learned yet is learned now, and the agent's tools from the next request. */
+  sawTool(tool: unknown): void {
+    const at = currentStep();
+    if (at !== undefined) this.budget.sawNode(at);
+    if (this.#given || this.#learning || tool === undefined || this.traits.knows(tool)) return;
+    this.traits.learn([tool]);
+    this.#learning = true;
+  }
+
+  /**
+   * What `afterModel` writes after a stop: answered (level 3), the person's answer and back to the model; ended, the
+   * held-back calls answered and, when the model may write the final message and the step budget allows one more
+   * model call, back to the model for the wrap-up (the record says so), else the canned final message and the end.
+   */
+  afterStop(outcome: Outcome): { messages: BaseMessage[]; record: TurnRecord; jumpTo: "model" | "end" } {
+    const messages = outcome.messages ?? [];
+    if (outcome.kind !== "ended") return { messages, record: emptyTurnRecord(), jumpTo: "model" };
+    const final = messages.at(-1);
+    if (!AIMessage.isInstance(final) || endedByPerson(final) || !wrapUpFitsAfterModel(this.budget, this.options.wrapUp))
+      return { messages, record: emptyTurnRecord(), jumpTo: "end" };
+    const record = emptyTurnRecord({ reason: reasonOf(final, "escalation"), id: final.id ?? randomUUID() });
+    return { messages: messages.slice(0, -1), record, jumpTo: "model" };
+  }
+
+  /**
+   * Puts the middleware's `wrapModelCall` on it, there only for the model calls that need it: createAgent looks the
+   * hook up at each model call, and parses the middleware's whole state again before a call it wraps (0.3-0.5 ms a
+   * turn). A call is wrapped to learn the agent's tools (the first request, and the next one after a tool not seen
+   * was called), and for the run's end (a wrap-up asked for, or a response that may have to end the run). While the
+   * agent is built (outside a graph step) the hook is there, so that createAgent keeps it.
+   */
+  install<M extends object>(middleware: M): M {
+    const call = (request: ModelCallRequest & { tools: readonly unknown[] }, handler: ModelCallHandler) =>
+      this.#call(request, handler);
+    Object.defineProperty(middleware, "wrapModelCall", {
+      get: () => (this.#wraps() ? call : undefined),
+      enumerable: true,
+      configurable: true,
+    });
+    return middleware;
+  }
+
+  #wraps(): boolean {
+    if (this.#learning) return true;
+    const at = currentStep();
+    return at === undefined || modelCallMayEnd(this.budget, at);
+  }
+
+  #call(
+    request: ModelCallRequest & { tools: readonly unknown[] },
+    handler: ModelCallHandler,
+  ): Promise<ModelCallResult> {
+    if (this.#learning) {
+      this.traits.learn(request.tools);
+      this.#learning = false;
+    }
+    return guardedModelCall(request, handler, this.budget, this.options, async () => {
+      const wrapUp = (request.state as { _guardPending?: TurnRecord })._guardPending?.wrapUp;
+      if (wrapUp === undefined) return handler(request as never);
+      const at = currentStep();
+      if (at !== undefined) this.budget.wrapUpAsked(at, false);
+      const update = { _guardPending: emptyTurnRecord() };
+      return endModelCall(request, handler, this.options.wrapUp, wrapUp.reason, wrapUp.id, update);
+    });
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * What a graph does when a response reaches escalation level 3 or 4 (the escalation hook and node, and the
+ * createAgent middleware): end the run with an explanation, or ask a person and give their answer to the model.
+ */
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { isGraphInterrupt } from "@langchain/langgraph";
+import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
+import {
+  escalationStreamEvent,
+  type GuardStreamEvent,
+  guardStreamEvent,
+  turnStreamEvents,
+} from "../shared/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { isPersonMessage } from "../shared/messages.js";
+import {
+  endExplanation,
+  HOW_TO_ANSWER,
+  NO_ANSWER,
+  notRunAnswer,
+  personAnsweredText,
+  userQuestion,
+} from "../shared/texts/tool-calls.js";
+import { answerAll } from "./answers.js";
+import type { ToolCallDecision } from "./core/decide.js";
+import type { TurnStop } from "./core/plan.js";
+import type { GuardEvent, ToolGuardState } from "./core/state.js";
+
+/** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
+export interface Outcome {
+  kind: "pass" | "answered" | "ended";
+  events: GuardEvent[];
+  messages?: BaseMessage[];
+  /** The guard events for the `guardLog` channel (already written to the custom stream). */
+  log: GuardStreamEvent[];
+}
+
+/** Where a stop writes its guard events: the custom stream's host, and whether events are on. */
+export interface StopEvents {
+  host: WriterHost;
+  on: boolean;
+}
+
+/** The response the run stops at: the calls to answer and their decisions. */
+export interface StoppedResponse {
+  calls: readonly ToolCall[];
+  decisions: readonly ToolCallDecision[];
+}
+
+/** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
+export function forgiveness(guard: ToolGuardState, messages: readonly BaseMessage[]): GuardEvent[] {
+  const endedBy = guard.escalation?.endedBy;
+  if (!endedBy) return [];
+  const at = messages.findIndex((m) => m.id === endedBy);
+  return at < 0 || messages.slice(at + 1).some(isPersonMessage) ? [{ type: "forgive" }] : [];
+}
+
+/** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */
+export function endRun(
+  response: StoppedResponse,
+  stop: TurnStop,
+  guard: ToolGuardState,
+  events: GuardEvent[],
+  emit: StopEvents,
+  byUser?: string,
+  reported = false,
+): Outcome {
+  const { call, previousResult } = stop.decision;
+  const id = randomUUID();
+  const endedByUser = byUser === undefined ? undefined : { answer: byUser };
+  const text = endExplanation({
+    tool: call.name,
+    args: call.args,
+    strikes: stop.strikes,
+    previousResult,
+    alsoBlocked: guard.escalation?.blocked,
+    endedByUser,
+  });
+  const notRun = answerAll(
+    response.calls,
+    response.decisions,
+    () => notRunAnswer(call.name, stop.strikes, !!endedByUser),
+    {
+      escalation: 4,
+    },
+  );
+  const final = new AIMessage({
+    id,
+    content: text,
+    response_metadata: {
+      guard: {
+        kind: "escalation",
+        level: 4,
+        tool: call.name,
+        strikes: stop.strikes,
+        ...(endedByUser ? { byPerson: true } : {}),
+      },
+    },
+  });
+  const log = [...turnStreamEvents(response.decisions), escalationStreamEvent(stop, "end")];
+  // After a person's "end" the stream has seen the escalation already (before the interrupt): only the log needs it.
+  if (!reported) emitGuardEvents(emit.host, log, emit.on);
+  return {
+    kind: "ended",
+    events: [...events, { type: "end", by: id }],
+    messages: [...notRun, final],
+    log: emit.on ? log : [],
+  };
+}
+
+/**
+ * Level 3: ask a person; their answer goes to the model as the result of the held-back calls. Without a
+ * checkpointer (nobody could answer later) or with `interrupt: false` it ends the run instead.
+ */
+export function stopResponse(
+  response: StoppedResponse,
+  stop: TurnStop,
+  guard: ToolGuardState,
+  events: GuardEvent[],
+  interrupt: boolean,
+  emit: StopEvents,
+): Outcome {
+  if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events, emit);
+  const { call, previousResult } = stop.decision;
+  const question = userQuestion(call.name, stop.strikes);
+  const payload: EscalationInterrupt = {
+    type: "langgraph-guards/escalation",
+    level: 3,
+    question,
+    tool: call.name,
+    args: call.args,
+    attempts: stop.strikes,
+    previousResult,
+    calls: response.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+    howToAnswer: HOW_TO_ANSWER,
+  };
+  const log = [
+    ...turnStreamEvents(response.decisions),
+    escalationStreamEvent(stop, "ask"),
+    guardStreamEvent({ kind: "interrupt", guard: "tool-calls", tool: call.name, level: 3, message: question }),
+  ];
+  const reply = ask(payload, emit, log);
+  if (reply === undefined) return endRun(response, stop, guard, events, emit);
+  if (reply.action === "end") return endRun(response, stop, guard, events, emit, reply.answer, true);
+  const said = reply.answer.trim() === "" ? NO_ANSWER : reply.answer;
+  const answered = answerAll(response.calls, response.decisions, (d) => personAnsweredText(question, said, d.allowed), {
+    escalation: 3,
+    answer: said,
+  });
+  const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
+  return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
+}
+
+/**
+ * `askPerson`, with the events of the question written to the custom stream once: when the graph pauses (a graph
+ * interrupt is thrown), not again when it resumes and this code runs a second time. The `guardLog` update is the
+ * resumed run's (the paused run's update is never applied).
+ */
+function ask(payload: EscalationInterrupt, emit: StopEvents, log: GuardStreamEvent[]) {
+  try {
+    return askPerson(payload);
+  } catch (error) {
+    if (isGraphInterrupt(error)) emitGuardEvents(emit.host, log, emit.on);
+    throw error;
+  }
+}

@@ -1,0 +1,273 @@
+import type { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { RunnableToolLike } from "@langchain/core/runnables";
+import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
+import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { GuardEscalationError, GuardStateMissingError } from "../shared/errors.js";
+import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../shared/options.js";
+import { passesThrough, toolErrorAnswer, unknownToolAnswer } from "./answers.js";
+import type { ToolCallDecision } from "./core/decide.js";
+import type { TurnPlan } from "./core/plan.js";
+import type { ToolGuardState } from "./core/state.js";
+import { ToolTraits } from "./traits.js";
+import { GuardedTurn, type TurnEnv } from "./turn.js";
+
+/**
+ * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
+ *
+ * @example
+ * ```ts
+ * const tools: GuardableTool[] = [readFile, writeFile];
+ * ```
+ */
+export type GuardableTool = StructuredToolInterface | DynamicTool | RunnableToolLike;
+
+/**
+ * Options of {@link GuardedToolNode}: the guard options plus `ToolNode`'s own.
+ *
+ * @example
+ * ```ts
+ * new GuardedToolNode(tools, { root: "/repo", mode: "observe", handleToolErrors: true });
+ * ```
+ */
+export interface GuardedToolNodeOptions extends ToolGuardOptions {
+  /** Node name (as in `ToolNode`). */
+  name?: string;
+  /** Tags (as in `ToolNode`). */
+  tags?: string[];
+  /** Turn tool errors into error ToolMessages (default true, as in `ToolNode`). */
+  handleToolErrors?: boolean;
+}
+
+/**
+ * What {@link GuardedToolNode.planCalls} returns: the pending calls of the last AI message, the guards' decision
+ * for each (nothing has run), and the plan of the whole response they belong to.
+ *
+ * @example
+ * ```ts
+ * const plan: GuardPlan = toolNode.planCalls(state, config);
+ * plan.decisions.filter((d) => !d.allowed).length; // calls the node would block
+ * if (plan.turn.stop) console.log("the run stops: level", plan.turn.stop.level);
+ * ```
+ */
+export interface GuardPlan {
+  /** The calls this node (or this createReactAgent v2 task) answers. */
+  calls: ToolCall[];
+  /** The decision for each of `calls`. */
+  decisions: ToolCallDecision[];
+  /** The plan of the response (in a v2 task: with its siblings), as the core made it. */
+  turn: Pick<TurnPlan, "decisions" | "turnEvents" | "stop">;
+  /** The AI message the calls belong to. */
+  message: AIMessage | undefined;
+}
+
+/** What a node decides its turns with in a run: for the escalation hook and node (see {@link turnEnvOf}). */
+let envOf: (node: GuardedToolNode<unknown>, config: LangGraphRunnableConfig, state: unknown) => TurnEnv;
+
+/**
+ * What `node` decides its turns with in a run, in a graph whose state is `state` (the freshness checks of the tools
+ * that serve repeats read it): the escalation hook and node open the same turn.
+ */
+export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
+  return envOf(node as GuardedToolNode<unknown>, config, state);
+}
+
+type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
+
+/**
+ * The node's update from its calls' outputs, as `ToolNode.run` makes it for a state input: the ToolMessages under
+ * `messages`; with Commands among them, a list of updates and Commands, the parent-graph Commands that only send
+ * merged into one. The node runs the calls itself (the pending calls it planned) rather than through `ToolNode.run`,
+ * which reads every message of the thread to find them, three times a turn.
+ */
+function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
+  if (!outputs.some(isCommand)) return { messages: outputs };
+  const combined: unknown[] = [];
+  let parent: Command | undefined;
+  for (const output of outputs) {
+    if (!isCommand(output)) {
+      combined.push({ messages: [output] });
+      continue;
+    }
+    const goto = output.goto;
+    const sendsOnly = Array.isArray(goto) && goto.every((send) => send instanceof Send);
+    if (output.graph !== Command.PARENT || !sendsOnly) {
+      combined.push(output);
+    } else if (parent !== undefined) {
+      (parent.goto as Send[]).push(...(goto as Send[]));
+    } else {
+      parent = new Command({ graph: Command.PARENT, goto });
+    }
+  }
+  if (parent !== undefined) combined.push(parent);
+  return combined;
+}
+
+/** The node's update: the calls' (see {@link combineOutputs}) with the guard channels' update added. */
+function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: unknown }): unknown {
+  if (Array.isArray(output)) return [...output, own];
+  const answers = (output as { messages?: unknown }).messages;
+  if (answers !== undefined && own.guardLog === undefined && Object.keys(output as object).length === 1) {
+    return { messages: answers, toolGuard: own.toolGuard }; // the usual update, built without a spread
+  }
+  return { ...(output as object), ...own };
+}
+
+/**
+ * A drop-in `ToolNode` that guards every tool call before it runs: the consecutive rule blocks a call identical to
+ * the previous one, the threshold rule a call repeated `repetitionThreshold` times in the recent window, the
+ * redundant rule a read-only call that already succeeded and whose result is still valid. A blocked call gets one
+ * error ToolMessage (same `tool_call_id` and `name`) that tells the model why, with the arguments and the previous
+ * result; an allowed call runs as in `ToolNode` and its outcome is recorded. The guards' memory lives in the
+ * `toolGuard` channel, so a checkpointer persists it per thread.
+ *
+ * Switch the guards off for one run with `config.configurable.guards = false`, or watch without blocking with
+ * `mode: "observe"`.
+ *
+ * Escalation levels 1 and 2 are the node's feedback; levels 3 (ask a person) and 4 (end the run) need
+ * {@link escalationHook} (createReactAgent) or {@link escalationNode} (custom graphs) ahead of the node: a node that
+ * reaches them alone throws {@link GuardEscalationError} rather than let the model loop.
+ *
+ * @typeParam T - The update type the node declares; the default fits any graph's state, so a node kept in a
+ *   variable can be added to a `StateGraph` and passed to `createReactAgent` without naming it.
+ *
+ * @example
+ * ```ts
+ * import { createReactAgent } from "@langchain/langgraph/prebuilt";
+ * import { MemorySaver } from "@langchain/langgraph";
+ * import { escalationHook, GuardedToolNode, GuardMessagesState } from "langgraph-guards";
+ *
+ * const tools = new GuardedToolNode([readFile, writeFile], { repetitionThreshold: 3, root: "/repo" });
+ * const agent = createReactAgent({
+ *   llm,
+ *   tools,
+ *   stateSchema: GuardMessagesState,
+ *   postModelHook: escalationHook(tools),
+ *   checkpointer: new MemorySaver(),
+ * });
+ * ```
+ */
+export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
+  /** The validated options with their defaults. */
+  readonly guardOptions: ResolvedToolGuardOptions;
+  readonly #traits: ToolTraits;
+  /**
+   * This node as `ToolNode.runTool` sees it when the node runs a tool: with `handleToolErrors` false, so that what
+   * the tool threw reaches the node as it is (`ToolNode` reads `e.message` and `e.name`, which fails on
+   * `undefined`, `null`, throwing getters…). Everything else is read through to the node itself.
+   */
+  private readonly rawErrors: this = Object.create(this, { handleToolErrors: { value: false } });
+
+  constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
+    const { name, tags, handleToolErrors, ...guardOptions } = options;
+    const resolved = resolveToolGuardOptions(guardOptions);
+    super(tools, { name: name ?? "tools", tags, handleToolErrors });
+    this.guardOptions = resolved;
+    this.#traits = new ToolTraits(resolved);
+    this.#traits.learn(tools);
+  }
+
+  /**
+   * What the node would decide for the pending calls of the last AI message (or, in a createReactAgent v2 task,
+   * for its one call), without running anything: the same decisions `run` acts on.
+   *
+   * @example
+   * ```ts
+   * const plan = toolNode.planCalls(state, config);
+   * if (plan.turn.stop) console.log("a person is asked, or the run ends");
+   * ```
+   */
+  planCalls(input: unknown, config: LangGraphRunnableConfig = {}): GuardPlan {
+    const turn = this.open(input, config);
+    const decisions = turn.decisions;
+    return { calls: turn.calls as ToolCall[], decisions, turn: turn.responsePlan, message: turn.message };
+  }
+
+  static {
+    envOf = (node, config, state) => node.#env(config, state);
+  }
+
+  /**
+   * What the node's turns are decided with in a run (its tools learned again when they changed), in a graph whose
+   * state is `state`.
+   */
+  #env(config: LangGraphRunnableConfig, state: unknown): TurnEnv {
+    this.#traits.learn(this.tools);
+    return { options: this.guardOptions, context: this.#traits.context(config.configurable, state), host: config };
+  }
+
+  /** The guarded turn of the state's last AI message (see {@link GuardedTurn}). */
+  private open(input: unknown, config: LangGraphRunnableConfig): GuardedTurn {
+    if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
+    const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
+    if (toolGuard === undefined) throw new GuardStateMissingError();
+    const env = this.#env(config, input);
+    const turn = GuardedTurn.open(toolGuard, Array.isArray(messages) ? messages : [], env, single);
+    if (turn.message === undefined && single === undefined) {
+      throw new Error("GuardedToolNode only accepts AIMessages as input.");
+    }
+    return turn;
+  }
+
+  /**
+   * Opens the guarded turn of the last AI message (in a createReactAgent v2 task, of its one call), answers the
+   * blocked calls, runs the others as `ToolNode` does and settles what they return; the guard channels' update is
+   * added to the node's.
+   */
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+    const turn = this.open(input, config);
+    const stop = turn.stop;
+    if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
+    // In a createReactAgent v2 task the tools see the state without the call.
+    const { lg_tool_call: single, ...rest } = input as StateInput;
+    const state = single === undefined ? input : rest;
+    const calls = turn.calls;
+    const outputs =
+      calls.length === 1
+        ? [await this.guarded(turn, 0, config, state)]
+        : await Promise.all(calls.map((_, i) => this.guarded(turn, i, config, state)));
+    return withGuardUpdate(combineOutputs(outputs), turn.update()) as T;
+  }
+
+  /** Call `i` of the turn: its block's answer, or the tool's output (what it threw, answered) settled. */
+  private guarded(turn: GuardedTurn, i: number, config: LangGraphRunnableConfig, state: unknown) {
+    const blocked = turn.blockedAnswer(i);
+    if (blocked !== undefined) return Promise.resolve(blocked);
+    turn.starting(i); // a shell read's files fingerprinted before it runs (the freshness check)
+    const call = turn.calls[i] as ToolCall;
+    // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
+    // node beyond ToolNode's own.
+    return super.runTool.call(this.rawErrors, call, config, state).then(
+      (output) => turn.settle(i, output),
+      (error: unknown) => turn.settle(i, this.errorAnswer(call, error)),
+    );
+  }
+
+  /**
+   * Runs the tool as `ToolNode` does, but answers whatever it throws (not only an `Error`: `undefined`, a string, an
+   * object whose `message` getter throws, a Proxy…) with an error ToolMessage. Not guarded: the node's own calls
+   * are run by `run`.
+   */
+  protected override runTool(
+    call: ToolCall,
+    config: LangGraphRunnableConfig,
+    state: unknown,
+  ): Promise<ToolMessage | Command> {
+    return super.runTool
+      .call(this.rawErrors, call, config, state)
+      .then(undefined, (error: unknown) => this.errorAnswer(call, error));
+  }
+
+  /**
+   * The answer to what a tool threw: `ToolNode`'s own content when the value has a message, else one that names the
+   * tool and shows the value; for a tool the node does not have, the tool probably meant and the node's tools.
+   * Interrupts are thrown on; with `handleToolErrors: false` everything is.
+   */
+  private errorAnswer(call: ToolCall, error: unknown): ToolMessage {
+    if (!this.handleToolErrors || passesThrough(error)) throw error;
+    // ToolNode throws `Tool "<name>" not found.` for a tool it does not have.
+    const names = this.tools.map((tool) => tool.name);
+    return names.includes(call.name) ? toolErrorAnswer(call, error) : unknownToolAnswer(call, names);
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * What the guards read of an agent's tools: their names (named in the level-2 options), their MCP-style
+ * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools), with its freshness check.
+ * The agent's configuration, not thread state: kept by the adapter, learned again when its tools change.
+ */
+
+import { readFileCache } from "../fs/cache.js";
+import { readGuardLog } from "../shared/events/stream-events.js";
+import type { ResolvedToolGuardOptions } from "../shared/options.js";
+import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
+import { readsChangedCheck } from "./freshness.js";
+
+/**
+ * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
+ * now, in a graph whose state is `state` (the file tools read their cache in it), without changing anything; or
+ * `undefined` when it cannot tell. The guards ask it before they block a call of the tool as a repeat: a call whose
+ * answer has changed since the result a block would quote is no repeat (see `DecideContext.answersNow`).
+ *
+ * @example
+ * ```ts
+ * const answersNow: AnswersNowCheck = (args) => [{ ok: true, text: readFileSync(pathOf(args), "utf8") }];
+ * ```
+ */
+export type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
+
+/** The guards' part of a tool's metadata. */
+type GuardMetadata = { servesRepeats?: boolean; answersNow?: unknown } | undefined;
+
+/** The guards' part of a tool's metadata (`metadata.langgraphGuards`), if any. */
+function guardMetadata(tool: unknown): GuardMetadata {
+  if (tool === null || typeof tool !== "object") return undefined;
+  return (tool as { metadata?: { langgraphGuards?: GuardMetadata } }).metadata?.langgraphGuards;
+}
+
+/** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
+export function readOnlyHintOf(tool: unknown): boolean | undefined {
+  const metadata = (tool as { metadata?: Record<string, unknown> } | null | undefined)?.metadata;
+  if (!metadata) return undefined;
+  const direct = metadata.readOnlyHint;
+  if (typeof direct === "boolean") return direct;
+  const annotations = metadata.annotations as Record<string, unknown> | undefined;
+  return typeof annotations?.readOnlyHint === "boolean" ? annotations.readOnlyHint : undefined;
+}
+
+/**
+ * A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly, with a
+ * reference to the earlier result: the consecutive and redundant rules would only get in the way (the threshold
+ * rule still stops loops). An explicit per-tool setting still wins.
+ */
+function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
+  if (!guardMetadata(tool)?.servesRepeats) return;
+  const { name } = tool as { name: string };
+  const own = options.tools[name];
+  options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
+}
+
+/**
+ * One of the agent's tools as the guards take it (`guardMiddleware`'s and `replayGuards`' `agentTools`): the tool
+ * itself (any LangChain tool: its `name` and `metadata` are read: an MCP-style `readOnlyHint`, and whether it serves
+ * repeats from a cache), a plain object with a name and such metadata, or its name alone.
+ *
+ * @example
+ * ```ts
+ * const agentTools: AgentTool[] = [readFile, "web_search", { name: "lookup", metadata: { readOnlyHint: true } }];
+ * ```
+ */
+export type AgentTool =
+  | string
+  | {
+      /** The tool's name. */
+      name: string;
+      /** The tool's metadata: `readOnlyHint` (or `annotations.readOnlyHint`) says whether it only reads. */
+      metadata?: Record<string, unknown>;
+    };
+
+/** The part of the decision context that comes from the agent and the run (not from the response). */
+export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
+
+/**
+ * The traits of an agent's tools, learned from the tool lists an adapter sees (the tool node's own tools, the tools
+ * createAgent binds to its model, or the middleware's `agentTools`, where a name stands for a tool of no traits).
+ */
+export class ToolTraits {
+  readonly readOnlyHints: Record<string, boolean> = Object.create(null);
+  /** The freshness checks of the tools that serve repeats, by tool name. */
+  readonly #checks = new Map<string, AnswersNowCheck>();
+  #names: string[] | undefined;
+  #seen: readonly unknown[] = [];
+
+  constructor(private readonly options: ResolvedToolGuardOptions) {}
+
+  /**
+   * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
+   * (added to those known), hints and caches.
+   */
+  learn(tools: readonly unknown[]): void {
+    const seen = this.#seen;
+    if (tools === seen || (tools.length === seen.length && tools.every((t, i) => t === seen[i]))) return;
+    this.#seen = tools.slice();
+    const names = new Set(this.#names);
+    for (const tool of tools) {
+      const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
+      if (typeof name !== "string") continue;
+      names.add(name);
+      const hint = readOnlyHintOf(tool);
+      if (hint !== undefined) this.readOnlyHints[name] = hint;
+      letCachesServeRepeats(tool, this.options);
+      const meta = guardMetadata(tool);
+      if (meta?.servesRepeats && typeof meta.answersNow === "function") {
+        this.#checks.set(name, meta.answersNow as AnswersNowCheck);
+      }
+    }
+    this.#names = names.size > 0 ? [...names] : undefined;
+  }
+
+  /** Whether a tool of this name (the tool, or its name) has been learned. */
+  knows(tool: unknown): boolean {
+    const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
+    return typeof name === "string" && this.#names?.includes(name) === true;
+  }
+
+  /** Whether a tool of this name serves repeats from its own cache with a freshness check (the file tools). */
+  checksFreshness(name: string): boolean {
+    return this.#checks.has(name);
+  }
+
+  /**
+   * The decision context of a run: the traits, whether `configurable.guards` switches the guards off, and with the
+   * graph's `state` (a live run), the freshness checks of the tools that serve repeats (asked with that state) and
+   * of the shell reads whose files are known (their fingerprints, see freshness.ts).
+   */
+  context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
+    checkWrittenChannels(state);
+    const context: TurnContext = {
+      disabled: configurable?.guards === false,
+      readOnlyHints: this.readOnlyHints,
+      toolNames: this.#names,
+    };
+    if (state === undefined) return context;
+    context.readsChanged = readsChangedCheck(this.options, { readOnlyHints: this.readOnlyHints });
+    if (this.#checks.size === 0) return context;
+    const checks = this.#checks;
+    context.answersNow = (call: ToolCallInput) => {
+      const check = checks.get(call.name);
+      if (check === undefined) return undefined;
+      try {
+        const answers = check(call.args, state);
+        return Array.isArray(answers) ? answers : undefined;
+      } catch {
+        return undefined; // a check that fails tells nothing: the rules decide
+      }
+    };
+    return context;
+  }
+}
+
+/**
+ * The guard channels a turn writes besides `toolGuard` (read where the turn reads it), checked when the turn starts:
+ * a damaged `guardLog` or `fileCache` fails the node that reads it, with a `GuardStateError`, rather than the
+ * reducer once the node's writes are saved (those writes would then fail again at every `updateState`, the reset
+ * included). Each stored value is checked once.
+ *
+ * @example
+ * ```ts
+ * checkWrittenChannels({ guardLog: { recent: 5 } }); // throws GuardStateError: guardLog, recent
+ * ```
+ */
+export function checkWrittenChannels(state: unknown): void {
+  if (state === null || typeof state !== "object") return;
+  const { guardLog, fileCache } = state as { guardLog?: unknown; fileCache?: unknown };
+  if (guardLog !== undefined) readGuardLog(guardLog);
+  if (fileCache !== undefined) readFileCache(fileCache);
+}

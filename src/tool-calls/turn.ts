@@ -1,0 +1,426 @@
+/**
+ * The guarded turn in LangChain messages, under every adapter (the tool node, the escalation hook and node, the
+ * createAgent middleware): open the model's response, stop the run or go on, answer the blocked calls, settle the
+ * calls that ran, and give the guard channels' update. The usual turn (one call the core's shortcut proves new) is
+ * planned without the full procedure here: an adapter never chooses a path.
+ */
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { Command } from "@langchain/langgraph";
+import type { EndReason } from "../run-end/wrap-up.js";
+import { type GuardStreamEvent, turnStreamEvents } from "../shared/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { canonicalJson } from "../shared/identity/signature.js";
+import { callInputs, isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "../shared/messages.js";
+import type { ResolvedToolGuardOptions } from "../shared/options.js";
+import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
+import { callPosition } from "./core/call-ids.js";
+import type { ToolCallDecision } from "./core/decide.js";
+import { identifyCall } from "./core/detect.js";
+import {
+  answerReminder,
+  type CallOutcome,
+  commitTurn,
+  newCallDecisions,
+  planTurn,
+  planTurnFully,
+  type TurnStop,
+} from "./core/plan.js";
+import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "./core/state.js";
+import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
+import { forgiveness, type Outcome, stopResponse } from "./stop.js";
+import type { TurnContext } from "./traits.js";
+
+/**
+ * What an adapter gives a turn: the resolved options, the run's decision context, and where stream events go
+ * (a node's config, a middleware's runtime).
+ */
+export interface TurnEnv {
+  options: ResolvedToolGuardOptions;
+  context: TurnContext;
+  host: WriterHost;
+}
+
+/**
+ * What createAgent keeps of a turn between `afterModel` (which plans it) and `wrapToolCall` (which runs one call):
+ * the response's decisions and the id of each call, plain data in a state channel.
+ */
+export interface TurnRecord {
+  decisions: ToolCallDecision[];
+  ids: (string | null)[];
+  /** A run the guards end with the model's own words: the reason, and the id the final message takes. */
+  wrapUp?: WrapUpRecord | undefined;
+}
+
+/** The model's wrap-up a stop asked for (createAgent: the next model call makes it). */
+export interface WrapUpRecord {
+  /** Why the run ends (the final message's `response_metadata.guard`, and the canned message). */
+  reason: EndReason;
+  /** The id of the final message (the guards' state refers to it). */
+  id: string;
+}
+
+/**
+ * A turn record as the channel holds it: an instance, which LangGraph's `Send` passes as it is to the tool task
+ * instead of deep-copying it (as it does every plain object of the state). Its JSON is a {@link TurnRecord}'s.
+ */
+class ChannelRecord implements TurnRecord {
+  constructor(
+    public decisions: ToolCallDecision[],
+    public ids: (string | null)[],
+    public wrapUp?: WrapUpRecord,
+  ) {}
+}
+
+/** A record of no turn (the channel's default, and what a stopped response leaves), or of a wrap-up to make. */
+export function emptyTurnRecord(wrapUp?: WrapUpRecord): TurnRecord {
+  return new ChannelRecord([], [], wrapUp);
+}
+
+/** The response's plan as a turn keeps it. */
+interface Plan {
+  decisions: ToolCallDecision[];
+  turnEvents: GuardEvent[];
+  stop?: TurnStop | undefined;
+}
+
+/** The calls a turn answers, the calls planned with them, and where the former are in the latter. */
+interface Pending {
+  message: AIMessage | undefined;
+  calls: ToolCall[];
+  planned: readonly ToolCall[];
+  /** `undefined`: the calls are the planned ones, in order. */
+  indices: number[] | undefined;
+}
+
+const NO_CALLS: Plan = { decisions: [], turnEvents: [] };
+
+/**
+ * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
+ * none of its calls runs; else answer each call with {@link GuardedTurn.blockedAnswer} or run it (after
+ * {@link GuardedTurn.starting}) and pass its output to {@link GuardedTurn.settle}; then write
+ * {@link GuardedTurn.update} to the guard channels.
+ */
+export class GuardedTurn {
+  /** The outcome of each call that ran, indexed like the plan's decisions. */
+  readonly #outcomes: (CallOutcome | undefined)[] = [];
+  /** The fingerprint of the files each shell read reads, taken as it starts (see freshness.ts), by decision. */
+  readonly #reads: (string | undefined)[] = [];
+  /** The guard events written to the stream by this turn (its decisions', then each dedupe's). */
+  readonly log: GuardStreamEvent[] = [];
+  /** Whether the decisions' stream events are still to be written (once the turn goes on: not by a judge). */
+  #unannounced: boolean;
+
+  private constructor(
+    /** The AI message the calls belong to. */
+    readonly message: AIMessage | undefined,
+    /** The calls this turn answers. */
+    readonly calls: readonly ToolCall[],
+    private readonly plan: Plan,
+    private readonly indices: readonly number[] | undefined,
+    /** The guards' state the turn was planned from. */
+    readonly state: ToolGuardState,
+    private readonly messages: readonly BaseMessage[],
+    private readonly env: TurnEnv,
+    /** Whether the decisions have stream events to write (not again for a resumed turn, none for new calls). */
+    announce: boolean,
+  ) {
+    this.#unannounced = announce && plan.stop === undefined;
+  }
+
+  /**
+   * Writes the stream events of the turn's decisions, once, when the turn goes on (its first answer or its split):
+   * a hook that only judges whether the run stops writes none.
+   */
+  #announce(): void {
+    if (!this.#unannounced) return;
+    this.#unannounced = false;
+    this.log.push(
+      ...emitGuardEvents(this.env.host, turnStreamEvents(this.decisions), this.env.options.feedback.events),
+    );
+  }
+
+  /**
+   * Opens the turn of the last AI message: its calls no ToolMessage answers yet (in a createReactAgent v2 task,
+   * `single`, planned with its siblings), each decided from `state`. Without an AI message, a turn of no calls
+   * (its `message` undefined).
+   */
+  static open(
+    state: ToolGuardState,
+    messages: readonly BaseMessage[],
+    env: TurnEnv,
+    single?: ToolCall | undefined,
+  ): GuardedTurn {
+    state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
+    const usual = single === undefined ? usualCalls(messages) : undefined;
+    if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
+    // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
+    return (
+      GuardedTurn.newCall(state, messages, env, usual) ??
+      GuardedTurn.planned(state, messages, env, usual, planTurnFully)
+    );
+  }
+
+  /** The usual turn, when the core's shortcut proves its call new: decided without a plan, and nothing to stream. */
+  private static newCall(
+    state: ToolGuardState,
+    messages: readonly BaseMessage[],
+    env: TurnEnv,
+    usual: Pending,
+  ): GuardedTurn | undefined {
+    const { message, calls } = usual;
+    // One call: its own id, unless it has none (then the id the guards know it by).
+    const inputs = calls[0]?.id ? calls : callInputs(calls);
+    const decisions = newCallDecisions(state, inputs, runMarker(messages), env.options, env.context);
+    if (decisions === undefined) return undefined;
+    return new GuardedTurn(message, calls, { decisions, turnEvents: [] }, undefined, state, messages, env, false);
+  }
+
+  /** The turn planned by the core (`plan`: {@link planTurn}, or the full procedure when the shortcut said no). */
+  private static planned(
+    state: ToolGuardState,
+    messages: readonly BaseMessage[],
+    env: TurnEnv,
+    pending: Pending,
+    plan: typeof planTurn,
+  ): GuardedTurn {
+    const { message, calls, planned, indices } = pending;
+    if (planned.length === 0) return new GuardedTurn(message, calls, NO_CALLS, indices, state, messages, env, false);
+    const made = plan(state, turnInput(message, planned, messages), env.options, env.context);
+    return new GuardedTurn(message, calls, made, indices, state, messages, env, true);
+  }
+
+  /**
+   * Resumes a turn that createAgent split across hooks, to settle the call `call` (see {@link TurnRecord}); `state`
+   * is the guards' state as `wrapToolCall` sees it. A call changed since it was planned (humanInTheLoopMiddleware's
+   * "edit") is decided again, as the call that will really run. `undefined` when the record does not know the call.
+   */
+  static resume(
+    record: TurnRecord | undefined,
+    call: ToolCall,
+    state: ToolGuardState,
+    messages: readonly BaseMessage[],
+    env: TurnEnv,
+  ): GuardedTurn | undefined {
+    if (call.id == null || !Array.isArray(record?.ids) || !Array.isArray(record.decisions)) return undefined;
+    state = readToolGuard(state);
+    const { ids, decisions: planned } = record;
+    let key: string | undefined;
+    const keyOf = () => {
+      key ??= identifyCall(call, env.options, env.context).key;
+      return key;
+    };
+    // Calls that share an id are told apart by what they call, then by the task (see callPosition).
+    const same = (i: number) => planned[i]?.call.name === call.name && planned[i]?.key === keyOf();
+    const owner = (messages[lastAIMessageIndex(messages)] as object | undefined) ?? record;
+    const index = callPosition(ids, call.id, same, { owner, task: call });
+    const decision = planned[index];
+    if (decision === undefined) return undefined;
+    if (decision.call.name === call.name && decision.key === keyOf()) {
+      const plan = { decisions: planned, turnEvents: [] };
+      return new GuardedTurn(undefined, [call], plan, [index], state, messages, env, false);
+    }
+    // Decided again from the state as wrapToolCall sees it, as a response of this call alone.
+    const id = decision.call.id ?? call.id;
+    const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id }] };
+    const decisions = planned.slice();
+    decisions[index] = planTurn(state, turn, env.options, env.context).decisions[0] as ToolCallDecision;
+    return new GuardedTurn(undefined, [call], { decisions, turnEvents: [] }, [index], state, messages, env, true);
+  }
+
+  /**
+   * Splits the turn across hooks (createAgent): what `afterModel` writes now, and the record `wrapToolCall` resumes
+   * the turn from. Written now: the response's own events, and the calls without an id, which no later hook can
+   * find, decided here (a blocked one answered).
+   */
+  split(): { events: GuardEvent[]; answers: ToolMessage[]; record: TurnRecord } {
+    this.#announce();
+    const events = [...this.plan.turnEvents];
+    const answers: ToolMessage[] = [];
+    this.calls.forEach((call, i) => {
+      if (call.id != null) return;
+      events.push(...this.decision(i).events);
+      const blocked = this.blockedAnswer(i);
+      if (blocked !== undefined) answers.push(blocked);
+    });
+    const record = new ChannelRecord(
+      this.plan.decisions,
+      this.calls.map((c) => c.id ?? null),
+    );
+    return { events, answers, record };
+  }
+
+  /** Set when the response reaches escalation level 3 or 4: none of its calls runs. */
+  get stop(): TurnStop | undefined {
+    return this.plan.stop;
+  }
+
+  /**
+   * The plan of the whole response (in a v2 task, with the siblings' decisions): its decisions, its own events (a
+   * new run, an acknowledgment) and its stop.
+   */
+  get responsePlan(): Readonly<Plan> {
+    return this.plan;
+  }
+
+  /** The decision for each of {@link GuardedTurn.calls}. */
+  get decisions(): ToolCallDecision[] {
+    const { indices, plan } = this;
+    return indices === undefined ? plan.decisions : indices.map((i) => plan.decisions[i] as ToolCallDecision);
+  }
+
+  /** The decision for call `i` of {@link GuardedTurn.calls}. */
+  decision(i: number): ToolCallDecision {
+    return this.plan.decisions[this.#at(i)] as ToolCallDecision;
+  }
+
+  /** Where call `i` of {@link GuardedTurn.calls} is in the response's plan. */
+  #at(i: number): number {
+    return this.indices?.[i] ?? i;
+  }
+
+  /** The error ToolMessage that answers call `i` when it is blocked; `undefined` when it may run. */
+  blockedAnswer(i: number): ToolMessage | undefined {
+    this.#announce();
+    const decision = this.decision(i);
+    if (decision.allowed) return undefined;
+    const call = this.calls[i] as ToolCall;
+    return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
+  }
+
+  /**
+   * Call `i` is about to run (it is not blocked): when it is a shell read of known files, they are fingerprinted now,
+   * and the fingerprint is kept with the result it records, for the freshness check of a later identical read
+   * (`DecideContext.readsChanged`). Call it just before the tool runs.
+   */
+  starting(i: number): void {
+    const decision = this.decision(i);
+    if (!decision.allowed || this.env.context.disabled) return;
+    try {
+      this.#reads[this.#at(i)] = fingerprintBeforeRun(decision.call.name, decision.effect);
+    } catch {
+      // no fingerprint: the read's repeats are judged by the rules alone, as before
+    }
+  }
+
+  /**
+   * Records what call `i` returned and gives the answer to send: the output itself, or a short note when it repeats
+   * exactly an earlier identical call's answer still in the conversation (result dedupe).
+   */
+  settle(i: number, output: ToolMessage | Command): ToolMessage | Command {
+    this.#announce();
+    const decision = this.decision(i);
+    const call = this.calls[i] as ToolCall;
+    const { options, host } = this.env;
+    // The guards' id of the call (its own, unless another call of the response shares it) for the state and events;
+    // the model's id for its answer.
+    const own = { key: decision.key, tool: call.name, id: decision.call.id };
+    const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
+    this.#outcomes[this.#at(i)] = outcome;
+    if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.feedback.events));
+    return withNote(answer, answerReminder(decision, outcome));
+  }
+
+  /** The `toolGuard` events that record the turn: the plan's, and each settled call's outcome and progress. */
+  events(): GuardEvent[] {
+    const events = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
+    return this.#reads.length === 0 ? events : withReads(events, this.plan.decisions, this.#reads);
+  }
+
+  /** The guard channels' update: `toolGuard` events, and `guardLog` when anything was written to the stream. */
+  update(): { toolGuard: GuardEvent[]; guardLog?: GuardStreamEvent[] } {
+    this.#announce();
+    const toolGuard = this.events();
+    return this.log.length > 0 ? { toolGuard, guardLog: this.log } : { toolGuard };
+  }
+
+  /**
+   * Level 3 or 4 reached: every pending call is answered and the run ends (level 4, or level 3 without `ask`), or a
+   * person is asked (`interrupt()`) and their answer given to the model. `before`: events recorded ahead of the
+   * turn (a forgiveness).
+   */
+  halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): Outcome {
+    const events = [...before, ...stop.events];
+    const emit = { host: this.env.host, on: this.env.options.feedback.events };
+    return stopResponse({ calls: this.calls, decisions: this.decisions }, stop, this.state, events, ask, emit);
+  }
+}
+
+/**
+ * The result events of shell reads with the fingerprint of the files they read (`reads[i]`, for `decisions[i]`) kept
+ * in their recorded result (see {@link FingerprintedResult}).
+ */
+function withReads(
+  events: GuardEvent[],
+  decisions: readonly ToolCallDecision[],
+  reads: readonly (string | undefined)[],
+): GuardEvent[] {
+  const bySeq = new Map<number, string>();
+  reads.forEach((fingerprint, i) => {
+    const seq = decisions[i]?.seq;
+    if (fingerprint !== undefined && seq !== undefined) bySeq.set(seq, fingerprint);
+  });
+  return events.map((event) => {
+    const fingerprint = event.type === "result" ? bySeq.get(event.seq) : undefined;
+    if (fingerprint === undefined || event.type !== "result") return event;
+    const result: FingerprintedResult = { ...event.result, reads: fingerprint };
+    return { ...event, result };
+  });
+}
+
+/**
+ * The response after a model call, as the escalation hook and the middleware judge it: a person who wrote after a
+ * run ended at level 4 forgives the strikes first; then the turn is opened from the state after that.
+ */
+export function openAfterModel(
+  state: ToolGuardState,
+  messages: readonly BaseMessage[],
+  env: TurnEnv,
+): { turn: GuardedTurn; forgiven: GuardEvent[] } {
+  state = readToolGuard(state);
+  const forgiven = forgiveness(state, messages);
+  const guard = forgiven.length > 0 ? reduceToolGuard(state, forgiven) : state;
+  return { turn: GuardedTurn.open(guard, messages, env), forgiven };
+}
+
+/** The usual turn's calls: the last message is an AI message with one call (so no ToolMessage answers it yet). */
+function usualCalls(messages: readonly BaseMessage[]): Pending | undefined {
+  const last = messages[messages.length - 1];
+  if (!isAI(last) || last.tool_calls?.length !== 1) return undefined;
+  return { message: last, calls: last.tool_calls, planned: last.tool_calls, indices: undefined };
+}
+
+/** The calls a turn answers (see {@link Pending}): none without an AI message or a single call. */
+function pendingCalls(messages: readonly BaseMessage[], single: ToolCall | undefined): Pending {
+  const index = lastAIMessageIndex(messages);
+  const message = index < 0 ? undefined : (messages[index] as AIMessage);
+  if (single !== undefined) {
+    // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message too,
+    // so that parallel branches agree with what one node would have decided.
+    const siblings = message?.tool_calls ?? [];
+    const at = taskPosition(message, siblings, single);
+    return { message, calls: [single], planned: at >= 0 ? siblings : [single], indices: [Math.max(0, at)] };
+  }
+  const calls = message === undefined ? [] : unansweredCalls(message, messages);
+  return { message, calls, planned: calls, indices: undefined };
+}
+
+/**
+ * Where a createReactAgent v2 task's call (a copy of one of the message's calls) is among the message's calls: by its
+ * id; among calls that share it, by its name and arguments, then by the task (see `callPosition`). -1: not there.
+ */
+function taskPosition(message: AIMessage | undefined, siblings: readonly ToolCall[], single: ToolCall): number {
+  if (message === undefined || single.id == null) return -1;
+  let args: string | undefined;
+  const same = (i: number) => {
+    const other = siblings[i] as ToolCall;
+    args ??= canonicalJson(single.args);
+    return other.name === single.name && canonicalJson(other.args) === args;
+  };
+  return callPosition(
+    siblings.map((c) => c.id),
+    single.id,
+    same,
+    { owner: message, task: single },
+  );
+}
