@@ -8,17 +8,8 @@
  * @module langgraph-guards
  */
 
-// A guard channel that holds a value the guards cannot read (named, with how to reset it)
-export { type GuardChannel, GuardStateError } from "./channels/check.js";
 // State channels
-export {
-  type GuardLogUpdate,
-  GuardMessagesState,
-  GuardState,
-  guardMessagesStateSchema,
-  guardStateSchema,
-  type ToolGuardUpdate,
-} from "./channels/index.js";
+export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./loop/core/loop.js";
@@ -57,6 +48,7 @@ export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
 export { GuardEscalationError, GuardStateMissingError } from "./shared/errors.js";
 // Guard events as OpenTelemetry span events (a callback handler)
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./shared/events/span-events.js";
+export type { GuardLogUpdate } from "./shared/events/stream-events.js";
 // Guard events (custom stream and the guardLog channel)
 export {
   GUARD_EVENT_VERSION,
@@ -68,13 +60,15 @@ export {
 export { type GuardHook, guardHooks } from "./shared/hooks.js";
 // Options
 export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./shared/options.js";
+// A guard channel that holds a value the guards cannot read (named, with how to reset it)
+export { type GuardChannel, GuardStateError } from "./shared/state-error.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
 export { defaultRepeatHint, type RepeatHintInfo } from "./shared/texts/tool-calls.js";
 // The tool node and what it writes
 export type { GuardArtifact } from "./tool-calls/answers.js";
 export type { EscalationOptions } from "./tool-calls/core/escalation.js";
 export type { BlockContext, BlockRule, MessageTemplate } from "./tool-calls/core/rules.js";
-export type { GuardStats, ObservedBlock, ToolGuardState } from "./tool-calls/core/state.js";
+export type { GuardStats, ObservedBlock, ToolGuardState, ToolGuardUpdate } from "./tool-calls/core/state.js";
 // Escalation levels 3 and 4 in a graph
 export {
   type EscalationGraphState,

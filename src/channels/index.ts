@@ -2,37 +2,13 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod/v4";
-import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "../fs/cache.js";
-import { emptyLoopState, type LoopState } from "../loop/core/loop.js";
+import { type FileCacheState, type FileCacheWrite, fileCacheChannel } from "../fs/cache.js";
+import { loopGuardChannel } from "../loop/channel.js";
 import { unionQueries } from "../repeat-query/core/query.js";
-import { emptyGuardLog, type GuardLog, type GuardStreamEvent, reduceGuardLog } from "../shared/events/stream-events.js";
-import {
-  emptyToolGuardState,
-  type GuardEvent,
-  reduceToolGuard,
-  type ToolGuardState,
-} from "../tool-calls/core/state.js";
-import { reduceLoopState } from "./check.js";
-
-/**
- * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
- *
- * @example
- * ```ts
- * const node = () => ({ toolGuard: [{ type: "reset" }] satisfies ToolGuardUpdate }); // forget the guards' memory
- * ```
- */
-export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState | null;
-
-/**
- * What a node may write to the `guardLog` channel: events (counted and appended) or a whole log.
- *
- * @example
- * ```ts
- * const node = () => ({ guardLog: emptyGuardLog() satisfies GuardLogUpdate }); // start the log again
- * ```
- */
-export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog | null;
+import { annotationOf, graphFieldOf } from "../shared/channel.js";
+import { type GuardLog, type GuardLogUpdate, guardLogChannel } from "../shared/events/stream-events.js";
+import { toolGuardChannel } from "../tool-calls/channel.js";
+import type { ToolGuardState, ToolGuardUpdate } from "../tool-calls/core/state.js";
 
 /**
  * Every guard channel, without `messages`; spread it into your own state:
@@ -62,10 +38,7 @@ export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog | 
  */
 export const GuardState = Annotation.Root({
   /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
-  toolGuard: Annotation<ToolGuardState, ToolGuardUpdate>({
-    reducer: reduceToolGuard,
-    default: emptyToolGuardState,
-  }),
+  toolGuard: annotationOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
   retrievalQueriesAskedNorm: Annotation<string[], string | string[]>({
     reducer: unionQueries,
@@ -77,23 +50,14 @@ export const GuardState = Annotation.Root({
     default: () => null,
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
-  loopGuard: Annotation<LoopState, LoopState | null>({
-    reducer: reduceLoopState,
-    default: emptyLoopState,
-  }),
+  loopGuard: annotationOf(loopGuardChannel),
   /**
    * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
    * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
    */
-  fileCache: Annotation<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>({
-    reducer: reduceFileCacheUpdate,
-    default: emptyFileCache,
-  }),
+  fileCache: annotationOf<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(fileCacheChannel),
   /** The thread's guard events, counted per kind, the last 50 kept. */
-  guardLog: Annotation<GuardLog, GuardLogUpdate>({
-    reducer: reduceGuardLog,
-    default: emptyGuardLog,
-  }),
+  guardLog: annotationOf<GuardLog, GuardLogUpdate>(guardLogChannel),
 });
 
 /**
@@ -128,10 +92,7 @@ export const GuardMessagesState = Annotation.Root({
  */
 export const guardStateSchema = z.object({
   /** The tool-call guards' memory (recent calls, valid read operations, blocks, counters), through a reducer. */
-  toolGuard: withLangGraph(z.custom<ToolGuardState>(), {
-    reducer: { fn: reduceToolGuard, schema: z.custom<ToolGuardUpdate>() },
-    default: emptyToolGuardState,
-  }),
+  toolGuard: graphFieldOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** The normalized retrieval queries that really ran (a set: union reducer, first-asked order, at most 1,000). */
   retrievalQueriesAskedNorm: withLangGraph(z.array(z.string()), {
     reducer: { fn: unionQueries, schema: z.union([z.string(), z.array(z.string())]) },
@@ -143,23 +104,11 @@ export const guardStateSchema = z.object({
     default: () => null,
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
-  loopGuard: withLangGraph(z.custom<LoopState>(), {
-    reducer: { fn: reduceLoopState, schema: z.custom<LoopState | null>() },
-    default: emptyLoopState,
-  }),
+  loopGuard: graphFieldOf(loopGuardChannel),
   /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
-  fileCache: withLangGraph(z.custom<FileCacheState>(), {
-    reducer: {
-      fn: reduceFileCacheUpdate,
-      schema: z.custom<FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(),
-    },
-    default: emptyFileCache,
-  }),
+  fileCache: graphFieldOf<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(fileCacheChannel),
   /** The thread's guard events, counted per kind, the last 50 kept. */
-  guardLog: withLangGraph(z.custom<GuardLog>(), {
-    reducer: { fn: reduceGuardLog, schema: z.custom<GuardLogUpdate>() },
-    default: emptyGuardLog,
-  }),
+  guardLog: graphFieldOf<GuardLog, GuardLogUpdate>(guardLogChannel),
 });
 
 /**

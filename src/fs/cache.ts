@@ -7,7 +7,8 @@
  * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
-import { GuardStateError, kindOf } from "../channels/check.js";
+import type { ChannelSpec } from "../shared/channel.js";
+import { GuardStateError, kindOf } from "../shared/state-error.js";
 import type { DirNode, DirTree } from "./tree.js";
 
 /**
@@ -473,3 +474,12 @@ export function freshness(cached: CachedFile, stat: FileStat, racyWindowMs: numb
   if (stat.ctimeMs !== cached.ctimeMs) return "stale";
   return cached.cachedAt - Math.max(stat.mtimeMs, stat.ctimeMs) <= racyWindowMs ? "verify" : "fresh";
 }
+
+/** What a writer may give the `fileCache` channel: writes (applied in order), a whole cache, or `null` to reset. */
+export type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState | null;
+
+/** The `fileCache` channel: the file tools' cache (digests and stats, no contents) and directory tree. */
+export const fileCacheChannel: ChannelSpec<FileCacheState, FileCacheUpdate> = {
+  reduce: reduceFileCacheUpdate,
+  empty: emptyFileCache,
+};

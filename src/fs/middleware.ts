@@ -1,12 +1,11 @@
 /** The file tools as createAgent tools, their caches in the middleware's state. */
 import { z } from "zod/v4";
-import { guardLogField, reducedField } from "../channels/schema.js";
 import { defineMiddleware } from "../shared/agent/define.js";
-import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCacheUpdate } from "./cache.js";
+import { agentFieldOf } from "../shared/channel.js";
+import { guardLogChannel } from "../shared/events/stream-events.js";
+import { fileCacheChannel } from "./cache.js";
 import type { FileToolsOptions } from "./options.js";
 import { createFileTools } from "./tools.js";
-
-type FileCacheUpdate = FileCacheWrite | FileCacheWrite[] | FileCacheState | null;
 
 /**
  * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
@@ -38,9 +37,9 @@ export function fileToolsMiddleware(options: FileToolsOptions) {
     name: "FileToolsMiddleware",
     stateSchema: z.object({
       /** The file tools' cache (digests and stats, no contents) and directory tree, per thread. */
-      fileCache: reducedField<FileCacheState, FileCacheUpdate>(emptyFileCache, reduceFileCacheUpdate),
+      fileCache: agentFieldOf(fileCacheChannel),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
-      guardLog: guardLogField,
+      guardLog: agentFieldOf(guardLogChannel),
     }),
     tools: createFileTools(options),
   });

@@ -5,8 +5,6 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
-import { readLoopState } from "../channels/check.js";
-import { defaulted, guardLogField } from "../channels/schema.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
@@ -18,9 +16,12 @@ import {
 } from "../run-end/wrap-up.js";
 import { defineMiddleware } from "../shared/agent/define.js";
 import { withStepBudget } from "../shared/agent/stack.js";
-import { stopStreamEvent } from "../shared/events/stream-events.js";
+import { agentFieldOf } from "../shared/channel.js";
+import { guardLogChannel, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
+import { loopGuardChannel } from "./channel.js";
 import { emptyLoopState, type LoopState, type StopReason } from "./core/loop.js";
+import { readLoopState } from "./core/state-check.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -110,9 +111,9 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
     name: "LoopDetectMiddleware",
     stateSchema: z.object({
       /** The loop detector's and the safety limits' state, per thread. */
-      loopGuard: defaulted<LoopState>(emptyLoopState),
+      loopGuard: agentFieldOf(loopGuardChannel),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
-      guardLog: guardLogField,
+      guardLog: agentFieldOf(guardLogChannel),
     }),
     wrapModelCall: stepCall("loopGuard", resolveLoopDetectOptions(options), budget),
   });
@@ -143,8 +144,9 @@ export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   const budget = modelCallBudget();
   const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
   const stateSchema = z.object({
-    /** The safety limits' counters, per thread. */ safetyLimits: defaulted<LoopState>(emptyLoopState),
-    /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog: guardLogField,
+    /** The safety limits' counters, per thread. */ safetyLimits: agentFieldOf(loopGuardChannel),
+    /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog:
+      agentFieldOf(guardLogChannel),
   });
   return withStepBudget(defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall }), budget);
 }

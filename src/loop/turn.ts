@@ -4,7 +4,6 @@
  * answer its pending calls and say why.
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
-import { readLoopState, trustLoopState } from "../channels/check.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import { canonicalJson } from "../shared/identity/signature.js";
@@ -13,6 +12,7 @@ import { notRunStopped } from "../shared/texts/tool-calls.js";
 import { guardAnswer } from "../tool-calls/answers.js";
 import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
 import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
+import { readLoopState, trustLoopState } from "./core/state-check.js";
 import type { LoopGuardSettings } from "./options.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };

@@ -3,14 +3,14 @@ import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import type { ToolGuardUpdate } from "../channels/index.js";
-import { guardLogField, reducedField } from "../channels/schema.js";
 import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 import { defineMiddleware } from "../shared/agent/define.js";
 import { withStepBudget } from "../shared/agent/stack.js";
-import type { GuardLog, GuardStreamEvent } from "../shared/events/stream-events.js";
+import { agentFieldOf } from "../shared/channel.js";
+import { type GuardLog, type GuardStreamEvent, guardLogChannel } from "../shared/events/stream-events.js";
 import { parseOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../shared/options.js";
 import { handlerOutput } from "./answers.js";
+import { toolGuardChannel } from "./channel.js";
 import { emptyToolGuardState, type GuardEvent, reduceToolGuard, type ToolGuardState } from "./core/state.js";
 import { GuardModelCalls } from "./model-call.js";
 import { type AgentTool, ToolTraits } from "./traits.js";
@@ -58,12 +58,12 @@ const middlewareOptionsSchema = z.strictObject({
 
 const stateSchema = z.object({
   /** The tool-call guards' state, per thread. */
-  toolGuard: reducedField<ToolGuardState, ToolGuardUpdate>(emptyToolGuardState, reduceToolGuard),
+  toolGuard: agentFieldOf(toolGuardChannel),
   /** Guard events, counted and the most recent kept (shared with the other middleware). */
-  guardLog: guardLogField,
+  guardLog: agentFieldOf(guardLogChannel),
   // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
   /** Private to the middleware: the turn `afterModel` planned, for `wrapToolCall`. */
-  _guardPending: reducedField<TurnRecord, TurnRecord>(emptyTurnRecord, (_current, update) => update),
+  _guardPending: agentFieldOf<TurnRecord, TurnRecord>({ empty: emptyTurnRecord, reduce: (_current, update) => update }),
 });
 
 /**

@@ -5,10 +5,10 @@
  * `undefined`; `null` resets every guard channel.
  */
 import { describe, expect, it } from "vitest";
-import { readLoopState, reduceLoopState } from "../../src/channels/check.js";
 import { emptyFileCache, type FileCacheState, reduceFileCache, reduceFileCacheUpdate } from "../../src/fs/cache.js";
 import { GuardStateError } from "../../src/index.js";
 import { emptyLoopState } from "../../src/loop/core/loop.js";
+import { readLoopState, reduceLoopState } from "../../src/loop/core/state-check.js";
 import { emptyGuardLog, type GuardStreamEvent, reduceGuardLog } from "../../src/shared/events/stream-events.js";
 import {
   emptyToolGuardState,
@@ -155,10 +155,12 @@ describe("loopGuard", () => {
     expect(repaired.iterations).toBe(4);
   });
 
-  it("its reducer refuses an unknown update, keeps the state for undefined, resets for null", () => {
+  it("its reducer refuses a non-state, keeps a whole state for its read, keeps the state for undefined, resets for null", () => {
     const state = { ...emptyLoopState(), iterations: 2 };
     refusal(() => reduceLoopState(state, 3 as never), "loopGuard");
-    refusal(() => reduceLoopState(state, { iterations: "x" } as never), "loopGuard");
+    // createAgent writes each channel's own value back, a damaged one too: it is refused when read.
+    const damaged = reduceLoopState(state, { iterations: "x" } as never);
+    refusal(() => readLoopState(damaged), "loopGuard");
     expect(reduceLoopState(state, undefined)).toBe(state);
     expect(reduceLoopState(state, null).iterations).toBe(0);
   });

@@ -5,12 +5,13 @@
  * channel; this module only builds them (pure).
  */
 
-import { GuardStateError, kindOf } from "../../channels/check.js";
 import type { StopReason } from "../../loop/core/loop.js";
 import type { ToolCallDecision } from "../../tool-calls/core/decide.js";
 import type { TurnStop } from "../../tool-calls/core/plan.js";
 import type { BlockRule } from "../../tool-calls/core/rules.js";
+import type { ChannelSpec } from "../channel.js";
 import { canonicalJson } from "../identity/signature.js";
+import { GuardStateError, kindOf } from "../state-error.js";
 import { capText } from "../text.js";
 import { EVENT_TEXTS } from "../texts/tool-calls.js";
 
@@ -224,6 +225,16 @@ function logEvents(update: GuardStreamEvent | GuardStreamEvent[]): GuardStreamEv
 }
 
 /**
+ * What a node may write to the `guardLog` channel: events (counted and appended) or a whole log.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ guardLog: emptyGuardLog() satisfies GuardLogUpdate }); // start the log again
+ * ```
+ */
+export type GuardLogUpdate = GuardStreamEvent | GuardStreamEvent[] | GuardLog | null;
+
+/**
  * The `guardLog` reducer: events are counted and appended (the oldest dropped beyond the limit); a whole log
  * replaces the current one (createAgent feeds each channel's own value back on every invoke, which must change
  * nothing); `null` resets it (how a damaged log is reset); `undefined` changes nothing. Anything else is refused with
@@ -367,3 +378,6 @@ export function stopStreamEvent(reason: StopReason): GuardStreamEvent {
     message: reason.message,
   });
 }
+
+/** The `guardLog` channel, declared by every guard: the thread's guard events, counted per kind, the last 50 kept. */
+export const guardLogChannel: ChannelSpec<GuardLog, GuardLogUpdate> = { reduce: reduceGuardLog, empty: emptyGuardLog };

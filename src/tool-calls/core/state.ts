@@ -1,6 +1,6 @@
-import { checkToolGuardValue, GuardStateError, kindOf } from "../../channels/check.js";
 import type { CallEffect } from "../../shared/identity/classify.js";
 import { ListIndexes } from "../../shared/list-index.js";
+import { GuardStateError, kindOf } from "../../shared/state-error.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
 import { type FileEditCount, noteWrites } from "./file-edits.js";
 import {
@@ -20,6 +20,7 @@ import {
   recordResult,
 } from "./repetition.js";
 import { BLOCK_RULES, type BlockRule } from "./rules.js";
+import { checkToolGuardValue } from "./state-check.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -545,6 +546,16 @@ function eventsOf(update: GuardEvent | readonly GuardEvent[]): readonly GuardEve
   }
   return events as readonly GuardEvent[];
 }
+
+/**
+ * What a node may write to the `toolGuard` channel: events (applied in order) or a whole state.
+ *
+ * @example
+ * ```ts
+ * const node = () => ({ toolGuard: [{ type: "reset" }] satisfies ToolGuardUpdate }); // forget the guards' memory
+ * ```
+ */
+export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState | null;
 
 /**
  * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it; checked

@@ -1,0 +1,87 @@
+/**
+ * The loop guard's state as a checkpoint gives it back: checked once when read (a state the loop guard made is
+ * trusted), anything else refused with a {@link GuardStateError}.
+ */
+import { z } from "zod/v4";
+import { GuardStateError, kindOf, zodProblem } from "../../shared/state-error.js";
+import { emptyLoopState, type LoopState } from "./loop.js";
+
+const count = z.number();
+const counter = count.default(0);
+const text = z.string();
+const stopReason = z.looseObject({ kind: text, message: text });
+
+/** The loop guard's state: what the limits and the loop check read; fields added after the first release default. */
+const loopStateSchema = z.looseObject({
+  recentOutputs: z.array(text).default([]),
+  iterations: counter,
+  startedAt: count.nullable().default(null),
+  tokens: z.looseObject({ input: counter, output: counter, total: counter }).default({ input: 0, output: 0, total: 0 }),
+  cost: counter,
+  consecutiveFailures: counter,
+  session: text.nullable().default(null),
+  stopped: stopReason.nullable().default(null),
+  raised: z.record(z.string(), count).optional(),
+  asking: stopReason.nullable().optional(),
+});
+
+/** Loop states read, checked: each value is checked once (a state the loop guard made is checked at its next read). */
+const checkedLoopStates = new WeakMap<object, LoopState>();
+
+/**
+ * The loop guard's state as the loop guard reads it (`channel`: `loopGuard`, or the createAgent `safetyLimits`
+ * channel): checked once per value, an older shape repaired (a missing counter is 0), a damaged one refused with a
+ * {@link GuardStateError}; `undefined` or `null` is a fresh state.
+ *
+ * @example
+ * ```ts
+ * readLoopState({ iterations: 3 }).tokens.total; // 0
+ * ```
+ */
+export function readLoopState(value: unknown, channel: "loopGuard" | "safetyLimits" = "loopGuard"): LoopState {
+  if (value === undefined || value === null) return emptyLoopState();
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new GuardStateError(channel, `expected the loop guard's state (an object), received ${kindOf(value)}`);
+  }
+  const known = checkedLoopStates.get(value);
+  if (known !== undefined) return known;
+  const parsed = loopStateSchema.safeParse(value);
+  if (!parsed.success) throw new GuardStateError(channel, zodProblem(parsed.error));
+  const state = parsed.data as LoopState;
+  checkedLoopStates.set(value, state);
+  checkedLoopStates.set(state, state);
+  return state;
+}
+
+/**
+ * Marks a loop state the loop guard made as checked: its next read (the next turn, the reducer) costs a lookup.
+ *
+ * @example
+ * ```ts
+ * const next = trustLoopState(stepLoopGuard(state, turn, safety).state);
+ * ```
+ */
+export function trustLoopState(state: LoopState): LoopState {
+  checkedLoopStates.set(state, state);
+  return state;
+}
+
+/**
+ * The `loopGuard` channel's reducer: a whole state replaces the current one as it is (createAgent writes each
+ * channel's own value back on every invoke, a damaged one too: it is checked when read), `null` resets it (how a
+ * damaged state is reset), `undefined` changes nothing; anything but an object is refused with a
+ * {@link GuardStateError}.
+ *
+ * @example
+ * ```ts
+ * reduceLoopState(current, null).iterations; // 0
+ * ```
+ */
+export function reduceLoopState(current: LoopState | undefined, update: LoopState | null | undefined): LoopState {
+  if (update === undefined) return current ?? emptyLoopState();
+  if (update === null) return emptyLoopState();
+  if (typeof update !== "object" || Array.isArray(update)) {
+    throw new GuardStateError("loopGuard", `${kindOf(update)} (not the loop guard's state)`, true);
+  }
+  return update;
+}

@@ -1,0 +1,41 @@
+/**
+ * A guard channel is declared once, as its reducer and its empty value ({@link ChannelSpec}); the three forms
+ * LangGraph.js needs are made from it: the `Annotation` of a graph's state, the zod field of a graph's zod state,
+ * and the zod field of a createAgent middleware's `stateSchema` (with a zod default: createAgent initialises
+ * middleware state from zod defaults, and the default keeps the field optional in the agent's input type).
+ */
+
+import type { InteropZodType } from "@langchain/core/utils/types";
+import { Annotation, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
+import { type ReducedZodChannel, withLangGraph } from "@langchain/langgraph/zod";
+import { z } from "zod/v4";
+
+/** A channel's reducer (`current` is undefined on the first write) and a fresh empty value. */
+export interface ChannelSpec<T, U> {
+  readonly reduce: (current: T | undefined, update: U) => T;
+  readonly empty: () => T;
+}
+
+/** The channel as a graph state's `Annotation`. */
+export function annotationOf<T, U>(spec: ChannelSpec<T, U>): BaseChannel<T, U | OverwriteValue<T>, unknown> {
+  return Annotation<T, U>({ reducer: spec.reduce, default: spec.empty });
+}
+
+/** The channel as a field of a graph's zod state. */
+export function graphFieldOf<T, U>(spec: ChannelSpec<T, U>): ReducedZodChannel<z.ZodCustom<T, T>, InteropZodType<U>> {
+  return withLangGraph(z.custom<T>(), { reducer: { fn: spec.reduce, schema: z.custom<U>() }, default: spec.empty });
+}
+
+/**
+ * The channel as a field of a createAgent middleware's `stateSchema`. Its reducer also takes a whole value (and
+ * then replaces it): createAgent feeds each channel's own value back on every invoke, which must change nothing.
+ */
+export function agentFieldOf<T extends object, U>(
+  spec: ChannelSpec<T, U>,
+): ReducedZodChannel<z.ZodDefault<z.ZodCustom<T, T>>, InteropZodType<U>> {
+  const defaulted = z.custom<T>().default(spec.empty as () => z.util.NoUndefined<T>);
+  return withLangGraph<T | undefined, U, z.ZodDefault<z.ZodCustom<T, T>>>(defaulted, {
+    reducer: { fn: spec.reduce, schema: z.custom<U>() },
+    default: spec.empty,
+  });
+}
