@@ -4,6 +4,10 @@
 //   node scripts/code-limits.mjs            (npm run check:limits) prints a table of the offenders, exits 1 if any
 //   node scripts/code-limits.mjs --json     prints the offenders as JSON instead
 //
+// It also runs the layers check of scripts/layers.mjs on src/ (no folder cycle, no value file cycle, pure cores free
+// of LangChain, no guard importing another): its violations follow the table, and in --json they join the array
+// as `{ kind: "layers", rule, message, files }`.
+//
 // A file's size is its count of lines. A function's size is its count of lines of code from its first line (after
 // its doc comment) to its last: lines that hold at least one token, so blank lines and lines with only a comment do
 // not count. Every function counts: declarations, methods, constructors, accessors, function expressions and arrow
@@ -14,6 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { checkLayers, LAYERS } from "./layers.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -175,19 +180,37 @@ function table(offenders) {
     .join("\n");
 }
 
+/** The layers violations as rows of `rule  message`, the rule names padded to one width. */
+function layersTable(violations) {
+  const width = Math.max(...violations.map((v) => v.rule.length));
+  return violations.map((v) => `${v.rule.padEnd(width)}  ${v.message}`).join("\n");
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const offenders = codeLimits();
-  if (process.argv.includes("--json")) console.log(JSON.stringify(offenders, null, 2));
-  else if (offenders.length === 0)
-    console.log(
-      `code limits: no file over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines of code; ` +
-        `adapters' lines of code: ${adapterSizes()}`,
-    );
+  const violations = checkLayers(repoRoot, LAYERS);
+  if (process.argv.includes("--json"))
+    console.log(JSON.stringify([...offenders, ...violations.map((v) => ({ kind: "layers", ...v }))], null, 2));
   else {
-    console.log(table(offenders));
-    console.log(
-      `\n${offenders.length} over the limits (files: ${MAX_FILE_LINES} lines; functions: ${MAX_FUNCTION_LINES} lines of code; adapters: ${adapterSizes()})`,
-    );
+    if (offenders.length === 0)
+      console.log(
+        `code limits: no file over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines of code; ` +
+          `adapters' lines of code: ${adapterSizes()}`,
+      );
+    else {
+      console.log(table(offenders));
+      console.log(
+        `\n${offenders.length} over the limits (files: ${MAX_FILE_LINES} lines; functions: ${MAX_FUNCTION_LINES} lines of code; adapters: ${adapterSizes()})`,
+      );
+    }
+    if (violations.length === 0)
+      console.log(
+        "layers: no folder cycle, no value file cycle, pure cores free of LangChain, no guard importing another",
+      );
+    else {
+      console.log(`\n${layersTable(violations)}`);
+      console.log(`\n${violations.length} layers violations (the rules: scripts/layers.mjs)`);
+    }
   }
-  process.exitCode = offenders.length > 0 ? 1 : 0;
+  process.exitCode = offenders.length + violations.length > 0 ? 1 : 0;
 }
