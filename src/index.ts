@@ -8,6 +8,7 @@
  * @module langgraph-guards
  */
 
+export { type GuardHook, guardHooks } from "./channels/hooks.js";
 // State channels
 export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
@@ -57,9 +58,8 @@ export {
   type GuardStreamEventKind,
   isGuardStreamEvent,
 } from "./shared/events/stream-events.js";
-export { type GuardHook, guardHooks } from "./shared/hooks.js";
 // Options
-export { type GuardLogger, GuardOptionsError, type ToolGuardConfig, type ToolGuardOptions } from "./shared/options.js";
+export { type GuardLogger, GuardOptionsError } from "./shared/options.js";
 // A guard channel that holds a value the guards cannot read (named, with how to reset it)
 export { type GuardChannel, GuardStateError } from "./shared/state-error.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
@@ -67,6 +67,7 @@ export { defaultRepeatHint, type RepeatHintInfo } from "./shared/texts/tool-call
 // The tool node and what it writes
 export type { GuardArtifact } from "./tool-calls/answers.js";
 export type { EscalationOptions } from "./tool-calls/core/escalation.js";
+export type { ToolGuardConfig, ToolGuardOptions } from "./tool-calls/core/options.js";
 export type { BlockContext, BlockRule, MessageTemplate } from "./tool-calls/core/rules.js";
 export type { GuardStats, ObservedBlock, ToolGuardState, ToolGuardUpdate } from "./tool-calls/core/state.js";
 // Escalation levels 3 and 4 in a graph

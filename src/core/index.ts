@@ -61,14 +61,7 @@ export {
 } from "../shared/identity/classify.js";
 export { isReadOnlyCommand } from "../shared/identity/shell/index.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "../shared/identity/signature.js";
-export {
-  type GuardLogger,
-  GuardOptionsError,
-  type ResolvedToolGuardOptions,
-  resolveToolGuardOptions,
-  type ToolGuardConfig,
-  type ToolGuardOptions,
-} from "../shared/options.js";
+export { type GuardLogger, GuardOptionsError } from "../shared/options.js";
 export {
   isSimilar,
   partialRatio,
@@ -125,6 +118,12 @@ export {
 } from "../tool-calls/core/escalation.js";
 export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
 export { normalizeResult, type ResultNormalizer } from "../tool-calls/core/normalize.js";
+export {
+  type ResolvedToolGuardOptions,
+  resolveToolGuardOptions,
+  type ToolGuardConfig,
+  type ToolGuardOptions,
+} from "../tool-calls/core/options.js";
 export {
   answerReminder,
   type CallOutcome,

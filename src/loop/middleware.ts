@@ -20,7 +20,7 @@ import { agentFieldOf } from "../shared/channel.js";
 import { guardLogChannel, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import { loopGuardChannel } from "./channel.js";
-import { emptyLoopState, type LoopState, type StopReason } from "./core/loop.js";
+import type { LoopState, StopReason } from "./core/loop.js";
 import { readLoopState } from "./core/state-check.js";
 import {
   type LoopDetectOptions,

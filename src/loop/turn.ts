@@ -7,9 +7,7 @@ import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchai
 import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import { canonicalJson } from "../shared/identity/signature.js";
-import { isPersonMessage, lastAIMessageIndex, messageText, runMarker, unansweredCalls } from "../shared/messages.js";
-import { notRunStopped } from "../shared/texts/tool-calls.js";
-import { guardAnswer } from "../tool-calls/answers.js";
+import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../shared/messages.js";
 import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
 import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
 import { readLoopState, trustLoopState } from "./core/state-check.js";
@@ -122,13 +120,6 @@ export function iterationLimitBeforeCall(
 function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
   const skipped = notRunAnswers(message as AIMessage, reason, messages);
   return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
-}
-
-/** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */
-export function notRunAnswers(message: AIMessage, reason: StopReason, messages: readonly BaseMessage[]): BaseMessage[] {
-  return unansweredCalls(message, messages).map((c) =>
-    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
-  );
 }
 
 /** The state the loop guard reads and writes (not part of the public API). */

@@ -1,4 +1,4 @@
-import { capText } from "../shared/text.js";
+import { capText } from "../shared/texts/format.js";
 import type { ReplayRun, ReplayStep, ReplayToolCall } from "./replay.js";
 
 /**

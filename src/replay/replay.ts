@@ -8,17 +8,17 @@ import {
   stepLoopGuard,
   turnOutput,
 } from "../loop/core/loop.js";
+import { distinctCallIds } from "../shared/call-ids.js";
 import { isShellTool } from "../shared/identity/classify.js";
 import { canonicalJson } from "../shared/identity/signature.js";
+import { parseOptions } from "../shared/options.js";
+import { missingHookMessage, notRunAnswer, withNoteAfter } from "../shared/texts/tool-calls.js";
+import { identifyCall, type ToolCallInput } from "../tool-calls/core/detect.js";
 import {
-  parseOptions,
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
   type ToolGuardOptions,
-} from "../shared/options.js";
-import { missingHookMessage, notRunAnswer, withNoteAfter } from "../shared/texts/tool-calls.js";
-import { distinctCallIds } from "../tool-calls/core/call-ids.js";
-import { identifyCall, type ToolCallInput } from "../tool-calls/core/detect.js";
+} from "../tool-calls/core/options.js";
 import {
   answerReminder,
   type CallOutcome,

@@ -6,10 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { notRunAnswers } from "../loop/turn.js";
 import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { lastAIMessageIndex } from "../shared/messages.js";
+import { lastAIMessageIndex, notRunAnswers } from "../shared/messages.js";
 import { stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep } from "./steps.js";

@@ -1,17 +1,15 @@
-/** Small readers of LangChain messages shared by the graph adapters. */
-import {
-  type AIMessage,
-  type BaseMessage,
-  isAIMessage,
-  isBaseMessage,
-  type ToolMessage,
-} from "@langchain/core/messages";
+/** Small readers and writers of LangChain messages shared by every guard's adapters. */
+import { type AIMessage, type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import { distinctCallIds } from "../tool-calls/core/call-ids.js";
+import { isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
+import type { StopReason } from "../loop/core/loop.js";
+import type { GuardArtifact, StopArtifact } from "../tool-calls/answers.js";
 import type { ToolCallInput } from "../tool-calls/core/detect.js";
 import type { TurnInput } from "../tool-calls/core/plan.js";
+import { distinctCallIds } from "./call-ids.js";
 import { canonicalJson, digest } from "./identity/signature.js";
 import { IdentitySlots } from "./list-index.js";
+import { notRunStopped } from "./texts/tool-calls.js";
 
 /**
  * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).
@@ -189,4 +187,38 @@ const personBefore = new IdentitySlots<BaseMessage, PersonAt>(8);
  */
 export function isPersonMessage(message: BaseMessage): boolean {
   return message.getType() === "human" && message.additional_kwargs?.lc_source !== "summarization";
+}
+
+/** The error ToolMessage that answers a call the guards did not run (same `tool_call_id` and `name`). */
+export function guardAnswer(
+  call: Pick<ToolCall, "id" | "name">,
+  content: string,
+  guard: GuardArtifact | StopArtifact,
+): ToolMessage {
+  return new ToolMessage({
+    status: "error",
+    name: call.name,
+    tool_call_id: call.id ?? "",
+    content,
+    artifact: { guard },
+  });
+}
+
+/** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */
+export function notRunAnswers(message: AIMessage, reason: StopReason, messages: readonly BaseMessage[]): BaseMessage[] {
+  return unansweredCalls(message, messages).map((c) =>
+    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
+  );
+}
+
+/**
+ * Whether a thrown value must leave the tool node as it is (as `ToolNode` re-throws them): a graph interrupt
+ * (`interrupt()` in a tool) or a drained graph. Never throws (an odd value is a tool error, not an interrupt).
+ */
+export function passesThrough(error: unknown): boolean {
+  try {
+    return isGraphInterrupt(error) || isGraphDrained(error);
+  } catch {
+    return false;
+  }
 }

@@ -1,14 +1,16 @@
 /** The ToolMessages the guards write in place of a tool's result, and how they read a tool's result. */
+
 import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import { type Command, isCommand, isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
+import { type Command, isCommand } from "@langchain/langgraph";
 import { type GuardStreamEvent, guardStreamEvent } from "../shared/events/stream-events.js";
 import { canonicalJson } from "../shared/identity/signature.js";
-import type { ResolvedToolGuardOptions } from "../shared/options.js";
-import { capText, cutEnd } from "../shared/text.js";
+import { guardAnswer, passesThrough } from "../shared/messages.js";
+import { capText, cutEnd } from "../shared/texts/format.js";
 import { toolErrorText, toolThrewText, unknownToolText, withNoteAfter } from "../shared/texts/tool-calls.js";
 import type { ToolCallDecision } from "./core/decide.js";
+import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { type CallOutcome, unchangedNote } from "./core/plan.js";
 import { resultDigest } from "./core/repetition.js";
 import type { BlockRule } from "./core/rules.js";
@@ -60,21 +62,6 @@ export function blockArtifact(decision: ToolCallDecision, extra: Partial<GuardAr
     reminder: decision.reminder,
     ...extra,
   };
-}
-
-/** The error ToolMessage that answers a call the guards did not run (same `tool_call_id` and `name`). */
-export function guardAnswer(
-  call: Pick<ToolCall, "id" | "name">,
-  content: string,
-  guard: GuardArtifact | StopArtifact,
-): ToolMessage {
-  return new ToolMessage({
-    status: "error",
-    name: call.name,
-    tool_call_id: call.id ?? "",
-    content,
-    artifact: { guard },
-  });
 }
 
 /**
@@ -355,12 +342,4 @@ export async function handlerOutput(
     typeof output.content === "string" &&
     output.content.startsWith(`Error: ${call.name} is not a valid tool`);
   return invalid ? unknownToolAnswer(call, tools) : output;
-}
-
-/**
- * Whether a thrown value must leave the tool node as it is (as `ToolNode` re-throws them): a graph interrupt
- * (`interrupt()` in a tool) or a drained graph. Never throws (an odd value is a tool error, not an interrupt).
- */
-export function passesThrough(error: unknown): boolean {
-  return attempt(() => isGraphInterrupt(error) || isGraphDrained(error), false);
 }

@@ -10,7 +10,7 @@ import type { GuardStreamEvent } from "../shared/events/stream-events.js";
 import { lastAIMessageIndex } from "../shared/messages.js";
 import { parseOptions } from "../shared/options.js";
 import type { GuardEvent, ToolGuardState } from "./core/state.js";
-import type { Outcome } from "./stop.js";
+import type { StopResult } from "./stop.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 import { openAfterModel } from "./turn.js";
 
@@ -93,7 +93,7 @@ async function decide<T>(
   config: LangGraphRunnableConfig,
   options: EscalationHookOptions,
   budget: StepBudget,
-): Promise<Outcome> {
+): Promise<StopResult> {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
   const env = turnEnvOf(toolNode, config, state);
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], env);
@@ -113,7 +113,7 @@ async function decide<T>(
 }
 
 /** The channel update of an outcome (empty channels left out). */
-function updateOf({ events, messages, log }: Outcome) {
+function updateOf({ events, messages, log }: StopResult) {
   return {
     ...(messages ? { messages } : {}),
     ...(events.length > 0 ? { toolGuard: events } : {}),

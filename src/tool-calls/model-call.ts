@@ -23,7 +23,7 @@ import {
   reasonOf,
   type WrapUpOption,
 } from "../run-end/wrap-up.js";
-import type { Outcome } from "./stop.js";
+import type { StopResult } from "./stop.js";
 import type { ToolTraits } from "./traits.js";
 import { emptyTurnRecord, type TurnRecord } from "./turn.js";
 
@@ -61,7 +61,7 @@ export class GuardModelCalls {
    * held-back calls answered and, when the model may write the final message and the step budget allows one more
    * model call, back to the model for the wrap-up (the record says so), else the canned final message and the end.
    */
-  afterStop(outcome: Outcome): { messages: BaseMessage[]; record: TurnRecord; jumpTo: "model" | "end" } {
+  afterStop(outcome: StopResult): { messages: BaseMessage[]; record: TurnRecord; jumpTo: "model" | "end" } {
     const messages = outcome.messages ?? [];
     if (outcome.kind !== "ended") return { messages, record: emptyTurnRecord(), jumpTo: "model" };
     const final = messages.at(-1);

@@ -29,7 +29,7 @@ import type { TurnStop } from "./core/plan.js";
 import type { GuardEvent, ToolGuardState } from "./core/state.js";
 
 /** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
-export interface Outcome {
+export interface StopResult {
   kind: "pass" | "answered" | "ended";
   events: GuardEvent[];
   messages?: BaseMessage[];
@@ -66,7 +66,7 @@ export function endRun(
   emit: StopEvents,
   byUser?: string,
   reported = false,
-): Outcome {
+): StopResult {
   const { call, previousResult } = stop.decision;
   const id = randomUUID();
   const endedByUser = byUser === undefined ? undefined : { answer: byUser };
@@ -121,7 +121,7 @@ export function stopResponse(
   events: GuardEvent[],
   interrupt: boolean,
   emit: StopEvents,
-): Outcome {
+): StopResult {
   if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events, emit);
   const { call, previousResult } = stop.decision;
   const question = userQuestion(call.name, stop.strikes);

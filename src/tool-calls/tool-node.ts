@@ -5,9 +5,10 @@ import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { GuardEscalationError, GuardStateMissingError } from "../shared/errors.js";
-import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "../shared/options.js";
-import { passesThrough, toolErrorAnswer, unknownToolAnswer } from "./answers.js";
+import { passesThrough } from "../shared/messages.js";
+import { toolErrorAnswer, unknownToolAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
+import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
 import type { TurnPlan } from "./core/plan.js";
 import type { ToolGuardState } from "./core/state.js";
 import { ToolTraits } from "./traits.js";

@@ -4,10 +4,10 @@
  * The agent's configuration, not thread state: kept by the adapter, learned again when its tools change.
  */
 
-import { readFileCache } from "../fs/cache.js";
 import { readGuardLog } from "../shared/events/stream-events.js";
-import type { ResolvedToolGuardOptions } from "../shared/options.js";
+import { readFileCache } from "../shared/file-cache-check.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
+import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChangedCheck } from "./freshness.js";
 
 /**

@@ -8,15 +8,23 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
 import type { EndReason } from "../run-end/wrap-up.js";
+import { callPosition } from "../shared/call-ids.js";
 import { type GuardStreamEvent, turnStreamEvents } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import { canonicalJson } from "../shared/identity/signature.js";
-import { callInputs, isAI, lastAIMessageIndex, runMarker, turnInput, unansweredCalls } from "../shared/messages.js";
-import type { ResolvedToolGuardOptions } from "../shared/options.js";
-import { blockArtifact, dedupe, guardAnswer, withNote } from "./answers.js";
-import { callPosition } from "./core/call-ids.js";
+import {
+  callInputs,
+  guardAnswer,
+  isAI,
+  lastAIMessageIndex,
+  runMarker,
+  turnInput,
+  unansweredCalls,
+} from "../shared/messages.js";
+import { blockArtifact, dedupe, withNote } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";
+import type { ResolvedToolGuardOptions } from "./core/options.js";
 import {
   answerReminder,
   type CallOutcome,
@@ -28,7 +36,7 @@ import {
 } from "./core/plan.js";
 import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "./core/state.js";
 import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
-import { forgiveness, type Outcome, stopResponse } from "./stop.js";
+import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 
 /**
@@ -339,7 +347,7 @@ export class GuardedTurn {
    * person is asked (`interrupt()`) and their answer given to the model. `before`: events recorded ahead of the
    * turn (a forgiveness).
    */
-  halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): Outcome {
+  halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): StopResult {
     const events = [...before, ...stop.events];
     const emit = { host: this.env.host, on: this.env.options.feedback.events };
     return stopResponse({ calls: this.calls, decisions: this.decisions }, stop, this.state, events, ask, emit);

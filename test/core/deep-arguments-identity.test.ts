@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { replayGuards } from "../../src/replay/index.js";
 import { callIdentity } from "../../src/shared/identity/classify.js";
 import { canonicalJson, deepCanonicalJson, toolCallSignature } from "../../src/shared/identity/signature.js";
-import { resolveToolGuardOptions } from "../../src/shared/options.js";
+import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
 import { emptyToolGuardState, reduceToolGuard } from "../../src/tool-calls/core/state.js";
 

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveToolGuardOptions } from "../../src/shared/options.js";
+import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 import { readsChangedCheck, readsFingerprint, shellReadPaths } from "../../src/tool-calls/freshness.js";
 
 const roots: string[] = [];

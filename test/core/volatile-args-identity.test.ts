@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { callIdentity, identityArgs } from "../../src/shared/identity/classify.js";
 import { withoutVolatileArgs } from "../../src/shared/identity/volatile-args.js";
-import { resolveToolGuardOptions } from "../../src/shared/options.js";
 import { escalationCompare } from "../../src/tool-calls/core/detect.js";
+import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 
 const U1 = "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b";
 const U2 = "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d";

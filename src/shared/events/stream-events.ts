@@ -12,7 +12,7 @@ import type { BlockRule } from "../../tool-calls/core/rules.js";
 import type { ChannelSpec } from "../channel.js";
 import { canonicalJson } from "../identity/signature.js";
 import { GuardStateError, kindOf } from "../state-error.js";
-import { capText } from "../text.js";
+import { capText } from "../texts/format.js";
 import { EVENT_TEXTS } from "../texts/tool-calls.js";
 
 /**

@@ -6,7 +6,7 @@
 
 import { normalizeQuery } from "../../repeat-query/core/query.js";
 import { nearestToolNames, suggestToolNames } from "../identity/tool-names.js";
-import { capText } from "../text.js";
+import { capText } from "./format.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // 5. Loop detector and safety limits: the stop reasons (the final AI message; "Not run: …" for pending calls)

@@ -30,7 +30,7 @@
 import type { CallLike } from "../../tool-calls/core/escalation.js";
 import type { BlockContext, BlockRule } from "../../tool-calls/core/rules.js";
 import { canonicalJson } from "../identity/signature.js";
-import { ordinal, truncate } from "../text.js";
+import { ordinal, truncate } from "./format.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Tool-call rules

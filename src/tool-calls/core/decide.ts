@@ -7,7 +7,6 @@
 import type { CallEffect } from "../../shared/identity/classify.js";
 import { ownEntry } from "../../shared/identity/classify.js";
 import { canonicalJson } from "../../shared/identity/signature.js";
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
 import {
   escalationFeedback,
   fileEditsReminder,
@@ -27,6 +26,7 @@ import {
   substanceKey,
 } from "./escalation.js";
 import { countsEdits, type FileEditsFinding } from "./file-edits.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 import { repeatKind } from "./repeat-ceiling.js";
 import { countInWindow } from "./repetition.js";
 import { type BlockRule, blockMessage } from "./rules.js";

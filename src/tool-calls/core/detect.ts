@@ -14,7 +14,6 @@ import {
   letsTimePass,
   ownEntry,
 } from "../../shared/identity/classify.js";
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
 import {
   type ArgsView,
   emptyEscalationState,
@@ -25,6 +24,7 @@ import {
   textAcknowledges,
 } from "./escalation.js";
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
 import { callWaits, repeatsOf } from "./repeat-ceiling.js";
 import {

@@ -6,7 +6,7 @@
  * content (see `CallEffect`'s `rewrites`) and the `blockAt`-th write of any kind are blocked.
  */
 import { type CallEffect, ownEntry } from "../../shared/identity/classify.js";
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**
  * How many times one file was written in the current run (calls that ran; blocked and failed ones do not count).

@@ -11,7 +11,7 @@
  * unit, a long run, a key before `=` or `:`), so the cost is about that of reading the text once.
  */
 
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**
  * A replacement for the default normalizer: gets a result's text and the tool's name, returns the text the rules

@@ -5,14 +5,14 @@
  */
 
 import type { CallEffect } from "../../shared/identity/classify.js";
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
-import { truncate } from "../../shared/text.js";
+import { truncate } from "../../shared/texts/format.js";
 import { unchangedResultNote, withNoteAfter } from "../../shared/texts/tool-calls.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
 import { normalizerFor } from "./normalize.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
 

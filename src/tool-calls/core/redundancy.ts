@@ -6,7 +6,8 @@ import {
   isSameOrAncestor,
 } from "../../shared/identity/classify.js";
 import type { SignatureOptions } from "../../shared/identity/signature.js";
-import { operationLimitsSchema, parseOptions } from "../../shared/options.js";
+import { parseOptions } from "../../shared/options.js";
+import { operationLimitsSchema } from "./options.js";
 import { outcomeRecord, type RecordedResult } from "./repetition.js";
 
 /**

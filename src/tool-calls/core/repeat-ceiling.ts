@@ -15,7 +15,7 @@ import {
   ownEntry,
   shellCommandOf,
 } from "../../shared/identity/classify.js";
-import type { ResolvedToolGuardOptions } from "../../shared/options.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**
  * How many times one identical call was made since its count last restarted (see {@link RepeatState}).

@@ -1,14 +1,11 @@
 import type { z } from "zod/v4";
-import {
-  type CallEffect,
-  type ClassifyOptions,
-  classifyCall,
-  isSameOrAncestor,
-} from "../../shared/identity/classify.js";
+import type { CallEffect, ClassifyOptions } from "../../shared/identity/classify.js";
+import { classifyCall, isSameOrAncestor } from "../../shared/identity/classify.js";
 import { digest, type SignatureOptions, toolCallSignature } from "../../shared/identity/signature.js";
 import { ListIndexes } from "../../shared/list-index.js";
-import { parseOptions, repetitionRulesSchema } from "../../shared/options.js";
-import { cutEnd } from "../../shared/text.js";
+import { parseOptions } from "../../shared/options.js";
+import { cutEnd } from "../../shared/texts/format.js";
+import { repetitionRulesSchema } from "./options.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./rules.js";
 
 /**
@@ -273,10 +270,10 @@ export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
  *
  * @example
  * ```ts
- * const verdict: RepetitionVerdict = evaluateRepetition(state, key, DEFAULT_REPETITION_RULES);
+ * const verdict: RepetitionCheck = evaluateRepetition(state, key, DEFAULT_REPETITION_RULES);
  * ```
  */
-export interface RepetitionVerdict {
+export interface RepetitionCheck {
   /** The rule the call repeats under, if any. */
   rule?: "consecutive" | "threshold" | undefined;
   /** How many identical calls the window would hold with this one (countable ones only). */
@@ -338,7 +335,7 @@ export function evaluateRepetition(
   key: string,
   rules: Readonly<RepetitionRules>,
   effect?: CallEffect,
-): RepetitionVerdict {
+): RepetitionCheck {
   const records = recordsWithKey(state.window, key);
   const latest = records[records.length - 1];
   // The two newest results of identical calls: the count compares against the newest, a repeat of it is stuck.

@@ -1,9 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { LoopState } from "../loop/core/loop.js";
+import type { GuardStreamEvent } from "../shared/events/stream-events.js";
 import type { GuardEvent, ToolGuardState } from "../tool-calls/core/state.js";
 import { reduceToolGuard } from "../tool-calls/core/state.js";
-import type { GuardStreamEvent } from "./events/stream-events.js";
 
 /**
  * What this package's post-model hooks read and write.
