@@ -49,11 +49,11 @@ export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
 export { GuardEscalationError, GuardStateMissingError } from "./shared/errors.js";
 // Guard events as OpenTelemetry span events (a callback handler)
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./shared/events/span-events.js";
-export type { GuardLogUpdate } from "./shared/events/stream-events.js";
 // Guard events (custom stream and the guardLog channel)
 export {
   GUARD_EVENT_VERSION,
   type GuardLog,
+  type GuardLogUpdate,
   type GuardStreamEvent,
   type GuardStreamEventKind,
   isGuardStreamEvent,

@@ -6,14 +6,8 @@
  */
 
 export type { GuardLogger } from "../shared/options.js";
-export {
-  type CachedFile,
-  emptyFileCache,
-  type FileCacheState,
-  type FileCacheStats,
-  type FileCacheWrite,
-  reduceFileCache,
-} from "./cache.js";
+export type { CachedFile, FileCacheState, FileCacheStats, FileCacheWrite } from "./cache.js";
+export { emptyFileCache, reduceFileCache } from "./cache.js";
 export type { FileToolArtifact } from "./kit.js";
 export type { FileToolsOptions } from "./options.js";
 export { createSandbox, type PathRefusal, type ResolvedPath, type Sandbox, type SandboxOptions } from "./sandbox.js";

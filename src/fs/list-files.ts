@@ -7,17 +7,8 @@ import { z } from "zod/v4";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import { failed, kindOf } from "./io.js";
-import {
-  type Answer,
-  type AnswersNow,
-  type CallContext,
-  cachedReaderMetadata,
-  checkContext,
-  type FileToolKit,
-  fail,
-  fileTool,
-  quiet,
-} from "./kit.js";
+import type { Answer, AnswersNow, CallContext, FileToolKit } from "./kit.js";
+import { cachedReaderMetadata, checkContext, fail, fileTool, quiet } from "./kit.js";
 import { errorCode } from "./sandbox.js";
 import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 

@@ -70,16 +70,17 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
   return { content: edit.summary(written.created), ok: true, artifact, writes };
 }
 
-async function writeToFileAnswer(
-  kit: FileToolKit,
-  input: z.infer<typeof writeSchema>,
-  call: CallContext,
-): Promise<Answer> {
-  const target = kit.sandbox.resolve(input.path, { write: true });
+/** `write` on the file `path` names, resolved for writing (a refused path answered), one write of a file at a time. */
+async function writing(kit: FileToolKit, path: string, write: (target: Target) => Promise<Answer>): Promise<Answer> {
+  const target = kit.sandbox.resolve(path, { write: true });
   if (!target.ok) return fail(target.message);
+  return serialized(target.path, () => write(target));
+}
+
+function writeToFileAnswer(kit: FileToolKit, input: z.infer<typeof writeSchema>, call: CallContext): Promise<Answer> {
   const lines = splitLines(input.content).length;
-  const summary = () => `Wrote ${lines} lines (${input.content.length} characters) to ${echo(target.relative)}.`;
-  return serialized(target.path, async () => {
+  return writing(kit, input.path, async (target) => {
+    const summary = () => `Wrote ${lines} lines (${input.content.length} characters) to ${echo(target.relative)}.`;
     const seen = await checkBaseline(kit, call, target, undefined);
     if (!seen.ok) return seen.answer;
     const bytes = Buffer.from(input.content, "utf8");
@@ -104,15 +105,9 @@ function patchFailure(relative: string, failure: Extract<PatchResult, { ok: fals
   }
 }
 
-async function applyDiffAnswer(
-  kit: FileToolKit,
-  input: z.infer<typeof diffSchema>,
-  call: CallContext,
-): Promise<Answer> {
-  const target = kit.sandbox.resolve(input.path, { write: true });
-  if (!target.ok) return fail(target.message);
+function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchema>, call: CallContext): Promise<Answer> {
   const o = kit.options;
-  return serialized(target.path, async () => {
+  return writing(kit, input.path, async (target) => {
     const readAt = kit.now();
     const read = await readRegularFile(target.path, {
       root: kit.root,

@@ -211,6 +211,8 @@ export const LOOP_MOVED_OPTIONS: Readonly<Record<string, string>> = {
 export interface LoopGuardSettings {
   /** The core's flat options, defaults filled in. */
   safety: ResolvedSafetyOptions;
+  /** Whether the similarity check runs (the safety limits alone: no; their turns' outputs are not compared). */
+  checksLoops: boolean;
   /** What the output of a turn is (`undefined`: `defaultTurnOutput`). */
   outputOf: ((message: AIMessage) => string) | undefined;
   /** Whether a turn failed (`undefined`: every tool result is an error). */
@@ -251,6 +253,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
   const { outputOf, isFailure, runBoundary = "human-message", ...comparison } = turns;
   return {
     safety: resolveSafetyOptions({ ...limits, ...comparison, logger: feedback.logger }),
+    checksLoops: true,
     outputOf,
     isFailure,
     runBoundary,
@@ -275,15 +278,14 @@ export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardS
 }
 
 /**
- * Validates the options of `safetyLimitsMiddleware`: the turn's output is empty, so the similarity check is off (an
- * empty output is never a loop and is not remembered).
+ * Validates the options of `safetyLimitsMiddleware`: the limits alone, without the similarity check.
  *
  * @example
  * ```ts
- * resolveSafetyLimitsOptions({ maxIterations: 25 }).outputOf?.(message); // ""
+ * resolveSafetyLimitsOptions({ maxIterations: 25 }).checksLoops; // false
  * ```
  */
 export function resolveSafetyLimitsOptions(options: SafetyLimitsOptions): LoopGuardSettings {
   const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits", LIMITS_MOVED_OPTIONS);
-  return { ...loopGuardSettings(parsed), outputOf: () => "" };
+  return { ...loopGuardSettings(parsed), checksLoops: false };
 }

@@ -77,7 +77,8 @@ function readTurn(
   const current = lastAIMessageIndex(messages);
   if (current < 0) return undefined;
   const message = messages[current] as AIWithCalls;
-  const output = (settings.outputOf ?? defaultTurnOutput)(message);
+  // An empty output is never a loop and is not remembered: the safety limits alone compare nothing.
+  const output = settings.checksLoops ? (settings.outputOf ?? defaultTurnOutput)(message) : "";
   return {
     message,
     turn: {

@@ -316,6 +316,17 @@ export function unknownToolAnswer(call: Pick<ToolCall, "id" | "name">, tools: re
 }
 
 /**
+ * The answer to what the tool of `call` threw, for the tool node and the middleware alike: interrupts (and a drained
+ * graph) are thrown on; a tool the agent does not have (`unknown`: the agent's tools) is answered with the tool
+ * probably meant ({@link unknownToolAnswer}); anything else with what was thrown, shown whatever it is (undefined,
+ * a string, an object whose getters throw: the answer never fails).
+ */
+export function thrownAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown, unknown?: readonly string[]) {
+  if (passesThrough(error)) throw error;
+  return unknown === undefined ? toolErrorAnswer(call, error) : unknownToolAnswer(call, unknown);
+}
+
+/**
  * A tool handler's output for `call` as the guards answer it, under a createAgent middleware's `wrapToolCall` (with
  * one present, createAgent no longer turns a throwing tool into an error ToolMessage): what it threw as an error
  * ToolMessage (interrupts are thrown on). `tools`, given when the call's tool is not one of the agent's: createAgent's
@@ -331,9 +342,7 @@ export async function handlerOutput(
   try {
     output = await handler();
   } catch (error) {
-    // A tool may throw anything (undefined, a string, an object whose getters throw): the answer never fails.
-    if (passesThrough(error)) throw error;
-    return toolErrorAnswer(call, error);
+    return thrownAnswer(call, error);
   }
   const invalid =
     tools !== undefined &&

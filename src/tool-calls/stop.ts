@@ -57,19 +57,23 @@ export function forgiveness(guard: ToolGuardState, messages: readonly BaseMessag
   return at < 0 || messages.slice(at + 1).some(isPersonMessage) ? [{ type: "forgive" }] : [];
 }
 
-/** Level 4 (or a person's "end"): every pending call answered "Not run", and a final AI message that says why. */
-export function endRun(
-  response: StoppedResponse,
-  stop: TurnStop,
-  guard: ToolGuardState,
-  events: GuardEvent[],
-  emit: StopEvents,
-  byUser?: string,
-  reported = false,
-): StopResult {
+/** A response the run stops at, with what the stop knows: the guards' state, the events so far, where to write. */
+export interface Halt {
+  response: StoppedResponse;
+  stop: TurnStop;
+  guard: ToolGuardState;
+  events: GuardEvent[];
+  emit: StopEvents;
+}
+
+/**
+ * Level 4, or a person's "end" (`byPerson`: their answer): every pending call answered "Not run", and a final AI
+ * message that says why.
+ */
+export function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string): StopResult {
   const { call, previousResult } = stop.decision;
   const id = randomUUID();
-  const endedByUser = byUser === undefined ? undefined : { answer: byUser };
+  const endedByUser = byPerson === undefined ? undefined : { answer: byPerson };
   const text = endExplanation({
     tool: call.name,
     args: call.args,
@@ -101,7 +105,7 @@ export function endRun(
   });
   const log = [...turnStreamEvents(response.decisions), escalationStreamEvent(stop, "end")];
   // After a person's "end" the stream has seen the escalation already (before the interrupt): only the log needs it.
-  if (!reported) emitGuardEvents(emit.host, log, emit.on);
+  if (endedByUser === undefined) emitGuardEvents(emit.host, log, emit.on);
   return {
     kind: "ended",
     events: [...events, { type: "end", by: id }],
@@ -114,15 +118,9 @@ export function endRun(
  * Level 3: ask a person; their answer goes to the model as the result of the held-back calls. Without a
  * checkpointer (nobody could answer later) or with `interrupt: false` it ends the run instead.
  */
-export function stopResponse(
-  response: StoppedResponse,
-  stop: TurnStop,
-  guard: ToolGuardState,
-  events: GuardEvent[],
-  interrupt: boolean,
-  emit: StopEvents,
-): StopResult {
-  if (stop.level >= 4 || !interrupt) return endRun(response, stop, guard, events, emit);
+export function stopResponse(halt: Halt, interrupt: boolean): StopResult {
+  const { response, stop, events, emit } = halt;
+  if (stop.level >= 4 || !interrupt) return endRun(halt);
   const { call, previousResult } = stop.decision;
   const question = userQuestion(call.name, stop.strikes);
   const payload: EscalationInterrupt = {
@@ -142,8 +140,8 @@ export function stopResponse(
     guardStreamEvent({ kind: "interrupt", guard: "tool-calls", tool: call.name, level: 3, message: question }),
   ];
   const reply = ask(payload, emit, log);
-  if (reply === undefined) return endRun(response, stop, guard, events, emit);
-  if (reply.action === "end") return endRun(response, stop, guard, events, emit, reply.answer, true);
+  if (reply === undefined) return endRun(halt);
+  if (reply.action === "end") return endRun(halt, reply.answer);
   const said = reply.answer.trim() === "" ? NO_ANSWER : reply.answer;
   const answered = answerAll(response.calls, response.decisions, (d) => personAnsweredText(question, said, d.allowed), {
     escalation: 3,

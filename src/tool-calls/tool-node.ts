@@ -5,8 +5,7 @@ import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { GuardEscalationError, GuardStateMissingError } from "../shared/errors.js";
-import { passesThrough } from "../shared/messages.js";
-import { toolErrorAnswer, unknownToolAnswer } from "./answers.js";
+import { thrownAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
 import type { TurnPlan } from "./core/plan.js";
@@ -63,15 +62,17 @@ export interface GuardPlan {
   message: AIMessage | undefined;
 }
 
-/** What a node decides its turns with in a run: for the escalation hook and node (see {@link turnEnvOf}). */
-let envOf: (node: GuardedToolNode<unknown>, config: LangGraphRunnableConfig, state: unknown) => TurnEnv;
+/** Each node's tool traits (what its tools are and how their repeats are served). */
+const traitsOf = new WeakMap<GuardedToolNode<unknown>, ToolTraits>();
 
 /**
  * What `node` decides its turns with in a run, in a graph whose state is `state` (the freshness checks of the tools
  * that serve repeats read it): the escalation hook and node open the same turn.
  */
 export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
-  return envOf(node as GuardedToolNode<unknown>, config, state);
+  const traits = traitsOf.get(node as GuardedToolNode<unknown>) as ToolTraits;
+  traits.learn(node.tools); // learned again when they changed
+  return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config };
 }
 
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
@@ -152,7 +153,6 @@ function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: 
 export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /** The validated options with their defaults. */
   readonly guardOptions: ResolvedToolGuardOptions;
-  readonly #traits: ToolTraits;
   /**
    * This node as `ToolNode.runTool` sees it when the node runs a tool: with `handleToolErrors` false, so that what
    * the tool threw reaches the node as it is (`ToolNode` reads `e.message` and `e.name`, which fails on
@@ -165,8 +165,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const resolved = resolveToolGuardOptions(guardOptions);
     super(tools, { name: name ?? "tools", tags, handleToolErrors });
     this.guardOptions = resolved;
-    this.#traits = new ToolTraits(resolved);
-    this.#traits.learn(tools);
+    const traits = new ToolTraits(resolved);
+    traits.learn(tools);
+    traitsOf.set(this as GuardedToolNode<unknown>, traits);
   }
 
   /**
@@ -185,25 +186,12 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return { calls: turn.calls as ToolCall[], decisions, turn: turn.responsePlan, message: turn.message };
   }
 
-  static {
-    envOf = (node, config, state) => node.#env(config, state);
-  }
-
-  /**
-   * What the node's turns are decided with in a run (its tools learned again when they changed), in a graph whose
-   * state is `state`.
-   */
-  #env(config: LangGraphRunnableConfig, state: unknown): TurnEnv {
-    this.#traits.learn(this.tools);
-    return { options: this.guardOptions, context: this.#traits.context(config.configurable, state), host: config };
-  }
-
   /** The guarded turn of the state's last AI message (see {@link GuardedTurn}). */
   private open(input: unknown, config: LangGraphRunnableConfig): GuardedTurn {
     if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
     const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
     if (toolGuard === undefined) throw new GuardStateMissingError();
-    const env = this.#env(config, input);
+    const env = turnEnvOf(this, config, input);
     const turn = GuardedTurn.open(toolGuard, Array.isArray(messages) ? messages : [], env, single);
     if (turn.message === undefined && single === undefined) {
       throw new Error("GuardedToolNode only accepts AIMessages as input.");
@@ -266,9 +254,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
    * Interrupts are thrown on; with `handleToolErrors: false` everything is.
    */
   private errorAnswer(call: ToolCall, error: unknown): ToolMessage {
-    if (!this.handleToolErrors || passesThrough(error)) throw error;
+    if (!this.handleToolErrors) throw error;
     // ToolNode throws `Tool "<name>" not found.` for a tool it does not have.
     const names = this.tools.map((tool) => tool.name);
-    return names.includes(call.name) ? toolErrorAnswer(call, error) : unknownToolAnswer(call, names);
+    return thrownAnswer(call, error, names.includes(call.name) ? undefined : names);
   }
 }

@@ -103,6 +103,16 @@ interface Pending {
 
 const NO_CALLS: Plan = { decisions: [], turnEvents: [] };
 
+/** What a turn is opened on: the guards' state, the conversation and the adapter's environment. */
+interface Ground {
+  state: ToolGuardState;
+  messages: readonly BaseMessage[];
+  env: TurnEnv;
+}
+
+/** Whether the turn's decisions have stream events to write (not again for a resumed turn, none for new calls). */
+type Announce = "announce" | "silent";
+
 /**
  * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
  * none of its calls runs; else answer each call with {@link GuardedTurn.blockedAnswer} or run it (after
@@ -119,21 +129,22 @@ export class GuardedTurn {
   /** Whether the decisions' stream events are still to be written (once the turn goes on: not by a judge). */
   #unannounced: boolean;
 
-  private constructor(
-    /** The AI message the calls belong to. */
-    readonly message: AIMessage | undefined,
-    /** The calls this turn answers. */
-    readonly calls: readonly ToolCall[],
-    private readonly plan: Plan,
-    private readonly indices: readonly number[] | undefined,
-    /** The guards' state the turn was planned from. */
-    readonly state: ToolGuardState,
-    private readonly messages: readonly BaseMessage[],
-    private readonly env: TurnEnv,
-    /** Whether the decisions have stream events to write (not again for a resumed turn, none for new calls). */
-    announce: boolean,
-  ) {
-    this.#unannounced = announce && plan.stop === undefined;
+  /** The AI message the calls belong to. */
+  readonly message: AIMessage | undefined;
+  /** The calls this turn answers. */
+  readonly calls: readonly ToolCall[];
+  /** The guards' state the turn was planned from. */
+  readonly state: ToolGuardState;
+  private readonly plan: Plan;
+  private readonly indices: readonly number[] | undefined;
+  private readonly messages: readonly BaseMessage[];
+  private readonly env: TurnEnv;
+
+  private constructor(ground: Ground, pending: Omit<Pending, "planned">, plan: Plan, announce: Announce) {
+    ({ state: this.state, messages: this.messages, env: this.env } = ground);
+    ({ message: this.message, calls: this.calls, indices: this.indices } = pending);
+    this.plan = plan;
+    this.#unannounced = announce === "announce" && plan.stop === undefined;
   }
 
   /**
@@ -176,12 +187,12 @@ export class GuardedTurn {
     env: TurnEnv,
     usual: Pending,
   ): GuardedTurn | undefined {
-    const { message, calls } = usual;
+    const { calls } = usual;
     // One call: its own id, unless it has none (then the id the guards know it by).
     const inputs = calls[0]?.id ? calls : callInputs(calls);
     const decisions = newCallDecisions(state, inputs, runMarker(messages), env.options, env.context);
     if (decisions === undefined) return undefined;
-    return new GuardedTurn(message, calls, { decisions, turnEvents: [] }, undefined, state, messages, env, false);
+    return new GuardedTurn({ state, messages, env }, usual, { decisions, turnEvents: [] }, "silent");
   }
 
   /** The turn planned by the core (`plan`: {@link planTurn}, or the full procedure when the shortcut said no). */
@@ -192,10 +203,10 @@ export class GuardedTurn {
     pending: Pending,
     plan: typeof planTurn,
   ): GuardedTurn {
-    const { message, calls, planned, indices } = pending;
-    if (planned.length === 0) return new GuardedTurn(message, calls, NO_CALLS, indices, state, messages, env, false);
-    const made = plan(state, turnInput(message, planned, messages), env.options, env.context);
-    return new GuardedTurn(message, calls, made, indices, state, messages, env, true);
+    const ground = { state, messages, env };
+    if (pending.planned.length === 0) return new GuardedTurn(ground, pending, NO_CALLS, "silent");
+    const made = plan(state, turnInput(pending.message, pending.planned, messages), env.options, env.context);
+    return new GuardedTurn(ground, pending, made, "announce");
   }
 
   /**
@@ -224,16 +235,17 @@ export class GuardedTurn {
     const index = callPosition(ids, call.id, same, { owner, task: call });
     const decision = planned[index];
     if (decision === undefined) return undefined;
+    const resumed = { message: undefined, calls: [call], indices: [index] };
     if (decision.call.name === call.name && decision.key === keyOf()) {
       const plan = { decisions: planned, turnEvents: [] };
-      return new GuardedTurn(undefined, [call], plan, [index], state, messages, env, false);
+      return new GuardedTurn({ state, messages, env }, resumed, plan, "silent");
     }
     // Decided again from the state as wrapToolCall sees it, as a response of this call alone.
     const id = decision.call.id ?? call.id;
     const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id }] };
     const decisions = planned.slice();
     decisions[index] = planTurn(state, turn, env.options, env.context).decisions[0] as ToolCallDecision;
-    return new GuardedTurn(undefined, [call], { decisions, turnEvents: [] }, [index], state, messages, env, true);
+    return new GuardedTurn({ state, messages, env }, resumed, { decisions, turnEvents: [] }, "announce");
   }
 
   /**
@@ -350,7 +362,8 @@ export class GuardedTurn {
   halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): StopResult {
     const events = [...before, ...stop.events];
     const emit = { host: this.env.host, on: this.env.options.feedback.events };
-    return stopResponse({ calls: this.calls, decisions: this.decisions }, stop, this.state, events, ask, emit);
+    const response = { calls: this.calls, decisions: this.decisions };
+    return stopResponse({ response, stop, guard: this.state, events, emit }, ask);
   }
 }
 

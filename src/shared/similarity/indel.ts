@@ -34,6 +34,19 @@ export function scoreFromLcs(lcs: number, lensum: number): number {
 }
 
 /**
+ * fuzzball's Indel score (0..100) of two processed strings: 0 when either is empty.
+ *
+ * @example
+ * ```ts
+ * indelScore("kitten", "sitting"); // 62
+ * ```
+ */
+export function indelScore(a: string, b: string): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  return scoreFromLcs(lcsLength(a, b), a.length + b.length);
+}
+
+/**
  * The smallest LCS whose score passes `threshold` the way a caller compares it (`score / 100 >= threshold`) for two
  * non-empty strings of total length `lensum`, the shorter `shorter` long; `shorter + 1` when no LCS passes (also for
  * a NaN threshold). Found by bisection with {@link scoreFromLcs} itself, which is non-decreasing in the LCS (`2·lcs`

@@ -1,6 +1,6 @@
 import {
+  indelScore,
   lcsAtLeast,
-  lcsLength,
   minLcsForScore,
   type Prepared,
   prepare,
@@ -162,10 +162,7 @@ function sortedWords(raw: string): Prepared {
  */
 export function tokenSortScore(a: string, b: string): number {
   if (typeof a !== "string" || typeof b !== "string") return 0;
-  const sa = sortedWords(a).text;
-  const sb = sortedWords(b).text;
-  if (sa.length === 0 || sb.length === 0) return 0;
-  return scoreFromLcs(lcsLength(sa, sb), sa.length + sb.length);
+  return indelScore(sortedWords(a).text, sortedWords(b).text);
 }
 
 /**

@@ -1,4 +1,12 @@
-import { lcsLength, prepare, preparedScoreAtLeast, processForRatio, scoreFromLcs, sharedCharacters } from "./indel.js";
+import {
+  indelScore,
+  lcsLength,
+  prepare,
+  preparedScoreAtLeast,
+  processForRatio,
+  scoreFromLcs,
+  sharedCharacters,
+} from "./indel.js";
 
 export { partialRatio, tokenSortRatio } from "./scorers.js";
 export { lcsLength, processForRatio };
@@ -54,10 +62,7 @@ export function similarityAtLeast(a: string, b: string, threshold: number): numb
  */
 export function similarityScore(a: string, b: string): number {
   if (typeof a !== "string" || typeof b !== "string") return 0;
-  const pa = prepare(a).text;
-  const pb = prepare(b).text;
-  if (pa.length === 0 || pb.length === 0) return 0;
-  return scoreFromLcs(lcsLength(pa, pb), pa.length + pb.length);
+  return indelScore(prepare(a).text, prepare(b).text);
 }
 
 /**
