@@ -3,12 +3,12 @@ import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/lang
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod/v4";
 import { type FileCacheState, type FileCacheWrite, fileCacheChannel } from "../fs/cache.js";
-import { loopGuardChannel } from "../loop/channel.js";
+import type { LoopState } from "../loop/core/loop.js";
+import { loopGuardChannel } from "../loop/core/state-check.js";
 import { unionQueries } from "../repeat-query/core/query.js";
 import { annotationOf, graphFieldOf } from "../shared/channel.js";
 import { type GuardLog, type GuardLogUpdate, guardLogChannel } from "../shared/events/stream-events.js";
-import { toolGuardChannel } from "../tool-calls/channel.js";
-import type { ToolGuardState, ToolGuardUpdate } from "../tool-calls/core/state.js";
+import { type ToolGuardState, type ToolGuardUpdate, toolGuardChannel } from "../tool-calls/core/state.js";
 
 /**
  * Every guard channel, without `messages`; spread it into your own state:
@@ -50,7 +50,7 @@ export const GuardState = Annotation.Root({
     default: () => null,
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
-  loopGuard: annotationOf(loopGuardChannel),
+  loopGuard: annotationOf<LoopState, LoopState | null>(loopGuardChannel),
   /**
    * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
    * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
@@ -104,7 +104,7 @@ export const guardStateSchema = z.object({
     default: () => null,
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
-  loopGuard: graphFieldOf(loopGuardChannel),
+  loopGuard: graphFieldOf<LoopState, LoopState | null>(loopGuardChannel),
   /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
   fileCache: graphFieldOf<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(fileCacheChannel),
   /** The thread's guard events, counted per kind, the last 50 kept. */

@@ -84,7 +84,7 @@ export interface OpenFolder {
  * const opened: OpenFolderResult = openFolderInside("/repo", "src", false);
  * ```
  */
-export type OpenFolderResult = { ok: true; folder: OpenFolder } | IoFailure;
+type OpenFolderResult = { ok: true; folder: OpenFolder } | IoFailure;
 
 /** The path of the entry `name` of the open folder `fd` whose path is `path`. */
 function entryOf(fd: number, path: string, name: string): string {

@@ -33,7 +33,7 @@ const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"])
  * const w: WriteResult = await writeFileAtomic("/repo/a.txt", Buffer.from("x\n"), options);
  * ```
  */
-export type WriteResult = { ok: true; created: boolean; stat: Stats } | IoFailure;
+type WriteResult = { ok: true; created: boolean; stat: Stats } | IoFailure;
 
 /**
  * Options of one write.

@@ -14,7 +14,7 @@ import ignore, { type Ignore } from "ignore";
  * BUILTIN_DENY_WRITES; // [".git"]
  * ```
  */
-export const BUILTIN_DENY_WRITES: readonly string[] = [".git"];
+const BUILTIN_DENY_WRITES: readonly string[] = [".git"];
 
 /**
  * A `denyWrites` entry as git reads it, except that a leading `./` means the root (as a leading `/` does; git would
@@ -49,7 +49,7 @@ export function denyWritesProblem(entry: string): string | undefined {
  * const rules: DenyWritesRules = { denyWrites: ["*.pem"], allowGitWrites: false };
  * ```
  */
-export interface DenyWritesRules {
+interface DenyWritesRules {
   /** `.gitignore` patterns, relative to the root. */
   denyWrites?: readonly string[] | undefined;
   /** Drop the built-in protection of `.git` (see {@link BUILTIN_DENY_WRITES}). */

@@ -22,15 +22,7 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * kindOf(statSync("/tmp/pipe")); // "fifo"
  * ```
  */
-export type FileKind =
-  | "file"
-  | "folder"
-  | "symlink"
-  | "fifo"
-  | "socket"
-  | "character device"
-  | "block device"
-  | "other";
+type FileKind = "file" | "folder" | "symlink" | "fifo" | "socket" | "character device" | "block device" | "other";
 
 /** What `kindOf` needs: a `Stats` or a `Dirent`. */
 interface Typed {
@@ -294,10 +286,10 @@ export function fdInside(fd: number, root: string): boolean | undefined {
  * const read: ReadResult = await readRegularFile("/repo/a.txt", { root: "/repo", maxBytes: 1e7, timeoutMs: 1e4 });
  * ```
  */
-export type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | { ok: false; problem: IoProblem };
+type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | { ok: false; problem: IoProblem };
 
 /** Limits of one read. */
-export interface ReadOptions {
+interface ReadOptions {
   /** The real path of the root: the opened file must be inside it. */
   root: string;
   maxBytes: number;
@@ -410,6 +402,6 @@ export function readRegularFileSync(path: string, root: string, maxBytes: number
  * // "ENAMETOOLONG"
  * ```
  */
-export function errorSummary(error: unknown): string {
+function _errorSummary(error: unknown): string {
   return errorCode(error) ?? echo((error as Error)?.message ?? String(error), 120);
 }

@@ -113,24 +113,6 @@ const optionsSchema = z.strictObject({
   clock: z.custom<() => number>((v) => typeof v === "function", "expected a function").optional(),
 });
 
-/** Where each option that moved into a group lives now, for the error that names it. */
-const MOVED_OPTIONS: Readonly<Record<string, string>> = {
-  cacheBudgetChars: "cache.budgetChars",
-  cacheMaxFiles: "cache.maxFiles",
-  racyWindowMs: "cache.racyWindowMs",
-  scanEntryCap: "cache.scanEntryCap",
-  commandTimeoutMs: "commands.timeoutMs",
-  maxCommandOutputChars: "commands.maxOutputChars",
-  maxFileBytes: "limits.maxFileBytes",
-  maxIgnoreFileBytes: "limits.maxIgnoreFileBytes",
-  ioTimeoutMs: "limits.ioTimeoutMs",
-  defaultLineLimit: "limits.defaultLineLimit",
-  maxLineChars: "limits.maxLineChars",
-  listLimit: "limits.listLimit",
-  logger: "feedback.logger",
-  events: "feedback.events",
-};
-
 /**
  * Options of {@link createFileTools}.
  *
@@ -168,5 +150,5 @@ export type ResolvedFileToolsOptions = z.output<typeof optionsSchema>;
  * ```
  */
 export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFileToolsOptions {
-  return parseOptions(optionsSchema, options, "file-tool", MOVED_OPTIONS);
+  return parseOptions(optionsSchema, options, "file-tool");
 }

@@ -9,7 +9,7 @@ import { cutEnd } from "../shared/texts/format.js";
  * viewLines(content, {}, { defaultLineLimit: 200, maxLineChars: 500 } satisfies ReadLimits);
  * ```
  */
-export interface ReadLimits {
+interface ReadLimits {
   /** Lines shown when the call gives no `limit`. */
   defaultLineLimit: number;
   /** Characters of one line shown; the rest is cut with a marker. */

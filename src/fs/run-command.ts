@@ -24,7 +24,7 @@ const MARK = "LANGGRAPH_GUARDS_COMMAND";
  * setTimeout(stopTheRest, EXIT_GRACE_MS);
  * ```
  */
-export const EXIT_GRACE_MS = 500;
+const EXIT_GRACE_MS = 500;
 
 /**
  * How a command ended.

@@ -72,7 +72,7 @@ export interface SandboxOptions {
  * isInside("/repo", "/repo2");    // false
  * ```
  */
-export function isInside(root: string, real: string): boolean {
+function isInside(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 

@@ -83,7 +83,7 @@ export const DEFAULT_IGNORED: readonly string[] = [
 ];
 
 /** Options of a scan (see {@link scanTree}). */
-export interface ScanOptions {
+interface ScanOptions {
   ignored: readonly string[];
   /** Entries beyond which the scan gives up (returns undefined). */
   entryCap: number;

@@ -8,7 +8,6 @@ import type { GuardStreamEvent } from "../shared/events/stream-events.js";
 import { parseOptions } from "../shared/options.js";
 import type { LoopState } from "./core/loop.js";
 import {
-  LOOP_MOVED_OPTIONS,
   type LoopDetectOptions,
   type LoopGuardSettings,
   loopDetectOptionsSchema,
@@ -50,8 +49,6 @@ const loopDetectNodeOptionsSchema = z.strictObject({
  */
 export type LoopDetectNodeOptions = z.input<typeof loopDetectNodeOptionsSchema>;
 
-const NODE_MOVED_OPTIONS = { ...LOOP_MOVED_OPTIONS, exit: "routes.exit", next: "routes.next", done: "routes.done" };
-
 /** The `guardLog` part of an update (none when nothing was logged). */
 function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
   return log.length > 0 ? { guardLog: log } : {};
@@ -77,12 +74,7 @@ function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
  * ```
  */
 export function loopDetectNode(options: LoopDetectNodeOptions = {}) {
-  const { routes = {}, ...rest } = parseOptions(
-    loopDetectNodeOptionsSchema,
-    options,
-    "loop-detection",
-    NODE_MOVED_OPTIONS,
-  );
+  const { routes = {}, ...rest } = parseOptions(loopDetectNodeOptionsSchema, options, "loop-detection");
   const hook = graphLoopHook(loopGuardSettings(rest));
   const { exit = END, next = "tools", done = END } = routes;
   return async (state: LoopGraphState, config?: LangGraphRunnableConfig): Promise<Command> => {

@@ -19,9 +19,8 @@ import { withStepBudget } from "../shared/agent/stack.js";
 import { agentFieldOf } from "../shared/channel.js";
 import { guardLogChannel, stopStreamEvent } from "../shared/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { loopGuardChannel } from "./channel.js";
 import type { LoopState, StopReason } from "./core/loop.js";
-import { readLoopState } from "./core/state-check.js";
+import { loopGuardChannel, readLoopState } from "./core/state-check.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,
@@ -111,7 +110,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
     name: "LoopDetectMiddleware",
     stateSchema: z.object({
       /** The loop detector's and the safety limits' state, per thread. */
-      loopGuard: agentFieldOf(loopGuardChannel),
+      loopGuard: agentFieldOf<LoopState, LoopState | null>(loopGuardChannel),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
       guardLog: agentFieldOf(guardLogChannel),
     }),
@@ -144,7 +143,9 @@ export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   const budget = modelCallBudget();
   const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
   const stateSchema = z.object({
-    /** The safety limits' counters, per thread. */ safetyLimits: agentFieldOf(loopGuardChannel),
+    /** The safety limits' counters, per thread. */ safetyLimits: agentFieldOf<LoopState, LoopState | null>(
+      loopGuardChannel,
+    ),
     /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog:
       agentFieldOf(guardLogChannel),
   });

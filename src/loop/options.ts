@@ -150,7 +150,7 @@ export const loopDetectOptionsSchema = z.strictObject({
 });
 
 /** The options of `safetyLimitsMiddleware`: the limits alone, without the similarity check. */
-export const safetyLimitsOptionsSchema = z.strictObject({
+const safetyLimitsOptionsSchema = z.strictObject({
   ...limitsShape,
   /** How a turn is read. */
   turns: z.strictObject(turnShape).optional(),
@@ -188,24 +188,6 @@ export type LoopDetectOptions = z.input<typeof loopDetectOptionsSchema>;
  * @interface
  */
 export type SafetyLimitsOptions = z.input<typeof safetyLimitsOptionsSchema>;
-
-/** Where each option of `safetyLimitsMiddleware` that moved into a group lives now, for the error that names it. */
-const LIMITS_MOVED_OPTIONS: Readonly<Record<string, string>> = {
-  isFailure: "turns.isFailure",
-  runBoundary: "turns.runBoundary",
-  clock: "turns.clock",
-  events: "feedback.events",
-};
-
-/** Where each option of the loop detector that moved into a group lives now, for the error that names it. */
-export const LOOP_MOVED_OPTIONS: Readonly<Record<string, string>> = {
-  ...LIMITS_MOVED_OPTIONS,
-  outputOf: "turns.outputOf",
-  maxRecentOutputs: "turns.maxRecentOutputs",
-  scorer: "turns.scorer",
-  minOutputLength: "turns.minOutputLength",
-  logger: "feedback.logger",
-};
 
 /** The options of a loop-guard adapter, validated and in the shape the turn runs on. */
 export interface LoopGuardSettings {
@@ -265,7 +247,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
 
 /**
  * Validates the options of `loopDetectHook` and `loopDetectMiddleware`; throws `GuardOptionsError` naming each bad
- * field, and where a key that moved into a group lives now.
+ * field.
  *
  * @example
  * ```ts
@@ -274,7 +256,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
  * ```
  */
 export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardSettings {
-  return loopGuardSettings(parseOptions(loopDetectOptionsSchema, options, "loop-detection", LOOP_MOVED_OPTIONS));
+  return loopGuardSettings(parseOptions(loopDetectOptionsSchema, options, "loop-detection"));
 }
 
 /**
@@ -286,6 +268,6 @@ export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardS
  * ```
  */
 export function resolveSafetyLimitsOptions(options: SafetyLimitsOptions): LoopGuardSettings {
-  const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits", LIMITS_MOVED_OPTIONS);
+  const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits");
   return { ...loopGuardSettings(parsed), checksLoops: false };
 }

@@ -147,7 +147,7 @@ function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: Writ
 }
 
 /** What one turn of the loop guard gives: its new state, and on a stop the messages that end the run. */
-export interface LoopTurnResult {
+interface LoopTurnResult {
   /** The loop guard's state after the turn. */
   state: LoopState;
   /** Set when a limit or a loop stops the run. */

@@ -118,7 +118,7 @@ function parseArgs(raw: unknown, where: string): unknown {
 }
 
 /** A tool call of a message list that no tool result answers. */
-export interface MissingResult {
+interface MissingResult {
   /** The call's id (undefined: the call has none, so no result can answer it). */
   id: string | undefined;
   name: string;

@@ -50,7 +50,7 @@ export function formatBytes(n: number): string {
 }
 
 /** What the splitter found: a complete line (its text and byte length), or a line over the cap (skipped). */
-export type LineEvent = { kind: "line"; n: number; text: string; bytes: number } | { kind: "long"; n: number };
+type LineEvent = { kind: "line"; n: number; text: string; bytes: number } | { kind: "long"; n: number };
 
 /**
  * Splits bytes into lines at `\n` as they come, holding one line at most: a line longer than `maxLineBytes` is

@@ -23,7 +23,7 @@ export function hookBudget(): StepBudget {
 }
 
 /** What ends a run at a hook: the messages to add (answers to the pending calls, the final message) and the events. */
-export interface HookEnding {
+interface HookEnding {
   messages: BaseMessage[];
   log: GuardStreamEvent[];
 }

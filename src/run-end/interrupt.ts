@@ -83,7 +83,7 @@ export function isEscalationInterrupt(value: unknown): value is EscalationInterr
 }
 
 /** A person's answer, read from any of the forms of {@link EscalationResume}. */
-export interface PersonsAnswer {
+interface PersonsAnswer {
   answer: string;
   action: "continue" | "reset" | "end";
 }

@@ -41,7 +41,7 @@ const KNOWN_CHANNELS = ["toolGuard", "runToolCallCount", "threadToolCallCount", 
  * stackFromChannels({ toolGuard: {}, runToolCallCount: {} }); // { around: 2, edges: 1 }
  * ```
  */
-export function stackFromChannels(channels: Record<string, unknown> | undefined): StackShape {
+function stackFromChannels(channels: Record<string, unknown> | undefined): StackShape {
   const shape = { around: 0, edges: 0 };
   if (channels === undefined) return shape;
   if ("toolGuard" in channels) shape.around += 1;
@@ -70,7 +70,7 @@ export function modelCallBudget(): StepBudget {
 }
 
 /** How a middleware ends a run: its `wrapUp`, and whether its guard events are on. */
-export interface ModelCallEnding {
+interface ModelCallEnding {
   wrapUp: WrapUpOption;
   events: boolean;
 }

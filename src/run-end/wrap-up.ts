@@ -30,7 +30,7 @@ export interface EndReason {
  * const input = wrapUpInput(messages, stepBudgetReason(25));
  * ```
  */
-export function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
+function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
   if (isWrapUpInput(messages)) return [...messages];
   return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
 }
@@ -59,7 +59,7 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
  * const final = finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason);
  * ```
  */
-export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
+function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
   if (!usable) {
@@ -163,7 +163,7 @@ export interface WrapUpModel {
 }
 
 /** Whether `v` is `{ model }` with a chat model (its `invoke`), and nothing else. */
-export function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
+function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
   const o = v as { model?: { invoke?: unknown } } | null;
   return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
 }

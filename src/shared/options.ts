@@ -47,27 +47,20 @@ export class GuardOptionsError extends Error {
 
 /**
  * Validates options with a zod schema and fills in its defaults; throws {@link GuardOptionsError} that names every
- * bad field, for the guard called `what`. `moved` maps a top-level option that moved into a group to where it is
- * now (`{ consecutive: "rules.consecutive" }`): the error says so instead of only "unrecognized key".
+ * bad field, for the guard called `what`.
  *
  * @example
  * ```ts
  * parseOptions(z.object({ n: z.number().default(1) }), {}, "my guard"); // { n: 1 }
  * ```
  */
-export function parseOptions<S extends z.ZodType>(
-  schema: S,
-  options: unknown,
-  what: string,
-  moved: Readonly<Record<string, string>> = {},
-): z.output<S> {
+export function parseOptions<S extends z.ZodType>(schema: S, options: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(options ?? {});
   if (!parsed.success) {
     const problems = unionBranchIssues(parsed.error.issues).map((i) => {
       const where = i.path.join(".") || "(options)";
       if (i.code !== "unrecognized_keys" || i.path.length > 0) return `${where}: ${i.message}`;
-      const keys = i.keys.map((k) => (Object.hasOwn(moved, k) ? `${k} (now ${moved[k]})` : k));
-      return `${where}: unrecognized option${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}`;
+      return `${where}: unrecognized option${i.keys.length > 1 ? "s" : ""}: ${i.keys.join(", ")}`;
     });
     throw new GuardOptionsError(`Invalid ${what} options:\n- ${problems.join("\n- ")}`);
   }

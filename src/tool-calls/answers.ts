@@ -292,7 +292,7 @@ export function toolErrorContent(toolName: string, error: unknown): string {
 }
 
 /** The error ToolMessage that answers a call whose tool threw `error` (same `tool_call_id` and `name`). */
-export function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown): ToolMessage {
+function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown): ToolMessage {
   return new ToolMessage({
     status: "error",
     content: toolErrorContent(call.name, error),
@@ -306,7 +306,7 @@ export function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unkn
  * tool probably meant, when the name is a near miss, and the agent's `tools` ({@link unknownToolText}). Recorded by
  * the guards as a failed call, like any other: the same-error rule stops a model that keeps calling it.
  */
-export function unknownToolAnswer(call: Pick<ToolCall, "id" | "name">, tools: readonly string[]): ToolMessage {
+function unknownToolAnswer(call: Pick<ToolCall, "id" | "name">, tools: readonly string[]): ToolMessage {
   return new ToolMessage({
     status: "error",
     content: unknownToolText(call.name, tools),

@@ -10,9 +10,14 @@ import { agentFieldOf } from "../shared/channel.js";
 import { type GuardLog, type GuardStreamEvent, guardLogChannel } from "../shared/events/stream-events.js";
 import { parseOptions } from "../shared/options.js";
 import { handlerOutput } from "./answers.js";
-import { toolGuardChannel } from "./channel.js";
 import { resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
-import { emptyToolGuardState, type GuardEvent, type ToolGuardState } from "./core/state.js";
+import {
+  emptyToolGuardState,
+  type GuardEvent,
+  type ToolGuardState,
+  type ToolGuardUpdate,
+  toolGuardChannel,
+} from "./core/state.js";
 import { GuardModelCalls } from "./model-call.js";
 import { type AgentTool, ToolTraits } from "./traits.js";
 import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "./turn.js";
@@ -59,7 +64,7 @@ const middlewareOptionsSchema = z.strictObject({
 
 const stateSchema = z.object({
   /** The tool-call guards' state, per thread. */
-  toolGuard: agentFieldOf(toolGuardChannel),
+  toolGuard: agentFieldOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** Guard events, counted and the most recent kept (shared with the other middleware). */
   guardLog: agentFieldOf(guardLogChannel),
   // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).

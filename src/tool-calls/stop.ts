@@ -38,13 +38,13 @@ export interface StopResult {
 }
 
 /** Where a stop writes its guard events: the custom stream's host, and whether events are on. */
-export interface StopEvents {
+interface StopEvents {
   host: WriterHost;
   on: boolean;
 }
 
 /** The response the run stops at: the calls to answer and their decisions. */
-export interface StoppedResponse {
+interface StoppedResponse {
   calls: readonly ToolCall[];
   decisions: readonly ToolCallDecision[];
 }
@@ -58,7 +58,7 @@ export function forgiveness(guard: ToolGuardState, messages: readonly BaseMessag
 }
 
 /** A response the run stops at, with what the stop knows: the guards' state, the events so far, where to write. */
-export interface Halt {
+interface Halt {
   response: StoppedResponse;
   stop: TurnStop;
   guard: ToolGuardState;
@@ -70,7 +70,7 @@ export interface Halt {
  * Level 4, or a person's "end" (`byPerson`: their answer): every pending call answered "Not run", and a final AI
  * message that says why.
  */
-export function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string): StopResult {
+function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string): StopResult {
   const { call, previousResult } = stop.decision;
   const id = randomUUID();
   const endedByUser = byPerson === undefined ? undefined : { answer: byPerson };

@@ -21,7 +21,7 @@ import { readsChangedCheck } from "./freshness.js";
  * const answersNow: AnswersNowCheck = (args) => [{ ok: true, text: readFileSync(pathOf(args), "utf8") }];
  * ```
  */
-export type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
+type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
 
 /** The guards' part of a tool's metadata. */
 type GuardMetadata = { servesRepeats?: boolean; answersNow?: unknown } | undefined;
@@ -33,7 +33,7 @@ function guardMetadata(tool: unknown): GuardMetadata {
 }
 
 /** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
-export function readOnlyHintOf(tool: unknown): boolean | undefined {
+function readOnlyHintOf(tool: unknown): boolean | undefined {
   const metadata = (tool as { metadata?: Record<string, unknown> } | null | undefined)?.metadata;
   if (!metadata) return undefined;
   const direct = metadata.readOnlyHint;
@@ -165,7 +165,7 @@ export class ToolTraits {
  * checkWrittenChannels({ guardLog: { recent: 5 } }); // throws GuardStateError: guardLog, recent
  * ```
  */
-export function checkWrittenChannels(state: unknown): void {
+function checkWrittenChannels(state: unknown): void {
   if (state === null || typeof state !== "object") return;
   const { guardLog, fileCache } = state as { guardLog?: unknown; fileCache?: unknown };
   if (guardLog !== undefined) readGuardLog(guardLog);

@@ -61,7 +61,7 @@ export interface TurnRecord {
 }
 
 /** The model's wrap-up a stop asked for (createAgent: the next model call makes it). */
-export interface WrapUpRecord {
+interface WrapUpRecord {
   /** Why the run ends (the final message's `response_metadata.guard`, and the canned message). */
   reason: EndReason;
   /** The id of the final message (the guards' state refers to it). */

@@ -384,9 +384,7 @@ describe("rules.fileEdits options", () => {
       expect(build).toThrow(GuardOptionsError);
       expect(build).toThrow(message);
     }
-    expect(() => resolveToolGuardOptions({ fileEdits: false } as ToolGuardOptions)).toThrow(
-      /fileEdits \(now rules\.fileEdits\)/,
-    );
+    expect(() => resolveToolGuardOptions({ fileEdits: false } as ToolGuardOptions)).toThrow(/fileEdits/);
     expect(() =>
       resolveToolGuardOptions({ tools: { bash: { fileEdits: "no" } } } as unknown as ToolGuardOptions),
     ).toThrow(/tools\.bash\.fileEdits/);

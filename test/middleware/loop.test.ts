@@ -54,25 +54,25 @@ describe("the loop guard's options", () => {
     expect(() => safetyLimitsMiddleware({ feedback: { logger: console } } as never)).toThrow(/"logger"/);
   });
 
-  it("name where a key that moved into a group lives now", () => {
+  it("refuse a key written outside its group, by name", () => {
     for (const build of builders) {
-      expect(() => build({ runBoundary: "none" } as never)).toThrow(/runBoundary \(now turns\.runBoundary\)/);
-      expect(() => build({ isFailure: () => true } as never)).toThrow(/isFailure \(now turns\.isFailure\)/);
-      expect(() => build({ clock: Date.now } as never)).toThrow(/clock \(now turns\.clock\)/);
+      expect(() => build({ runBoundary: "none" } as never)).toThrow(/unrecognized option: runBoundary$/m);
+      expect(() => build({ isFailure: () => true } as never)).toThrow(/unrecognized option: isFailure$/m);
+      expect(() => build({ clock: Date.now } as never)).toThrow(/unrecognized option: clock$/m);
       expect(() => build({ events: false } as never)).toThrow(GuardOptionsError);
-      expect(() => build({ events: false } as never)).toThrow(/events \(now feedback\.events\)/);
+      expect(() => build({ events: false } as never)).toThrow(/unrecognized option: events$/m);
     }
     for (const build of [loopDetectHook, loopDetectNode, loopDetectMiddleware]) {
       expect(() => build({ maxIterations: 5, logger: console, scorer: "ratio" } as never)).toThrow(
-        /unrecognized options: logger \(now feedback\.logger\), scorer \(now turns\.scorer\)/,
+        /unrecognized options: logger, scorer/,
       );
-      expect(() => build({ outputOf: () => "" } as never)).toThrow(/outputOf \(now turns\.outputOf\)/);
-      expect(() => build({ minOutputLength: 5 } as never)).toThrow(/minOutputLength \(now turns\.minOutputLength\)/);
+      expect(() => build({ outputOf: () => "" } as never)).toThrow(/unrecognized option: outputOf$/m);
+      expect(() => build({ minOutputLength: 5 } as never)).toThrow(/unrecognized option: minOutputLength$/m);
     }
     expect(() => loopDetectNode({ exit: "summarize", next: "act" } as never)).toThrow(
-      /exit \(now routes\.exit\), next \(now routes\.next\)/,
+      /unrecognized options: exit, next/,
     );
-    expect(() => loopDetectNode({ done: "x" } as never)).toThrow(/done \(now routes\.done\)/);
+    expect(() => loopDetectNode({ done: "x" } as never)).toThrow(/unrecognized option: done$/m);
   });
 
   const person = (id: string) => new HumanMessage({ content: `Task ${id}`, id });

@@ -414,7 +414,7 @@ function reached(kind: Exclude<StopKind, "loop" | "steps">, value: number, limit
  * loopStopReason(0.92, 0.9).message; // "Stopped: loop detected, the output is 92.0% similar to a previous output (threshold 90%)."
  * ```
  */
-export function loopStopReason(similarity: number, threshold: number): StopReason {
+function loopStopReason(similarity: number, threshold: number): StopReason {
   return {
     kind: "loop",
     value: similarity,

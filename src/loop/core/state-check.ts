@@ -85,3 +85,6 @@ export function reduceLoopState(current: LoopState | undefined, update: LoopStat
   }
   return update;
 }
+
+/** The `loopGuard` channel (and createAgent's `safetyLimits`; see shared/channel.ts): a whole state replaces. */
+export const loopGuardChannel = { reduce: reduceLoopState, empty: emptyLoopState };

@@ -13,7 +13,7 @@ export type WriterHost = { writer?: ((chunk: unknown) => void) | undefined } | u
  * The name of the LangChain custom event a guard event is dispatched under: `langgraph_guards.<kind>` (one stable
  * name per kind: `langgraph_guards.blocked`, `langgraph_guards.loop`, …).
  */
-export function guardEventName(event: GuardStreamEvent): string {
+function guardEventName(event: GuardStreamEvent): string {
   return `langgraph_guards.${event.kind}`;
 }
 

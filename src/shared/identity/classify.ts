@@ -313,7 +313,7 @@ function baseName(name: string): string {
  * hasReadOnlyName("write_to_file");        // false
  * ```
  */
-export function hasReadOnlyName(name: string): boolean {
+function hasReadOnlyName(name: string): boolean {
   return readOnlyName(name);
 }
 
@@ -442,11 +442,7 @@ function isPathText(value: unknown): value is string {
  * normalizePathArgs({ path: "./a.py", limit: 5 }, undefined, "/repo"); // { path: "/repo/a.py", limit: 5 }
  * ```
  */
-export function normalizePathArgs(
-  args: unknown,
-  pathArgs: readonly string[] | undefined,
-  root: string | undefined,
-): unknown {
+function normalizePathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): unknown {
   return readPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS, root, undefined, true);
 }
 

@@ -58,7 +58,7 @@ export function indelScore(a: string, b: string): number {
  * minLcs(0.9, 200, 100); // 90
  * ```
  */
-export function minLcs(threshold: number, lensum: number, shorter: number): number {
+function minLcs(threshold: number, lensum: number, shorter: number): number {
   return minLcsWhere((score) => score / 100 >= threshold, lensum, shorter);
 }
 

@@ -6,7 +6,7 @@
  * const [i, j, size]: MatchingBlock = matchingBlocks("abxcd", "abcd")[0]; // 0, 0, 2
  * ```
  */
-export type MatchingBlock = readonly [i: number, j: number, size: number];
+type MatchingBlock = readonly [i: number, j: number, size: number];
 
 /**
  * The tables of `b` that the search for a longest match reads: where each character of `b` is (positions grouped by

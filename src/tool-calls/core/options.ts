@@ -61,14 +61,14 @@ const limitFields = (defaults: { remindAt: number; blockAt: number }) => ({
 /**
  * The repeat ceiling's limits for one tool (`tools.<name>.repeatCeiling`): identical calls in one run.
  */
-export const repeatCeilingSchema = z.object(limitFields(REPEAT_CEILING_DEFAULTS)).strict().superRefine(checkLimits);
+const repeatCeilingSchema = z.object(limitFields(REPEAT_CEILING_DEFAULTS)).strict().superRefine(checkLimits);
 
 /**
  * The repeat ceiling's limits (`rules.repeatCeiling`): `remindAt` and `blockAt` for a read-only tool or a search
  * (default 6 and 10), and `changing` for a call whose answers can change by themselves: a poll, a shell command, an
  * unknown tool (default 10 and 20). Limits given without `changing` apply to both.
  */
-export const rulesRepeatCeilingSchema = z
+const rulesRepeatCeilingSchema = z
   .object({
     /** The identical call whose answer gets a reminder (and every one after it). `false`: none. Default 6. */
     remindAt: z.union([z.literal(false), z.number()]).optional(),
@@ -114,7 +114,7 @@ const repeatCeilingOption = z.union([z.literal(false), repeatCeilingSchema], {
 });
 
 /** Per-tool settings. */
-export const toolGuardConfigSchema = z
+const toolGuardConfigSchema = z
   .object({
     /** Never block this tool (its calls are still recorded). */
     exempt: z.boolean().optional(),
@@ -221,7 +221,7 @@ const FILE_EDITS_DEFAULTS = { remindAt: 8, blockAt: 25, blockRewritesAt: 12 } as
 /**
  * The file-edits rule's limits (`rules.fileEdits`): writes of one file in one run, counted per successful call.
  */
-export const fileEditsSchema = z
+const fileEditsSchema = z
   .object({
     /** The write of a file that gets a reminder after its result (and every write after it). `false`: none. Default 8. */
     remindAt: z.union([z.literal(false), z.number()]).default(FILE_EDITS_DEFAULTS.remindAt),
@@ -248,7 +248,7 @@ export const fileEditsSchema = z
  * The rules' switches and how calls and results are compared, the `rules` group of {@link ToolGuardOptions}: the threshold rule's
  * counting (shared with {@link ToolRepetitionDetector}), the other rules' switches, and the project root.
  */
-export const guardRulesSchema = z
+const guardRulesSchema = z
   .object({
     ...repetitionRulesSchema.omit({ repetitionThreshold: true, windowSize: true }).shape,
     /** Project root: relative and absolute forms of one path are the same call. */
@@ -295,7 +295,7 @@ export const guardRulesSchema = z
   .strict();
 
 /** What the guards say, the `feedback` group of {@link ToolGuardOptions}: to the model and to observers. */
-export const guardFeedbackSchema = z
+const guardFeedbackSchema = z
   .object({
     /** Replacements for the rules' block messages (a text or a builder). */
     messages: z
@@ -338,7 +338,7 @@ export const guardFeedbackSchema = z
   .strict();
 
 /** What the guards remember and for how long, the `memory` group of {@link ToolGuardOptions}. */
-export const guardMemorySchema = z
+const guardMemorySchema = z
   .object({
     ...operationLimitsSchema.shape,
     /** Observe-mode records kept. Default 50. */
@@ -362,7 +362,7 @@ export const guardMemorySchema = z
  * The options of the tool-call guards, validated when a guard is built. Every field is optional. The common
  * settings are at the top; the rare ones in the groups `rules`, `feedback`, `memory` and `escalation`.
  */
-export const toolGuardOptionsSchema = z
+const toolGuardOptionsSchema = z
   .object({
     /**
      * Threshold rule: block when the rule's window already holds this many identical calls. Default 3 (the 4th is
@@ -390,13 +390,6 @@ export const toolGuardOptionsSchema = z
     escalation: escalationOptionsSchema.prefault({}),
   })
   .strict();
-
-/** Where each option that moved into a group lives now (for a clear error). */
-const MOVED_TOOL_GUARD_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
-  ...Object.fromEntries(Object.keys(guardRulesSchema.shape).map((k) => [k, `rules.${k}`])),
-  ...Object.fromEntries(Object.keys(guardFeedbackSchema.shape).map((k) => [k, `feedback.${k}`])),
-  ...Object.fromEntries(Object.keys(guardMemorySchema.shape).map((k) => [k, `memory.${k}`])),
-});
 
 /**
  * Options of the tool-call guards, as the user writes them.
@@ -443,5 +436,5 @@ export type { BlockRule };
  * ```
  */
 export function resolveToolGuardOptions(options: ToolGuardOptions = {}): ResolvedToolGuardOptions {
-  return parseOptions(toolGuardOptionsSchema, options, "langgraph-guards", MOVED_TOOL_GUARD_OPTIONS);
+  return parseOptions(toolGuardOptionsSchema, options, "langgraph-guards");
 }

@@ -288,11 +288,7 @@ function continuesRun(state: ToolGuardState, run: string | undefined, options: R
  * runEvents(state, "human-msg-7", options); // [{ type: "run", run: "human-msg-7", keep: { ... } }] for a new run
  * ```
  */
-export function runEvents(
-  state: ToolGuardState,
-  run: string | undefined,
-  options: ResolvedToolGuardOptions,
-): GuardEvent[] {
+function runEvents(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): GuardEvent[] {
   if (run === undefined || continuesRun(state, run, options)) return [];
   const keep = { operations: options.memory.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
   return [{ type: "run", run, keep }];
@@ -357,7 +353,7 @@ export function commitTurn(
  * if ((top?.escalation ?? 0) >= 3) console.log("a person is asked, or the run ends");
  * ```
  */
-export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
+function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
   let top: ToolCallDecision | undefined;
   for (const d of decisions) {
     if (!d.allowed && !d.reminder && (d.escalation ?? 0) > (top?.escalation ?? 0)) top = d;
@@ -374,7 +370,7 @@ export function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallD
  * const events = progressEvents(plan.decisions, [{ ok: true, text: "done" }]); // [{ type: "progress" }]
  * ```
  */
-export function progressEvents(
+function progressEvents(
   responseDecisions: readonly ToolCallDecision[],
   outcomes: readonly { ok: boolean }[],
 ): GuardEvent[] {
@@ -410,7 +406,7 @@ export function outcomeEvents(
  * const events = resultEvents({ seq: 3, key, tool: "read_file", effect }, { ok: true, text: "…" }, options);
  * ```
  */
-export function resultEvents(
+function resultEvents(
   call: {
     seq: number;
     key: string;

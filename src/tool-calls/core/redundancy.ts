@@ -81,7 +81,7 @@ export type OperationLimits = z.output<typeof operationLimitsSchema>;
  * DEFAULT_OPERATION_LIMITS.operationsHistoryLimit; // 10
  * ```
  */
-export const DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = Object.freeze(operationLimitsSchema.parse({}));
+const _DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = Object.freeze(operationLimitsSchema.parse({}));
 
 /**
  * An empty state of the redundant rule.

@@ -109,7 +109,7 @@ function isTracked(options: CeilingOptions): boolean {
  * ceilingLimits(resolveToolGuardOptions(), "task_board", true);  // { remindAt: 10, blockAt: 20 }
  * ```
  */
-export function ceilingLimits(
+function ceilingLimits(
   options: CeilingOptions,
   tool: string,
   changing: boolean,
@@ -135,11 +135,7 @@ const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
  * answersMayChange({ name: "web_search", args: { q: "x" } }, { kind: "mutate" }, options); // false
  * ```
  */
-export function answersMayChange(
-  call: { name: string; args: unknown },
-  effect: CallEffect,
-  options: CeilingOptions,
-): boolean {
+function answersMayChange(call: { name: string; args: unknown }, effect: CallEffect, options: CeilingOptions): boolean {
   if (isShellTool(call.name) || isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name))) return true;
   if (effect.kind === "read") return false;
   return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
@@ -235,7 +231,7 @@ function positionOf(calls: readonly RepeatCount[], key: string): number {
  * repeatCountOf(state.repeats, decision.key) + 1; // this call's place in the count
  * ```
  */
-export function repeatCountOf(state: RepeatState | undefined, key: string): number {
+function repeatCountOf(state: RepeatState | undefined, key: string): number {
   if (state === undefined) return 0;
   const at = positionOf(state.calls, key);
   if (at < 0) return 0;

@@ -273,7 +273,7 @@ export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
  * const verdict: RepetitionCheck = evaluateRepetition(state, key, DEFAULT_REPETITION_RULES);
  * ```
  */
-export interface RepetitionCheck {
+interface RepetitionCheck {
   /** The rule the call repeats under, if any. */
   rule?: "consecutive" | "threshold" | undefined;
   /** How many identical calls the window would hold with this one (countable ones only). */
@@ -292,7 +292,7 @@ export interface RepetitionCheck {
  * DEFAULT_REPETITION_RULES.repetitionThreshold; // 3
  * ```
  */
-export const DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = Object.freeze(repetitionRulesSchema.parse({}));
+const _DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = Object.freeze(repetitionRulesSchema.parse({}));
 
 /**
  * An empty repetition state.
@@ -376,7 +376,7 @@ export function evaluateRepetition(
  * The longest cycle the cycle rule looks for (ml-intern and Hermes find cycles of 2 to 5 calls). Two rounds of it
  * fit the default window of 10 calls; a smaller window sees cycles of up to half its size.
  */
-export const LONGEST_CYCLE = 5;
+const LONGEST_CYCLE = 5;
 
 /**
  * A cycle of 2 to {@link LONGEST_CYCLE} (5) calls, two at least different, that the recent window holds twice in a
@@ -429,7 +429,7 @@ export function findCycle(
  * recordCall(state, { key: "k", tool: "ls" } satisfies NewCall, 10);
  * ```
  */
-export interface NewCall {
+interface NewCall {
   key: string;
   tool: string;
   /** Defaults to `state.nextSeq`. */

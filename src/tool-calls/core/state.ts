@@ -127,7 +127,7 @@ export interface AnswerRecord {
 }
 
 /** Answers kept for result dedupe. */
-export const ANSWERS_LIMIT = 50;
+const ANSWERS_LIMIT = 50;
 
 /**
  * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
@@ -574,6 +574,9 @@ export function reduceToolGuard(
 ): ToolGuardState {
   return applyEvents(state, update, true);
 }
+
+/** The `toolGuard` channel (see shared/channel.ts): the tool-call guards' memory, through its reducer. */
+export const toolGuardChannel = { reduce: reduceToolGuard, empty: emptyToolGuardState };
 
 /**
  * Applies events; `carryIndex` hands the derived call index from each state to the next (the channel reducer

@@ -22,7 +22,7 @@ const PAGER_ASSIGNMENT = /^(PAGER|GIT_PAGER)$/;
 const DEVICE = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
 /** What one simple command does: only reads, writes these paths (as written), or may change anything. */
-export type Effect = { kind: "read" } | { kind: "write"; paths: string[] } | { kind: "all" };
+type Effect = { kind: "read" } | { kind: "write"; paths: string[] } | { kind: "all" };
 
 const ALL: Effect = { kind: "all" };
 

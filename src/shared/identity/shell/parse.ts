@@ -23,7 +23,7 @@ export interface SimpleCommand {
 }
 
 /** A command line: pipelines joined by `&&`, `||`, `;` (or a newline), each with the operator before it. */
-export type CommandLine = { op: ";" | "&&" | "||"; pipeline: SimpleCommand[] }[];
+type CommandLine = { op: ";" | "&&" | "||"; pipeline: SimpleCommand[] }[];
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
