@@ -1,6 +1,6 @@
 /**
  * The fingerprint behind the freshness check of shell reads (issue 43, class 2; src/tool-calls/freshness.ts): which calls
- * have one, and what changes it. The scenarios are in test/scenarios/outside-writes.test.ts.
+ * have one, and what changes it. The scenarios are in test/scenarios/outside-writes.int.test.ts.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
