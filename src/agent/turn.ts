@@ -301,7 +301,9 @@ export class GuardedTurn {
     const decision = this.decision(i);
     if (!decision.allowed || this.env.context.disabled) return;
     try {
-      this.#reads[this.#at(i)] = fingerprintBeforeRun(decision.call.name, decision.effect);
+      // Only a shell read has one: any other call leaves `#reads` empty, and its events as they are.
+      const fingerprint = fingerprintBeforeRun(decision.call.name, decision.effect);
+      if (fingerprint !== undefined) this.#reads[this.#at(i)] = fingerprint;
     } catch {
       // no fingerprint: the read's repeats are judged by the rules alone, as before
     }
