@@ -1,32 +1,35 @@
 /**
  * Overhead of the guards, run with `npm run bench:overhead [-- --quick]` (also part of `npm run bench`).
  *
- * 1. A 150-turn scripted `createReactAgent` run, guarded (`GuardedToolNode`) against plain (`ToolNode`), both in
- *    the same state (`GuardMessagesState`), so that the ratio is the node's own cost; without a checkpointer and
- *    with `MemorySaver`, interleaved in one process (the order rotates); the first runs are discarded and the next
- *    ones reported apart (a young process costs more: see `EARLY_RUNS`). Every call is
- *    distinct, so both variants run the same tools; the guarded run must end with every call allowed and none
- *    blocked. Without a checkpointer a third variant, a plain `ToolNode` in createReactAgent's default state,
- *    measures the switch a user makes (the default state's `structuredResponse` channel is empty unless
- *    `responseFormat` is set, and LangGraph throws and catches an error each time it reads an empty channel: the
- *    default state is slower than `GuardMessagesState` by itself, which hides part of the node's cost).
- * 2. The same scripted run in langchain's `createAgent` (no checkpointer): `guardMiddleware()` against
- *    `toolCallLimitMiddleware` (a limit the run never reaches, so it only counts calls), the middleware a user would
- *    otherwise put there, in the same agent with the same model and tools; and createAgent without middleware, for
- *    context. Interleaved and warmed up as in 1; the guarded run must allow every call.
+ * The agents run what a user's agent does when it reads a project: a scripted model makes one `read_file` call a
+ * turn, 150 turns, each of a file not read before, then answers; no checkpointer. The tool is the pack's own
+ * `read_file` (`createFileTools`, over a sample project of small Python modules written to a temporary folder;
+ * `--tool workspace`: the examples' in-memory `read_file`, examples/workspace.ts). The variants run interleaved in
+ * one process (the order rotating), a few warm-up runs discarded, then 9 measured runs each (`--runs N`,
+ * `--warmup N` to change them); a ratio is median / median, with a 95% interval.
+ *
+ * 1. createReactAgent: `GuardedToolNode` against `ToolNode`, both in `GuardMessagesState`, so that the ratio is the
+ *    node's own cost; and a plain `ToolNode` in createReactAgent's default state, the switch a user makes. The
+ *    guarded run must end with every call allowed and none blocked.
+ * 2. langchain's `createAgent`: `guardMiddleware()` (what a user writes: it learns the tools from the first model
+ *    request) and `guardMiddleware({ agentTools })` against `toolCallLimitMiddleware` (a limit the run never
+ *    reaches, so it only counts calls), the middleware a user would otherwise put there, in the same agent with the
+ *    same model and tools; and createAgent without middleware, for context.
  * 3. The cost of one decision (`decideToolCall`) against a full window of the default size and of 10,000 calls,
  *    for a new call (allowed) and for a repeat the threshold rule blocks, and the cost of applying a call's events
  *    with `reduceToolGuard`. The setup follows the defaults the code resolves (`resolveToolGuardOptions`).
  *
  * The agents' ratios come with a 95% interval (bootstrap over the pairs of runs), and their goals (GuardedToolNode
- * <= 1.10x ToolNode, guardMiddleware <= 1.10x toolCallLimitMiddleware) are judged by it: met when the whole interval
- * is within the goal, missed when none of it is, "within noise" otherwise.
+ * <= 1.10x ToolNode, guardMiddleware() <= 1.10x toolCallLimitMiddleware) are judged by it: met when the whole
+ * interval is within the goal, missed when none of it is, "within noise" otherwise.
  *
  * Prints one table. No timing assertions: the process fails only if a guarded run misbehaves.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent, toolCallLimitMiddleware } from "langchain";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
@@ -39,28 +42,45 @@ import {
   type ToolCallDecision,
   type ToolCallInput,
 } from "../src/core/index.js";
+import { createFileTools } from "../src/fs/index.js";
 import { GuardedToolNode, GuardMessagesState, type ToolGuardState } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { outcomeEvents } from "../src/tool-calls/core/plan.js";
 import { rng } from "../test/support/random.js";
-import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
+import { agentRecursionLimit, moduleText, readFileInput, readFileModel, readPath } from "./agent-script.js";
 import { type Figure, fmtMs, median, quick, report, verdictText } from "./report.js";
 
+/** The value of a `--name value` argument, if given. */
+function argument(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** A `--name N` argument (a count), or `fallback`. */
+function countArgument(name: string, fallback: number): number {
+  const given = argument(name);
+  if (given === undefined) return fallback;
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} takes a count, got ${given}`);
+  return n;
+}
+
 const TURNS = quick ? 30 : 150;
-/** The first runs of a process (compiling), discarded. */
-const COLD_RUNS = quick ? 1 : 3;
+/** The `read_file` the agents run: the pack's (`fs`, default) or the examples' in-memory one (`workspace`). */
+const TOOL = argument("--tool") ?? "fs";
+if (TOOL !== "fs" && TOOL !== "workspace") throw new Error(`--tool takes fs or workspace, got ${TOOL}`);
 /**
- * The next runs, reported apart: in a young process the guarded/plain ratio is higher, and it settles over the first
- * 20 or so runs (about 3,000 turns): 1.11x–1.14x in runs 4–18 against 1.06x–1.08x after them, in-process.
+ * `--cpu`: time a run by the process's CPU time (user + system) instead of the clock: on a machine shared with other
+ * work much steadier, for comparing changes; the default (the clock) is what a user sees.
  */
-const EARLY_RUNS = quick ? 0 : 15;
-/** Runs before the measured ones. */
-const WARMUP_RUNS = COLD_RUNS + EARLY_RUNS;
-const MEASURED_RUNS = quick ? 3 : 30;
-/** The goals of the agents' ratios: GuardedToolNode / ToolNode, guardMiddleware / toolCallLimitMiddleware. */
+const CPU_TIME = process.argv.includes("--cpu");
+/** The first runs of the process (compiling), discarded. */
+const WARMUP_RUNS = countArgument("--warmup", quick ? 1 : 3);
+const MEASURED_RUNS = Math.max(1, countArgument("--runs", quick ? 3 : 9));
+/** The goals of the agents' ratios: GuardedToolNode / ToolNode, guardMiddleware() / toolCallLimitMiddleware. */
 const NODE_GOAL = 1.1;
 const MIDDLEWARE_GOAL = 1.1;
-const FINAL_ANSWER = `All ${TURNS} steps are done.`;
+const FINAL_ANSWER = `All ${TURNS} modules are read.`;
 
 const DECISION_ITERATIONS = quick ? 2_000 : 20_000;
 const REPEATS = quick ? 3 : 7;
@@ -116,19 +136,13 @@ function formatRatio(ratio: number): string {
  */
 type NodeVariant = "guarded" | "plain" | "plainDefault";
 /**
- * The middleware's variants in createAgent: `guardMiddleware({ agentTools })`, `guardMiddleware()` (learns the tools
- * from the first model request), `toolCallLimitMiddleware` (never reached), none.
+ * The middleware's variants in createAgent: `guardMiddleware()` (learns the tools from the first model request),
+ * `guardMiddleware({ agentTools })`, `toolCallLimitMiddleware` (never reached), none.
  */
-type MiddlewareVariant = "guardMiddleware" | "guardLearning" | "toolCallLimit" | "noMiddleware";
-type Saver = "none" | "memory";
+type MiddlewareVariant = "guardLearning" | "guardMiddleware" | "toolCallLimit" | "noMiddleware";
 
 /** toolCallLimitMiddleware's limit: far above the script's calls, so that it only counts them. */
 const LIMIT_NEVER_REACHED = 1_000_000;
-
-/** How the report names a checkpointer setting. */
-function saverLabel(saver: Saver): string {
-  return saver === "none" ? "no checkpointer" : "MemorySaver";
-}
 
 interface RunResult {
   ms: number;
@@ -136,45 +150,78 @@ interface RunResult {
   toolGuard?: ToolGuardState | undefined;
 }
 
-const INPUT = agentInput(TURNS);
+const INPUT = readFileInput(TURNS);
 
-/** What every run gets new: the tools, the scripted model, the config (its own thread) and the checkpointer. */
-function runSetup(thread: string, saver: Saver) {
+/** The sample project the script reads: a README and `TURNS` small modules. */
+function projectFiles(): Map<string, string> {
+  const files = new Map([["README.md", `# Sample project\n\n${TURNS / 5} packages of five modules each.\n`]]);
+  for (let i = 0; i < TURNS; i += 1) files.set(readPath(i), moduleText(i));
+  return files;
+}
+
+/** The project on disk, for the pack's file tools (written once; removed when the bench ends). */
+let projectRoot: string | undefined;
+
+function projectOnDisk(): string {
+  if (projectRoot !== undefined) return projectRoot;
+  const root = mkdtempSync(join(tmpdir(), "lgg-overhead-"));
+  for (const [path, text] of projectFiles()) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  projectRoot = root;
+  return root;
+}
+
+/** A user's tools: every tool `createFileTools` makes (or the examples' five), the script calling `read_file`. */
+function userTools() {
+  if (TOOL === "fs") return createFileTools({ root: projectOnDisk() });
+  const files = sampleProject();
+  for (const [path, text] of projectFiles()) files.set(path, text);
+  return createWorkspaceTools(files);
+}
+
+/** What every run gets new: the tools, the scripted model, the config (its own thread). */
+function runSetup(thread: string) {
   return {
-    tools: createWorkspaceTools(sampleProject()),
-    llm: agentModel(TURNS, FINAL_ANSWER),
+    tools: userTools(),
+    llm: readFileModel(TURNS, FINAL_ANSWER),
     config: { recursionLimit: agentRecursionLimit(TURNS), configurable: { thread_id: thread } },
-    checkpointer: saver === "memory" ? { checkpointer: new MemorySaver() } : {},
   };
 }
 
-/** One invoke, timed. */
+/** The process's CPU time so far (user + system), in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** One invoke, timed (by the clock, or by CPU time with `--cpu`). */
 async function timed(
   invoke: () => Promise<{ messages: BaseMessage[]; toolGuard?: ToolGuardState | undefined }>,
 ): Promise<RunResult> {
-  const start = performance.now();
+  const start = CPU_TIME ? cpuMs() : performance.now();
   const state = await invoke();
-  const ms = performance.now() - start;
+  const ms = (CPU_TIME ? cpuMs() : performance.now()) - start;
   return { ms, messages: state.messages, toolGuard: state.toolGuard };
 }
 
-function runNode(variant: NodeVariant, saver: Saver, run: number): Promise<RunResult> {
-  const { tools, llm, config, checkpointer } = runSetup(`${variant}-${run}`, saver);
+function runNode(variant: NodeVariant, run: number): Promise<RunResult> {
+  const { tools, llm, config } = runSetup(`${variant}-${run}`);
   if (variant === "guarded") {
-    const tool = new GuardedToolNode(tools);
-    const agent = createReactAgent({ llm, tools: tool, stateSchema: GuardMessagesState, ...checkpointer });
+    const agent = createReactAgent({ llm, tools: new GuardedToolNode(tools), stateSchema: GuardMessagesState });
     return timed(() => agent.invoke(INPUT, config));
   }
   // The same state as the guarded run, unless the variant is the default state's.
   const agent =
     variant === "plain"
-      ? createReactAgent({ llm, tools: new ToolNode(tools), stateSchema: GuardMessagesState, ...checkpointer })
-      : createReactAgent({ llm, tools: new ToolNode(tools), ...checkpointer });
+      ? createReactAgent({ llm, tools: new ToolNode(tools), stateSchema: GuardMessagesState })
+      : createReactAgent({ llm, tools: new ToolNode(tools) });
   return timed(() => agent.invoke(INPUT, config));
 }
 
 function runMiddleware(variant: MiddlewareVariant, run: number): Promise<RunResult> {
-  const { tools, llm: model, config } = runSetup(`${variant}-${run}`, "none");
+  const { tools, llm: model, config } = runSetup(`${variant}-${run}`);
   if (variant === "guardMiddleware" || variant === "guardLearning") {
     const guard = variant === "guardMiddleware" ? guardMiddleware({ agentTools: tools }) : guardMiddleware();
     const agent = createAgent({ model, tools, middleware: [guard] });
@@ -209,20 +256,17 @@ function checkRun(where: string, result: RunResult, guarded: boolean): void {
   if (toolMessages.length !== TURNS) {
     throw new BenchFailure(`${where}: expected ${TURNS} tool messages, got ${toolMessages.length}`);
   }
-  const failed = toolMessages.filter((m) => m.status === "error");
+  const failed = toolMessages.filter((m) => m.status === "error" || !String(m.content).includes("VALUE_"));
   if (failed.length > 0) {
     const first = failed[0]!;
-    throw new BenchFailure(`${where}: ${failed.length} tool calls failed; first (${first.name}): ${first.content}`);
+    throw new BenchFailure(`${where}: ${failed.length} reads failed; first (${first.name}): ${first.content}`);
   }
   const last = result.messages[result.messages.length - 1];
   if (last?.content !== FINAL_ANSWER) throw new BenchFailure(`${where}: the run did not end with the final answer`);
 }
 
-/** Each variant's times: the measured runs, and the early ones (after the cold ones, before the measured ones). */
-interface Timings<V extends string> {
-  measured: Record<V, number[]>;
-  early: Record<V, number[]>;
-}
+/** Each variant's measured times. */
+type Timings<V extends string> = Record<V, number[]>;
 
 /** The variants' runs interleaved, the order rotating, so that machine noise hits them alike. */
 async function interleave<V extends string>(
@@ -230,18 +274,14 @@ async function interleave<V extends string>(
   runOne: (variant: V, run: number) => Promise<RunResult>,
   guarded: (variant: V) => boolean,
 ): Promise<Timings<V>> {
-  const timings: Timings<V> = { measured: {} as Record<V, number[]>, early: {} as Record<V, number[]> };
-  for (const v of variants) {
-    timings.measured[v] = [];
-    timings.early[v] = [];
-  }
+  const timings = {} as Timings<V>;
+  for (const v of variants) timings[v] = [];
   for (let run = 0; run < WARMUP_RUNS + MEASURED_RUNS; run += 1) {
     for (let i = 0; i < variants.length; i += 1) {
       const variant = variants[(run + i) % variants.length]!;
       const result = await runOne(variant, run);
       checkRun(`${variant} run #${run}`, result, guarded(variant));
-      if (run >= WARMUP_RUNS) timings.measured[variant].push(result.ms);
-      else if (run >= COLD_RUNS) timings.early[variant].push(result.ms);
+      if (run >= WARMUP_RUNS) timings[variant].push(result.ms);
     }
   }
   return timings;
@@ -257,8 +297,6 @@ interface Comparison {
   pairRatios: Summary;
   /** 95% interval of the ratio of the medians (bootstrap over the pairs). */
   interval: [low: number, high: number];
-  /** Ratio of the medians over the early runs (after the cold ones, before the measured ones), if any. */
-  early?: number | undefined;
 }
 
 const BOOTSTRAP_RESAMPLES = 2_000;
@@ -285,56 +323,48 @@ function ratioInterval(subject: readonly number[], anchor: readonly number[]): [
 }
 
 function compare<V extends string>(timings: Timings<V>, subject: V, anchor: V): Comparison {
-  const s = timings.measured[subject];
-  const a = timings.measured[anchor];
-  const early = timings.early;
+  const s = timings[subject];
+  const a = timings[anchor];
   return {
     subject: summarize(s),
     anchor: summarize(a),
     ratio: median(s) / median(a),
     pairRatios: summarize(s.map((ms, i) => ms / a[i]!)),
     interval: ratioInterval(s, a),
-    early: early[subject].length > 0 ? median(early[subject]) / median(early[anchor]) : undefined,
   };
 }
 
 interface NodeFigures {
-  saver: Saver;
   /** GuardedToolNode against ToolNode, both in `GuardMessagesState`. */
   node: Comparison;
-  /** The plain ToolNode in createReactAgent's default state, and median(guarded) / its median (no checkpointer). */
-  plainDefault?: { summary: Summary; ratio: number } | undefined;
+  /** The plain ToolNode in createReactAgent's default state, and median(guarded) / its median. */
+  plainDefault: { summary: Summary; ratio: number };
 }
 
-async function benchNode(saver: Saver): Promise<NodeFigures> {
-  const variants: NodeVariant[] = saver === "none" ? ["guarded", "plain", "plainDefault"] : ["guarded", "plain"];
-  const timings = await interleave(
-    variants,
-    (v, run) => runNode(v, saver, run),
-    (v) => v === "guarded",
-  );
+async function benchNode(): Promise<NodeFigures> {
+  const variants: NodeVariant[] = ["guarded", "plain", "plainDefault"];
+  const timings = await interleave(variants, runNode, (v) => v === "guarded");
   const node = compare(timings, "guarded", "plain");
-  if (!variants.includes("plainDefault")) return { saver, node };
-  const plainDefault = summarize(timings.measured.plainDefault);
-  return { saver, node, plainDefault: { summary: plainDefault, ratio: node.subject.median / plainDefault.median } };
+  const plainDefault = summarize(timings.plainDefault);
+  return { node, plainDefault: { summary: plainDefault, ratio: node.subject.median / plainDefault.median } };
 }
 
 interface MiddlewareFigures {
-  /** guardMiddleware (given the agent's tools) against toolCallLimitMiddleware. */
-  middleware: Comparison;
-  /** guardMiddleware learning the tools in a wrapModelCall (its default) against toolCallLimitMiddleware. */
+  /** guardMiddleware() (learns the tools from the first request) against toolCallLimitMiddleware. */
   learning: Comparison;
+  /** guardMiddleware({ agentTools }) against toolCallLimitMiddleware. */
+  middleware: Comparison;
   /** createAgent without middleware, for context. */
   none: Summary;
 }
 
 async function benchMiddleware(): Promise<MiddlewareFigures> {
-  const variants: MiddlewareVariant[] = ["guardMiddleware", "guardLearning", "toolCallLimit", "noMiddleware"];
+  const variants: MiddlewareVariant[] = ["guardLearning", "guardMiddleware", "toolCallLimit", "noMiddleware"];
   const timings = await interleave(variants, runMiddleware, (v) => v === "guardMiddleware" || v === "guardLearning");
   return {
-    middleware: compare(timings, "guardMiddleware", "toolCallLimit"),
     learning: compare(timings, "guardLearning", "toolCallLimit"),
-    none: summarize(timings.measured.noMiddleware),
+    middleware: compare(timings, "guardMiddleware", "toolCallLimit"),
+    none: summarize(timings.noMiddleware),
   };
 }
 
@@ -544,7 +574,7 @@ function timeRow(measure: string, s: Summary): Row {
   return [measure, formatMs(s.median), formatMs(s.min), formatMs(s.max), "", ""];
 }
 
-/** The anchor's and the subject's runs, their ratio judged against the goal, its interval, the young process's. */
+/** The anchor's and the subject's runs, their ratio judged against the goal, and its interval. */
 function comparisonRows(c: Comparison, l: ComparisonLabels): Row[] {
   return [
     timeRow(`${l.runs}: ${l.anchor}`, c.anchor),
@@ -565,22 +595,10 @@ function comparisonRows(c: Comparison, l: ComparisonLabels): Row[] {
       "",
       "",
     ],
-    ...(c.early === undefined
-      ? []
-      : [
-          [
-            `${l.ratios}: ${l.ratio} in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process)`,
-            formatRatio(c.early),
-            "",
-            "",
-            "",
-            "info",
-          ] satisfies Row,
-        ]),
   ];
 }
 
-/** The comparison's headline figures for the summary: its ratio against the goal, the young process's, per turn. */
+/** The comparison's headline figures for the summary: its ratio against the goal, and its cost per turn. */
 function comparisonFigures(c: Comparison, l: ComparisonLabels, figure: string): Figure[] {
   return [
     {
@@ -592,19 +610,6 @@ function comparisonFigures(c: Comparison, l: ComparisonLabels, figure: string): 
       goal: goalText(l.goal),
       met: intervalVerdict(c, l.goal),
     },
-    ...(c.early === undefined
-      ? []
-      : [
-          {
-            bench: "overhead",
-            figure: `the same in the process's runs ${COLD_RUNS + 1}-${WARMUP_RUNS} (young process)`,
-            ours: "",
-            anchor: "",
-            ratio: formatRatio(c.early),
-            goal: "",
-            met: null,
-          },
-        ]),
     {
       bench: "overhead",
       figure: `the same, cost per turn`,
@@ -617,69 +622,61 @@ function comparisonFigures(c: Comparison, l: ComparisonLabels, figure: string): 
   ];
 }
 
-function nodeLabels(saver: Saver): ComparisonLabels {
-  const where = saverLabel(saver);
-  return {
-    runs: `Agent, ${TURNS} turns, ${where}`,
-    ratios: `Agent, ${where}`,
-    subject: "GuardedToolNode",
-    anchor: "plain ToolNode, same state",
-    ratio: "guarded / plain",
-    goal: NODE_GOAL,
-  };
-}
+/** How the tables name the runs: turns, tool, no checkpointer. */
+const RUNS = `${TURNS} read_file turns (${TOOL === "fs" ? "createFileTools" : "in-memory"}), no checkpointer`;
+
+const NODE_LABELS: ComparisonLabels = {
+  runs: `createReactAgent, ${RUNS}`,
+  ratios: "createReactAgent",
+  subject: "GuardedToolNode",
+  anchor: "plain ToolNode, same state",
+  ratio: "GuardedToolNode / ToolNode",
+  goal: NODE_GOAL,
+};
 
 const MIDDLEWARE_LABELS: ComparisonLabels = {
-  runs: `createAgent, ${TURNS} turns, no checkpointer`,
-  ratios: "createAgent, no checkpointer",
-  subject: "guardMiddleware({ agentTools })",
+  runs: `createAgent, ${RUNS}`,
+  ratios: "createAgent",
+  subject: "guardMiddleware()",
   anchor: "toolCallLimitMiddleware",
-  ratio: "guardMiddleware({ agentTools }) / toolCallLimitMiddleware",
+  ratio: "guardMiddleware() / toolCallLimitMiddleware",
   goal: MIDDLEWARE_GOAL,
 };
 
 function nodeRows(figures: NodeFigures): Row[] {
-  const where = saverLabel(figures.saver);
   const plainDefault = figures.plainDefault;
   return [
-    ...comparisonRows(figures.node, nodeLabels(figures.saver)),
-    ...(plainDefault === undefined
-      ? []
-      : [
-          timeRow(
-            `Agent, ${TURNS} turns, ${where}: plain ToolNode, createReactAgent's default state`,
-            plainDefault.summary,
-          ),
-          [
-            `Agent, ${where}: guarded / plain in the default state (the switch a user makes)`,
-            formatRatio(plainDefault.ratio),
-            "",
-            "",
-            "",
-            "info",
-          ] satisfies Row,
-        ]),
+    ...comparisonRows(figures.node, NODE_LABELS),
+    timeRow(`${NODE_LABELS.runs}: plain ToolNode, createReactAgent's default state`, plainDefault.summary),
+    [
+      "createReactAgent: GuardedToolNode / ToolNode in the default state (the switch a user makes)",
+      formatRatio(plainDefault.ratio),
+      "",
+      "",
+      "",
+      "info",
+    ],
   ];
 }
 
 function middlewareRows(figures: MiddlewareFigures): Row[] {
-  const { middleware: c, learning, none } = figures;
+  const { learning, middleware: given, none } = figures;
   const l = MIDDLEWARE_LABELS;
   return [
-    ...comparisonRows(c, l),
-    timeRow(`${l.runs}: guardMiddleware() (learns the tools from the first request)`, learning.subject),
+    ...comparisonRows(learning, l),
+    timeRow(`${l.runs}: guardMiddleware({ agentTools })`, given.subject),
     [
-      `${l.ratios}: guardMiddleware() / toolCallLimitMiddleware`,
-      formatRatio(learning.subject.median / learning.anchor.median),
-      formatRatio(learning.interval[0]),
-      formatRatio(learning.interval[1]),
+      `${l.ratios}: guardMiddleware({ agentTools }) / toolCallLimitMiddleware`,
+      formatRatio(given.ratio),
+      formatRatio(given.interval[0]),
+      formatRatio(given.interval[1]),
       goalText(l.goal),
-      quick ? "not judged (quick)" : verdictText(intervalVerdict(learning, l.goal)),
-    ] satisfies Row,
+      quick ? "not judged (quick)" : verdictText(intervalVerdict(given, l.goal)),
+    ],
     timeRow(`${l.runs}: no middleware`, none),
     [
-      `${l.ratios}: guardMiddleware({ agentTools }) / none, toolCallLimitMiddleware / none`,
-      `${formatRatio(c.subject.median / none.median)}, ${formatRatio(c.anchor.median / none.median)}`,
+      `${l.ratios}: guardMiddleware() / none, toolCallLimitMiddleware / none`,
+      `${formatRatio(learning.subject.median / none.median)}, ${formatRatio(learning.anchor.median / none.median)}`,
       "",
       "",
       "",
@@ -691,20 +688,14 @@ function middlewareRows(figures: MiddlewareFigures): Row[] {
 async function main(): Promise<void> {
   console.log(
     `langgraph-guards overhead: node ${process.version}, ${MEASURED_RUNS} measured runs per variant ` +
-      `(after ${WARMUP_RUNS} warm-up runs: ${COLD_RUNS} discarded, ${EARLY_RUNS} reported apart), ` +
-      `${DECISION_ITERATIONS.toLocaleString("en-US")} decisions x ${REPEATS} repeats\n`,
+      `(after ${WARMUP_RUNS} warm-up runs, discarded), ${CPU_TIME ? "CPU time" : "wall-clock time"}, ${DECISION_ITERATIONS.toLocaleString("en-US")} decisions ` +
+      `x ${REPEATS} repeats\n`,
   );
   const runs = WARMUP_RUNS + MEASURED_RUNS;
-  const nodes: NodeFigures[] = [];
-  for (const saver of ["none", "memory"] as const) {
-    progress(
-      `createReactAgent runs (${saverLabel(saver)}): ${runs} guarded ` +
-        `and ${runs} plain${saver === "none" ? ` (and as many in the default state)` : ""}, interleaved`,
-    );
-    nodes.push(await benchNode(saver));
-  }
+  progress(`createReactAgent runs: ${runs} guarded, ${runs} plain, ${runs} in the default state, interleaved`);
+  const node = await benchNode();
   progress(
-    `createAgent runs (no checkpointer): ${runs} each with guardMiddleware({ agentTools }), guardMiddleware(), ` +
+    `createAgent runs: ${runs} each with guardMiddleware(), guardMiddleware({ agentTools }), ` +
       "toolCallLimitMiddleware, none",
   );
   const middleware = await benchMiddleware();
@@ -717,7 +708,8 @@ async function main(): Promise<void> {
 
   const blank: Row = ["", "", "", "", "", ""];
   const rows: Row[] = [
-    ...nodes.flatMap((figures) => [...nodeRows(figures), blank]),
+    ...nodeRows(node),
+    blank,
     ...middlewareRows(middleware),
     blank,
     ...windowRows("decideToolCall, new call (allowed)", (w) => w.allowed, windows, WINDOW_GOAL),
@@ -732,52 +724,41 @@ async function main(): Promise<void> {
 
   console.log(
     `Guarded runs (GuardedToolNode, guardMiddleware): toolGuard.stats = ${TURNS} allowed, 0 blocked, 0 observed in ` +
-      `all ${runs} runs; every variant ran the same ${TURNS} tool calls without error.`,
+      `all ${runs} runs; every variant read the same ${TURNS} files without error.`,
   );
   const [small, large] = windows;
-  const { middleware: mw, none } = middleware;
+  const { learning, middleware: given, none } = middleware;
   report([
-    ...nodes.flatMap((figures) => {
-      const where = saverLabel(figures.saver);
-      const figure = `GuardedToolNode / ToolNode, ${TURNS}-turn createReactAgent, same state, ${where}`;
-      const plainDefault = figures.plainDefault;
-      return [
-        ...comparisonFigures(figures.node, nodeLabels(figures.saver), figure),
-        ...(plainDefault === undefined
-          ? []
-          : [
-              {
-                bench: "overhead",
-                figure: `the switch a user makes: ToolNode in createReactAgent's default state -> GuardedToolNode in GuardMessagesState, ${where}`,
-                ours: fmtMs(figures.node.subject.median),
-                anchor: `${fmtMs(plainDefault.summary.median)} ToolNode`,
-                ratio: formatRatio(plainDefault.ratio),
-                goal: "",
-                met: null,
-              },
-            ]),
-      ];
-    }),
+    ...comparisonFigures(node.node, NODE_LABELS, `GuardedToolNode / ToolNode, createReactAgent, same state, ${RUNS}`),
+    {
+      bench: "overhead",
+      figure: "the switch a user makes: ToolNode in createReactAgent's default state -> GuardedToolNode",
+      ours: fmtMs(node.node.subject.median),
+      anchor: `${fmtMs(node.plainDefault.summary.median)} ToolNode`,
+      ratio: formatRatio(node.plainDefault.ratio),
+      goal: "",
+      met: null,
+    },
     ...comparisonFigures(
-      mw,
+      learning,
       MIDDLEWARE_LABELS,
-      `guardMiddleware({ agentTools }) / toolCallLimitMiddleware, ${TURNS}-turn createAgent, no checkpointer`,
+      `guardMiddleware() / toolCallLimitMiddleware, createAgent, ${RUNS}`,
     ),
     {
       bench: "overhead",
-      figure: "guardMiddleware() (learns the tools from the first request) / toolCallLimitMiddleware, the same runs",
-      ours: fmtMs(middleware.learning.subject.median),
-      anchor: `${fmtMs(middleware.learning.anchor.median)} toolCallLimitMiddleware`,
-      ratio: `${formatRatio(middleware.learning.ratio)} (95%: ${middleware.learning.interval.map((r) => r.toFixed(3)).join("-")})`,
+      figure: "guardMiddleware({ agentTools }) / toolCallLimitMiddleware, the same runs",
+      ours: fmtMs(given.subject.median),
+      anchor: `${fmtMs(given.anchor.median)} toolCallLimitMiddleware`,
+      ratio: `${formatRatio(given.ratio)} (95%: ${given.interval.map((r) => r.toFixed(3)).join("-")})`,
       goal: goalText(MIDDLEWARE_GOAL),
-      met: intervalVerdict(middleware.learning, MIDDLEWARE_GOAL),
+      met: intervalVerdict(given, MIDDLEWARE_GOAL),
     },
     {
       bench: "overhead",
       figure: "the same agent without middleware (for context)",
       ours: "",
       anchor: `${fmtMs(none.median)} no middleware`,
-      ratio: `${formatRatio(mw.subject.median / none.median)} guard, ${formatRatio(mw.anchor.median / none.median)} limit`,
+      ratio: `${formatRatio(learning.subject.median / none.median)} guard, ${formatRatio(learning.anchor.median / none.median)} limit`,
       goal: "",
       met: null,
     },
@@ -804,4 +785,6 @@ try {
 } catch (error) {
   console.error(error instanceof BenchFailure ? `\nBENCHMARK FAILED: ${error.message}` : error);
   process.exitCode = 1;
+} finally {
+  if (projectRoot !== undefined) rmSync(projectRoot, { recursive: true, force: true });
 }

@@ -79,11 +79,59 @@ export function readGraphChannels(config: unknown, names: readonly string[]): Re
   const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
   if (typeof read !== "function") return undefined;
   try {
-    const values = read([...names], false) as unknown;
+    const reader = read as ChannelReader;
+    const values = reader(channelsHad(reader, config, names), false);
     return typeof values === "object" && values !== null ? (values as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** LangGraph's task channel reader: the channels `select` (one name, or a list), as the step began (`fresh` false). */
+type ChannelReader = (select: string | string[], fresh: boolean) => unknown;
+
+/**
+ * Whether each channel asked about is one the graph has, by top-level run (held weakly) and graph invocation: a
+ * graph's channels do not change while it runs. The reader leaves a channel the graph lacks out as it does an empty
+ * one, but only after LangGraph has thrown and caught a `TypeError` for it, which costs about 45 µs a channel (its
+ * message names the expression): the step budget asks at every model call for 4 channels, most of which an agent
+ * lacks.
+ */
+const channelsKnown = new WeakMap<object, Map<string, Map<string, boolean>>>();
+
+/**
+ * The channels of `names` that the running graph has (and all of them when the run is not known): a channel not
+ * asked about before in this graph invocation is read once alone, where LangGraph throws for a channel the graph
+ * lacks and answers `null` for one never written.
+ */
+function channelsHad(read: ChannelReader, config: unknown, names: readonly string[]): string[] {
+  const at = readStep(config);
+  if (at === undefined) return [...names];
+  let graphs = channelsKnown.get(at.run);
+  if (graphs === undefined) {
+    graphs = new Map();
+    channelsKnown.set(at.run, graphs);
+  }
+  let known = graphs.get(at.graph);
+  if (known === undefined) {
+    known = new Map();
+    graphs.set(at.graph, known);
+  }
+  const had: string[] = [];
+  for (const name of names) {
+    let has = known.get(name);
+    if (has === undefined) {
+      try {
+        read(name, false);
+        has = true;
+      } catch {
+        has = false;
+      }
+      known.set(name, has);
+    }
+    if (has) had.push(name);
+  }
+  return had;
 }
 
 /**

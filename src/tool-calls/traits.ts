@@ -86,8 +86,12 @@ export class ToolTraits {
   readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
+  /** The shell reads' freshness check, made once: it reads {@link ToolTraits.readOnlyHints} as they are when asked. */
+  readonly #readsChanged: DecideContext["readsChanged"];
 
-  constructor(private readonly options: ResolvedToolGuardOptions) {}
+  constructor(private readonly options: ResolvedToolGuardOptions) {
+    this.#readsChanged = readsChangedCheck(options, { readOnlyHints: this.readOnlyHints });
+  }
 
   /**
    * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
@@ -137,7 +141,7 @@ export class ToolTraits {
       toolNames: this.#names,
     };
     if (state === undefined) return context;
-    context.readsChanged = readsChangedCheck(this.options, { readOnlyHints: this.readOnlyHints });
+    context.readsChanged = this.#readsChanged;
     if (this.#checks.size === 0) return context;
     const checks = this.#checks;
     context.answersNow = (call: ToolCallInput) => {

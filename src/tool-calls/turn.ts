@@ -229,14 +229,18 @@ export class GuardedTurn {
       key ??= identifyCall(call, env.options, env.context).key;
       return key;
     };
+    // The planned call, unless it changed since: the same arguments (as data: createAgent's `Send` hands the tool a
+    // copy of the call) have its key without working it out again.
+    const plannedAs = (d: ToolCallDecision | undefined) =>
+      d?.call.name === call.name && (sameJsonData(d.call.args, call.args) || d.key === keyOf());
     // Calls that share an id are told apart by what they call, then by the task (see callPosition).
-    const same = (i: number) => planned[i]?.call.name === call.name && planned[i]?.key === keyOf();
+    const same = (i: number) => plannedAs(planned[i]);
     const owner = (messages[lastAIMessageIndex(messages)] as object | undefined) ?? record;
     const index = callPosition(ids, call.id, same, { owner, task: call });
     const decision = planned[index];
     if (decision === undefined) return undefined;
     const resumed = { message: undefined, calls: [call], indices: [index] };
-    if (decision.call.name === call.name && decision.key === keyOf()) {
+    if (plannedAs(decision)) {
       const plan = { decisions: planned, turnEvents: [] };
       return new GuardedTurn({ state, messages, env }, resumed, plan, "silent");
     }
@@ -317,7 +321,9 @@ export class GuardedTurn {
     const decision = this.decision(i);
     if (!decision.allowed || this.env.context.disabled) return;
     try {
-      this.#reads[this.#at(i)] = fingerprintBeforeRun(decision.call.name, decision.effect);
+      // Only a shell read has one: any other call leaves `#reads` empty, and its events as they are.
+      const fingerprint = fingerprintBeforeRun(decision.call.name, decision.effect);
+      if (fingerprint !== undefined) this.#reads[this.#at(i)] = fingerprint;
     } catch {
       // no fingerprint: the read's repeats are judged by the rules alone, as before
     }
@@ -402,6 +408,36 @@ export function openAfterModel(
   const forgiven = forgiveness(state, messages);
   const guard = forgiven.length > 0 ? reduceToolGuard(state, forgiven) : state;
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };
+}
+
+/**
+ * Whether `a` and `b` are the same JSON data: strings, booleans, finite numbers and null, arrays of them and plain
+ * objects with the same keys (in any order), at most 32 levels deep. `false` for anything else (a class instance, a
+ * Date, `undefined`, a cycle): the caller then compares the long way. Arguments that are the same data have the same
+ * identity, so a call copied since it was planned need not be identified again.
+ */
+function sameJsonData(a: unknown, b: unknown, depth = 0): boolean {
+  if (typeof a !== "object" || a === null) {
+    return a === b && (typeof a === "string" || typeof a === "boolean" || a === null || Number.isFinite(a));
+  }
+  if (typeof b !== "object" || b === null || depth >= 32) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameJsonData(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainObject(a) || !isPlainObject(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const key of keys) if (!Object.hasOwn(y, key) || !sameJsonData(x[key], y[key], depth + 1)) return false;
+  return true;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** The usual turn's calls: the last message is an AI message with one call (so no ToolMessage answers it yet). */

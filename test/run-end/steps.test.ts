@@ -117,4 +117,28 @@ describe("LangGraph's config as the step budget reads it", () => {
     expect(channels[0]).toEqual({ n: 0 });
     expect(channels[1]).toEqual({ n: 1 });
   });
+
+  it("a channel the graph lacks is asked about once per invocation, alone (LangGraph throws for it)", async () => {
+    const asked: unknown[] = [];
+    const values: Record<string, unknown>[] = [];
+    const node = async () => {
+      const config = getConfig() as { configurable: Record<string, unknown> };
+      const read = config.configurable.__pregel_read as (select: unknown, fresh: boolean) => unknown;
+      const spy = (select: unknown, fresh: boolean) => {
+        asked.push(select);
+        return read(select, fresh);
+      };
+      const spied = { ...config, configurable: { ...config.configurable, __pregel_read: spy } };
+      values.push(readGraphChannels(spied, ["n", "hidden", "absent"]) ?? {});
+      return { n: 1 };
+    };
+    const graph = new StateGraph(Inner).addNode("a", node).addNode("b", node).addEdge(START, "a").addEdge("a", "b");
+    await graph.addEdge("b", END).compile().invoke({});
+    expect(values).toEqual([{ n: 0 }, { n: 1 }]);
+    expect(asked).toEqual(["n", "hidden", "absent", ["n", "hidden"], ["n", "hidden"]]);
+    // Outside a run (no control object) every name is asked for, as LangGraph's reader takes them.
+    const names: unknown[] = [];
+    readGraphChannels({ configurable: { __pregel_read: (select: unknown) => names.push(select) && {} } }, ["x"]);
+    expect(names).toEqual([["x"]]);
+  });
 });

@@ -158,7 +158,9 @@ const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
 export function callWaits(name: string, args: unknown): boolean {
   if (letsTimePass(name)) return true;
   try {
-    const match = SLEEPS_FIRST.exec(shellCommandOf(name, args) ?? "");
+    const command = shellCommandOf(name, args);
+    if (command === undefined) return false; // no shell command (another tool): nothing sleeps
+    const match = SLEEPS_FIRST.exec(command);
     return match !== null && Number(match[1]) > 0;
   } catch {
     return false; // arguments that throw when read (a revoked Proxy): no command to read
@@ -210,11 +212,32 @@ export function repeatKind(call: { name: string; args: unknown }, options: Ceili
   return isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name)) ? "poll" : "count";
 }
 
+/** Where a tool's limits first say anything: the reminder, or the block without one (never, when off). */
+function firstSaid(limits: false | { remindAt: number | false; blockAt: number }): number {
+  if (limits === false) return Number.POSITIVE_INFINITY;
+  return limits.remindAt === false ? limits.blockAt : limits.remindAt;
+}
+
+/**
+ * {@link lowestReminder} by options and tool name: a tool's limits are fixed once the options are resolved, and
+ * every call asks (at most 1,000 names an options object, then the memory starts again).
+ */
+const lowestReminders = new WeakMap<CeilingOptions, Map<string, number>>();
+
 /** The first call at which either of a tool's limits says anything (a reminder, or the block without one). */
 function lowestReminder(options: CeilingOptions, tool: string): number {
-  const at = (l: false | { remindAt: number | false; blockAt: number }) =>
-    l === false ? Number.POSITIVE_INFINITY : l.remindAt === false ? l.blockAt : l.remindAt;
-  return Math.min(at(ceilingLimits(options, tool, false)), at(ceilingLimits(options, tool, true)));
+  let byTool = lowestReminders.get(options);
+  if (byTool === undefined) {
+    byTool = new Map();
+    lowestReminders.set(options, byTool);
+  }
+  let lowest = byTool.get(tool);
+  if (lowest === undefined) {
+    lowest = Math.min(firstSaid(ceilingLimits(options, tool, false)), firstSaid(ceilingLimits(options, tool, true)));
+    if (byTool.size >= 1_000) byTool.clear();
+    byTool.set(tool, lowest);
+  }
+  return lowest;
 }
 
 /** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
