@@ -6,7 +6,7 @@
  * the other in one node each have their own record (and so their own budget).
  */
 import { modelCallFitsAfter, type StackShape, toolTurnFits } from "./budget.js";
-import type { StepReading } from "./steps.js";
+import { perInvocation, type StepReading } from "./steps.js";
 
 /** One turn point of one invocation. */
 interface PointRecord {
@@ -30,17 +30,7 @@ interface InvocationRecord {
 const runs = new WeakMap<object, Map<string, InvocationRecord>>();
 
 function invocationAt(at: StepReading): InvocationRecord {
-  let graphs = runs.get(at.run);
-  if (graphs === undefined) {
-    graphs = new Map();
-    runs.set(at.run, graphs);
-  }
-  let record = graphs.get(at.graph);
-  if (record === undefined) {
-    record = { points: new Map(), before: undefined, wrapUp: false };
-    graphs.set(at.graph, record);
-  }
-  return record;
+  return perInvocation(runs, at, () => ({ points: new Map(), before: undefined, wrapUp: false }));
 }
 
 /**

@@ -107,16 +107,7 @@ const channelsKnown = new WeakMap<object, Map<string, Map<string, boolean>>>();
 function channelsHad(read: ChannelReader, config: unknown, names: readonly string[]): string[] {
   const at = readStep(config);
   if (at === undefined) return [...names];
-  let graphs = channelsKnown.get(at.run);
-  if (graphs === undefined) {
-    graphs = new Map();
-    channelsKnown.set(at.run, graphs);
-  }
-  let known = graphs.get(at.graph);
-  if (known === undefined) {
-    known = new Map();
-    graphs.set(at.graph, known);
-  }
+  const known = perInvocation(channelsKnown, at, () => new Map<string, boolean>());
   const had: string[] = [];
   for (const name of names) {
     let has = known.get(name);
@@ -132,6 +123,20 @@ function channelsHad(read: ChannelReader, config: unknown, names: readonly strin
     if (has) had.push(name);
   }
   return had;
+}
+
+/** What `table` keeps for the graph invocation `at` (by top-level run, held weakly, then graph), made at first use. */
+export function perInvocation<T>(table: WeakMap<object, Map<string, T>>, at: StepReading, make: () => T): T {
+  let graphs = table.get(at.run);
+  if (graphs === undefined) {
+    graphs = new Map();
+    table.set(at.run, graphs);
+  }
+  const known = graphs.get(at.graph);
+  if (known !== undefined) return known;
+  const made = make();
+  graphs.set(at.graph, made);
+  return made;
 }
 
 /**
