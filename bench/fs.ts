@@ -26,13 +26,13 @@ import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgra
 import { fdir } from "fdir";
 import ignore from "ignore";
 import { z } from "zod";
+import { digest } from "../src/common/identity/signature.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../src/fs/cache.js";
 import { viewLines } from "../src/fs/read.js";
 import { digestOf } from "../src/fs/read-file.js";
 import { createFileTools } from "../src/fs/tools.js";
 import { DEFAULT_IGNORED } from "../src/fs/tree.js";
 import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
-import { digest } from "../src/shared/identity/signature.js";
 import { type Figure, fmtMs, fmtRatio, median, quick, report } from "./report.js";
 
 const PACKAGES = quick ? 10 : 50;

@@ -18,6 +18,7 @@ import { type AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
+import { digest } from "../src/common/identity/signature.js";
 import {
   canonicalJson,
   emptyToolGuardState,
@@ -26,7 +27,6 @@ import {
   type ToolGuardState,
 } from "../src/core/index.js";
 import { GuardedToolNode, GuardMessagesState, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
-import { digest } from "../src/shared/identity/signature.js";
 import { applyEvents } from "../src/tool-calls/core/state.js";
 import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";

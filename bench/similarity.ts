@@ -17,10 +17,10 @@
  */
 import { performance } from "node:perf_hooks";
 import * as fuzz from "fuzzball";
+import { partialScore, tokenSortScore } from "../src/common/similarity/scorers.js";
+import { similarityScore, similarityUpperBound } from "../src/common/similarity/similarity.js";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
 import type { LoopState } from "../src/index.js";
-import { partialScore, tokenSortScore } from "../src/shared/similarity/scorers.js";
-import { similarityScore, similarityUpperBound } from "../src/shared/similarity/similarity.js";
 import { rng } from "../test/support/random.js";
 import { type Figure, fmtMs, fmtRatio, median, quick, report } from "./report.js";
 

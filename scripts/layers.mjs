@@ -16,7 +16,7 @@
 //    through any file it imports, type-only imports included: the decision cores run and are tested without
 //    LangChain, and a core's types must not tie it to LangChain's either. The message gives the shortest chain.
 // 4. guard-import: a file under one `guards` folder imports no file under another, of any kind: each guard stands
-//    alone, so it can be read, changed, or left out on its own; what two guards share lives in src/shared/.
+//    alone, so it can be read, changed, or left out on its own; what two guards share lives in src/common/.
 // 5. stale-config: every guard folder and pure prefix holds a file, or a moved folder would escape the check.
 //
 // test/package/layers.test.ts plants small trees and checks each rule; it also runs the check on src/ with LAYERS.
@@ -32,8 +32,8 @@ export const LAYERS = {
     "src/tool-calls/core/",
     "src/loop/core/",
     "src/repeat-query/core/",
-    "src/shared/identity/",
-    "src/shared/similarity/",
+    "src/common/identity/",
+    "src/common/similarity/",
   ],
   impure: ["@langchain/*", "langchain"],
 };

@@ -11,6 +11,24 @@
 export { type GuardHook, guardHooks } from "./channels/hooks.js";
 // State channels
 export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
+export { GuardEscalationError, GuardStateMissingError } from "./common/errors.js";
+// Guard events as OpenTelemetry span events (a callback handler)
+export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./common/events/span-events.js";
+// Guard events (custom stream and the guardLog channel)
+export {
+  GUARD_EVENT_VERSION,
+  type GuardLog,
+  type GuardLogUpdate,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  isGuardStreamEvent,
+} from "./common/events/stream-events.js";
+// Options
+export { type GuardLogger, GuardOptionsError } from "./common/options.js";
+// A guard channel that holds a value the guards cannot read (named, with how to reset it)
+export { type GuardChannel, GuardStateError } from "./common/state-error.js";
+// The repeat-query guard's default hint (with every feedback text, in the core)
+export { defaultRepeatHint, type RepeatHintInfo } from "./common/texts/tool-calls.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./loop/core/loop.js";
@@ -46,24 +64,6 @@ export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt 
 export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
 export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
 export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
-export { GuardEscalationError, GuardStateMissingError } from "./shared/errors.js";
-// Guard events as OpenTelemetry span events (a callback handler)
-export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./shared/events/span-events.js";
-// Guard events (custom stream and the guardLog channel)
-export {
-  GUARD_EVENT_VERSION,
-  type GuardLog,
-  type GuardLogUpdate,
-  type GuardStreamEvent,
-  type GuardStreamEventKind,
-  isGuardStreamEvent,
-} from "./shared/events/stream-events.js";
-// Options
-export { type GuardLogger, GuardOptionsError } from "./shared/options.js";
-// A guard channel that holds a value the guards cannot read (named, with how to reset it)
-export { type GuardChannel, GuardStateError } from "./shared/state-error.js";
-// The repeat-query guard's default hint (with every feedback text, in the core)
-export { defaultRepeatHint, type RepeatHintInfo } from "./shared/texts/tool-calls.js";
 // The tool node and what it writes
 export type { GuardArtifact } from "./tool-calls/answers.js";
 export type { EscalationOptions } from "./tool-calls/core/escalation.js";

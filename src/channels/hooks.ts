@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { GuardStreamEvent } from "../common/events/stream-events.js";
 import type { LoopState } from "../loop/core/loop.js";
-import type { GuardStreamEvent } from "../shared/events/stream-events.js";
 import type { GuardEvent, ToolGuardState } from "../tool-calls/core/state.js";
 import { reduceToolGuard } from "../tool-calls/core/state.js";
 

@@ -2,12 +2,12 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
 import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod/v4";
+import { annotationOf, graphFieldOf } from "../common/channel.js";
+import { type GuardLog, type GuardLogUpdate, guardLogChannel } from "../common/events/stream-events.js";
 import { type FileCacheState, type FileCacheWrite, fileCacheChannel } from "../fs/cache.js";
 import type { LoopState } from "../loop/core/loop.js";
 import { loopGuardChannel } from "../loop/core/state-check.js";
 import { unionQueries } from "../repeat-query/core/query.js";
-import { annotationOf, graphFieldOf } from "../shared/channel.js";
-import { type GuardLog, type GuardLogUpdate, guardLogChannel } from "../shared/events/stream-events.js";
 import { type ToolGuardState, type ToolGuardUpdate, toolGuardChannel } from "../tool-calls/core/state.js";
 
 /**

@@ -5,8 +5,8 @@
  * @module langgraph-guards/classes
  */
 
+export { StatefulGuard } from "../common/stateful-guard.js";
 export { SafetyGuard, type SafetyOptions } from "../loop/core/loop.js";
-export { StatefulGuard } from "../shared/stateful-guard.js";
 export { DuplicateHandler, type DuplicateHandlerOptions, type DuplicateState } from "../tool-calls/core/feedback.js";
 export { OperationContext, type OperationContextOptions } from "../tool-calls/core/redundancy.js";
 export {

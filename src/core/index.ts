@@ -7,6 +7,54 @@
  */
 
 export {
+  emptyGuardLog,
+  escalationStreamEvent,
+  GUARD_EVENT_VERSION,
+  GUARD_LOG_LIMIT,
+  type GuardLog,
+  type GuardStreamEvent,
+  type GuardStreamEventKind,
+  guardStreamEvent,
+  isGuardStreamEvent,
+  reduceGuardLog,
+  stopStreamEvent,
+  turnStreamEvents,
+} from "../common/events/stream-events.js";
+export {
+  type CallEffect,
+  type ClassifyOptions,
+  classifyCall,
+  isReadOnlyCall,
+  isStatefulCall,
+  letsTimePass,
+  type ToolTraits,
+} from "../common/identity/classify.js";
+export { isReadOnlyCommand } from "../common/identity/shell/index.js";
+export { canonicalJson, type SignatureOptions, toolCallSignature } from "../common/identity/signature.js";
+export { type GuardLogger, GuardOptionsError } from "../common/options.js";
+export {
+  isSimilar,
+  partialRatio,
+  similarityRatio,
+  similarityScore,
+  tokenSortRatio,
+} from "../common/similarity/similarity.js";
+export {
+  DEFAULT_MESSAGES,
+  duplicateFeedback,
+  type EndExplanationInput,
+  type EscalationFeedbackInput,
+  endExplanation,
+  escalationFeedback,
+  type FeedbackLimits,
+  fileEditsReminder,
+  missingHookMessage,
+  notRunAnswer,
+  reminderFeedback,
+  userQuestion,
+  withNoteAfter,
+} from "../common/texts/tool-calls.js";
+export {
   addUsage,
   checkLimits,
   costOf,
@@ -36,54 +84,6 @@ export {
   type QueryParserName,
   unionQueries,
 } from "../repeat-query/core/query.js";
-export {
-  emptyGuardLog,
-  escalationStreamEvent,
-  GUARD_EVENT_VERSION,
-  GUARD_LOG_LIMIT,
-  type GuardLog,
-  type GuardStreamEvent,
-  type GuardStreamEventKind,
-  guardStreamEvent,
-  isGuardStreamEvent,
-  reduceGuardLog,
-  stopStreamEvent,
-  turnStreamEvents,
-} from "../shared/events/stream-events.js";
-export {
-  type CallEffect,
-  type ClassifyOptions,
-  classifyCall,
-  isReadOnlyCall,
-  isStatefulCall,
-  letsTimePass,
-  type ToolTraits,
-} from "../shared/identity/classify.js";
-export { isReadOnlyCommand } from "../shared/identity/shell/index.js";
-export { canonicalJson, type SignatureOptions, toolCallSignature } from "../shared/identity/signature.js";
-export { type GuardLogger, GuardOptionsError } from "../shared/options.js";
-export {
-  isSimilar,
-  partialRatio,
-  similarityRatio,
-  similarityScore,
-  tokenSortRatio,
-} from "../shared/similarity/similarity.js";
-export {
-  DEFAULT_MESSAGES,
-  duplicateFeedback,
-  type EndExplanationInput,
-  type EscalationFeedbackInput,
-  endExplanation,
-  escalationFeedback,
-  type FeedbackLimits,
-  fileEditsReminder,
-  missingHookMessage,
-  notRunAnswer,
-  reminderFeedback,
-  userQuestion,
-  withNoteAfter,
-} from "../shared/texts/tool-calls.js";
 export { decideToolCall, type ToolCallDecision } from "../tool-calls/core/decide.js";
 export {
   type AnswerNow,

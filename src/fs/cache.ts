@@ -7,9 +7,9 @@
  * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
-import type { ChannelSpec } from "../shared/channel.js";
-import { readFileCache } from "../shared/file-cache-check.js";
-import { GuardStateError, kindOf } from "../shared/state-error.js";
+import type { ChannelSpec } from "../common/channel.js";
+import { readFileCache } from "../common/file-cache-check.js";
+import { GuardStateError, kindOf } from "../common/state-error.js";
 import type { DirNode, DirTree } from "./tree.js";
 
 /**

@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod/v4";
-import { changedPaths } from "../shared/identity/shell/index.js";
+import { changedPaths } from "../common/identity/shell/index.js";
 import type { FileCacheState, FileCacheWrite } from "./cache.js";
 import { type Answer, type CallContext, type FileToolKit, fileTool } from "./kit.js";
 import { type CommandResult, runCommand } from "./run-command.js";

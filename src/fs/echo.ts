@@ -1,5 +1,5 @@
 /** How the file tools echo a value they were given (a path, a command) in an error or a summary: capped. */
-import { cutEnd } from "../shared/texts/format.js";
+import { cutEnd } from "../common/texts/format.js";
 
 /**
  * Characters of one echoed value kept in a message: a path longer than this (a 1 MB path, say) is cut, so an

@@ -13,7 +13,7 @@
  */
 import type { Stats } from "node:fs";
 import { AIMessage } from "@langchain/core/messages";
-import { digest } from "../shared/identity/signature.js";
+import { digest } from "../common/identity/signature.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import { problemMessage, readRegularFile } from "./io.js";

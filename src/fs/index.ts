@@ -5,7 +5,7 @@
  * @module langgraph-guards/fs
  */
 
-export type { GuardLogger } from "../shared/options.js";
+export type { GuardLogger } from "../common/options.js";
 export type { CachedFile, FileCacheState, FileCacheStats, FileCacheWrite } from "./cache.js";
 export { emptyFileCache, reduceFileCache } from "./cache.js";
 export type { FileToolArtifact } from "./kit.js";

@@ -1,8 +1,8 @@
 /** The file tools as createAgent tools, their caches in the middleware's state. */
 import { z } from "zod/v4";
-import { defineMiddleware } from "../shared/agent/define.js";
-import { agentFieldOf } from "../shared/channel.js";
-import { guardLogChannel } from "../shared/events/stream-events.js";
+import { defineMiddleware } from "../common/agent/define.js";
+import { agentFieldOf } from "../common/channel.js";
+import { guardLogChannel } from "../common/events/stream-events.js";
 import { fileCacheChannel } from "./cache.js";
 import type { FileToolsOptions } from "./options.js";
 import { createFileTools } from "./tools.js";

@@ -3,7 +3,7 @@
  * top-level (root, commands, paths), the rare settings in groups (`cache`, `commands`, `limits`, `feedback`).
  */
 import { z } from "zod/v4";
-import { guardLoggerSchema, parseOptions } from "../shared/options.js";
+import { guardLoggerSchema, parseOptions } from "../common/options.js";
 import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";
 import { denyWritesProblem } from "./deny-writes.js";
 import { DEFAULT_READ_LIMITS } from "./read.js";

@@ -1,5 +1,5 @@
 /** How `read_file` shows a file: line numbers, ranges, long lines cut, continuation hints. Pure functions. */
-import { cutEnd } from "../shared/texts/format.js";
+import { cutEnd } from "../common/texts/format.js";
 
 /**
  * Limits of one read.

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { cutEnd } from "../shared/texts/format.js";
+import { cutEnd } from "../common/texts/format.js";
 import { errorCode } from "./sandbox.js";
 
 /** The environment variable that marks the processes of one command (its value is the command's id). */

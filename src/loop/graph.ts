@@ -2,10 +2,10 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
+import type { GuardStreamEvent } from "../common/events/stream-events.js";
+import { parseOptions } from "../common/options.js";
 import { endAtHook, endIfOutOfSteps, hookBudget } from "../run-end/hook.js";
 import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
-import type { GuardStreamEvent } from "../shared/events/stream-events.js";
-import { parseOptions } from "../shared/options.js";
 import type { LoopState } from "./core/loop.js";
 import {
   type LoopDetectOptions,

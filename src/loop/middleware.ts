@@ -5,6 +5,11 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
+import { defineMiddleware } from "../common/agent/define.js";
+import { withStepBudget } from "../common/agent/stack.js";
+import { agentFieldOf } from "../common/channel.js";
+import { guardLogChannel, stopStreamEvent } from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
@@ -14,11 +19,6 @@ import {
   type ModelCallRequest,
   type ModelCallResult,
 } from "../run-end/wrap-up.js";
-import { defineMiddleware } from "../shared/agent/define.js";
-import { withStepBudget } from "../shared/agent/stack.js";
-import { agentFieldOf } from "../shared/channel.js";
-import { guardLogChannel, stopStreamEvent } from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import type { LoopState, StopReason } from "./core/loop.js";
 import { loopGuardChannel, readLoopState } from "./core/state-check.js";
 import {

@@ -6,8 +6,8 @@
  */
 import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
+import { type GuardLogger, parseOptions } from "../common/options.js";
 import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
-import { type GuardLogger, parseOptions } from "../shared/options.js";
 import {
   type ResolvedSafetyOptions,
   resolveSafetyOptions,

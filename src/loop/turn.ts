@@ -4,10 +4,10 @@
  * answer its pending calls and say why.
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
-import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { canonicalJson } from "../shared/identity/signature.js";
-import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../shared/messages.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { canonicalJson } from "../common/identity/signature.js";
+import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
 import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
 import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
 import { readLoopState, trustLoopState } from "./core/state-check.js";

@@ -6,9 +6,9 @@
  * @module langgraph-guards/middleware
  */
 
+export { guardStack, stackShape } from "../common/agent/stack.js";
 export { fileToolsMiddleware } from "../fs/middleware.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "../loop/middleware.js";
 export type { WrapUpModel, WrapUpOption } from "../run-end/wrap-up.js";
-export { guardStack, stackShape } from "../shared/agent/stack.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "../tool-calls/middleware.js";
 export type { AgentTool } from "../tool-calls/traits.js";

@@ -1,8 +1,8 @@
 import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { Command, Overwrite } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { lastAIMessageIndex, messageText } from "../shared/messages.js";
-import { parseOptions } from "../shared/options.js";
+import { lastAIMessageIndex, messageText } from "../common/messages.js";
+import { parseOptions } from "../common/options.js";
 import {
   decideRepeatQuery,
   extractQuery,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { GuardOptionsError } from "../shared/options.js";
+import { GuardOptionsError } from "../common/options.js";
 import { callsWithoutResult, type ReplayFormat, ReplayInputError } from "./formats.js";
 import { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readRunsFromFile } from "./input.js";
 import { type ReplayOptions, type ReplayRun, replayGuards } from "./replay.js";

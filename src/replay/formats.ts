@@ -1,4 +1,4 @@
-import { capText } from "../shared/texts/format.js";
+import { capText } from "../common/texts/format.js";
 import type { ReplayRun, ReplayStep, ReplayToolCall } from "./replay.js";
 
 /**

@@ -1,4 +1,9 @@
 import { z } from "zod/v4";
+import { distinctCallIds } from "../common/call-ids.js";
+import { isShellTool } from "../common/identity/classify.js";
+import { canonicalJson } from "../common/identity/signature.js";
+import { parseOptions } from "../common/options.js";
+import { missingHookMessage, notRunAnswer, withNoteAfter } from "../common/texts/tool-calls.js";
 import {
   emptyLoopState,
   type LoopTurn,
@@ -8,11 +13,6 @@ import {
   stepLoopGuard,
   turnOutput,
 } from "../loop/core/loop.js";
-import { distinctCallIds } from "../shared/call-ids.js";
-import { isShellTool } from "../shared/identity/classify.js";
-import { canonicalJson } from "../shared/identity/signature.js";
-import { parseOptions } from "../shared/options.js";
-import { missingHookMessage, notRunAnswer, withNoteAfter } from "../shared/texts/tool-calls.js";
 import { identifyCall, type ToolCallInput } from "../tool-calls/core/detect.js";
 import {
   type ResolvedToolGuardOptions,

@@ -13,8 +13,8 @@
  * fit: the offset of that point inside its turn cancels out, so where the guard sits does not matter.
  */
 
+import { stepBudgetReason } from "../common/texts/tool-calls.js";
 import type { StopReason } from "../loop/core/loop.js";
-import { stepBudgetReason } from "../shared/texts/tool-calls.js";
 
 /**
  * The hook nodes of a stack, as the step budget counts them.

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { type GuardStreamEvent, stopStreamEvent } from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { lastAIMessageIndex, notRunAnswers } from "../shared/messages.js";
+import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { lastAIMessageIndex, notRunAnswers } from "../common/messages.js";
 import { stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep } from "./steps.js";

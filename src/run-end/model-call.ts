@@ -6,9 +6,9 @@
  */
 import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
+import { stopStreamEvent } from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import type { StopReason } from "../loop/core/loop.js";
-import { stopStreamEvent } from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
 import { type StackShape, stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep, readGraphChannels, type StepReading } from "./steps.js";

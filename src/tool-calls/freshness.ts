@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { type BigIntStats, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { type CallEffect, isShellTool } from "../shared/identity/classify.js";
+import { type CallEffect, isShellTool } from "../common/identity/classify.js";
 import { type DecideContext, identifyCall, type ToolCallInput } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import type { RecordedResult } from "./core/repetition.js";

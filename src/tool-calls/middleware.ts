@@ -3,12 +3,12 @@ import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod/v4";
+import { defineMiddleware } from "../common/agent/define.js";
+import { withStepBudget } from "../common/agent/stack.js";
+import { agentFieldOf } from "../common/channel.js";
+import { type GuardLog, type GuardStreamEvent, guardLogChannel } from "../common/events/stream-events.js";
+import { parseOptions } from "../common/options.js";
 import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
-import { defineMiddleware } from "../shared/agent/define.js";
-import { withStepBudget } from "../shared/agent/stack.js";
-import { agentFieldOf } from "../shared/channel.js";
-import { type GuardLog, type GuardStreamEvent, guardLogChannel } from "../shared/events/stream-events.js";
-import { parseOptions } from "../shared/options.js";
 import { handlerOutput } from "./answers.js";
 import { resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
 import {

@@ -6,15 +6,14 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { isGraphInterrupt } from "@langchain/langgraph";
-import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
 import {
   escalationStreamEvent,
   type GuardStreamEvent,
   guardStreamEvent,
   turnStreamEvents,
-} from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { isPersonMessage } from "../shared/messages.js";
+} from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { isPersonMessage } from "../common/messages.js";
 import {
   endExplanation,
   HOW_TO_ANSWER,
@@ -22,7 +21,8 @@ import {
   notRunAnswer,
   personAnsweredText,
   userQuestion,
-} from "../shared/texts/tool-calls.js";
+} from "../common/texts/tool-calls.js";
+import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
 import { answerAll } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import type { TurnStop } from "./core/plan.js";

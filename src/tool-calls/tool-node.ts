@@ -4,7 +4,7 @@ import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { GuardEscalationError, GuardStateMissingError } from "../shared/errors.js";
+import { GuardEscalationError, GuardStateMissingError } from "../common/errors.js";
 import { thrownAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";

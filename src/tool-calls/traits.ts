@@ -4,8 +4,8 @@
  * The agent's configuration, not thread state: kept by the adapter, learned again when its tools change.
  */
 
-import { readGuardLog } from "../shared/events/stream-events.js";
-import { readFileCache } from "../shared/file-cache-check.js";
+import { readGuardLog } from "../common/events/stream-events.js";
+import { readFileCache } from "../common/file-cache-check.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChangedCheck } from "./freshness.js";

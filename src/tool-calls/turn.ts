@@ -7,11 +7,10 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
-import type { EndReason } from "../run-end/wrap-up.js";
-import { callPosition } from "../shared/call-ids.js";
-import { type GuardStreamEvent, turnStreamEvents } from "../shared/events/stream-events.js";
-import { emitGuardEvents, type WriterHost } from "../shared/events/writer.js";
-import { canonicalJson } from "../shared/identity/signature.js";
+import { callPosition } from "../common/call-ids.js";
+import { type GuardStreamEvent, turnStreamEvents } from "../common/events/stream-events.js";
+import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { canonicalJson } from "../common/identity/signature.js";
 import {
   callInputs,
   guardAnswer,
@@ -20,7 +19,8 @@ import {
   runMarker,
   turnInput,
   unansweredCalls,
-} from "../shared/messages.js";
+} from "../common/messages.js";
+import type { EndReason } from "../run-end/wrap-up.js";
 import { blockArtifact, dedupe, withNote } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";

@@ -5,11 +5,11 @@
  * `undefined`; `null` resets every guard channel.
  */
 import { describe, expect, it } from "vitest";
+import { emptyGuardLog, type GuardStreamEvent, reduceGuardLog } from "../../src/common/events/stream-events.js";
 import { emptyFileCache, type FileCacheState, reduceFileCache, reduceFileCacheUpdate } from "../../src/fs/cache.js";
 import { GuardStateError } from "../../src/index.js";
 import { emptyLoopState } from "../../src/loop/core/loop.js";
 import { readLoopState, reduceLoopState } from "../../src/loop/core/state-check.js";
-import { emptyGuardLog, type GuardStreamEvent, reduceGuardLog } from "../../src/shared/events/stream-events.js";
 import {
   emptyToolGuardState,
   type GuardEvent,

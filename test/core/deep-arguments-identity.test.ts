@@ -7,9 +7,9 @@
 import fc from "fast-check";
 import { configure } from "safe-stable-stringify";
 import { describe, expect, it } from "vitest";
+import { callIdentity } from "../../src/common/identity/classify.js";
+import { canonicalJson, deepCanonicalJson, toolCallSignature } from "../../src/common/identity/signature.js";
 import { replayGuards } from "../../src/replay/index.js";
-import { callIdentity } from "../../src/shared/identity/classify.js";
-import { canonicalJson, deepCanonicalJson, toolCallSignature } from "../../src/shared/identity/signature.js";
 import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
 import { emptyToolGuardState, reduceToolGuard } from "../../src/tool-calls/core/state.js";

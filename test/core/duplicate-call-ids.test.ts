@@ -1,6 +1,6 @@
 /** Issue 35, item 12, in the core: the ids the guards know the calls of one response by. */
 import { describe, expect, it } from "vitest";
-import { callPosition, distinctCallIds } from "../../src/shared/call-ids.js";
+import { callPosition, distinctCallIds } from "../../src/common/call-ids.js";
 
 describe("distinctCallIds", () => {
   it("keeps ids that are present and unique, and gives the others their position", () => {

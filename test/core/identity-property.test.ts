@@ -15,10 +15,10 @@ import {
   isShellTool,
   normalizePath,
   shellCommandOf,
-} from "../../src/shared/identity/classify.js";
-import { commandPaths, squeezeCommand } from "../../src/shared/identity/shell/index.js";
-import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/shared/identity/signature.js";
-import { withoutVolatileArgs } from "../../src/shared/identity/volatile-args.js";
+} from "../../src/common/identity/classify.js";
+import { commandPaths, squeezeCommand } from "../../src/common/identity/shell/index.js";
+import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/common/identity/signature.js";
+import { withoutVolatileArgs } from "../../src/common/identity/volatile-args.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
 

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { INDEX_SLOTS, ListIndexes } from "../../src/common/list-index.js";
 import {
   decideToolCall,
   emptyToolGuardState,
@@ -14,7 +15,6 @@ import {
   unchangedNote,
 } from "../../src/core/index.js";
 import type { ToolGuardState } from "../../src/index.js";
-import { INDEX_SLOTS, ListIndexes } from "../../src/shared/list-index.js";
 import { outcomeEvents } from "../../src/tool-calls/core/plan.js";
 
 const callArb = fc.record({

@@ -4,8 +4,8 @@
  * `mv`, `rm`, `touch`.
  */
 import { describe, expect, it } from "vitest";
+import { commandPaths } from "../../src/common/identity/shell/index.js";
 import { classifyCall } from "../../src/core/index.js";
-import { commandPaths } from "../../src/shared/identity/shell/index.js";
 
 const rewritten = (command: string) => commandPaths(command, "/repo").rewritten;
 

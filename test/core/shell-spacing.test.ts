@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lex, type Token } from "../../src/shared/identity/shell/lexer.js";
-import { squeezeCommand } from "../../src/shared/identity/shell/spacing.js";
+import { lex, type Token } from "../../src/common/identity/shell/lexer.js";
+import { squeezeCommand } from "../../src/common/identity/shell/spacing.js";
 
 describe("squeezeCommand", () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * The shell model (src/shared/identity/shell/): every row of the command table and of the redirection table has a test —
+ * The shell model (src/common/identity/shell/): every row of the command table and of the redirection table has a test —
  * each writing form is mutating with its written path resolved (also after a `cd`), each read-only form stays
  * read-only — plus the parsing (newlines, comments, heredocs, quoting, expansions), `cd` and what is beyond the
  * model. Property: a read-only line stays read-only; adding any writing form of the tables makes it mutating.
@@ -14,7 +14,7 @@ import {
   REDIRECTIONS,
   SHELL_COMMANDS,
   type WriteForm,
-} from "../../src/shared/identity/shell/index.js";
+} from "../../src/common/identity/shell/index.js";
 
 const ROOT = "/r";
 

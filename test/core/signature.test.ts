@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { digest } from "../../src/shared/identity/signature.js";
+import { digest } from "../../src/common/identity/signature.js";
 
 /** The digest as it was first written: SHA-256 through `createHash`, hex, the first 128 bits. */
 const reference = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);

@@ -14,6 +14,8 @@
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../src/common/similarity/scorers.js";
+import { isSimilar, similarityAtLeast, similarityScore } from "../../src/common/similarity/similarity.js";
 import {
   detectLoopIn,
   emptyLoopState,
@@ -21,8 +23,6 @@ import {
   resolveSafetyOptions,
   tokenSortRatio,
 } from "../../src/core/index.js";
-import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../src/shared/similarity/scorers.js";
-import { isSimilar, similarityAtLeast, similarityScore } from "../../src/shared/similarity/similarity.js";
 import { rng } from "../support/random.js";
 
 /** The thresholds checked for every pair: the usual ones, the ends, and one between two scores. */

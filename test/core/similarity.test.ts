@@ -8,9 +8,9 @@
 import fc from "fast-check";
 import * as fuzz from "fuzzball";
 import { describe, expect, it } from "vitest";
+import { matchingBlocks } from "../../src/common/similarity/matching-blocks.js";
+import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/common/similarity/similarity.js";
 import { isSimilar, partialRatio, similarityRatio, similarityScore, tokenSortRatio } from "../../src/core/index.js";
-import { matchingBlocks } from "../../src/shared/similarity/matching-blocks.js";
-import { lcsLength, similarityAtLeast, similarityUpperBound } from "../../src/shared/similarity/similarity.js";
 
 const pieces = ["a", "b", "c", "e", "z", "A", "Z", "0", "7", " ", "  ", "\t", "\n", ".", ",", "!", "?", "-", "_", "'"];
 const unicode = [

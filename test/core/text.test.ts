@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { capText, cutEnd, truncate } from "../../src/common/texts/format.js";
 import { guardStreamEvent } from "../../src/core/index.js";
 import { echo } from "../../src/fs/echo.js";
 import { viewLines } from "../../src/fs/read.js";
-import { capText, cutEnd, truncate } from "../../src/shared/texts/format.js";
 import { describeThrown } from "../../src/tool-calls/answers.js";
 
 /** Text rich in surrogate pairs (emoji), with lone halves and plain characters between them. */

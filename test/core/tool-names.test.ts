@@ -9,8 +9,8 @@ import {
   nearestToolNames,
   suggestToolNames,
   toolNameKey,
-} from "../../src/shared/identity/tool-names.js";
-import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/shared/texts/tool-calls.js";
+} from "../../src/common/identity/tool-names.js";
+import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/common/texts/tool-calls.js";
 
 const TOOLS = ["read_file", "list_files", "write_to_file", "execute_command", "grep"];
 

@@ -5,8 +5,8 @@
  * block rules (`callIdentity`) and escalation (`escalationCompare`, through `identityArgs`) see the same arguments.
  */
 import { describe, expect, it } from "vitest";
-import { callIdentity, identityArgs } from "../../src/shared/identity/classify.js";
-import { withoutVolatileArgs } from "../../src/shared/identity/volatile-args.js";
+import { callIdentity, identityArgs } from "../../src/common/identity/classify.js";
+import { withoutVolatileArgs } from "../../src/common/identity/volatile-args.js";
 import { escalationCompare } from "../../src/tool-calls/core/detect.js";
 import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 

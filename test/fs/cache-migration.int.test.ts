@@ -20,6 +20,7 @@ import {
 } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { digest } from "../../src/common/identity/signature.js";
 import {
   type CachedFile,
   emptyFileCache,
@@ -31,7 +32,6 @@ import { resolveFileToolsOptions } from "../../src/fs/options.js";
 import { viewLines } from "../../src/fs/read.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardState } from "../../src/index.js";
-import { digest } from "../../src/shared/identity/signature.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-migrate-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

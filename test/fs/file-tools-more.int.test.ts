@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { afterAll, describe, expect, it } from "vitest";
+import { changedPaths } from "../../src/common/identity/shell/index.js";
 import { resolveFileToolsOptions } from "../../src/fs/options.js";
 import { viewLines } from "../../src/fs/read.js";
 import { createFileTools } from "../../src/fs/tools.js";
 import { GuardedToolNode, GuardMessagesState, GuardOptionsError, loopDetectHook } from "../../src/index.js";
-import { changedPaths } from "../../src/shared/identity/shell/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { fileToolsHarness } from "../support/file-tools.js";
 

@@ -6,6 +6,7 @@ import { toolsCondition } from "@langchain/langgraph/prebuilt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { callIdentity, isShellTool, isStatefulCall } from "../../src/common/identity/classify.js";
 import { BLOCK_RULES } from "../../src/core/index.js";
 import {
   type GuardArtifact,
@@ -14,7 +15,6 @@ import {
   GuardMessagesState,
   type ToolGuardState,
 } from "../../src/index.js";
-import { callIdentity, isShellTool, isStatefulCall } from "../../src/shared/identity/classify.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools: real LangChain tools (a reader, a writer, one that always throws, one with a permissive schema).

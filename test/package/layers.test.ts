@@ -132,12 +132,12 @@ describe("layers check", () => {
       plant({
         "src/core/direct.ts": 'import { z } from "zod/v4";\nimport { AIMessage } from "@langchain/core/messages";\n',
         "src/core/agent.ts": 'import { createMiddleware } from "langchain";\nexport const m = createMiddleware;\n',
-        "src/core/clean.ts": 'import { z } from "zod/v4";\nimport { helper } from "../shared/helper.js";\n',
+        "src/core/clean.ts": 'import { z } from "zod/v4";\nimport { helper } from "../common/helper.js";\n',
         "src/core/deep.ts": 'import type { T } from "../adapters/t.js";\nexport type D = T;\n',
-        "src/adapters/t.ts": 'import { helper } from "../shared/helper.js";\nexport type { T } from "./u.js";\n',
+        "src/adapters/t.ts": 'import { helper } from "../common/helper.js";\nexport type { T } from "./u.js";\n',
         "src/adapters/u.ts":
           'import type { BaseMessage } from "@langchain/core/messages";\nexport type T = BaseMessage;\n',
-        "src/shared/helper.ts": 'import { createHash } from "node:crypto";\nexport const helper = createHash;\n',
+        "src/common/helper.ts": 'import { createHash } from "node:crypto";\nexport const helper = createHash;\n',
       }),
       config,
     );
@@ -166,11 +166,11 @@ describe("layers check", () => {
     const violations = checkLayers(
       plant({
         "src/loop/a.ts":
-          'import { b } from "../fs/b.js";\nimport { s } from "../shared/s.js";\nexport const a = b + s;\n',
-        "src/fs/b.ts": 'import { s } from "../shared/s.js";\nexport const b = s;\n',
+          'import { b } from "../fs/b.js";\nimport { s } from "../common/s.js";\nexport const a = b + s;\n',
+        "src/fs/b.ts": 'import { s } from "../common/s.js";\nexport const b = s;\n',
         "src/fs/c.ts": 'import type { L } from "../loop/core/l.js";\nexport type C = L;\n',
         "src/loop/core/l.ts": "export type L = number;\n",
-        "src/shared/s.ts": "export const s = 1;\n",
+        "src/common/s.ts": "export const s = 1;\n",
         "src/fsx/d.ts": 'import { a } from "../loop/a.js";\nexport const d = a;\n',
       }),
       config,
@@ -190,7 +190,7 @@ describe("layers check", () => {
   });
 
   it("passes a clean tree, and names a guard or pure core of the config that holds no file", () => {
-    const config = { ...NONE, guards: ["src/loop", "src/fs"], pure: ["src/loop/core/", "src/shared/identity/"] };
+    const config = { ...NONE, guards: ["src/loop", "src/fs"], pure: ["src/loop/core/", "src/common/identity/"] };
     const files = {
       "src/index.ts": 'export * from "./loop/index.js";\nexport { f } from "./fs";\n',
       "src/loop/index.ts": 'export { loop } from "./loop.js";\nexport type { Step } from "./core/index.js";\n',
@@ -198,11 +198,11 @@ describe("layers check", () => {
         'import type { BaseMessage } from "@langchain/core/messages";\nimport { step } from "./core/index.js";\n' +
         "export const loop = (m: BaseMessage) => step(m);\n",
       "src/loop/core/index.ts":
-        'import { id } from "../../shared/identity/id.js";\nexport type Step = number;\n' +
+        'import { id } from "../../common/identity/id.js";\nexport type Step = number;\n' +
         "export const step = (x: unknown) => id(x);\n",
-      "src/shared/identity/id.ts": 'import "./side.js";\nexport const id = (x: unknown) => String(x);\n',
-      "src/shared/identity/side.ts": "export {};\n",
-      "src/fs/index.ts": 'import { id } from "../shared/identity/id.js";\nexport const f = id;\n',
+      "src/common/identity/id.ts": 'import "./side.js";\nexport const id = (x: unknown) => String(x);\n',
+      "src/common/identity/side.ts": "export {};\n",
+      "src/fs/index.ts": 'import { id } from "../common/identity/id.js";\nexport const f = id;\n',
     };
     expect(rulesAndFiles(files, config)).toEqual([]);
     expect(rulesAndFiles(files, { ...config, guards: ["src/loop", "src/repeat-query"] })).toEqual([
@@ -210,7 +210,7 @@ describe("layers check", () => {
     ]);
   });
 
-  // Fails until src/ has the target layout (src/{shared,tool-calls,loop,repeat-query,fs,...}): LAYERS describes it.
+  // The real src/ (src/{common,tool-calls,loop,repeat-query,fs,...}) against LAYERS.
   it("src/ keeps the layers of LAYERS", () => {
     expect(checkLayers(join(import.meta.dirname, "..", ".."), LAYERS)).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
+import { runMarker } from "../../src/common/messages.js";
 import {
   createFileTools,
   escalationHook,
@@ -21,7 +22,6 @@ import {
 } from "../../src/index.js";
 import { fileToolsMiddleware, guardMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, replayGuards } from "../../src/replay/index.js";
-import { runMarker } from "../../src/shared/messages.js";
 import { validHistory } from "../support/escalation.js";
 import { type CallFate, fatesOf } from "../support/helpers.js";
 import { chatModel, failingWeather, repeatingModel, weather } from "./support.js";

@@ -6,7 +6,7 @@
  * heredoc's body, still count. Each scenario runs through every adapter (support.ts).
  */
 import { describe, expect, it } from "vitest";
-import { callIdentity } from "../../src/shared/identity/classify.js";
+import { callIdentity } from "../../src/common/identity/classify.js";
 import { ADAPTERS, type Adapter, runScenario, same, step } from "./support.js";
 
 const PADDED = ["ls -la src", "ls -la src ", "ls  -la src", "ls -la\tsrc", " ls -la  src\n", "ls   -la src"];

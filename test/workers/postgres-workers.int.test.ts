@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digest, toolCallSignature } from "../../src/shared/identity/signature.js";
+import { digest, toolCallSignature } from "../../src/common/identity/signature.js";
 import { type GuardKind, script } from "../fixtures/worker-agents.js";
 import type { Request, ThreadState, TurnRequest } from "../fixtures/worker-process.js";
 import { freshDatabase, type PgServer, startPostgres } from "../support/postgres.js";

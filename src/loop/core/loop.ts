@@ -1,9 +1,9 @@
 import { z } from "zod/v4";
-import { guardLoggerSchema, parseOptions } from "../../shared/options.js";
-import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../shared/similarity/scorers.js";
-import { similarityAtLeast } from "../../shared/similarity/similarity.js";
-import { StatefulGuard } from "../../shared/stateful-guard.js";
-import { STOP_REASON_TEXTS } from "../../shared/texts/tool-calls.js";
+import { guardLoggerSchema, parseOptions } from "../../common/options.js";
+import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../common/similarity/scorers.js";
+import { similarityAtLeast } from "../../common/similarity/similarity.js";
+import { StatefulGuard } from "../../common/stateful-guard.js";
+import { STOP_REASON_TEXTS } from "../../common/texts/tool-calls.js";
 
 /**
  * A similarity scorer: two outputs → 0..1.

@@ -3,7 +3,7 @@
  * trusted), anything else refused with a {@link GuardStateError}.
  */
 import { z } from "zod/v4";
-import { GuardStateError, kindOf, zodProblem } from "../../shared/state-error.js";
+import { GuardStateError, kindOf, zodProblem } from "../../common/state-error.js";
 import { emptyLoopState, type LoopState } from "./loop.js";
 
 const count = z.number();
@@ -86,5 +86,5 @@ export function reduceLoopState(current: LoopState | undefined, update: LoopStat
   return update;
 }
 
-/** The `loopGuard` channel (and createAgent's `safetyLimits`; see shared/channel.ts): a whole state replaces. */
+/** The `loopGuard` channel (and createAgent's `safetyLimits`; see common/channel.ts): a whole state replaces. */
 export const loopGuardChannel = { reduce: reduceLoopState, empty: emptyLoopState };

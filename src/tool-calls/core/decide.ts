@@ -4,16 +4,16 @@
  * a near-repeat, else a strike and the escalation level's text.
  */
 
-import type { CallEffect } from "../../shared/identity/classify.js";
-import { ownEntry } from "../../shared/identity/classify.js";
-import { canonicalJson } from "../../shared/identity/signature.js";
+import type { CallEffect } from "../../common/identity/classify.js";
+import { ownEntry } from "../../common/identity/classify.js";
+import { canonicalJson } from "../../common/identity/signature.js";
 import {
   escalationFeedback,
   fileEditsReminder,
   NEXT_STRIKE_STOPS,
   reminderFeedback,
   repeatCeilingReminder,
-} from "../../shared/texts/tool-calls.js";
+} from "../../common/texts/tool-calls.js";
 import { type DecideContext, type Detection, detectCall, escalationCompare, type ToolCallInput } from "./detect.js";
 import {
   type ArgsView,

@@ -13,7 +13,7 @@ import {
   isStatefulCall,
   letsTimePass,
   ownEntry,
-} from "../../shared/identity/classify.js";
+} from "../../common/identity/classify.js";
 import {
   type ArgsView,
   emptyEscalationState,

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
-import { normalizePath } from "../../shared/identity/classify.js";
-import { canonicalJson, digest, toolCallSignature } from "../../shared/identity/signature.js";
-import { similarityRatio } from "../../shared/similarity/similarity.js";
+import { normalizePath } from "../../common/identity/classify.js";
+import { canonicalJson, digest, toolCallSignature } from "../../common/identity/signature.js";
+import { similarityRatio } from "../../common/similarity/similarity.js";
 
 /**
  * Phrases that acknowledge a block (say what will be done differently), with close variants.

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
-import { parseOptions } from "../../shared/options.js";
-import { StatefulGuard } from "../../shared/stateful-guard.js";
-import { duplicateFeedback } from "../../shared/texts/tool-calls.js";
+import { parseOptions } from "../../common/options.js";
+import { StatefulGuard } from "../../common/stateful-guard.js";
+import { duplicateFeedback } from "../../common/texts/tool-calls.js";
 import {
   type BlockedCall,
   blockedCall,

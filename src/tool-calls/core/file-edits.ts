@@ -5,7 +5,7 @@
  * `remindAt` writes on, the call's answer carries a reminder; the `blockRewritesAt`-th rewrite of the file's whole
  * content (see `CallEffect`'s `rewrites`) and the `blockAt`-th write of any kind are blocked.
  */
-import { type CallEffect, ownEntry } from "../../shared/identity/classify.js";
+import { type CallEffect, ownEntry } from "../../common/identity/classify.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**

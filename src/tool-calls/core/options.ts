@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { parseOptions } from "../../shared/options.js";
+import { parseOptions } from "../../common/options.js";
 import { escalationOptionsSchema } from "./escalation.js";
 import type { ResultNormalizer } from "./normalize.js";
 import type { BlockContext, BlockRule } from "./rules.js";

@@ -4,9 +4,9 @@
  * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
  */
 
-import type { CallEffect } from "../../shared/identity/classify.js";
-import { truncate } from "../../shared/texts/format.js";
-import { unchangedResultNote, withNoteAfter } from "../../shared/texts/tool-calls.js";
+import type { CallEffect } from "../../common/identity/classify.js";
+import { truncate } from "../../common/texts/format.js";
+import { unchangedResultNote, withNoteAfter } from "../../common/texts/tool-calls.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";

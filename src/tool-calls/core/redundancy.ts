@@ -4,9 +4,9 @@ import {
   type ClassifyOptions,
   callIdentity,
   isSameOrAncestor,
-} from "../../shared/identity/classify.js";
-import type { SignatureOptions } from "../../shared/identity/signature.js";
-import { parseOptions } from "../../shared/options.js";
+} from "../../common/identity/classify.js";
+import type { SignatureOptions } from "../../common/identity/signature.js";
+import { parseOptions } from "../../common/options.js";
 import { operationLimitsSchema } from "./options.js";
 import { outcomeRecord, type RecordedResult } from "./repetition.js";
 

@@ -14,7 +14,7 @@ import {
   nameWords,
   ownEntry,
   shellCommandOf,
-} from "../../shared/identity/classify.js";
+} from "../../common/identity/classify.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**

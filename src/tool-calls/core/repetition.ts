@@ -1,10 +1,10 @@
 import type { z } from "zod/v4";
-import type { CallEffect, ClassifyOptions } from "../../shared/identity/classify.js";
-import { classifyCall, isSameOrAncestor } from "../../shared/identity/classify.js";
-import { digest, type SignatureOptions, toolCallSignature } from "../../shared/identity/signature.js";
-import { ListIndexes } from "../../shared/list-index.js";
-import { parseOptions } from "../../shared/options.js";
-import { cutEnd } from "../../shared/texts/format.js";
+import type { CallEffect, ClassifyOptions } from "../../common/identity/classify.js";
+import { classifyCall, isSameOrAncestor } from "../../common/identity/classify.js";
+import { digest, type SignatureOptions, toolCallSignature } from "../../common/identity/signature.js";
+import { ListIndexes } from "../../common/list-index.js";
+import { parseOptions } from "../../common/options.js";
+import { cutEnd } from "../../common/texts/format.js";
 import { repetitionRulesSchema } from "./options.js";
 import { type BlockRule, blockMessage, type MessageTemplate } from "./rules.js";
 

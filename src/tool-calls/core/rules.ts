@@ -1,4 +1,4 @@
-import { DEFAULT_MESSAGES } from "../../shared/texts/tool-calls.js";
+import { DEFAULT_MESSAGES } from "../../common/texts/tool-calls.js";
 
 /**
  * The rule a blocked call broke: `consecutive` (identical to the previous call), `threshold` (too many identical

@@ -3,7 +3,7 @@
  * trusted), anything the rules cannot read refused with a {@link GuardStateError}.
  */
 import { z } from "zod/v4";
-import { GuardStateError, kindOf, zodProblem } from "../../shared/state-error.js";
+import { GuardStateError, kindOf, zodProblem } from "../../common/state-error.js";
 import { BLOCK_RULES } from "./rules.js";
 
 const count = z.number();

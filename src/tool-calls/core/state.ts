@@ -1,6 +1,6 @@
-import type { CallEffect } from "../../shared/identity/classify.js";
-import { ListIndexes } from "../../shared/list-index.js";
-import { GuardStateError, kindOf } from "../../shared/state-error.js";
+import type { CallEffect } from "../../common/identity/classify.js";
+import { ListIndexes } from "../../common/list-index.js";
+import { GuardStateError, kindOf } from "../../common/state-error.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
 import { type FileEditCount, noteWrites } from "./file-edits.js";
 import {
@@ -575,7 +575,7 @@ export function reduceToolGuard(
   return applyEvents(state, update, true);
 }
 
-/** The `toolGuard` channel (see shared/channel.ts): the tool-call guards' memory, through its reducer. */
+/** The `toolGuard` channel (see common/channel.ts): the tool-call guards' memory, through its reducer. */
 export const toolGuardChannel = { reduce: reduceToolGuard, empty: emptyToolGuardState };
 
 /**
