@@ -145,7 +145,7 @@ export function modelCallMayEnd(budget: StepBudget, at: StepReading): boolean {
 
 /** The hooks of the agent's stack that the guards know by its channels. */
 function stackOf(at: StepReading): StackShape {
-  return stackFromChannels(readGraphChannels(at.config, KNOWN_CHANNELS));
+  return stackFromChannels(readGraphChannels(at.config, KNOWN_CHANNELS, at));
 }
 
 /** Whether a model's response asks for tools. */

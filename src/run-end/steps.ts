@@ -68,19 +68,23 @@ export function readStep(config: unknown): StepReading | undefined {
  * and without a default, is left out), or undefined when they cannot be read. The one reader of a LangGraph internal
  * in the package: the task's channel reader (`configurable.__pregel_read`, which LangGraph gives every task to read
  * its graph's state); a createAgent middleware sees only its own channels, and the step budget must know which of
- * langchain's middleware the agent has.
+ * langchain's middleware the agent has. `at` is the config's step reading, when the caller has it already.
  *
  * @example
  * ```ts
  * "runToolCallCount" in (readGraphChannels(getConfig(), ["runToolCallCount"]) ?? {}); // toolCallLimitMiddleware
  * ```
  */
-export function readGraphChannels(config: unknown, names: readonly string[]): Record<string, unknown> | undefined {
+export function readGraphChannels(
+  config: unknown,
+  names: readonly string[],
+  at: StepReading | undefined = readStep(config),
+): Record<string, unknown> | undefined {
   const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
   if (typeof read !== "function") return undefined;
   try {
     const reader = read as ChannelReader;
-    const values = reader(channelsHad(reader, config, names), false);
+    const values = reader(channelsHad(reader, at, names), false);
     return typeof values === "object" && values !== null ? (values as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -104,8 +108,7 @@ const channelsKnown = new WeakMap<object, Map<string, Map<string, boolean>>>();
  * asked about before in this graph invocation is read once alone, where LangGraph throws for a channel the graph
  * lacks and answers `null` for one never written.
  */
-function channelsHad(read: ChannelReader, config: unknown, names: readonly string[]): string[] {
-  const at = readStep(config);
+function channelsHad(read: ChannelReader, at: StepReading | undefined, names: readonly string[]): string[] {
   if (at === undefined) return [...names];
   const known = perInvocation(channelsKnown, at, () => new Map<string, boolean>());
   const had: string[] = [];
