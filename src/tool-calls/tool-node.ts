@@ -106,6 +106,12 @@ function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   return combined;
 }
 
+/** A createReactAgent v2 task's state without its call (what the tools see). */
+function withoutToolCall(input: StateInput): Omit<StateInput, "lg_tool_call"> {
+  const { lg_tool_call: _call, ...rest } = input;
+  return rest;
+}
+
 /** The node's update: the calls' (see {@link combineOutputs}) with the guard channels' update added. */
 function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: unknown }): unknown {
   if (Array.isArray(output)) return [...output, own];
@@ -208,9 +214,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const turn = this.open(input, config);
     const stop = turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
-    // In a createReactAgent v2 task the tools see the state without the call.
-    const { lg_tool_call: single, ...rest } = input as StateInput;
-    const state = single === undefined ? input : rest;
+    // In a createReactAgent v2 task the tools see the state without the call (a copy made only there: the rest
+    // spread copies every channel of the state, at every turn).
+    const state = (input as StateInput).lg_tool_call === undefined ? input : withoutToolCall(input as StateInput);
     const calls = turn.calls;
     const outputs =
       calls.length === 1

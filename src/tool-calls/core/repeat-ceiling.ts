@@ -240,10 +240,23 @@ function lowestReminder(options: CeilingOptions, tool: string): number {
   return lowest;
 }
 
+/**
+ * The last {@link positionOf} answer: the counts' lists in state are replaced, never changed, so the same list and
+ * key have the same position. A call's key is looked up when it is decided and again when the reducer records it,
+ * in the same list: for a call the ceiling has not counted (most), a scan of every count (up to 50) each time.
+ */
+const lastPosition = { calls: undefined as readonly RepeatCount[] | undefined, key: "", at: -1 };
+
 /** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
 function positionOf(calls: readonly RepeatCount[], key: string): number {
-  for (let i = calls.length - 1; i >= 0; i -= 1) if ((calls[i] as RepeatCount).key === key) return i;
-  return -1;
+  const last = lastPosition;
+  if (last.calls === calls && last.key === key) return last.at;
+  let at = calls.length - 1;
+  while (at >= 0 && (calls[at] as RepeatCount).key !== key) at -= 1;
+  last.calls = calls;
+  last.key = key;
+  last.at = at;
+  return at;
 }
 
 /**
