@@ -75,6 +75,22 @@ export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnable
   return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config };
 }
 
+/**
+ * A `ToolNode` that runs one tool of the tools it is given with `handleToolErrors` false, so that what the tool threw
+ * reaches the guarded node as it is (`ToolNode` reads `e.message` and `e.name`, which fails on `undefined`, `null`,
+ * throwing getters…): the node answers it (`errorAnswer`).
+ */
+class RawToolRunner extends ToolNode {
+  constructor() {
+    super([], { handleToolErrors: false });
+  }
+
+  runRaw(tools: ToolNode["tools"], call: ToolCall, config: LangGraphRunnableConfig, state: unknown) {
+    this.tools = tools; // the node's tools as they are now (a user may replace them)
+    return this.runTool(call, config, state);
+  }
+}
+
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
 
 /**
@@ -159,12 +175,8 @@ function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: 
 export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /** The validated options with their defaults. */
   readonly guardOptions: ResolvedToolGuardOptions;
-  /**
-   * This node as `ToolNode.runTool` sees it when the node runs a tool: with `handleToolErrors` false, so that what
-   * the tool threw reaches the node as it is (`ToolNode` reads `e.message` and `e.name`, which fails on
-   * `undefined`, `null`, throwing getters…). Everything else is read through to the node itself.
-   */
-  private readonly rawErrors: this = Object.create(this, { handleToolErrors: { value: false } });
+  /** Runs the node's tools as `ToolNode` does, what a tool threw reaching the node as it is. */
+  private readonly runner = new RawToolRunner();
 
   constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {
     const { name, tags, handleToolErrors, ...guardOptions } = options;
@@ -233,7 +245,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const call = turn.calls[i] as ToolCall;
     // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
     // node beyond ToolNode's own.
-    return super.runTool.call(this.rawErrors, call, config, state).then(
+    return this.runner.runRaw(this.tools, call, config, state).then(
       (output) => turn.settle(i, output),
       (error: unknown) => turn.settle(i, this.errorAnswer(call, error)),
     );
@@ -249,8 +261,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     config: LangGraphRunnableConfig,
     state: unknown,
   ): Promise<ToolMessage | Command> {
-    return super.runTool
-      .call(this.rawErrors, call, config, state)
+    return this.runner
+      .runRaw(this.tools, call, config, state)
       .then(undefined, (error: unknown) => this.errorAnswer(call, error));
   }
 
