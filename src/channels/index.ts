@@ -51,10 +51,7 @@ export const GuardState = Annotation.Root({
   }),
   /** The loop detector's recent outputs and the safety limits' counters for the current session. */
   loopGuard: annotationOf<LoopState, LoopState | null>(loopGuardChannel),
-  /**
-   * The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. Threads written
-   * by earlier versions (a `DeltaChannel` whose writes carried contents) read back: the reducer drops the contents.
-   */
+  /** The file tools' cache (digests and stats, no contents) and directory tree, through a reducer. */
   fileCache: annotationOf<FileCacheState, FileCacheWrite | FileCacheWrite[] | FileCacheState | null>(fileCacheChannel),
   /** The thread's guard events, counted per kind, the last 50 kept. */
   guardLog: annotationOf<GuardLog, GuardLogUpdate>(guardLogChannel),

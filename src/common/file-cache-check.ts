@@ -9,12 +9,12 @@ import { GuardStateError, kindOf } from "./state-error.js";
 const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
 
 /**
- * The file cache as the guards read it: a stored value checked (cheaply: its parts, not every entry), an older shape
- * without `stats`, `bytes` or `tree` repaired, a damaged one refused with a `GuardStateError`.
+ * The file cache as the guards read it: a stored value checked once (a cache the reducer made is trusted), a
+ * damaged one (a part missing too) refused with a `GuardStateError`.
  *
  * @example
  * ```ts
- * readFileCache({ files: {} }).stats.hits; // 0
+ * readFileCache({ files: {} }); // throws GuardStateError: fileCache, bytes
  * ```
  */
 export function readFileCache(state: unknown): FileCacheState {
@@ -25,17 +25,31 @@ export function readFileCache(state: unknown): FileCacheState {
   }
   const { files, bytes, tree, stats } = state as Partial<FileCacheState>;
   if (files === null || typeof files !== "object" || Array.isArray(files)) throw fail(`files: expected an object`);
-  if (tree !== undefined && tree !== null && (typeof tree !== "object" || Array.isArray(tree))) {
+  if (tree === undefined || (tree !== null && (typeof tree !== "object" || Array.isArray(tree)))) {
     throw fail("tree: expected an object or null");
   }
-  if (bytes !== undefined && !isCount(bytes)) throw fail(`bytes: expected a number, received ${kindOf(bytes)}`);
-  const counters = { hits: 0, misses: 0, staleRefreshes: 0, bytesSaved: 0, ...(stats ?? {}) };
-  for (const [name, n] of Object.entries(counters)) if (!isCount(n)) throw fail(`stats.${name}: expected a number`);
-  const whole = stats !== undefined && Object.keys(counters).every((name) => name in stats);
-  const cache = bytes !== undefined && tree !== undefined && whole ? (state as FileCacheState) : undefined;
-  const read = cache ?? { ...(state as FileCacheState), bytes: bytes ?? 0, tree: tree ?? null, stats: counters };
-  checkedCaches.add(read);
-  return read;
+  if (!isCount(bytes)) throw fail(`bytes: expected a number, received ${kindOf(bytes)}`);
+  if (stats === null || typeof stats !== "object") throw fail(`stats: expected an object, received ${kindOf(stats)}`);
+  for (const name of ["hits", "misses", "staleRefreshes", "bytesSaved"] as const) {
+    if (!isCount(stats[name])) throw fail(`stats.${name}: expected a number`);
+  }
+  for (const [path, file] of Object.entries(files)) {
+    if (file === null || typeof file !== "object" || !isCount(file.chars)) throw fail(`files: ${path} is no entry`);
+  }
+  return trustFileCache(state as FileCacheState);
+}
+
+/**
+ * Marks a cache the reducer made as checked: its next read costs a lookup.
+ *
+ * @example
+ * ```ts
+ * const cache = trustFileCache(emptyFileCache());
+ * ```
+ */
+export function trustFileCache(cache: FileCacheState): FileCacheState {
+  checkedCaches.add(cache);
+  return cache;
 }
 
 /** Caches checked by {@link readFileCache} (a cache the reducer made is checked at its first read only). */

@@ -3,12 +3,10 @@
  * a digest of the content, the stat it was read with and the content's length (about 200 bytes an entry), so it
  * lives in an ordinary reducer channel and a checkpoint stays small; a hit re-reads the file and compares its
  * digest (issue 21: a `DeltaChannel` holding the contents made every read of the thread walk its history).
- *
- * Threads written by earlier versions hold contents in their entries and `put` writes: the reducer drops them.
  */
 
 import type { ChannelSpec } from "../common/channel.js";
-import { readFileCache } from "../common/file-cache-check.js";
+import { readFileCache, trustFileCache } from "../common/file-cache-check.js";
 import { GuardStateError, kindOf } from "../common/state-error.js";
 import type { DirNode, DirTree } from "./tree.js";
 
@@ -205,53 +203,13 @@ function without(files: Record<string, CachedFile>, path: string): Record<string
   return rest;
 }
 
-/**
- * An entry as a checkpoint may hold it: this version's (`chars`, no content), or one this version did not write
- * (a development build kept the content and no `chars`; a hand-edited or damaged value may lack `chars`). Reading
- * such an entry never fails: it is made lean, its length kept.
- */
-type StoredFile = Omit<CachedFile, "chars"> & { chars?: number; content?: string };
-
-/** The length an entry stands for (`chars`, or an old entry's content length). */
-function charsOf(file: StoredFile): number {
-  return file.chars ?? file.content?.length ?? 0;
-}
-
-/** An entry without content (an old entry's content dropped, its length kept as `chars`). */
-function lean(file: StoredFile): CachedFile {
-  if (file.content === undefined && file.chars !== undefined) return file as CachedFile;
-  const { content: _content, ...rest } = file;
-  return { ...rest, chars: charsOf(file) };
-}
-
-/** The state with every entry lean (see {@link StoredFile}). */
-function normalize(state: FileCacheState): FileCacheState {
-  let foreign = false;
-  for (const file of Object.values(state.files) as StoredFile[]) {
-    if (file === null || typeof file !== "object")
-      throw new GuardStateError("fileCache", "files: an entry is not an object");
-    if (file.content !== undefined || file.chars === undefined) {
-      foreign = true;
-      break;
-    }
-  }
-  if (!foreign) return state;
-  const files: Record<string, CachedFile> = {};
-  let bytes = 0;
-  for (const [path, file] of Object.entries(state.files)) {
-    files[path] = lean(file as StoredFile);
-    bytes += (files[path] as CachedFile).chars;
-  }
-  return { ...state, files, bytes };
-}
-
 /** One write of the file-cache channel, by its `op`. */
 type WriteOf<Op extends FileCacheWrite["op"]> = Extract<FileCacheWrite, { op: Op }>;
 
 /** Caches a file as the most recently used, evicting the least recently used ones beyond the budget. */
 function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
   const old = state.files[write.path];
-  const file = lean(write.file as StoredFile);
+  const file = write.file;
   let files = { ...without(state.files, write.path), [write.path]: file };
   let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
   let count = Object.keys(files).length;
@@ -386,8 +344,7 @@ export function reduceFileCacheUpdate(
 
 /**
  * The batch reducer of the file-cache channel: applies writes in order (a write may be one change or a list).
- * Deterministic and batching-invariant. Accepts what earlier versions wrote (entries and `put`s with contents):
- * the contents are dropped.
+ * Deterministic and batching-invariant.
  *
  * @example
  * ```ts
@@ -398,12 +355,12 @@ export function reduceFileCache(
   state: FileCacheState | undefined,
   writes: readonly (FileCacheWrite | readonly FileCacheWrite[])[],
 ): FileCacheState {
-  let current = state === undefined ? emptyFileCache() : normalize(readFileCache(state));
+  let current = state === undefined ? emptyFileCache() : readFileCache(state);
   for (const write of writes) {
     if (Array.isArray(write)) for (const w of write as FileCacheWrite[]) current = apply(current, w);
     else current = apply(current, write as FileCacheWrite);
   }
-  return current;
+  return trustFileCache(current);
 }
 
 /**

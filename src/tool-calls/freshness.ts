@@ -127,7 +127,7 @@ export function fingerprintBeforeRun(tool: string, effect: CallEffect): string |
 /**
  * The adapters' {@link DecideContext.readsChanged}: whether the files a shell read reads have changed since its
  * `previous` result was recorded with their fingerprint. `undefined` when that result has no fingerprint (another
- * tool, a result recorded by an earlier version) or the call's files are not known.
+ * tool) or the call's files are not known.
  *
  * @example
  * ```ts

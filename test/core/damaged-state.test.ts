@@ -1,7 +1,7 @@
 /**
- * Issue 35, item 14, in the reducers: a damaged or older-shape guard state is repaired (older shapes: fields added
- * since are filled) or refused with a GuardStateError that names the channel, says what is wrong and how to reset it
- * — never a bare TypeError, never a NaN counter; an update a reducer does not know is refused, never applied as
+ * Issue 35, item 14, in the reducers: a damaged guard state (a part missing too: the package has never stored another
+ * shape) is refused with a GuardStateError that names the channel, says what is wrong and how to reset it — never a
+ * bare TypeError, never a NaN counter; an update a reducer does not know is refused, never applied as
  * `undefined`; `null` resets every guard channel.
  */
 import { describe, expect, it } from "vitest";
@@ -70,26 +70,26 @@ describe("toolGuard", () => {
     );
   });
 
-  it("an older shape (no stats, no escalation, counters missing) is repaired: no NaN", () => {
-    const older = stored((s) => {
+  it("a part or counter missing is refused by name (the package has never stored another shape), never NaN", () => {
+    const noStats = stored((s) => {
       delete s.stats;
-      delete s.escalation;
+    });
+    expect(refusal(() => reduceToolGuard(noStats, [{ ...call, seq: 1 }]), "toolGuard").problem).toContain("stats");
+    const noEpoch = stored((s) => {
       delete (s.repetition as Record<string, unknown>).epoch;
     });
-    const next = reduceToolGuard(older, [{ ...call, seq: 1, key: "other" }, { type: "progress" }]);
-    expect(next.stats.allowed).toBe(1);
-    expect(next.stats.blocked.redundant).toBe(0);
-    expect(next.escalation.strikes).toBe(0);
-    expect(Number.isFinite(next.repetition.epoch)).toBe(true);
+    expect(refusal(() => readToolGuard(noEpoch), "toolGuard").problem).toContain("repetition.epoch");
     const partial = stored((s) => {
       s.stats = { allowed: 4 };
     });
-    const block: GuardEvent = {
-      type: "block",
-      block: { tool: "t", rule: "consecutive", count: 2, enforced: true },
-      observedLimit: 20,
-    };
-    expect(reduceToolGuard(partial, [block]).stats).toMatchObject({ allowed: 4, blocked: { consecutive: 1 } });
+    expect(refusal(() => readToolGuard(partial), "toolGuard").problem).toContain("stats.blocked");
+  });
+
+  it("a stored state as JSON gives it back is read as the reducer made it", () => {
+    const state = reduceToolGuard(emptyToolGuardState(), [call, { ...call, seq: 1, key: "k2" }]);
+    const back = readToolGuard(JSON.parse(JSON.stringify(state)));
+    expect(JSON.parse(JSON.stringify(back))).toEqual(JSON.parse(JSON.stringify(state)));
+    expect(readToolGuard(JSON.parse(JSON.stringify(emptyToolGuardState()))).stats.allowed).toBe(0);
   });
 
   it("an unknown update is refused, never applied as the state", () => {
@@ -110,10 +110,8 @@ describe("toolGuard", () => {
   });
 
   it("checks a stored value once: the reducer's own states are not checked again", () => {
-    const older = stored((s) => {
-      delete s.stats;
-    });
-    expect(readToolGuard(older)).toBe(readToolGuard(older));
+    const value = stored(() => {});
+    expect(readToolGuard(value)).toBe(readToolGuard(value));
     const own = reduceToolGuard(emptyToolGuardState(), [call]);
     expect(readToolGuard(own)).toBe(own);
   });
@@ -127,11 +125,13 @@ describe("guardLog", () => {
     guard: "tool-calls",
   } as unknown as GuardStreamEvent;
 
-  it("a damaged log is refused by name; an older one (no total) is repaired", () => {
+  it("a damaged log (a part missing too) is refused by name; a stored one goes on", () => {
     refusal(() => reduceGuardLog({ counts: {}, total: 0, recent: "x" } as never, [event]), "guardLog");
     refusal(() => reduceGuardLog({ counts: { blocked: "1" }, total: 1, recent: [] } as never, [event]), "guardLog");
-    const older = reduceGuardLog({ counts: { blocked: 2 }, recent: [event, event] } as never, [event]);
-    expect(older.total).toBe(3);
+    refusal(() => reduceGuardLog({ counts: { blocked: 2 }, recent: [event, event] } as never, [event]), "guardLog");
+    refusal(() => reduceGuardLog({ total: 2, recent: [event, event] } as never, [event]), "guardLog");
+    const stored = JSON.parse(JSON.stringify(reduceGuardLog(emptyGuardLog(), [event, event])));
+    expect(reduceGuardLog(stored, [event]).total).toBe(3);
   });
 
   it("an unknown update is refused; null resets", () => {
@@ -143,16 +143,15 @@ describe("guardLog", () => {
 });
 
 describe("loopGuard", () => {
-  it("a damaged state is refused by name; an older one is repaired", () => {
+  it("a damaged state (a field missing too) is refused by name; a stored one is read as it was", () => {
     expect(refusal(() => readLoopState({ ...emptyLoopState(), iterations: "3" }), "loopGuard").problem).toContain(
       "iterations",
     );
     refusal(() => readLoopState([], "safetyLimits"), "safetyLimits");
-    const { tokens: _tokens, consecutiveFailures: _failures, ...older } = emptyLoopState();
-    const repaired = readLoopState({ ...older, iterations: 4 });
-    expect(repaired.tokens).toEqual({ input: 0, output: 0, total: 0 });
-    expect(repaired.consecutiveFailures).toBe(0);
-    expect(repaired.iterations).toBe(4);
+    const { tokens: _tokens, ...partial } = emptyLoopState();
+    expect(refusal(() => readLoopState({ ...partial, iterations: 4 }), "loopGuard").problem).toContain("tokens");
+    const stored = JSON.parse(JSON.stringify({ ...emptyLoopState(), iterations: 4 }));
+    expect(readLoopState(stored)).toEqual({ ...emptyLoopState(), iterations: 4 });
   });
 
   it("its reducer refuses a non-state, keeps a whole state for its read, keeps the state for undefined, resets for null", () => {
@@ -172,13 +171,16 @@ describe("fileCache", () => {
     refusal(() => reduceFileCacheUpdate(emptyFileCache(), 5 as never), "fileCache");
   });
 
-  it("a damaged cache is refused by name; an older one (no stats) is repaired", () => {
+  it("a damaged cache (a part missing too) is refused by name; a stored one goes on", () => {
     const damaged = { ...emptyFileCache(), files: null } as unknown as FileCacheState;
     refusal(() => reduceFileCache(damaged, [{ op: "dropAll" }]), "fileCache");
-    const { stats: _stats, ...older } = emptyFileCache();
-    const repaired = reduceFileCache(older as FileCacheState, [{ op: "count", hits: 1 }]);
-    expect(repaired.stats.hits).toBe(1);
-    expect(Number.isFinite(repaired.stats.misses)).toBe(true);
+    for (const part of ["stats", "bytes", "tree"] as const) {
+      const { [part]: _gone, ...partial } = emptyFileCache();
+      const error = refusal(() => reduceFileCache(partial as FileCacheState, [{ op: "count", hits: 1 }]), "fileCache");
+      expect(error.problem).toContain(part);
+    }
+    const stored = JSON.parse(JSON.stringify(emptyFileCache())) as FileCacheState;
+    expect(reduceFileCache(stored, [{ op: "count", hits: 1 }]).stats.hits).toBe(1);
   });
 
   it("the channel's reducer takes a whole cache, and null resets even a damaged one", () => {

@@ -145,30 +145,6 @@ describe("read_file views", () => {
 });
 
 describe("entries without contents", () => {
-  /** A `put` as written by versions before issue 21: the entry carries the whole content and no `chars`. */
-  const legacyPut = (path: string, content: string, budget = 1_000_000): FileCacheWrite => {
-    const { chars: _chars, ...rest } = file(content);
-    return { op: "put", path, file: { ...rest, content } as unknown as CachedFile, budget };
-  };
-
-  it("drops the content of an old put and counts its length", () => {
-    const state = reduceFileCache(emptyFileCache(), [legacyPut("/a", "abc"), legacyPut("/b", "hello")]);
-    expect(state.bytes).toBe(8);
-    expect(state.files["/a"]).toEqual(file("abc"));
-    expect(JSON.stringify(state)).not.toContain("hello");
-  });
-
-  it("makes an old state value lean on its first update", () => {
-    const old = {
-      ...emptyFileCache(),
-      files: { "/a": { ...file("abc"), chars: undefined, content: "abc" } as unknown as CachedFile },
-      bytes: 3,
-    };
-    const state = reduceFileCache(old, [{ op: "count", hits: 1 }]);
-    expect(state.files["/a"]).toEqual(file("abc"));
-    expect(state.bytes).toBe(3);
-  });
-
   it("evicts the least recently used files beyond maxFiles", () => {
     const puts: FileCacheWrite[] = ["/a", "/b", "/c", "/d"].map((path) => ({
       op: "put",
@@ -191,7 +167,7 @@ describe("entries without contents", () => {
 
 describe("checkpoint size with the cache in GuardState's channel", () => {
   const MB = 1_000_000;
-  /** 5 puts of 200 KB files (carrying their contents, as old writes did) over 5 steps, then 10 more steps. */
+  /** 5 puts of 200 KB files over 5 steps, then 10 more steps. */
   async function storedBytes(saver: BaseCheckpointSaver, measure: () => number) {
     const State = Annotation.Root({
       step: Annotation<number>({ reducer: (_, b) => b, default: () => 0 }),
@@ -205,7 +181,7 @@ describe("checkpoint size with the cache in GuardState's channel", () => {
               fileCache: {
                 op: "put",
                 path: `/f${s.step}`,
-                file: { ...file("x".repeat(0.2 * MB)), content: "x".repeat(0.2 * MB) } as CachedFile,
+                file: file("x".repeat(0.2 * MB)),
                 budget: 10 * MB,
               } as FileCacheWrite,
             }

@@ -104,25 +104,6 @@ describe("a damaged guard channel in a checkpoint (createReactAgent)", () => {
       expect(after.messages.at(-1)?.content).toBe("Done.");
     },
   );
-
-  it("an older shape (no stats, no escalation, no loop tokens) is repaired: the counters go on, never NaN", async () => {
-    const saver = new MemorySaver();
-    const graph = agent(saver);
-    const config = { configurable: { thread_id: "older" } };
-    await graph.invoke(ask("a.txt"), config);
-    await damage(saver, config, "toolGuard", (v) => {
-      delete v.stats;
-      delete v.escalation;
-    });
-    await damage(saver, config, "loopGuard", (v) => {
-      delete v.tokens;
-      delete v.consecutiveFailures;
-    });
-    const after = await graph.invoke(ask("b.txt"), config);
-    expect(after.toolGuard.stats.allowed).toBe(1);
-    expect(Number.isFinite(after.loopGuard.tokens.total)).toBe(true);
-    expect(Number.isFinite(after.loopGuard.consecutiveFailures)).toBe(true);
-  });
 });
 
 describe("an update a guard channel's reducer does not know", () => {

@@ -184,12 +184,12 @@ const checkedLogs = new WeakMap<object, GuardLog>();
 
 /**
  * The `guardLog` value as the guards read it: the reducer's own log as it is; a value from a checkpoint checked once
- * (an older one without `total` or `counts` repaired from what it holds), a damaged one refused with a
- * `GuardStateError` (`update`: the value is an update a node wrote); `undefined` is the empty log.
+ * (a damaged one, a part missing too, refused with a `GuardStateError`; `update`: the value is an update a node
+ * wrote); `undefined` is the empty log.
  *
  * @example
  * ```ts
- * readGuardLog({ counts: { blocked: 2 }, recent: [] }).total; // 2
+ * readGuardLog({ counts: { blocked: 2 }, total: 2, recent: [] }).total; // 2
  * ```
  */
 export function readGuardLog(value: unknown, update = false): GuardLog {
@@ -199,14 +199,12 @@ export function readGuardLog(value: unknown, update = false): GuardLog {
   if (known !== undefined) return known;
   const fail = (problem: string) => new GuardStateError("guardLog", problem, update);
   if (!isLog(value)) throw fail(`expected the guard log (an object with \`recent\`), received ${kindOf(value)}`);
-  const { counts = {}, recent } = value as Partial<GuardLog>;
+  const { counts, recent, total } = value as Partial<GuardLog>;
   if (!Array.isArray(recent)) throw fail(`recent: expected a list of events, received ${kindOf(recent)}`);
-  if (counts === null || typeof counts !== "object" || Array.isArray(counts)) throw fail("counts: expected an object");
+  if (counts == null || typeof counts !== "object" || Array.isArray(counts)) throw fail("counts: expected an object");
   for (const [kind, n] of Object.entries(counts)) {
     if (typeof n !== "number" || !Number.isFinite(n)) throw fail(`counts.${kind}: expected a number, received ${n}`);
   }
-  const sum = Object.values(counts).reduce<number>((a, n) => a + (n ?? 0), 0);
-  const total = (value as Partial<GuardLog>).total ?? Math.max(sum, recent.length);
   if (typeof total !== "number" || !Number.isFinite(total)) throw fail(`total: expected a number, received ${total}`);
   const log = new ChannelLog({ ...counts }, total, recent);
   checkedLogs.set(value, log);

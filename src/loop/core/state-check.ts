@@ -7,20 +7,19 @@ import { GuardStateError, kindOf, zodProblem } from "../../common/state-error.js
 import { emptyLoopState, type LoopState } from "./loop.js";
 
 const count = z.number();
-const counter = count.default(0);
 const text = z.string();
 const stopReason = z.looseObject({ kind: text, message: text });
 
-/** The loop guard's state: what the limits and the loop check read; fields added after the first release default. */
+/** The loop guard's state: what the limits and the loop check read (the fields an empty state has are required). */
 const loopStateSchema = z.looseObject({
-  recentOutputs: z.array(text).default([]),
-  iterations: counter,
-  startedAt: count.nullable().default(null),
-  tokens: z.looseObject({ input: counter, output: counter, total: counter }).default({ input: 0, output: 0, total: 0 }),
-  cost: counter,
-  consecutiveFailures: counter,
-  session: text.nullable().default(null),
-  stopped: stopReason.nullable().default(null),
+  recentOutputs: z.array(text),
+  iterations: count,
+  startedAt: count.nullable(),
+  tokens: z.looseObject({ input: count, output: count, total: count }),
+  cost: count,
+  consecutiveFailures: count,
+  session: text.nullable(),
+  stopped: stopReason.nullable(),
   raised: z.record(z.string(), count).optional(),
   asking: stopReason.nullable().optional(),
 });
@@ -30,12 +29,12 @@ const checkedLoopStates = new WeakMap<object, LoopState>();
 
 /**
  * The loop guard's state as the loop guard reads it (`channel`: `loopGuard`, or the createAgent `safetyLimits`
- * channel): checked once per value, an older shape repaired (a missing counter is 0), a damaged one refused with a
- * {@link GuardStateError}; `undefined` or `null` is a fresh state.
+ * channel): checked once per value, a damaged one (a field missing too) refused with a {@link GuardStateError};
+ * `undefined` or `null` is a fresh state.
  *
  * @example
  * ```ts
- * readLoopState({ iterations: 3 }).tokens.total; // 0
+ * readLoopState(null).tokens.total; // 0
  * ```
  */
 export function readLoopState(value: unknown, channel: "loopGuard" | "safetyLimits" = "loopGuard"): LoopState {

@@ -16,7 +16,6 @@ import {
 } from "../../common/identity/classify.js";
 import {
   type ArgsView,
-  emptyEscalationState,
   type ResolvedEscalationOptions,
   type ResponseInput,
   repeatsBlocked,
@@ -442,7 +441,7 @@ function afterBlockOf(
 ): Partial<Detection> {
   const esc = options.escalation;
   const compare = escalationCompare(options);
-  const escState = state.escalation ?? emptyEscalationState();
+  const escState = state.escalation;
   const keys = ownEntry(options.tools, call.name)?.keys;
   const acknowledged =
     ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, compare, substanceKeys(options));

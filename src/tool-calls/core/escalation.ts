@@ -169,8 +169,7 @@ export interface BlockedCall extends CallLike {
   file?: string | undefined;
   /**
    * The response (turn) of the strike this block belongs to: every call a response had blocked is kept with its
-   * strike, so that a later response repeating any of them, in whatever order, goes on counting. Absent in states
-   * saved before, and for reminders.
+   * strike, so that a later response repeating any of them, in whatever order, goes on counting. Absent for reminders.
    */
   turn?: string | undefined;
 }
@@ -192,8 +191,8 @@ export interface EscalationState {
   strikes: number;
   /**
    * Responses struck since the agent last made progress, however often the count started again (a model alternating
-   * two blocked calls restarts it at every block): how far back a strike looks for the calls it repeats. Absent in
-   * states saved before it (read as `strikes`).
+   * two blocked calls restarts it at every block): how far back a strike looks for the calls it repeats. Absent before
+   * the first strike (read as `strikes`).
    */
   streak?: number | undefined;
   /** Whether the model still owes an acknowledgment of the latest block. */

@@ -9,7 +9,7 @@ import { truncate } from "../../common/texts/format.js";
 import { unchangedResultNote, withNoteAfter } from "../../common/texts/tool-calls.js";
 import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
-import { emptyEscalationState, type ResponseInput, responseAcknowledges } from "./escalation.js";
+import { type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
 import { normalizerFor } from "./normalize.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -46,7 +46,7 @@ export function planToolCalls(
   // The acknowledgment is a property of the whole response, judged against the state before it.
   let turnCtx = ctx;
   if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
-    const escState = state.escalation ?? emptyEscalationState();
+    const escState = state.escalation;
     // Nothing owed: every response acknowledges (what responseAcknowledges says, without reading the response).
     const acknowledged =
       !escState.pending ||

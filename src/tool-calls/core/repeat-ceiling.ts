@@ -50,7 +50,7 @@ export interface RepeatCount {
  *
  * @example
  * ```ts
- * const repeats: RepeatState | undefined = state.toolGuard.repeats; // absent in states saved before the ceiling
+ * const repeats: RepeatState | undefined = state.toolGuard.repeats; // absent until a repeat is counted
  * ```
  */
 export interface RepeatState {

@@ -84,8 +84,7 @@ export interface ToolGuardState {
   /** Strikes, the pending acknowledgment and the recent blocked calls. */
   escalation: EscalationState;
   /**
-   * What marks the current run (the id of the person's message that started it), or null/absent before the first
-   * (states saved before runs existed have none).
+   * What marks the current run (the id of the person's message that started it), or null/absent before the first.
    */
   run?: string | null | undefined;
   /**
@@ -96,13 +95,12 @@ export interface ToolGuardState {
   /**
    * The file-edits rule's counts: the writes of each file in the current run (calls that ran; blocked and failed
    * ones do not count), the most recently written file last, at most 50 files (`FILE_EDITS_LIMIT`). Empty again
-   * at a new run; absent in states saved before the rule existed (no writes counted).
+   * at a new run; absent until a write is counted.
    */
   fileEdits?: FileEditCount[] | undefined;
   /**
    * The repeat ceiling's counts: identical calls made in the current run (the most recent last, at most 50), and the
-   * mark whose moves restart them. Empty again at a new run; absent while the ceiling is off, and in states saved
-   * before it existed (nothing counted).
+   * mark whose moves restart them. Empty again at a new run; absent while the ceiling is off or has counted nothing.
    */
   repeats?: RepeatState | undefined;
 }
@@ -255,7 +253,7 @@ class ChannelState implements ToolGuardState {
     this.observed = from.observed;
     this.stats = from.stats;
     this.escalation = from.escalation;
-    // Absent stays absent (as in the object it copies): a state saved before runs or answers existed has neither.
+    // Absent stays absent (as in the object it copies: an empty state has none of these).
     if (from.run !== undefined) this.run = from.run;
     if (from.answers !== undefined) this.answers = from.answers;
     if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
@@ -434,7 +432,7 @@ class StateDraft {
         state.repetition = { ...before.repetition, window: [] };
         state.operations = event.keep.operations ? before.operations : emptyOperationsState();
         // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
-        state.escalation = event.keep.strikes ? (before.escalation ?? emptyEscalationState()) : emptyEscalationState();
+        state.escalation = event.keep.strikes ? before.escalation : emptyEscalationState();
         this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
         return;
       }
@@ -461,16 +459,14 @@ class StateDraft {
         return;
       }
       default: {
-        // Escalation events (states saved before escalation existed have no `escalation`).
-        const previous = before.escalation ?? emptyEscalationState();
+        const previous = before.escalation;
         // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
         // and the repeat ceiling.
         if (event.type === "forgive") this.clearEdits(before);
         const escalation = reduceEscalation(previous, event);
         if (escalation === previous) return;
         this.own().escalation = escalation;
-        const stats = this.stats();
-        stats.reminded = event.type === "remind" ? (stats.reminded ?? 0) + 1 : (stats.reminded ?? 0);
+        if (event.type === "remind") this.stats().reminded += 1;
       }
     }
   }
@@ -502,14 +498,14 @@ const checkedStates = new WeakMap<object, ToolGuardState>();
 
 /**
  * The `toolGuard` value as the guards read it: a state the reducer made as it is; a value from a checkpoint (plain
- * JSON) checked once, an older shape repaired (a missing counter is 0, a missing part empty), a damaged one refused
- * with a `GuardStateError` that names the channel and says how to reset it (`update`: the value is an update a node
- * wrote); `undefined` is the empty state.
+ * JSON) checked once, a damaged one (a part or counter missing too) refused with a `GuardStateError` that names
+ * the channel and says how to reset it (`update`: the value is an update a node wrote); `undefined` is the empty
+ * state.
  *
  * @example
  * ```ts
- * readToolGuard({ stats: { allowed: 2 } }).stats.blocked.redundant; // 0
- * readToolGuard({ stats: { allowed: "2" } }); // throws GuardStateError: toolGuard, stats.allowed
+ * readToolGuard(undefined).stats.blocked.redundant; // 0
+ * readToolGuard({ stats: { allowed: 2 } }); // throws GuardStateError: toolGuard, repetition
  * ```
  */
 export function readToolGuard(value: unknown, update = false): ToolGuardState {
