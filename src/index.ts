@@ -28,7 +28,7 @@ export { type GuardLogger, GuardOptionsError } from "./common/options.js";
 // A guard channel that holds a value the guards cannot read (named, with how to reset it)
 export { type GuardChannel, GuardStateError } from "./common/state-error.js";
 // The repeat-query guard's default hint (with every feedback text, in the core)
-export { defaultRepeatHint, type RepeatHintInfo } from "./common/texts/tool-calls.js";
+export { defaultRepeatHint, type RepeatHintInfo } from "./common/texts/repeat-query.js";
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./loop/core/loop.js";

@@ -9,7 +9,7 @@ import type { TurnInput } from "../tool-calls/core/plan.js";
 import { distinctCallIds } from "./call-ids.js";
 import { canonicalJson, digest } from "./identity/signature.js";
 import { IdentitySlots } from "./list-index.js";
-import { notRunStopped } from "./texts/tool-calls.js";
+import { notRunStopped } from "./texts/run-end.js";
 
 /**
  * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).

@@ -10,7 +10,7 @@ import type { z } from "zod/v4";
 import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { digest } from "../common/identity/signature.js";
-import { cacheEventText } from "../common/texts/tool-calls.js";
+import { cacheEventText } from "../common/texts/fs.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
 import { ROOT_GONE, rootGone } from "./io.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";

@@ -7,7 +7,7 @@ import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { digest } from "../common/identity/signature.js";
-import { unchangedReadText } from "../common/texts/tool-calls.js";
+import { unchangedReadText } from "../common/texts/fs.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
 import { failed, kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";

@@ -13,7 +13,7 @@
  * fit: the offset of that point inside its turn cancels out, so where the guard sits does not matter.
  */
 
-import { stepBudgetReason } from "../common/texts/tool-calls.js";
+import { stepBudgetReason } from "../common/texts/run-end.js";
 import type { StopReason } from "../loop/core/loop.js";
 
 /**

@@ -3,7 +3,7 @@
  * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
  */
 
-import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../common/texts/tool-calls.js";
+import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../common/texts/run-end.js";
 import type { LoopState, StopReason } from "../loop/core/loop.js";
 import type { LimitAsk } from "../loop/options.js";
 import { interruptIfResumable } from "./interrupt.js";

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { messageText, passesThrough } from "../common/messages.js";
-import { wrapUpInstruction } from "../common/texts/tool-calls.js";
+import { wrapUpInstruction } from "../common/texts/run-end.js";
 
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
 export const WRAP_UP_ID = "langgraph-guards-wrap-up";

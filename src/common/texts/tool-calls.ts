@@ -1,7 +1,8 @@
 /**
- * Every text the guards send to the model or to a person, in one place: edit the wording here (tests and the eval
- * compare these texts word for word). Each text is a constant or a small pure function of what it shows; the code
- * that decides when to send it lives with its guard. Sections, in order:
+ * The tool-call guards' texts, word for word (tests and the eval compare them): edit the wording here. Each text is
+ * a constant or a small pure function of what it shows; the code that decides when to send it lives with the guard.
+ * The other guards' texts are beside this file: run-end.ts (stop reasons, the step budget, the wrap-up, a limit's
+ * question), repeat-query.ts, fs.ts. Sections, in order:
  *
  * 1. Tool-call rules: the block message of each rule ({@link DEFAULT_MESSAGES}).
  * 2. Escalation, to the model: a blocked call's feedback per level and the options at level 2
@@ -12,25 +13,18 @@
  *    held-back calls, the end of a run ({@link endExplanation}, {@link notRunAnswer}), the missing hook
  *    ({@link missingHookMessage}).
  * 4. Result dedupe: the note sent instead of an unchanged result.
- * 5. Loop detector and safety limits: the stop reasons.
- * 6. Guard events: the messages of stream events that are not a rule's message or a stop reason.
- * 7. Repeat query: the hint after a repeated retrieval query ({@link defaultRepeatHint}).
- * 8. File cache: the answer and the event of a read served from the cache.
- * 9. Tool errors: the answer to a tool that threw (LangGraph ToolNode's wording).
- * 10. Ending a run: LangGraph's step budget ({@link stepBudgetReason}) and the model's wrap-up ({@link wrapUpInstruction}).
- * 11. Unknown tools: the answer to a call of a tool the agent does not have ({@link unknownToolText}).
- * 12. Limits that ask: the question before a limit ends the run ({@link limitQuestion}).
+ * 5. Guard events: the messages of stream events that are not a rule's message or a stop reason.
+ * 6. Tool errors: the answer to a tool that threw (LangGraph ToolNode's wording).
+ * 7. Unknown tools: the answer to a call of a tool the agent does not have ({@link unknownToolText}).
  *
- * Sections 5–12 live in `feedback-texts-run.ts` and are re-exported from here: import every text from this module.
- *
- * Framework-free (no LangGraph import): the core, the agent layer, the graph, the middleware and the file tools
- * import from here.
+ * Framework-free (no LangGraph import).
  */
 
 import type { CallLike } from "../../tool-calls/core/escalation.js";
 import type { BlockContext, BlockRule } from "../../tool-calls/core/rules.js";
 import { canonicalJson } from "../identity/signature.js";
-import { ordinal, truncate } from "./format.js";
+import { nearestToolNames, suggestToolNames } from "../identity/tool-names.js";
+import { capText, ordinal, truncate } from "./format.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Tool-call rules
@@ -536,4 +530,62 @@ export function unchangedResultNote(what: "result" | "error", callId: string, to
   return `Unchanged: exactly the same ${what} as the earlier identical call ${callId} of '${tool}' (its message above). Nothing new since then.`;
 }
 
-export * from "./run.js";
+// ---------------------------------------------------------------------------------------------------------------
+// 5. Guard events (custom stream, `guardLog`): messages that are not a rule's message or a stop reason
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A call held back with a reminder; an escalation whose run ends; one whose run asks a person. */
+export const EVENT_TEXTS = {
+  reminder: "held back with a reminder (no strike)",
+  ends: "the run ends",
+  asks: "a person is asked",
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// 6. Tool errors: LangGraph ToolNode's wording, word for word (resultForUser above takes it off again)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The content of the error ToolMessage for a tool that threw: `message`, addressed to the model. */
+export function toolErrorText(message: string): string {
+  return `Error: ${message}\n Please fix your mistakes.`;
+}
+
+/** The error's text when the thrown value has no message: the tool's name (JSON) and what it threw. */
+export function toolThrewText(tool: string, thrown: string): string {
+  return `the tool ${JSON.stringify(String(tool))} threw ${thrown}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 7. Unknown tools: a call of a tool the agent does not have
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The most tools the answer to an unknown tool names; with more, it names the nearest ten and the count. */
+export const MAX_LISTED_TOOLS = 30;
+/** The tools named when there are more than {@link MAX_LISTED_TOOLS}. */
+const NEAREST_TOOLS = 10;
+
+/**
+ * The content of the error ToolMessage for a call of `tool`, which is not among the agent's `tools`: the tool
+ * probably meant, when the name is a near miss (`suggestToolNames`), and the tools there are (the nearest ten and
+ * their count, when there are more than 30). It does not depend on the call's arguments: retried with other
+ * arguments, the call fails with the same error, which the same-error rule (`escalation.sameErrorThreshold`) stops.
+ *
+ * @example
+ * ```ts
+ * unknownToolText("read-file", ["read_file", "list_files"]);
+ * // "Error: read-file is not a valid tool. Did you mean read_file? Available tools: read_file, list_files."
+ * ```
+ */
+export function unknownToolText(tool: string, tools: readonly string[]): string {
+  const meant = suggestToolNames(tool, tools);
+  const guess =
+    meant.length === 0 ? "" : ` Did you mean ${meant.length === 1 ? meant[0] : `one of ${meant.join(", ")}`}?`;
+  const unique = [...new Set(tools)];
+  const listed =
+    unique.length === 0
+      ? "There are no tools."
+      : unique.length <= MAX_LISTED_TOOLS
+        ? `Available tools: ${unique.join(", ")}.`
+        : `The nearest of the ${unique.length} tools: ${nearestToolNames(tool, unique, NEAREST_TOOLS).join(", ")}.`;
+  return `Error: ${capText(tool, 100)} is not a valid tool.${guess} ${listed}`;
+}

@@ -3,7 +3,7 @@ import { guardLoggerSchema, parseOptions } from "../../common/options.js";
 import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../common/similarity/scorers.js";
 import { similarityAtLeast } from "../../common/similarity/similarity.js";
 import { StatefulGuard } from "../../common/stateful-guard.js";
-import { STOP_REASON_TEXTS } from "../../common/texts/tool-calls.js";
+import { STOP_REASON_TEXTS } from "../../common/texts/run-end.js";
 
 /**
  * A similarity scorer: two outputs → 0..1.

@@ -20,7 +20,6 @@ import {
   type BlockedCall,
   blockedCall,
   type EscalationState,
-  emptyEscalationState,
   levelFor,
   matchesBlocked,
   substanceKey,
@@ -238,7 +237,7 @@ function blockCall(
     const content = feedback(call, options, { message, level: 0, strikes: 0, previousResult, file, repeats });
     return { ...blocked, content, escalation: 0, strikes: 0, events: [block] };
   }
-  const escState = state.escalation ?? emptyEscalationState();
+  const escState = state.escalation;
   const turn = ctx.response?.id ?? `call:${call.id ?? state.repetition.nextSeq}:${found.key}`;
   const at = (ctx.clock ?? Date.now)();
   const keys = ownEntry(options.tools, call.name)?.keys;
