@@ -1,12 +1,14 @@
 /**
  * The file-edits rule end to end (issue 33, item 5): one file written again and again in one run gets a reminder
  * after its result from the 8th write; the 12th rewrite of its whole content is blocked (the 25th write of any kind),
- * with escalation; other files, a new run, an exempted tool and shell writes the classifier understands. Each script runs through a createReactAgent with
- * `GuardedToolNode` + `escalationHook`, a createAgent with `guardMiddleware`, and `replayGuards` over its recording.
+ * with escalation; other files, a new run, an exempted tool and shell writes the classifier understands. Each script
+ * runs through a createReactAgent with `GuardedToolNode` + `escalationHook`, a createAgent with `guardMiddleware`, and
+ * `replayGuards` over its recording; a thread of two runs is two invokes on one checkpointer (two person's messages
+ * in the recording): the counts are per run, or go on across the runs with `memory.runBoundary` "none".
  */
 import { describe, expect, it } from "vitest";
 import { type ReplayStep, replayGuards } from "../../src/replay/index.js";
-import { ADAPTERS, type Adapter, type FakeTool, runScenario, step } from "./support.js";
+import { ADAPTERS, type Adapter, type FakeTool, runScenario, runThread, step, type ThreadSettings } from "./support.js";
 
 const writeFile: FakeTool = {
   name: "write_file",
@@ -20,6 +22,8 @@ const bash: FakeTool = { name: "bash", respond: () => "" }; // `sed -i` prints n
 const rewrite = (i: number, path = "game.py", tool = "write_file") =>
   step(tool, { path, content: `print(${i})\n`.repeat(i) });
 const rewrites = (n: number, path?: string) => Array.from({ length: n }, (_, i) => rewrite(i + 1, path));
+/** `n` rewrites of game.py from the `first`-th: content no earlier rewrite had. */
+const rewritesFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => rewrite(first + i));
 const ran = (n: number) => Array.from({ length: n }, () => "ran");
 const REMINDER = "[FILE EDITED OFTEN]";
 /** The issue's limits for every write (the defaults block the 12th rewrite and the 25th write of any kind). */
@@ -47,6 +51,64 @@ describe.each(ADAPTERS)("file edits through %s", (adapter: Adapter) => {
     expect(r.toolGuard.stats.blocked.file_edits).toBeGreaterThanOrEqual(2);
     expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 11, rewrites: 11 }]);
   });
+
+  it("12 rewrites of one file (the issue's limits): reminders on the 8th to the 11th, the 12th blocked with a strike", async () => {
+    const r = await runScenario(adapter, [writeFile], rewrites(12), ISSUE);
+    expect(r.outcomes).toEqual([...ran(11), "file_edits@1"]);
+    expect(r.answers.map((a) => a.includes(REMINDER))).toEqual([
+      ...Array.from({ length: 7 }, () => false),
+      ...Array.from({ length: 4 }, () => true),
+      false,
+    ]);
+    expect(r.strikes).toBe(1);
+    if (adapter !== "replayGuards") {
+      // What the blocked call's ToolMessage carries (the replay has no messages: its outcome and strikes are above).
+      expect(r.guards?.[11]).toMatchObject({ blocked: true, rule: "file_edits", count: 12, escalation: 1, strikes: 1 });
+    }
+    expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 11, rewrites: 11 }]);
+  });
+
+  it("a new person's message starts the count afresh: 7 rewrites in each of two runs, no reminder", async () => {
+    const r = await runThread(adapter, [writeFile], [rewrites(7), rewritesFrom(8, 7)], ISSUE);
+    expect(r.outcomes).toEqual(ran(14));
+    expect(r.answers).toHaveLength(14);
+    for (const answer of r.answers) expect(answer).not.toContain(REMINDER);
+    expect(r.toolGuard.fileEdits).toEqual([{ path: "game.py", writes: 7, rewrites: 7 }]);
+  });
+
+  // createReactAgent in both its versions (v2 runs each tool call in its own Send task).
+  const forms: { form: string; settings: ThreadSettings }[] =
+    adapter === "createReactAgent"
+      ? [
+          { form: "version v1", settings: { reactVersion: "v1" } },
+          { form: "version v2", settings: { reactVersion: "v2" } },
+        ]
+      : [{ form: "its one form", settings: {} }];
+  it.each(forms)(
+    "with runBoundary none, the count goes on across the runs: 7 then 5 rewrites, reminders, then a block ($form)",
+    async ({ settings }) => {
+      const runs = [rewrites(7), rewritesFrom(8, 5)];
+      const options = { ...ISSUE, memory: { runBoundary: "none" as const } };
+      const r = await runThread(adapter, [writeFile], runs, options, settings);
+      expect(r.outcomes).toEqual([...ran(11), "file_edits@1"]);
+      const second = r.answers.slice(7);
+      expect(second.slice(0, 4).every((a) => a.includes(REMINDER))).toBe(true);
+      expect(second[0]).toMatch(/^Wrote \d+ characters to game\.py\.\n\n\[FILE EDITED OFTEN\] This was the 8th write/);
+      expect(second[4]).toMatch(/^⚠️ FILE EDITED TOO OFTEN/);
+      expect(r.toolGuard.stats.blocked.file_edits).toBe(1);
+      if (adapter !== "replayGuards") {
+        // The guard log of the thread (the replay keeps none).
+        expect(r.guardLog?.counts).toMatchObject({ "near-miss": 4, blocked: 1 });
+        expect(r.guardLog?.recent.filter((e) => e.rule === "file_edits").map((e) => e.kind)).toEqual([
+          "near-miss",
+          "near-miss",
+          "near-miss",
+          "near-miss",
+          "blocked",
+        ]);
+      }
+    },
+  );
 
   it("one file edited in place 25 times (defaults): a reminder from the 8th write, the 25th blocked", async () => {
     const edits = Array.from({ length: 25 }, (_, i) =>

@@ -1,11 +1,13 @@
 /**
  * Scenario support: one script of model responses run through every adapter of the guards — a createReactAgent
  * with `GuardedToolNode` and `escalationHook`, langchain's `createAgent` with `guardMiddleware`, and `replayGuards`
- * over the recording of the same script run without guards — each reduced to one outcome per scripted call.
+ * over the recording of the same script run without guards — each reduced to one outcome per scripted call. A
+ * script can also be several runs of one thread (`runThread`): each started by a person's message, the live
+ * adapters invoked once per run on one checkpointer, the recording holding one person's message per run.
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { isInterrupted, MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
@@ -15,6 +17,7 @@ import {
   escalationHook,
   type GuardArtifact,
   GuardedToolNode,
+  type GuardLog,
   GuardMessagesState,
   isEscalationInterrupt,
   type ToolGuardOptions,
@@ -87,19 +90,47 @@ export interface ScenarioResult {
   toolGuard: ToolGuardState;
   /** The escalation interrupt the run stopped at (live adapters). */
   interrupt?: EscalationInterrupt | undefined;
+  /** The `artifact.guard` of each answer in `answers`, undefined for a call that ran (live adapters). */
+  guards?: (GuardArtifact | undefined)[] | undefined;
+  /** The guard log at the end (live adapters). */
+  guardLog?: GuardLog | undefined;
 }
 
 export type Adapter = "createReactAgent" | "createAgent" | "replayGuards";
 export const ADAPTERS: readonly Adapter[] = ["createReactAgent", "createAgent", "replayGuards"];
 
 /** Runs the script (one call per model response) through one adapter, with `tools` and guard `options`. */
-export async function runScenario(
+export function runScenario(
   adapter: Adapter,
   tools: FakeTool[],
   script: readonly ScriptedResponse[],
   options: ToolGuardOptions = {},
 ): Promise<ScenarioResult> {
-  if (adapter === "replayGuards") return replayScenario(tools, script, options);
+  return runThread(adapter, tools, [script], options);
+}
+
+/** How a thread's live adapters are built. */
+export interface ThreadSettings {
+  /** createReactAgent's `version` (default `"v1"`, as createReactAgent's own default). */
+  reactVersion?: "v1" | "v2";
+}
+
+/** The person's message that starts the `i`-th run (0-based) of a thread. */
+export const askOf = (i: number): string => (i === 0 ? "Go." : `Go on (request ${i + 1}).`);
+
+/**
+ * Runs several runs of one thread through one adapter: each run's script (one call per model response) after a
+ * person's message, on one checkpointer. The outcomes and answers are the whole thread's, in order; the tools count
+ * their runs over the thread. Only the last run may stop: the replay's outcomes end at the first stop.
+ */
+export async function runThread(
+  adapter: Adapter,
+  tools: FakeTool[],
+  runs: readonly (readonly ScriptedResponse[])[],
+  options: ToolGuardOptions = {},
+  settings: ThreadSettings = {},
+): Promise<ScenarioResult> {
+  if (adapter === "replayGuards") return replayScenario(tools, runs, options);
   const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
   const live = tools.map((t) =>
     tool(
@@ -112,27 +143,14 @@ export async function runScenario(
       { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}) },
     ),
   );
-  const llm = new ScriptedChatModel([...script.map((r) => ({ toolCalls: [...callsOf(r)] })), "Finished."]);
+  const llm = new ScriptedChatModel(
+    runs.flatMap((script) => [...script.map((r) => ({ toolCalls: [...callsOf(r)] })), "Finished."]),
+  );
   const config = { configurable: { thread_id: randomUUID() }, recursionLimit: 500 };
-  const input = { messages: [{ role: "user", content: "Go." }] };
-  let result: Record<string, unknown>;
-  if (adapter === "createReactAgent") {
-    const node = new GuardedToolNode(live, options);
-    const agent = createReactAgent({
-      llm,
-      tools: node,
-      stateSchema: GuardMessagesState,
-      postModelHook: escalationHook(node),
-      checkpointer: new MemorySaver(),
-    });
-    result = (await agent.invoke(input, config)) as Record<string, unknown>;
-  } else {
-    const agent = createAgent({
-      model: llm,
-      tools: live,
-      middleware: [guardMiddleware(options)],
-      checkpointer: new MemorySaver(),
-    });
+  const agent = liveAgent(adapter, llm, live, options, settings);
+  let result: Record<string, unknown> = {};
+  for (let i = 0; i < runs.length; i++) {
+    const input = { messages: [{ role: "user", content: askOf(i) }] };
     result = (await agent.invoke(input, config)) as Record<string, unknown>;
   }
   const messages = result.messages as BaseMessage[];
@@ -140,19 +158,62 @@ export async function runScenario(
     ? result.__interrupt__.map((i) => i.value).find((v) => isEscalationInterrupt(v))
     : undefined;
   const toolGuard = result.toolGuard as ToolGuardState;
-  const { outcomes, answers } = outcomesOf(messages);
-  return { adapter, outcomes, answers, ran, strikes: toolGuard.escalation.strikes, toolGuard, interrupt };
+  const { outcomes, answers, guards } = outcomesOf(messages);
+  const guardLog = result.guardLog as GuardLog | undefined;
+  return {
+    adapter,
+    outcomes,
+    answers,
+    ran,
+    strikes: toolGuard.escalation.strikes,
+    toolGuard,
+    interrupt,
+    guards,
+    guardLog,
+  };
+}
+
+/** The live agent of an adapter: its `invoke` on the thread's checkpointer. */
+function liveAgent(
+  adapter: Exclude<Adapter, "replayGuards">,
+  llm: ScriptedChatModel,
+  live: StructuredToolInterface[],
+  options: ToolGuardOptions,
+  settings: ThreadSettings,
+): { invoke: (input: { messages: { role: string; content: string }[] }, config: object) => Promise<unknown> } {
+  if (adapter === "createReactAgent") {
+    const node = new GuardedToolNode(live, options);
+    return createReactAgent({
+      llm,
+      tools: node,
+      stateSchema: GuardMessagesState,
+      postModelHook: escalationHook(node),
+      checkpointer: new MemorySaver(),
+      version: settings.reactVersion ?? "v1",
+    });
+  }
+  return createAgent({
+    model: llm,
+    tools: live,
+    middleware: [guardMiddleware(options)],
+    checkpointer: new MemorySaver(),
+  });
 }
 
 /**
  * One outcome per tool call of the AI messages, in order; a call left unanswered or answered "not run" is "stop".
- * With the answer's text of each call that is not a stop.
+ * With the answer's text of each call that is not a stop, and its `artifact.guard` (undefined for a call that ran).
  */
-export function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answers: string[] } {
+export function outcomesOf(messages: BaseMessage[]): {
+  outcomes: Outcome[];
+  answers: string[];
+  guards: (GuardArtifact | undefined)[];
+} {
   const replies = new Map<string, ToolMessage>();
   for (const m of messages) if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, m);
   const outcomes: Outcome[] = [];
   const answers: string[] = [];
+  const guards: (GuardArtifact | undefined)[] = [];
   for (const m of messages) {
     if (!AIMessage.isInstance(m)) continue;
     for (const c of m.tool_calls ?? []) {
@@ -165,36 +226,48 @@ export function outcomesOf(messages: BaseMessage[]): { outcomes: Outcome[]; answ
       if (guard !== undefined && "blocked" in guard) outcomes.push(`${guard.rule}@${guard.escalation}`);
       else outcomes.push(reply.status === "error" ? "failed" : "ran");
       answers.push(String(reply.content));
+      guards.push(guard);
     }
   }
-  return { outcomes, answers };
+  return { outcomes, answers, guards };
 }
 
 /** The script as a recorded run (every call ran, each tool answering as it would have), replayed through the guards. */
 export function recordedRun(tools: FakeTool[], script: readonly ScriptedResponse[]): ReplayRun {
+  return recordedThread(tools, [script]);
+}
+
+/**
+ * The runs of a thread as one recording: each run a person's message (`askOf`), its calls (every call ran, each
+ * tool answering as it would have, counted over the thread) and a final answer.
+ */
+export function recordedThread(tools: FakeTool[], runs: readonly (readonly ScriptedResponse[])[]): ReplayRun {
   const counts = new Map<string, number>();
-  const steps: ReplayStep[] = [{ role: "user", text: "Go." }];
-  for (const response of script) {
-    const calls = callsOf(response);
-    steps.push({ role: "assistant", text: "", tool_calls: calls.map((c) => ({ name: c.name, args: c.args })) });
-    for (const c of calls) {
-      const t = tools.find((x) => x.name === c.name);
-      if (t === undefined) throw new Error(`no tool ${c.name}`);
-      const n = (counts.get(c.name) ?? 0) + 1;
-      counts.set(c.name, n);
-      steps.push({ role: "tool", name: c.name, ok: t.fails?.(n) !== true, text: t.respond(n, c.args) });
+  const steps: ReplayStep[] = [];
+  for (const [i, script] of runs.entries()) {
+    steps.push({ role: "user", text: askOf(i) });
+    for (const response of script) {
+      const calls = callsOf(response);
+      steps.push({ role: "assistant", text: "", tool_calls: calls.map((c) => ({ name: c.name, args: c.args })) });
+      for (const c of calls) {
+        const t = tools.find((x) => x.name === c.name);
+        if (t === undefined) throw new Error(`no tool ${c.name}`);
+        const n = (counts.get(c.name) ?? 0) + 1;
+        counts.set(c.name, n);
+        steps.push({ role: "tool", name: c.name, ok: t.fails?.(n) !== true, text: t.respond(n, c.args) });
+      }
     }
+    steps.push({ role: "assistant", text: "Finished." });
   }
-  steps.push({ role: "assistant", text: "Finished." });
   return { id: "scenario", steps };
 }
 
 function replayScenario(
   tools: FakeTool[],
-  script: readonly ScriptedResponse[],
+  runs: readonly (readonly ScriptedResponse[])[],
   options: ToolGuardOptions,
 ): ScenarioResult {
-  const { decisions, state } = replayGuards(recordedRun(tools, script), {
+  const { decisions, state } = replayGuards(recordedThread(tools, runs), {
     ...options,
     agentTools: tools.map((t) => t.name),
   });
