@@ -1,7 +1,7 @@
 /**
- * A guard channel that holds a value the guards cannot read: the error every channel's check throws, and the helpers
- * its messages share. Each guard checks its own channel (tool-calls/core/state-check.ts, loop/core/state-check.ts,
- * fs/cache.ts).
+ * A guard channel that holds a value the guards cannot read: the error every channel's check throws, and the reader
+ * that checks each stored value once ({@link StoredValues}). Each guard declares its own channel's shape
+ * (tool-calls/core/state-check.ts, loop/core/state-check.ts, common/file-cache-check.ts, events/stream-events.ts).
  */
 import type { z } from "zod/v4";
 
@@ -79,4 +79,49 @@ export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * The stored values of one channel, each checked once: the first read of an object (a value a checkpoint gave back)
+ * parses it with `schema` and keeps what `make` returns (the value itself by default); later reads of it, or of what was made, cost a lookup. A
+ * value the reducer made is marked with {@link StoredValues.trust}. Anything else is refused with a
+ * {@link GuardStateError} naming the channel.
+ *
+ * @example
+ * ```ts
+ * const logs = new StoredValues("guardLog", "the guard log", logSchema, (parsed) => parsed);
+ * logs.read(JSON.parse(stored)).total;
+ * ```
+ */
+export class StoredValues<T extends object, S extends z.ZodType = z.ZodType> {
+  readonly #checked = new WeakMap<object, T>();
+
+  constructor(
+    private readonly channel: GuardChannel,
+    /** What the channel holds, for the message about a value that is no object. */
+    private readonly what: string,
+    private readonly schema: S,
+    /** What a checked value is read as (default: the value itself). */
+    private readonly make: (parsed: z.output<S>, value: object) => T = (_, value) => value as T,
+  ) {}
+
+  /** The value as the guards read it (`channel`: another name of it; `update`: it is an update a node wrote). */
+  read(value: unknown, update = false, channel = this.channel): T {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new GuardStateError(channel, `expected ${this.what} (an object), received ${kindOf(value)}`, update);
+    }
+    const known = this.#checked.get(value);
+    if (known !== undefined) return known;
+    const parsed = this.schema.safeParse(value);
+    if (!parsed.success) throw new GuardStateError(channel, zodProblem(parsed.error), update);
+    const made = this.trust(this.make(parsed.data, value));
+    this.#checked.set(value, made);
+    return made;
+  }
+
+  /** Marks a value the reducer made as checked: its next read costs a lookup. */
+  trust<V extends T>(value: V): V {
+    this.#checked.set(value, value);
+    return value;
+  }
 }

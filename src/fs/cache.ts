@@ -6,7 +6,7 @@
  */
 
 import type { ChannelSpec } from "../common/channel.js";
-import { readFileCache, trustFileCache } from "../common/file-cache-check.js";
+import { fileCaches } from "../common/file-cache-check.js";
 import { GuardStateError, kindOf } from "../common/state-error.js";
 import type { DirNode, DirTree } from "./tree.js";
 
@@ -355,12 +355,12 @@ export function reduceFileCache(
   state: FileCacheState | undefined,
   writes: readonly (FileCacheWrite | readonly FileCacheWrite[])[],
 ): FileCacheState {
-  let current = state === undefined ? emptyFileCache() : readFileCache(state);
+  let current = state === undefined ? emptyFileCache() : fileCaches.read(state);
   for (const write of writes) {
     if (Array.isArray(write)) for (const w of write as FileCacheWrite[]) current = apply(current, w);
     else current = apply(current, write as FileCacheWrite);
   }
-  return trustFileCache(current);
+  return fileCaches.trust(current);
 }
 
 /**

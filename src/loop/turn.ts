@@ -10,7 +10,7 @@ import { canonicalJson } from "../common/identity/signature.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
 import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
 import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
-import { readLoopState, trustLoopState } from "./core/state-check.js";
+import { loopStates, readLoopState } from "./core/state-check.js";
 import type { LoopGuardSettings } from "./options.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
@@ -141,7 +141,7 @@ function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: Writ
   const loopGuard = readLoopState(state.loopGuard);
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
-  trustLoopState(result.state); // the guard's own state: its next read is a lookup
+  loopStates.trust(result.state); // the guard's own state: its next read is a lookup
   const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
   return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };
 }

@@ -5,7 +5,7 @@
  */
 
 import { readGuardLog } from "../common/events/stream-events.js";
-import { readFileCache } from "../common/file-cache-check.js";
+import { fileCaches } from "../common/file-cache-check.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChangedCheck } from "./freshness.js";
@@ -173,5 +173,5 @@ function checkWrittenChannels(state: unknown): void {
   if (state === null || typeof state !== "object") return;
   const { guardLog, fileCache } = state as { guardLog?: unknown; fileCache?: unknown };
   if (guardLog !== undefined) readGuardLog(guardLog);
-  if (fileCache !== undefined) readFileCache(fileCache);
+  if (fileCache !== undefined) fileCaches.read(fileCache);
 }

@@ -4,6 +4,7 @@
  * calls that ran, and give the guard channels' update. The usual turn (one call the core's shortcut proves new) is
  * planned without the full procedure here: an adapter never chooses a path.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
@@ -232,7 +233,7 @@ export class GuardedTurn {
     // The planned call, unless it changed since: the same arguments (as data: createAgent's `Send` hands the tool a
     // copy of the call) have its key without working it out again.
     const plannedAs = (d: ToolCallDecision | undefined) =>
-      d?.call.name === call.name && (sameJsonData(d.call.args, call.args) || d.key === keyOf());
+      d?.call.name === call.name && (sameData(d.call.args, call.args) || d.key === keyOf());
     // Calls that share an id are told apart by what they call, then by the task (see callPosition).
     const same = (i: number) => plannedAs(planned[i]);
     const owner = (messages[lastAIMessageIndex(messages)] as object | undefined) ?? record;
@@ -410,34 +411,13 @@ export function openAfterModel(
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };
 }
 
-/**
- * Whether `a` and `b` are the same JSON data: strings, booleans, finite numbers and null, arrays of them and plain
- * objects with the same keys (in any order), at most 32 levels deep. `false` for anything else (a class instance, a
- * Date, `undefined`, a cycle): the caller then compares the long way. Arguments that are the same data have the same
- * identity, so a call copied since it was planned need not be identified again.
- */
-function sameJsonData(a: unknown, b: unknown, depth = 0): boolean {
-  if (typeof a !== "object" || a === null) {
-    return a === b && (typeof a === "string" || typeof a === "boolean" || a === null || Number.isFinite(a));
+/** Whether `a` and `b` are deeply equal (`false` when too deep to compare: the caller then compares the keys). */
+function sameData(a: unknown, b: unknown): boolean {
+  try {
+    return isDeepStrictEqual(a, b);
+  } catch {
+    return false;
   }
-  if (typeof b !== "object" || b === null || depth >= 32) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i += 1) if (!sameJsonData(a[i], b[i], depth + 1)) return false;
-    return true;
-  }
-  if (Array.isArray(b) || !isPlainObject(a) || !isPlainObject(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const key of keys) if (!Object.hasOwn(y, key) || !sameJsonData(x[key], y[key], depth + 1)) return false;
-  return true;
-}
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** The usual turn's calls: the last message is an AI message with one call (so no ToolMessage answers it yet). */

@@ -5,13 +5,14 @@
  * channel; this module only builds them (pure).
  */
 
+import { z } from "zod/v4";
 import type { StopReason } from "../../loop/core/loop.js";
 import type { ToolCallDecision } from "../../tool-calls/core/decide.js";
 import type { TurnStop } from "../../tool-calls/core/plan.js";
 import type { BlockRule } from "../../tool-calls/core/rules.js";
 import type { ChannelSpec } from "../channel.js";
 import { canonicalJson } from "../identity/signature.js";
-import { GuardStateError, kindOf } from "../state-error.js";
+import { GuardStateError, kindOf, StoredValues } from "../state-error.js";
 import { capText } from "../texts/format.js";
 import { EVENT_TEXTS } from "../texts/tool-calls.js";
 
@@ -179,8 +180,14 @@ function isLog(value: unknown): value is GuardLog {
   return typeof value === "object" && value !== null && !Array.isArray(value) && "recent" in value;
 }
 
-/** Logs read from checkpoints, checked: each plain value is checked once. */
-const checkedLogs = new WeakMap<object, GuardLog>();
+const count = z.number();
+/** Logs read from checkpoints: each plain value is checked once. */
+const storedLogs = new StoredValues(
+  "guardLog",
+  "the guard log",
+  z.looseObject({ counts: z.record(z.string(), count), total: count, recent: z.array(z.unknown()) }),
+  (parsed) => new ChannelLog({ ...parsed.counts }, parsed.total, parsed.recent as GuardStreamEvent[]),
+);
 
 /**
  * The `guardLog` value as the guards read it: the reducer's own log as it is; a value from a checkpoint checked once
@@ -195,20 +202,7 @@ const checkedLogs = new WeakMap<object, GuardLog>();
 export function readGuardLog(value: unknown, update = false): GuardLog {
   if (value instanceof ChannelLog) return value;
   if (value === undefined) return emptyGuardLog();
-  const known = typeof value === "object" && value !== null ? checkedLogs.get(value) : undefined;
-  if (known !== undefined) return known;
-  const fail = (problem: string) => new GuardStateError("guardLog", problem, update);
-  if (!isLog(value)) throw fail(`expected the guard log (an object with \`recent\`), received ${kindOf(value)}`);
-  const { counts, recent, total } = value as Partial<GuardLog>;
-  if (!Array.isArray(recent)) throw fail(`recent: expected a list of events, received ${kindOf(recent)}`);
-  if (counts == null || typeof counts !== "object" || Array.isArray(counts)) throw fail("counts: expected an object");
-  for (const [kind, n] of Object.entries(counts)) {
-    if (typeof n !== "number" || !Number.isFinite(n)) throw fail(`counts.${kind}: expected a number, received ${n}`);
-  }
-  if (typeof total !== "number" || !Number.isFinite(total)) throw fail(`total: expected a number, received ${total}`);
-  const log = new ChannelLog({ ...counts }, total, recent);
-  checkedLogs.set(value, log);
-  return log;
+  return storedLogs.read(value, update);
 }
 
 /** The events of an update, each an object with a `kind`; else a `GuardStateError`. */

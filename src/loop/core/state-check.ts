@@ -1,9 +1,6 @@
-/**
- * The loop guard's state as a checkpoint gives it back: checked once when read (a state the loop guard made is
- * trusted), anything else refused with a {@link GuardStateError}.
- */
+/** The loop guard's state as a checkpoint gives it back: checked once when read (a state the guard made is trusted). */
 import { z } from "zod/v4";
-import { GuardStateError, kindOf, zodProblem } from "../../common/state-error.js";
+import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
 import { emptyLoopState, type LoopState } from "./loop.js";
 
 const count = z.number();
@@ -24,8 +21,16 @@ const loopStateSchema = z.looseObject({
   asking: stopReason.nullable().optional(),
 });
 
-/** Loop states read, checked: each value is checked once (a state the loop guard made is checked at its next read). */
-const checkedLoopStates = new WeakMap<object, LoopState>();
+/**
+ * Loop states read: each value is checked once; a state the loop guard made is marked with `trust` (its next read,
+ * the next turn's or the reducer's, costs a lookup).
+ *
+ * @example
+ * ```ts
+ * const next = loopStates.trust(stepLoopGuard(state, turn, safety).state);
+ * ```
+ */
+export const loopStates = new StoredValues<LoopState>("loopGuard", "the loop guard's state", loopStateSchema);
 
 /**
  * The loop guard's state as the loop guard reads it (`channel`: `loopGuard`, or the createAgent `safetyLimits`
@@ -39,30 +44,7 @@ const checkedLoopStates = new WeakMap<object, LoopState>();
  */
 export function readLoopState(value: unknown, channel: "loopGuard" | "safetyLimits" = "loopGuard"): LoopState {
   if (value === undefined || value === null) return emptyLoopState();
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw new GuardStateError(channel, `expected the loop guard's state (an object), received ${kindOf(value)}`);
-  }
-  const known = checkedLoopStates.get(value);
-  if (known !== undefined) return known;
-  const parsed = loopStateSchema.safeParse(value);
-  if (!parsed.success) throw new GuardStateError(channel, zodProblem(parsed.error));
-  const state = parsed.data as LoopState;
-  checkedLoopStates.set(value, state);
-  checkedLoopStates.set(state, state);
-  return state;
-}
-
-/**
- * Marks a loop state the loop guard made as checked: its next read (the next turn, the reducer) costs a lookup.
- *
- * @example
- * ```ts
- * const next = trustLoopState(stepLoopGuard(state, turn, safety).state);
- * ```
- */
-export function trustLoopState(state: LoopState): LoopState {
-  checkedLoopStates.set(state, state);
-  return state;
+  return loopStates.read(value, false, channel);
 }
 
 /**

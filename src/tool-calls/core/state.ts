@@ -1,6 +1,7 @@
+import { z } from "zod/v4";
 import type { CallEffect } from "../../common/identity/classify.js";
 import { ListIndexes } from "../../common/list-index.js";
-import { GuardStateError, kindOf } from "../../common/state-error.js";
+import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
 import { type FileEditCount, noteWrites } from "./file-edits.js";
 import {
@@ -20,7 +21,6 @@ import {
   recordResult,
 } from "./repetition.js";
 import { BLOCK_RULES, type BlockRule } from "./rules.js";
-import { checkToolGuardValue } from "./state-check.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -236,17 +236,10 @@ export function emptyToolGuardState(): ToolGuardState {
  * each call with the whole state), and passes an instance as it is: about 0.3 ms a turn less for a 150-turn thread
  * (bench:overhead). Its fields and its JSON are those of {@link ToolGuardState}; a checkpointer stores it as before.
  */
-class ChannelState implements ToolGuardState {
-  repetition: RepetitionState;
-  operations: OperationsState;
-  observed: ObservedBlock[];
-  stats: GuardStats;
-  escalation: EscalationState;
-  declare run?: string | null | undefined;
-  declare answers?: AnswerRecord[] | undefined;
-  declare fileEdits?: FileEditCount[] | undefined;
-  declare repeats?: RepeatState | undefined;
-
+// biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which assigns every field it declares
+interface ChannelState extends ToolGuardState {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares the fields
+class ChannelState {
   constructor(from: ToolGuardState) {
     this.repetition = from.repetition;
     this.operations = from.operations;
@@ -384,91 +377,90 @@ class StateDraft {
     if (before.repeats !== undefined) this.own().repeats = { ...before.repeats, mark: before.repeats.mark + 1 };
   }
 
+  /** Applies one event: each type by its own method. */
   apply(event: GuardEvent): void {
-    const carryIndex = this.carryIndex;
+    if (event.type === "call") this.call(event);
+    else if (event.type === "result") this.result(event);
+    else if (event.type === "block") this.block(event);
+    else if (event.type === "reset") this.reset();
+    else if (event.type === "run") this.run(event);
+    else if (event.type === "external") this.external(event);
+    else this.escalate(event);
+  }
+
+  private reset(): void {
+    this.current = emptyToolGuardState();
+    this.owned = true;
+    this.statsOwned = true;
+  }
+
+  private call(event: Extract<GuardEvent, { type: "call" }>): void {
     const before = this.current;
-    switch (event.type) {
-      case "call": {
-        const state = this.own();
-        state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex });
-        state.operations = invalidateOperations(before.operations, event.effect);
-        if (event.edits === true) this.noteEdits(before, event.effect, 1);
-        if (event.repeat !== undefined) this.noteRepeats(before, event);
-        this.stats().allowed += 1;
-        return;
-      }
-      case "result": {
-        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
-        const state = this.own();
-        const paths = writtenPaths(event.effect);
-        state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
-        state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
-        state.answers = noteAnswer(before.answers, event, carryIndex);
-        // A write that failed changed nothing (as far as the guards know): its count is taken back.
-        if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
-        if (before.repeats !== undefined) this.noteRepeats(before, event);
-        return;
-      }
-      case "block": {
-        const { block } = event;
-        const observed = [...before.observed, block];
-        const counters = block.enforced ? "blocked" : "observed";
-        const state = this.own();
-        state.observed = observed.slice(Math.max(0, observed.length - event.observedLimit));
-        const stats = this.stats();
-        stats[counters] = { ...stats[counters], [block.rule]: (stats[counters][block.rule] ?? 0) + 1 };
-        return;
-      }
-      case "reset":
-        this.current = emptyToolGuardState();
-        this.owned = true;
-        this.statsOwned = true;
-        return;
-      case "run": {
-        if (before.run === event.run) return; // every task of one response records the same start
-        const state = this.own();
-        state.run = event.run;
-        // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
-        state.repetition = { ...before.repetition, window: [] };
-        state.operations = event.keep.operations ? before.operations : emptyOperationsState();
-        // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
-        state.escalation = event.keep.strikes ? before.escalation : emptyEscalationState();
-        this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
-        return;
-      }
-      case "external": {
-        // A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale.
-        const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
-        if (!mutates) return;
-        // Repeating a call after someone else changed the world is a new question: the window starts again.
-        this.moveMark(before);
-        const state = this.own();
-        state.operations = invalidateOperations(before.operations, event.effect);
-        state.repetition = {
-          ...before.repetition,
-          epoch: before.repetition.epoch + 1,
-          window: [],
-          changes: noteChange(
-            before.repetition.changes,
-            "\u0000external",
-            before.repetition.epoch + 1,
-            writtenPaths(event.effect),
-            [],
-          ),
-        };
-        return;
-      }
-      default: {
-        const previous = before.escalation;
-        // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
-        // and the repeat ceiling.
-        if (event.type === "forgive") this.clearEdits(before);
-        const escalation = reduceEscalation(previous, event);
-        if (escalation === previous) return;
-        this.own().escalation = escalation;
-        if (event.type === "remind") this.stats().reminded += 1;
-      }
-    }
+    const state = this.own();
+    state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex: this.carryIndex });
+    state.operations = invalidateOperations(before.operations, event.effect);
+    if (event.edits === true) this.noteEdits(before, event.effect, 1);
+    if (event.repeat !== undefined) this.noteRepeats(before, event);
+    this.stats().allowed += 1;
+  }
+
+  private result(event: Extract<GuardEvent, { type: "result" }>): void {
+    const { carryIndex, current: before } = this;
+    const mutates = event.effect.kind === "write" || event.effect.kind === "mutate";
+    const state = this.own();
+    const paths = writtenPaths(event.effect);
+    state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
+    state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
+    state.answers = noteAnswer(before.answers, event, carryIndex);
+    // A write that failed changed nothing (as far as the guards know): its count is taken back.
+    if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
+    if (before.repeats !== undefined) this.noteRepeats(before, event);
+  }
+
+  private block({ block, observedLimit }: Extract<GuardEvent, { type: "block" }>): void {
+    const observed = [...this.current.observed, block];
+    const counters = block.enforced ? "blocked" : "observed";
+    this.own().observed = observed.slice(Math.max(0, observed.length - observedLimit));
+    const stats = this.stats();
+    stats[counters] = { ...stats[counters], [block.rule]: (stats[counters][block.rule] ?? 0) + 1 };
+  }
+
+  private run(event: Extract<GuardEvent, { type: "run" }>): void {
+    const before = this.current;
+    if (before.run === event.run) return; // every task of one response records the same start
+    const state = this.own();
+    state.run = event.run;
+    // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
+    state.repetition = { ...before.repetition, window: [] };
+    state.operations = event.keep.operations ? before.operations : emptyOperationsState();
+    // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
+    state.escalation = event.keep.strikes ? before.escalation : emptyEscalationState();
+    this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
+  }
+
+  /** A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale. */
+  private external({ effect }: Extract<GuardEvent, { type: "external" }>): void {
+    if (effect.kind !== "write" && effect.kind !== "mutate") return;
+    const before = this.current;
+    // Repeating a call after someone else changed the world is a new question: the window starts again.
+    this.moveMark(before);
+    const state = this.own();
+    state.operations = invalidateOperations(before.operations, effect);
+    const { repetition } = before;
+    const epoch = repetition.epoch + 1;
+    const changes = noteChange(repetition.changes, "\u0000external", epoch, writtenPaths(effect), []);
+    state.repetition = { ...repetition, epoch, window: [], changes };
+  }
+
+  private escalate(event: EscalationEvent): void {
+    const before = this.current;
+    // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
+    // and the repeat ceiling.
+    if (event.type === "forgive") this.clearEdits(before);
+    const escalation = reduceEscalation(before.escalation, event);
+    if (escalation === before.escalation) return;
+    this.own().escalation = escalation;
+    if (event.type === "remind") this.stats().reminded += 1;
   }
 }
 
@@ -493,8 +485,50 @@ const EVENT_TYPES = new Set<string>([
   "end",
 ]);
 
-/** States read from checkpoints, checked: each plain value is checked once. */
-const checkedStates = new WeakMap<object, ToolGuardState>();
+const count = z.number();
+const text = z.string();
+const ruleCounts = z.record(z.string(), count);
+const effect = z.looseObject({ kind: z.enum(["read", "write", "mutate"]) });
+const result = z.looseObject({ ok: z.boolean(), digest: text });
+
+/**
+ * The `toolGuard` channel's shape as a checkpoint gives it back: what the rules read (the parts an empty state has
+ * are required; the package has never stored another shape).
+ */
+const toolGuardSchema = z.looseObject({
+  repetition: z.looseObject({
+    nextSeq: count,
+    epoch: count,
+    window: z.array(z.looseObject({ seq: count, key: text, tool: text, epoch: count, result: result.optional() })),
+    changes: z.array(z.looseObject({ tool: text, epoch: count })).optional(),
+  }),
+  operations: z.looseObject({
+    ops: z.record(z.string(), z.looseObject({ key: text.optional(), effect: effect.optional() })),
+    files: z.array(z.looseObject({})),
+  }),
+  observed: z.array(z.looseObject({ tool: text, rule: text, count: count })),
+  stats: z.looseObject({ allowed: count, blocked: ruleCounts, observed: ruleCounts, reminded: count }),
+  escalation: z.looseObject({
+    strikes: count,
+    pending: z.boolean(),
+    reminders: count,
+    lastTurn: text.nullable(),
+    blocked: z.array(z.looseObject({ tool: text, key: text })),
+    endedBy: text.nullable(),
+  }),
+  run: text.nullable().optional(),
+  answers: z.array(z.looseObject({ key: text, tool: text, callId: text, digest: text })).optional(),
+  fileEdits: z.array(z.looseObject({ path: text, writes: count })).optional(),
+  repeats: z.looseObject({ mark: count, calls: z.array(z.looseObject({ key: text })) }).optional(),
+});
+
+/** States read from checkpoints: each plain value is checked once. */
+const storedStates = new StoredValues(
+  "toolGuard",
+  "the guards' state",
+  toolGuardSchema,
+  (parsed) => new ChannelState(parsed as unknown as ToolGuardState),
+);
 
 /**
  * The `toolGuard` value as the guards read it: a state the reducer made as it is; a value from a checkpoint (plain
@@ -511,17 +545,7 @@ const checkedStates = new WeakMap<object, ToolGuardState>();
 export function readToolGuard(value: unknown, update = false): ToolGuardState {
   if (value instanceof ChannelState) return value;
   if (value === undefined) return emptyToolGuardState();
-  const known = value !== null && typeof value === "object" ? checkedStates.get(value) : undefined;
-  if (known !== undefined) return known;
-  let checked: ToolGuardState;
-  try {
-    checked = new ChannelState(checkToolGuardValue(value) as unknown as ToolGuardState);
-  } catch (error) {
-    if (update && error instanceof GuardStateError) throw new GuardStateError("toolGuard", error.problem, true);
-    throw error;
-  }
-  checkedStates.set(value as object, checked);
-  return checked;
+  return storedStates.read(value, update);
 }
 
 /** A whole state written to the channel: kept as it is if it has the state's window, else refused. */
