@@ -3,7 +3,7 @@
  * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
  */
 
-import { LIMIT_HOW_TO_ANSWER, limitQuestion } from "../common/texts/run-end.js";
+import { LIMIT_HOW_TO_ANSWER, limitQuestion, limitQuestionAgain } from "../common/texts/run-end.js";
 import type { LoopState, StopReason } from "../loop/core/loop.js";
 import type { LimitAsk } from "../loop/options.js";
 import { interruptIfResumable } from "./interrupt.js";
@@ -32,7 +32,7 @@ export interface LimitInterrupt {
   more: number;
   /** What the agent asks the person. */
   question: string;
-  /** How to answer: `Command({ resume })` with `true`, `{ more: n }`, or anything else to end. */
+  /** How to answer: `Command({ resume })` with yes (`true`, "yes", "y"), no, or an amount (`{ more: n }`, "20"). */
   howToAnswer: string;
 }
 
@@ -64,27 +64,111 @@ export function offer(stop: StopReason, ask: LimitAsk | undefined): number | und
   return ask[stop.kind] ?? stop.limit;
 }
 
+/** How often an answer that reads as none of yes, no or an amount is asked again before the run ends. */
+const ASK_AGAIN = 3;
+
 /**
  * Asks a person whether to go on past a limit: the amount granted, or undefined (end the run: the person said so,
- * or the graph has no checkpointer, so that nobody could answer).
+ * or the graph has no checkpointer, so that nobody could answer). An answer that is not read
+ * ({@link readLimitAnswer}) is asked again, up to {@link ASK_AGAIN} times (each is an `interrupt()` of its own).
  */
 export function askToGoOn(stop: StopReason, more: number): number | undefined {
   const limit = stop.kind as AskingLimit;
+  const question = limitQuestion(stop.message, describe(limit, more));
   const payload: LimitInterrupt = {
     type: "langgraph-guards/limit",
     limit,
     value: stop.value,
     max: stop.limit,
     more,
-    question: limitQuestion(stop.message, describe(limit, more)),
+    question,
     howToAnswer: LIMIT_HOW_TO_ANSWER,
   };
-  const asked = interruptIfResumable(payload);
-  if (asked === undefined) return undefined;
-  const { answer } = asked;
-  if (answer === true || answer === "yes") return more;
-  const granted = (answer as { more?: unknown } | null)?.more;
-  return typeof granted === "number" && granted > 0 ? granted : undefined;
+  for (let asked = 0; asked <= ASK_AGAIN; asked += 1) {
+    const answered = interruptIfResumable(payload);
+    if (answered === undefined) return undefined;
+    const read = readLimitAnswer(answered.answer, limit, more);
+    if (read !== "unclear") return read === "end" ? undefined : read.more;
+    payload.question = limitQuestionAgain(answerText(answered.answer), question);
+  }
+  return undefined;
+}
+
+/** Words that say yes or no, as a person writes them (lowercase, without end punctuation). */
+const YES = new Set([
+  "yes",
+  "y",
+  "yeah",
+  "yep",
+  "ok",
+  "okay",
+  "sure",
+  "go on",
+  "go ahead",
+  "continue",
+  "proceed",
+  "true",
+]);
+const NO = new Set(["no", "n", "nope", "stop", "end", "cancel", "abort", "quit", "false"]);
+
+/** The unit words an amount may carry, per limit (the unit its question names). */
+const UNITS: Record<AskingLimit, RegExp> = {
+  iterations: /^(iterations?|turns?)?$/,
+  runtime: /^(min|mins|minutes?)?$/,
+  tokens: /^(tokens?)?$/,
+  cost: /^(dollars?|usd)?$/,
+};
+
+/**
+ * A person's answer to a limit's question: go on with the amount offered (`true`, "Yes", "y", "OK", "go on"…), end
+ * (`false`, "No", "n", "stop"…, an amount of 0), go on with an amount (`{ more: n }` or a number in the limit's own
+ * unit; a text such as "20", "20 more", "5 more minutes", "$0.50", "yes, 3 more" in the unit the question names:
+ * minutes for runtime, dollars for cost), or `"unclear"` (ask again).
+ *
+ * @example
+ * ```ts
+ * readLimitAnswer("Yes", "iterations", 10); // { more: 10 }
+ * readLimitAnswer("5 more minutes", "runtime", 60_000); // { more: 300000 }
+ * ```
+ */
+export function readLimitAnswer(
+  answer: unknown,
+  limit: AskingLimit,
+  more: number,
+): { more: number } | "end" | "unclear" {
+  if (answer === true) return { more };
+  if (answer === false || answer === null || answer === undefined) return "end";
+  if (typeof answer === "number") return amount(answer);
+  if (typeof answer === "object" && !Array.isArray(answer) && "more" in answer) {
+    const granted = (answer as { more?: unknown }).more;
+    return typeof granted === "number" ? amount(granted) : "end";
+  }
+  if (typeof answer !== "string") return "unclear";
+  const said = answer
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, "");
+  if (YES.has(said)) return { more };
+  if (NO.has(said)) return "end";
+  const written = /^(?:(?:yes|y|ok|okay|sure)[,\s]+)?\$?(\d+(?:\.\d+)?)(?:\s+more)?(?:\s+([a-z]+))?$/.exec(said);
+  if (written === null || !UNITS[limit].test(written[2] ?? "")) return "unclear";
+  const n = Number(written[1]);
+  return amount(limit === "runtime" ? n * 60_000 : n);
+}
+
+/** An amount granted: more of it when positive and finite, else the end. */
+function amount(n: number): { more: number } | "end" {
+  return Number.isFinite(n) && n > 0 ? { more: n } : "end";
+}
+
+/** An answer as the question quotes it. */
+function answerText(answer: unknown): string {
+  if (typeof answer === "string") return answer;
+  try {
+    return JSON.stringify(answer) ?? String(answer);
+  } catch {
+    return String(answer);
+  }
 }
 
 /**

@@ -96,4 +96,55 @@ describe("limits that ask", () => {
     expect(ran(messages)).toBe(4);
     expect(validHistory(messages)).toEqual([]);
   });
+
+  it("answers as a person writes them: 'Yes' and 'y' go on, an unread one is asked again, 'No.' ends", async () => {
+    const llm = endless();
+    const agent = createReactAgent({
+      llm,
+      tools: new GuardedToolNode([work]),
+      stateSchema: GuardMessagesState,
+      postModelHook: loopDetectHook({ maxIterations: 3, ask: { iterations: 2 } }),
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "ask-words" } };
+    expect(asked(await agent.invoke(input, config))).toMatchObject({ value: 3, max: 3 });
+    const yes = await agent.invoke(new Command({ resume: "Yes" }), config);
+    expect(asked(yes)).toMatchObject({ value: 5, max: 5 });
+    expect(ran(yes.messages as BaseMessage[])).toBe(5);
+
+    const unread = await agent.invoke(new Command({ resume: "maybe later" }), config);
+    const again = asked(unread);
+    expect(again).toMatchObject({ value: 5, max: 5, more: 2 });
+    expect(again?.question).toBe(
+      'I could not read "maybe later" as yes, no or a number. The run reached a limit: the iteration limit was reached (5 of 5). Go on with 2 more iterations?',
+    );
+    expect(ran(unread.messages as BaseMessage[])).toBe(5);
+
+    const y = await agent.invoke(new Command({ resume: "y" }), config);
+    expect(asked(y)).toMatchObject({ value: 7, max: 7 });
+    expect(ran(y.messages as BaseMessage[])).toBe(7);
+
+    const no = await agent.invoke(new Command({ resume: "No." }), config);
+    expect(asked(no)).toBeUndefined();
+    const messages = no.messages as BaseMessage[];
+    expect((messages.at(-1) as AIMessage).response_metadata.guard).toMatchObject({ kind: "iterations", value: 7 });
+    expect(ran(messages)).toBe(7);
+    expect(validHistory(messages)).toEqual([]);
+  });
+
+  it("createAgent: 'y' goes on, '2 more' grants two", async () => {
+    const llm = endless();
+    const agent = createAgent({
+      model: llm,
+      tools: [work],
+      middleware: [loopDetectMiddleware({ maxIterations: 3, ask: true })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "ask-agent-words" } };
+    expect(asked(await agent.invoke(input, config))).toMatchObject({ value: 3, max: 3, more: 3 });
+    expect(asked(await agent.invoke(new Command({ resume: "y" }), config))).toMatchObject({ value: 6, max: 6 });
+    const two = await agent.invoke(new Command({ resume: "2 more" }), config);
+    expect(asked(two)).toMatchObject({ value: 8, max: 8 });
+    expect(ran(two.messages as BaseMessage[])).toBe(8);
+  });
 });

@@ -81,4 +81,17 @@ export function limitQuestion(reason: string, more: string): string {
 
 /** How to answer a limit's question (in its interrupt payload). */
 export const LIMIT_HOW_TO_ANSWER =
-  "Resume with Command({ resume: true }) to go on with the amount offered, { more: n } to go on with n more, or anything else to end the run.";
+  'Resume with Command({ resume }): true or "yes" to go on with the amount offered, { more: n } or "20 more" to go on with that much, false or "no" to end the run.';
+
+/**
+ * The question asked again after an answer that reads as none of yes, no or an amount.
+ *
+ * @example
+ * ```ts
+ * limitQuestionAgain("maybe", "The run reached a limit: … Go on with 10 more iterations?");
+ * // 'I could not read "maybe" as yes, no or a number. The run reached a limit: …'
+ * ```
+ */
+export function limitQuestionAgain(said: string, question: string): string {
+  return `I could not read ${JSON.stringify(said.slice(0, 200))} as yes, no or a number. ${question}`;
+}
