@@ -33,6 +33,8 @@ export type PatchResult =
 /** Text with one character per byte (Latin-1), and back. */
 const asText = (bytes: Buffer) => bytes.toString("latin1");
 const NON_ASCII = /[\u0080-\u00ff]/;
+/** The UTF-8 byte order mark, one character per byte. */
+const BOM = "\u00ef\u00bb\u00bf";
 
 /** How a byte-per-character line reads as UTF-8 (invalid bytes as U+FFFD, as `read_file` shows them). */
 const asUtf8 = (line: string) => Buffer.from(line, "latin1").toString("utf8");
@@ -73,7 +75,9 @@ function onePatch(diff: string): StructuredPatch | Extract<PatchResult, { ok: fa
 export function applyDiffToBytes(source: Buffer, diff: string): PatchResult {
   const patch = onePatch(diff);
   if ("reason" in patch) return patch;
-  const text = asText(source);
+  // A UTF-8 byte order mark is not part of line 1 as read_file shows it: kept aside, and kept.
+  const bom = source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf ? BOM : "";
+  const text = asText(source).slice(bom.length);
   let patched: string | false;
   try {
     patched = applyPatch(text, patch, { compareLine: (_n, line, _op, content) => sameLine(line, content) });
@@ -82,5 +86,5 @@ export function applyDiffToBytes(source: Buffer, diff: string): PatchResult {
   }
   if (patched === false) return { ok: false, reason: "mismatch" };
   if (patched === text) return { ok: false, reason: "unchanged" };
-  return { ok: true, bytes: Buffer.from(patched, "latin1") };
+  return { ok: true, bytes: Buffer.from(bom + patched, "latin1") };
 }

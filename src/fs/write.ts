@@ -74,6 +74,10 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
 async function writing(kit: FileToolKit, path: string, write: (target: Target) => Promise<Answer>): Promise<Answer> {
   const target = kit.sandbox.resolve(path, { write: true });
   if (!target.ok) return fail(target.message);
+  // The root, or a path ending in "/" (which the path functions would take for the name before it), is a folder.
+  if (target.relative === ".") return fail(problemMessage(path, { kind: "folder" }, "written"));
+  if (/[/\\]$/.test(path))
+    return fail(`${echo(path)} names a folder (it ends in "/"), not a file. Nothing was written.`);
   return serialized(target.path, () => write(target));
 }
 

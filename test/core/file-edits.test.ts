@@ -261,13 +261,13 @@ describe("the file-edits rule", () => {
     const [blocked] = t.respond([sh("tee a.py < a.bak")]) as [ToolCallDecision];
     expect(blocked.rule).toBe("file_edits");
     expect(blocked.fileEdits).toMatchObject({ writes: 6, rewrites: 4, blockedBy: "rewrites" });
-    expect(blocked.message).toMatch(/^⚠️ FILE REWRITTEN TOO OFTEN: '\/repo\/a\.py' was already rewritten whole 3 times/);
+    expect(blocked.message).toMatch(/^⚠️ FILE REWRITTEN TOO OFTEN: 'a\.py' was already rewritten whole 3 times/);
     expect(blocked.content).toContain("(the 4th rewrite is blocked)");
     expect(blocked.content).toContain("a targeted edit of one part still runs");
     // An edit of the file still runs (with its reminder) until blockAt; tee -a appends, and is no rewrite.
     expect(fates(t, [sh("sed -i 's/2/3/' a.py"), sh("tee -a a.py < a.bak")])).toEqual(["ran+reminder", "ran+reminder"]);
     const [reminded] = t.respond([sh("sed -i 's/3/4/' a.py")]) as [ToolCallDecision];
-    expect(reminded.fileEdits?.reminder).toBe(fileEditsReminder("/repo/a.py", 8, 10));
+    expect(reminded.fileEdits?.reminder).toBe(fileEditsReminder("a.py", 8, 10));
     const rewrite = planTurn(t.state, { id: "m-rw", text: "", calls: [write("a.py")], run: "h0" }, t.options);
     expect(rewrite.decisions[0]?.fileEdits?.blockedBy).toBe("rewrites");
   });
@@ -388,5 +388,20 @@ describe("rules.fileEdits options", () => {
     expect(() =>
       resolveToolGuardOptions({ tools: { bash: { fileEdits: "no" } } } as unknown as ToolGuardOptions),
     ).toThrow(/tools\.bash\.fileEdits/);
+  });
+});
+
+describe("the file as the model reads it (issue 45, item 6)", () => {
+  it("with a root, the reminder and the block name the file inside it, never the root's absolute path", () => {
+    const t = thread({ rules: { root: "/srv/project-root" } });
+    const decisions = times(12, () => write("src/game.py")).map((c) => t.respond([c])[0] as ToolCallDecision);
+    const reminder = decisions[7]?.fileEdits?.reminder ?? "";
+    expect(reminder).toContain("'src/game.py'");
+    const block = decisions[11] as ToolCallDecision;
+    expect(block.allowed).toBe(false);
+    expect(block.message).toContain("'src/game.py'");
+    for (const d of decisions) {
+      expect(`${d.message ?? ""}${d.content ?? ""}${d.fileEdits?.reminder ?? ""}`).not.toContain("/srv/project-root");
+    }
   });
 });

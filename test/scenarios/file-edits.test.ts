@@ -146,7 +146,7 @@ describe.each(ADAPTERS)("file edits through %s", (adapter: Adapter) => {
     ];
     const r = await runScenario(adapter, [bash, writeToFile], script, { rules: { ...ISSUE.rules, root: "/repo" } });
     expect(r.outcomes).toEqual([...ran(11), "file_edits@1"]);
-    expect(r.answers[7]).toContain("This was the 8th write of '/repo/x.py'");
+    expect(r.answers[7]).toContain("This was the 8th write of 'x.py'");
 
     const seds = await runScenario(
       adapter,

@@ -4,6 +4,7 @@
  * a near-repeat, else a strike and the escalation level's text.
  */
 
+import { posix } from "node:path";
 import type { CallEffect } from "../../common/identity/classify.js";
 import { ownEntry } from "../../common/identity/classify.js";
 import { canonicalJson } from "../../common/identity/signature.js";
@@ -195,7 +196,8 @@ function withReminder(
       edits.rewrites === undefined || limits.blockRewritesAt === false
         ? undefined
         : { rewrites: edits.rewrites, blockAt: limits.blockRewritesAt };
-    decision.fileEdits = { ...edits, reminder: fileEditsReminder(edits.path, edits.writes, limits.blockAt, whole) };
+    const reminder = fileEditsReminder(shownPath(edits.path, options), edits.writes, limits.blockAt, whole);
+    decision.fileEdits = { ...edits, reminder };
   }
   const repeats = found.repeats;
   if (repeats !== undefined) {
@@ -222,7 +224,14 @@ function blockCall(
   const edits = rule === "file_edits" ? found.fileEdits : undefined;
   const message = blockMessage(
     {
-      ...{ tool: call.name, args: call.args, count, rule, previousOk: previous?.ok, path: edits?.path },
+      ...{
+        tool: call.name,
+        args: call.args,
+        count,
+        rule,
+        previousOk: previous?.ok,
+        path: edits && shownPath(edits.path, options),
+      },
       ...(edits?.blockedBy === "rewrites" ? { rewrites: true } : {}),
     },
     options.feedback.messages,
@@ -321,10 +330,19 @@ function isExactRepeat(
 /** The file of a `file_edits` block as its feedback shows it. */
 function fileOf(edits: FileEditsFinding, options: ResolvedToolGuardOptions) {
   const limits = options.rules.fileEdits;
+  const path = shownPath(edits.path, options);
   if (edits.blockedBy === "rewrites" && edits.rewrites !== undefined && limits !== false) {
-    return { path: edits.path, writes: edits.rewrites - 1, blockAt: edits.rewrites, rewrites: true };
+    return { path, writes: edits.rewrites - 1, blockAt: edits.rewrites, rewrites: true };
   }
-  return { path: edits.path, writes: edits.writes - 1, blockAt: limits === false ? edits.writes : limits.blockAt };
+  return { path, writes: edits.writes - 1, blockAt: limits === false ? edits.writes : limits.blockAt };
+}
+
+/** A file as the model is told of it: inside `rules.root`, its path from the root (the root's own path is not its). */
+function shownPath(path: string, options: ResolvedToolGuardOptions): string {
+  const root = options.rules.root;
+  if (root === undefined) return path;
+  const inside = posix.relative(posix.resolve(root), path);
+  return inside === "" || inside.startsWith("..") || posix.isAbsolute(inside) ? path : inside;
 }
 
 /**
