@@ -144,7 +144,7 @@ function refusal(
     : `${head} Its current content is below: make your change against it.\n\n${viewLines(current.bytes.toString("utf8"), {}, kit.options.limits).text}`;
   // The answer shows the new content: the next edit is checked against it.
   const o = kit.options;
-  const file = kit.cacheEntry(current.bytes.toString("utf8"), current.stat, readAt);
+  const file = kit.cacheEntry(current.bytes, current.stat, readAt);
   const writes: FileCacheWrite[] = [
     { op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles },
     { op: "count", staleRefreshes: 1 },
@@ -172,7 +172,7 @@ export async function checkBaseline(
 ): Promise<Baseline> {
   const entry = kit.options.cache.enabled ? call.cache?.files[target.path] : undefined;
   if (entry === undefined) {
-    return { ok: true, current, hash: current ? digest(current.bytes.toString("utf8")) : null };
+    return { ok: true, current, hash: current ? digest(current.bytes) : null };
   }
   let now = current;
   if (now === undefined) {
@@ -190,7 +190,7 @@ export async function checkBaseline(
     }
     now = read.ok ? read : null;
   }
-  const hash = now === null ? null : digest(now.bytes.toString("utf8"));
+  const hash = now === null ? null : digest(now.bytes);
   if (hash === entry.hash) return { ok: true, current: now, hash };
   if (hash !== null && writtenSince(target.path, entry.hash, hash, responseCallIds(call))) {
     return { ok: true, current: now, hash };

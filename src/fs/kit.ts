@@ -101,10 +101,11 @@ export interface FileToolKit {
   /** Sends a `[TOOL_RUNNER]` line (e.g. `[CACHE_HIT] ...`) to the logger, if any. */
   log(line: string): void;
   /**
-   * The cache entry of content just read or written, with the stat taken for it; `statAt` is the clock's time
-   * before that stat was taken (what the racy window is measured from), default now.
+   * The cache entry of bytes just read or written (the digest of the bytes: an edit that reads the same as UTF-8 is
+   * still a change), with the stat taken for them; `statAt` is the clock's time before that stat was taken (what the
+   * racy window is measured from), default now; `text`: the bytes as UTF-8, when decoded already.
    */
-  cacheEntry(content: string, stat: FileStat, statAt?: number): CachedFile;
+  cacheEntry(bytes: Buffer, stat: FileStat, statAt?: number, text?: string): CachedFile;
 }
 
 /**
@@ -209,9 +210,9 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     root: sandbox.root,
     now,
     log: (line) => o.feedback.logger?.info?.(`[TOOL_RUNNER]${line}`),
-    cacheEntry: (content, s, statAt) => ({
-      hash: digest(content),
-      chars: content.length,
+    cacheEntry: (bytes, s, statAt, text = bytes.toString("utf8")) => ({
+      hash: digest(bytes),
+      chars: text.length,
       mtimeMs: s.mtimeMs,
       ctimeMs: s.ctimeMs,
       size: s.size,

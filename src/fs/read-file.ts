@@ -128,8 +128,8 @@ async function loadContent(
     const read = await readBytes(kit, shown, target);
     if (typeof read === "string") return read;
     bytesRead = read;
-    const text = read.bytes.toString("utf8");
-    if (digestOf(text) === cached.hash) {
+    if (digest(read.bytes) === cached.hash) {
+      const text = read.bytes.toString("utf8");
       kit.log(`[CACHE_HIT] Returned cached content for ${target.relative}`);
       return { content: text, hit: true, writes: [] };
     }
@@ -147,7 +147,7 @@ async function loadContent(
     writes.push({
       op: "put",
       path: target.path,
-      file: kit.cacheEntry(content, read.stat, readAt),
+      file: kit.cacheEntry(bytes, read.stat, readAt, content),
       budget: o.cache.budgetChars,
       maxFiles: o.cache.maxFiles,
     });
@@ -188,7 +188,7 @@ function readAnswersNow(kit: FileToolKit, args: unknown, state: unknown): { ok: 
   const view = viewLines(content, { offset: input.offset, limit: input.limit }, kit.options.limits);
   const answers = [{ ok: true, text: view.text }];
   const cached = kit.options.cache.enabled ? checkContext(state).cache?.files[target.path] : undefined;
-  if (cached?.ref !== undefined && digestOf(content) === cached.hash) {
+  if (cached?.ref !== undefined && digest(read.bytes) === cached.hash) {
     const range = view.whole ? undefined : { from: view.from, to: view.to };
     answers.push({ ok: true, text: unchangedReadText(target.relative, cached.ref, range) });
   }

@@ -56,7 +56,7 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
   if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];
   if (o.cache.enabled) {
-    const file = kit.cacheEntry(edit.bytes.toString("utf8"), written.stat, writtenAt);
+    const file = kit.cacheEntry(edit.bytes, written.stat, writtenAt);
     writes.push({ op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles });
     if (call.toolCallId !== undefined) {
       recordToolWrite(target.path, { before: seen.hash, after: file.hash, callId: call.toolCallId });

@@ -206,7 +206,7 @@ export function toolCallSignature(name: string, args: unknown, opts: SignatureOp
 const ONE_SHOT_LIMIT = 1_000_000;
 
 /**
- * A short, fixed-size digest of a string (SHA-256, 128 bits, hex). State stores digests, not signatures or
+ * A short, fixed-size digest of a string or of bytes (SHA-256, 128 bits, hex). State stores digests, not signatures or
  * results, so a 10 MB argument costs 32 bytes in a checkpoint.
  *
  * @example
@@ -214,7 +214,7 @@ const ONE_SHOT_LIMIT = 1_000_000;
  * digest("read_file:{}").length; // 32
  * ```
  */
-export function digest(text: string): string {
+export function digest(text: string | Buffer): string {
   // The one-shot `hash` is ~3x faster for the short texts of call signatures; Node advises `createHash` above a
   // few MB. Both give the same SHA-256.
   if (text.length <= ONE_SHOT_LIMIT) return hash("sha256", text, "hex").slice(0, 32);
