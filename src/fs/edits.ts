@@ -53,6 +53,8 @@ interface ToolWrite {
   after: string;
   /** The tool call it answered. */
   callId: string;
+  /** The model response (and thread) of that call ({@link responseOf}): ids like `call_0` repeat across them. */
+  response: string;
 }
 
 /** The latest writes the tools made, by real path (bounded: 32 a path, 1,000 paths, the oldest dropped). */
@@ -65,7 +67,7 @@ const PATHS_KEPT = 1000;
  *
  * @example
  * ```ts
- * recordToolWrite("/repo/a.py", { before: oldDigest, after: newDigest, callId: "call_1" });
+ * recordToolWrite("/repo/a.py", { before: oldDigest, after: newDigest, callId: "call_1", response: responseOf(call).key });
  * ```
  */
 export function recordToolWrite(path: string, write: ToolWrite): void {
@@ -78,30 +80,48 @@ export function recordToolWrite(path: string, write: ToolWrite): void {
   }
 }
 
-/** Whether content `now` came from content `seen` through the latest writes of the tools, each for one of `calls`. */
-function writtenSince(path: string, seen: string, now: string, calls: ReadonlySet<string>): boolean {
+/** Whether content `now` came from content `seen` through the latest writes of the tools, each for a call of `response`. */
+function writtenSince(path: string, seen: string, now: string, response: Response): boolean {
   const list = writesByPath.get(path) ?? [];
   let current = now;
   for (let i = list.length - 1; i >= 0; i -= 1) {
     const write = list[i] as ToolWrite;
-    if (write.after !== current || !calls.has(write.callId) || write.before === null) return false;
+    const ours = write.response === response.key && response.calls.has(write.callId);
+    if (write.after !== current || !ours || write.before === null) return false;
     if (write.before === seen) return true;
     current = write.before;
   }
   return false;
 }
 
-/** The ids of the tool calls of the model response this call belongs to (its AI message in the state). */
-function responseCallIds(call: CallContext): Set<string> {
+/** The model response a call belongs to: its thread and AI message (`key`), and the ids of its tool calls. */
+interface Response {
+  key: string;
+  calls: ReadonlySet<string>;
+}
+
+/**
+ * The model response this call belongs to (its AI message in the state, in its thread). Tool-call ids alone do not
+ * name it: providers that number calls per response (`call_0`) repeat them in every response and every thread.
+ *
+ * @example
+ * ```ts
+ * responseOf(call).calls.has("call_0");
+ * ```
+ */
+export function responseOf(call: CallContext): Response {
   const id = call.toolCallId;
-  if (id === undefined) return new Set();
-  for (let i = call.messages.length - 1; i >= 0; i -= 1) {
-    const message = call.messages[i];
-    if (!AIMessage.isInstance(message)) continue;
-    const ids = (message.tool_calls ?? []).map((c) => c.id);
-    if (ids.includes(id)) return new Set(ids.filter((c): c is string => typeof c === "string"));
+  if (id !== undefined) {
+    for (let i = call.messages.length - 1; i >= 0; i -= 1) {
+      const message = call.messages[i];
+      if (!AIMessage.isInstance(message)) continue;
+      const ids = (message.tool_calls ?? []).map((c) => c.id);
+      if (!ids.includes(id)) continue;
+      const key = `${call.thread ?? ""}\u0000${message.id ?? i}`;
+      return { key, calls: new Set(ids.filter((c): c is string => typeof c === "string")) };
+    }
   }
-  return new Set();
+  return { key: "", calls: new Set() };
 }
 
 /**
@@ -192,7 +212,7 @@ export async function checkBaseline(
   }
   const hash = now === null ? null : digest(now.bytes);
   if (hash === entry.hash) return { ok: true, current: now, hash };
-  if (hash !== null && writtenSince(target.path, entry.hash, hash, responseCallIds(call))) {
+  if (hash !== null && writtenSince(target.path, entry.hash, hash, responseOf(call))) {
     return { ok: true, current: now, hash };
   }
   return { ok: false, answer: refusal(kit, target, now, readAt) };

@@ -44,6 +44,8 @@ export interface FileToolArtifact {
  */
 export interface CallContext {
   toolCallId?: string | undefined;
+  /** The thread the call runs in (`configurable.thread_id`), when the graph has one. */
+  thread?: string | undefined;
   /** The file cache in state (only when the graph has the channel). */
   cache?: FileCacheState | undefined;
   messages: BaseMessage[];
@@ -119,13 +121,19 @@ export interface FileToolKit {
  */
 function contextOf(runtime: unknown): CallContext {
   const r = runtime as
-    | { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown>; writer?: unknown }
+    | {
+        toolCallId?: string;
+        toolCall?: { id?: string };
+        state?: Record<string, unknown>;
+        configurable?: { thread_id?: unknown };
+      }
     | undefined;
   const state = r?.state;
   const isState = state !== undefined && state !== null && typeof state === "object";
   const channel = isState && "fileCache" in state;
   return {
     toolCallId: r?.toolCallId || r?.toolCall?.id || undefined,
+    thread: typeof r?.configurable?.thread_id === "string" ? r.configurable.thread_id : undefined,
     cache: channel ? (state.fileCache as FileCacheState | undefined) : undefined,
     messages: Array.isArray(state?.messages) ? (state.messages as BaseMessage[]) : [],
     channel,

@@ -7,7 +7,7 @@ import { z } from "zod/v4";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
-import { type Baseline, checkBaseline, recordToolWrite, serialized } from "./edits.js";
+import { type Baseline, checkBaseline, recordToolWrite, responseOf, serialized } from "./edits.js";
 import { problemMessage, readRegularFile } from "./io.js";
 import { type Answer, type CallContext, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
 import { applyDiffToBytes, type PatchResult } from "./patch.js";
@@ -59,7 +59,8 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
     const file = kit.cacheEntry(edit.bytes, written.stat, writtenAt);
     writes.push({ op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles });
     if (call.toolCallId !== undefined) {
-      recordToolWrite(target.path, { before: seen.hash, after: file.hash, callId: call.toolCallId });
+      const response = responseOf(call).key;
+      recordToolWrite(target.path, { before: seen.hash, after: file.hash, callId: call.toolCallId, response });
     }
     if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
