@@ -201,22 +201,37 @@ async function replayFile(
   tally: Tally,
   problems: Problem[],
 ): Promise<void> {
+  // The first problems of a file are kept as they are (with their line numbers); the rest only counted, so that a
+  // file of millions of bad lines takes the memory and the time of a few.
+  let kept = 0;
+  let more = 0;
+  const note = (problem: Problem) => {
+    if (kept < PROBLEMS_SHOWN) {
+      kept += 1;
+      problems.push(problem);
+    } else more += 1;
+  };
   for await (const item of readRunsFromFile(file, { ...read, file: basename(file) })) {
     if ("error" in item) {
-      problems.push({ message: item.error.message, incomplete: item.incomplete });
+      note({ message: item.error.message, incomplete: item.incomplete });
       continue;
     }
     const { run } = item;
     const missing = missingResultsProblem(run);
-    if (missing !== undefined) problems.push({ message: missing, incomplete: true });
+    if (missing !== undefined) note({ message: missing, incomplete: true });
     try {
       tally.add(replayOne(file, run, options));
     } catch (e) {
       if (e instanceof GuardOptionsError) throw e;
-      problems.push({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
+      note({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
     }
   }
+  if (more > 0)
+    problems.push({ message: `${basename(file)}: … and ${more} more problems (the first ${kept} are above)` });
 }
+
+/** The problems of one file listed one by one; beyond them, their count. */
+const PROBLEMS_SHOWN = 20;
 
 /** "f.jsonl:3 (run "r"): tool call c7 (search, message 5) has no result", or undefined when every call has one. */
 function missingResultsProblem(run: ReplayRun): string | undefined {

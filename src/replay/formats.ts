@@ -326,12 +326,25 @@ export function runsOfParsed(value: unknown, where: string, format: ReplayFormat
   }
 }
 
+/** The characters a JSON value starts with. */
+const JSON_STARTS = '{["-0123456789tfn';
+
 /** One line of JSON Lines parsed, or the error that names it (`where`) and says why it is not JSON. */
 export function parseLine(line: string, where: string): { value: unknown } | { error: ReplayInputError } {
+  // No stack for the errors of a bad line (a file may have millions): the message says where. A line that no JSON
+  // value starts like is refused without the parser's exception (the costly part of a bad line).
+  const stackLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
+    const first = /\S/.exec(line)?.[0];
+    if (first !== undefined && !JSON_STARTS.includes(first)) {
+      return { error: new ReplayInputError(where, `not JSON (it starts with ${JSON.stringify(first)})`) };
+    }
     return { value: JSON.parse(line) };
   } catch (e) {
     return { error: new ReplayInputError(where, `not JSON (${(e as Error).message})`) };
+  } finally {
+    Error.stackTraceLimit = stackLimit;
   }
 }
 

@@ -50,7 +50,10 @@ export function formatBytes(n: number): string {
 }
 
 /** What the splitter found: a complete line (its text and byte length), or a line over the cap (skipped). */
-type LineEvent = { kind: "line"; n: number; text: string; bytes: number } | { kind: "long"; n: number };
+type LineEvent =
+  | { kind: "line"; n: number; text: string; bytes: number }
+  | { kind: "long"; n: number }
+  | { kind: "blank"; count: number };
 
 /**
  * Splits bytes into lines at `\n` as they come, holding one line at most: a line longer than `maxLineBytes` is
@@ -73,6 +76,16 @@ export class LineSplitter {
   *push(chunk: Buffer): Generator<LineEvent> {
     let start = 0;
     while (start < chunk.length) {
+      if (chunk[start] === 0x0a && this.partBytes === 0 && !this.skipping) {
+        // A run of empty lines, counted at the speed of reading the bytes (1 GiB of them is a 1 MB .gz).
+        let end = start + 1;
+        while (end < chunk.length && chunk[end] === 0x0a) end += 1;
+        this.lines += end - start;
+        this.bytes = this.total + end;
+        yield { kind: "blank", count: end - start };
+        start = end;
+        continue;
+      }
       const nl = chunk.indexOf(0x0a, start);
       const end = nl === -1 ? chunk.length : nl;
       if (!this.skipping) {
@@ -148,6 +161,7 @@ export class RunAssembler {
         this.error(new ReplayInputError(`${this.file}:${event.n}`, `a line longer than ${cap}: skipped`)),
       ];
     }
+    if (event.kind === "blank") return this.blank(event.count);
     if (this.mode === "document") return this.keep(event.text, event.bytes);
     if (event.text.trim() === "") {
       if (this.mode === "start") this.blankBefore += 1;
@@ -196,6 +210,15 @@ export class RunAssembler {
     const where = `${this.file}:${n}`;
     const parsed = parseLine(text, where);
     return "value" in parsed ? this.items(runsOfParsed(parsed.value, where, this.format)) : [this.error(parsed.error)];
+  }
+
+  /** `count` empty lines: nothing between JSON lines, kept in a document (up to its cap). */
+  private blank(count: number): ReplayInputItem[] {
+    if (this.mode === "start") this.blankBefore += count;
+    if (this.mode !== "document") return [];
+    // `count` lines of a document: one part of count - 1 newlines (the parts are joined with newlines).
+    if (this.documentBytes + count > this.caps.maxDocumentBytes) return this.keep("", count);
+    return this.keep("\n".repeat(count - 1), count - 1);
   }
 
   private keep(text: string, bytes: number): ReplayInputItem[] {

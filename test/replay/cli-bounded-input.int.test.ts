@@ -130,6 +130,43 @@ describe("a gzip bomb", () => {
   });
 });
 
+describe("bad lines and blank lines (issue 45, item 3)", () => {
+  it("one run and 2 M broken lines: the first 20 problems and a count, under 200 MB, exit 1", async () => {
+    const path = join(dir, "broken.jsonl");
+    const fd = openSync(path, "w");
+    writeSync(fd, jsonl(1));
+    const block = "x\n{\n".repeat(50_000); // truncated JSON and text, alternating
+    for (let i = 0; i < 20; i += 1) writeSync(fd, block);
+    closeSync(fd);
+    const out = await child(["replay", path, "--no-progress"], { timeout: 120_000 });
+    expect(out.timedOut).toBe(false);
+    expect(out.code).toBe(1);
+    const problems = out.stderr.split("\n").filter((l) => l.startsWith("langgraph-guards: broken.jsonl"));
+    expect(problems).toHaveLength(21);
+    expect(problems[0]).toBe('langgraph-guards: broken.jsonl:2: not JSON (it starts with "x")');
+    expect(problems[1]).toMatch(/^langgraph-guards: broken\.jsonl:3: not JSON \(/);
+    expect(problems[20]).toBe("langgraph-guards: broken.jsonl: … and 1999980 more problems (the first 20 are above)");
+    expect(out.stdout).toMatch(/^all\s+1\s/m); // the valid run is evaluated
+    expect(out.maxRssMB).toBeLessThan(200);
+  }, 180_000);
+
+  it("256 MiB of blank lines around a run (a .gz of 256 KB): read through, the run evaluated", async () => {
+    const path = join(dir, "blank.jsonl.gz");
+    async function* chunks() {
+      const blank = Buffer.alloc(MiB, 0x0a);
+      for (let i = 0; i < 128; i += 1) yield blank;
+      yield Buffer.from(jsonl(1));
+      for (let i = 0; i < 128; i += 1) yield blank;
+    }
+    await pipeline(Readable.from(chunks()), createGzip({ level: 9 }), createWriteStream(path));
+    const out = await child(["replay", path, "--no-progress", "--max-bytes", "1g"], { timeout: 120_000 });
+    expect(out.timedOut).toBe(false);
+    expect(out.stderr).not.toMatch(/langgraph-guards: .*blank/);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^all\s+1\s/m);
+  }, 180_000);
+});
+
 describe("only regular files are read", () => {
   it("/dev/zero and a symlink to it in a data set: refused at once; the other files are still read", async () => {
     const data = join(dir, "dataset");
