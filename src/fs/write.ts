@@ -3,6 +3,8 @@
  * one file run one at a time, each checked against what the thread last saw of the file (see `edits.ts`), and
  * replace it atomically (see `atomic-write.ts`); a diff is applied to the file's bytes (see `patch.ts`).
  */
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import { z } from "zod/v4";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
@@ -45,6 +47,11 @@ interface Edit {
 async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<Answer> {
   const { shown, target, seen } = edit;
   const o = kit.options;
+  // The replace needs only the folder to be writable: a file its user may not write (someone else's, or made
+  // read-only) is refused as `echo >> file` would be, before any temp file.
+  if (seen.current !== null && !(await writable(target.path))) {
+    return fail(problemMessage(shown, { kind: "denied" }, "written"));
+  }
   const writtenAt = kit.now(); // before the stat of what is written: the racy window is measured from it
   const written = await writeFileAtomic(target.path, edit.bytes, {
     root: kit.root,
@@ -69,6 +76,17 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
   }
   const artifact = { path: target.relative, cached: false };
   return { content: edit.summary(written.created), ok: true, artifact, writes };
+}
+
+/** Whether the process may write the existing file at `path`, as the OS judges it (a missing file: yes). */
+async function writable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.W_OK);
+    return true;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code !== "EACCES" && code !== "EPERM" && code !== "EROFS";
+  }
 }
 
 /** `write` on the file `path` names, resolved for writing (a refused path answered), one write of a file at a time. */

@@ -4,7 +4,7 @@
  * answer prints the root's absolute path.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempProjects } from "../support/projects.js";
@@ -98,5 +98,33 @@ describe("answers that say what is wrong", () => {
         expect(answer.text).not.toContain(root);
       }
     }
+  });
+});
+
+describe("permissions hold (issue 45, item 1)", () => {
+  it("a file the user may not write is refused as the OS would refuse it, before any temp file; others are written", () => {
+    const root = project({ "theirs.txt": "root's\n", "mine.txt": "mine\n", "open.txt": "open\n" });
+    const diff = (file: string) =>
+      `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${file === "theirs.txt" ? "root's" : "mine"}\n+changed\n`;
+    const [theirs, theirsDiff, mine, mineDiff, open] = asUnprivileged(root, () => {
+      chmodSync(join(root, "theirs.txt"), 0o644); // root's, read-only for others
+      if (process.getuid?.() === 0) chownSync(join(root, "mine.txt"), 65534, 65534);
+      chmodSync(join(root, "mine.txt"), 0o444); // the user's own, after chmod a-w
+    }, [
+      ["write_to_file", { path: "theirs.txt", content: "changed\n" }],
+      ["apply_source_code_diff", { path: "theirs.txt", diff: diff("theirs.txt") }],
+      ["write_to_file", { path: "mine.txt", content: "changed\n" }],
+      ["apply_source_code_diff", { path: "mine.txt", diff: diff("mine.txt") }],
+      ["write_to_file", { path: "open.txt", content: "changed\n" }],
+    ]);
+    for (const answer of [theirs, theirsDiff, mine, mineDiff]) {
+      expect(answer?.status).toBe("error");
+      expect(answer?.text).toMatch(/cannot be (written|changed) \(permission denied/);
+    }
+    expect(open?.status).toBe("success");
+    expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("root's\n");
+    expect(statSync(join(root, "theirs.txt")).uid).toBe(process.getuid?.() ?? 0);
+    expect(readFileSync(join(root, "mine.txt"), "utf8")).toBe("mine\n");
+    expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 });
