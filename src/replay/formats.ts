@@ -340,6 +340,13 @@ export function parseLine(line: string, where: string): { value: unknown } | { e
     if (first !== undefined && !JSON_STARTS.includes(first)) {
       return { error: new ReplayInputError(where, `not JSON (it starts with ${JSON.stringify(first)})`) };
     }
+    // A line cut short (the usual broken line): an object or a list whose end is not there.
+    const last = /\S\s*$/.exec(line)?.[0][0];
+    if ((first === "{" && last !== "}") || (first === "[" && last !== "]")) {
+      return {
+        error: new ReplayInputError(where, `not JSON (${first === "{" ? "an object" : "a list"} that does not end)`),
+      };
+    }
     return { value: JSON.parse(line) };
   } catch (e) {
     return { error: new ReplayInputError(where, `not JSON (${(e as Error).message})`) };
