@@ -3,13 +3,13 @@
  * stdin closed (`/dev/null`: `cat` and `read` see the end at once), every process it starts marked by an environment
  * variable with an id of its own (inherited through `setsid`, `nohup` and double forks). The answer comes when the
  * shell has exited and its output is closed; when processes it left in the background still hold the output a short
- * grace period after the shell exited, they are stopped (its group, and every process that carries the mark) and
- * the answer says that output after the shell exited is not shown. A timeout stops the same way everything the
- * command started, background processes included.
+ * grace period after the shell exited, those processes (the marked ones that have the shell's output open) are
+ * stopped, and only those, and the answer says that output after the shell exited is not shown. A timeout stops
+ * everything the command started: its group, and every process that carries the mark.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { cutEnd } from "../common/texts/format.js";
 import { errorCode } from "./sandbox.js";
 
@@ -73,17 +73,55 @@ function markedProcesses(id: string): number[] {
   return pids;
 }
 
+function kill(target: number): void {
+  try {
+    process.kill(target, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
 /** Kills the command's process group and every process that carries its mark (in another session too). */
 function stopAll(pid: number | undefined, id: string): void {
-  const kill = (target: number) => {
-    try {
-      process.kill(target, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  };
   if (pid !== undefined) kill(-pid);
   for (const marked of markedProcesses(id)) kill(marked);
+}
+
+/**
+ * The command's output as its processes hold it: the shell's stdout and stderr (`socket:[inode]`: Node gives a child
+ * one end of a socket pair), read as soon as it runs; undefined where they cannot be read (no `/proc`, or the shell
+ * is gone already).
+ */
+function outputEnds(pid: number | undefined): Set<string> | undefined {
+  try {
+    return new Set([1, 2].map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * After the shell exited: kills the processes of command `id` that still hold its output (one of `ends`, the ends
+ * the shell had, open), and only those: a server started with `nohup server >log 2>&1 &` is left running. Without `/proc`, everything.
+ */
+function stopHolders(pid: number | undefined, id: string, ends: Set<string> | undefined): void {
+  if (ends === undefined || ends.size === 0) return stopAll(pid, id);
+  for (const marked of markedProcesses(id)) {
+    try {
+      const fds = readdirSync(`/proc/${marked}/fd`);
+      if (fds.some((fd) => ends.has(linkOf(`/proc/${marked}/fd/${fd}`)))) kill(marked);
+    } catch {
+      // ended meanwhile, or another user's
+    }
+  }
+}
+
+function linkOf(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
 }
 
 /** The output of a command: at most `maxChars` characters of its start, then only counted. */
@@ -116,6 +154,7 @@ export function runCommand(command: string, cwd: string, timeoutMs: number, maxC
     const env = { ...process.env, [MARK]: id };
     const child = spawn("bash", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const output = outputCollector(maxChars);
+    const ends = outputEnds(child.pid);
     // Decoded per stream, so a character whose bytes arrive in two chunks stays one character.
     child.stdout.setEncoding("utf8").on("data", output.take);
     child.stderr.setEncoding("utf8").on("data", output.take);
@@ -139,7 +178,8 @@ export function runCommand(command: string, cwd: string, timeoutMs: number, maxC
       clearTimeout(grace);
       grace = setTimeout(() => {
         state.heldOpen = !state.timedOut;
-        stopAll(child.pid, id);
+        if (state.timedOut) stopAll(child.pid, id);
+        else stopHolders(child.pid, id, ends);
         finish();
       }, EXIT_GRACE_MS);
     };

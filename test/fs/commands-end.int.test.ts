@@ -93,6 +93,17 @@ describe("execute_command ends", () => {
     expect(sleepers("987604")).toHaveLength(1);
   }, 20_000);
 
+  it("when another background process holds the output, only it is stopped: a detached server is left running", async () => {
+    marks.push("987611", "987612");
+    const answer = await run("nohup sleep 987611 >/dev/null 2>&1 & sleep 987612 & echo started");
+    expect(answer.text).toContain("started");
+    expect(answer.text).toContain("output after the shell exited is not shown");
+    await expect.poll(() => sleepers("987612"), { timeout: 2000 }).toHaveLength(0); // it held the output
+    expect(sleepers("987611")).toHaveLength(1); // it did not
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sleepers("987611")).toHaveLength(1);
+  }, 20_000);
+
   it("a plain command still answers its exit code and whole output", async () => {
     const answer = await run("printf 'a\\nb\\n'; exit 3");
     expect(answer.text).toBe("Exit code 3.\na\nb");
