@@ -105,7 +105,10 @@ function outputEnds(pid: number | undefined): Set<string> | undefined {
  * the shell had, open), and only those: a server started with `nohup server >log 2>&1 &` is left running. Without `/proc`, everything.
  */
 function stopHolders(pid: number | undefined, id: string, ends: Set<string> | undefined): void {
-  if (ends === undefined || ends.size === 0) return stopAll(pid, id);
+  if (ends === undefined || ends.size === 0) {
+    stopAll(pid, id);
+    return;
+  }
   for (const marked of markedProcesses(id)) {
     try {
       const fds = readdirSync(`/proc/${marked}/fd`);
