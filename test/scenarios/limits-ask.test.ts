@@ -20,16 +20,29 @@ const ran = (messages: BaseMessage[]) =>
 const asked = (out: unknown): LimitInterrupt | undefined =>
   isInterrupted(out) ? (out.__interrupt__.map((i) => i.value).find(isLimitInterrupt) as LimitInterrupt) : undefined;
 
+/** createReactAgent with loopDetectHook: 3 iterations, then asks for 2 more; a scripted model that never ends. */
+function askingReactAgent() {
+  const llm = endless();
+  const agent = createReactAgent({
+    llm,
+    tools: new GuardedToolNode([work]),
+    stateSchema: GuardMessagesState,
+    postModelHook: loopDetectHook({ maxIterations: 3, ask: { iterations: 2 } }),
+    checkpointer: new MemorySaver(),
+  });
+  return { llm, agent };
+}
+
+/** createAgent with loopDetectMiddleware: 3 iterations, then asks for 3 more. */
+function askingCreateAgent() {
+  const llm = endless();
+  const middleware = [loopDetectMiddleware({ maxIterations: 3, ask: true })];
+  return { llm, agent: createAgent({ model: llm, tools: [work], middleware, checkpointer: new MemorySaver() }) };
+}
+
 describe("limits that ask", () => {
   it("createReactAgent + loopDetectHook: asks at the limit, goes on with the amount granted, ends when told", async () => {
-    const llm = endless();
-    const agent = createReactAgent({
-      llm,
-      tools: new GuardedToolNode([work]),
-      stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ maxIterations: 3, ask: { iterations: 2 } }),
-      checkpointer: new MemorySaver(),
-    });
+    const { llm, agent } = askingReactAgent();
     const config = { configurable: { thread_id: "ask-react" } };
     const first = await agent.invoke(input, config);
     const question = asked(first);
@@ -69,13 +82,7 @@ describe("limits that ask", () => {
   });
 
   it("createAgent + loopDetectMiddleware: asks before the next model call; { more } and the model's wrap-up", async () => {
-    const llm = endless();
-    const agent = createAgent({
-      model: llm,
-      tools: [work],
-      middleware: [loopDetectMiddleware({ maxIterations: 3, ask: true })],
-      checkpointer: new MemorySaver(),
-    });
+    const { llm, agent } = askingCreateAgent();
     const config = { configurable: { thread_id: "ask-agent" } };
     const first = await agent.invoke(input, config);
     expect(asked(first)).toMatchObject({ limit: "iterations", value: 3, max: 3, more: 3 });
@@ -98,14 +105,7 @@ describe("limits that ask", () => {
   });
 
   it("answers as a person writes them: 'Yes' and 'y' go on, an unread one is asked again, 'No.' ends", async () => {
-    const llm = endless();
-    const agent = createReactAgent({
-      llm,
-      tools: new GuardedToolNode([work]),
-      stateSchema: GuardMessagesState,
-      postModelHook: loopDetectHook({ maxIterations: 3, ask: { iterations: 2 } }),
-      checkpointer: new MemorySaver(),
-    });
+    const { agent } = askingReactAgent();
     const config = { configurable: { thread_id: "ask-words" } };
     expect(asked(await agent.invoke(input, config))).toMatchObject({ value: 3, max: 3 });
     const yes = await agent.invoke(new Command({ resume: "Yes" }), config);
@@ -133,13 +133,7 @@ describe("limits that ask", () => {
   });
 
   it("createAgent: 'y' goes on, '2 more' grants two", async () => {
-    const llm = endless();
-    const agent = createAgent({
-      model: llm,
-      tools: [work],
-      middleware: [loopDetectMiddleware({ maxIterations: 3, ask: true })],
-      checkpointer: new MemorySaver(),
-    });
+    const { agent } = askingCreateAgent();
     const config = { configurable: { thread_id: "ask-agent-words" } };
     expect(asked(await agent.invoke(input, config))).toMatchObject({ value: 3, max: 3, more: 3 });
     expect(asked(await agent.invoke(new Command({ resume: "y" }), config))).toMatchObject({ value: 6, max: 6 });
