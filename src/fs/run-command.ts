@@ -101,18 +101,22 @@ function outputEnds(pid: number | undefined): Set<string> | undefined {
 }
 
 /**
- * After the shell exited: kills the processes of command `id` that still hold its output (one of `ends`, the ends
- * the shell had, open), and only those: a server started with `nohup server >log 2>&1 &` is left running. Without `/proc`, everything.
+ * After the shell exited: kills the processes of command `id` that still hold its output, and only those: a server
+ * started with `nohup server >log 2>&1 &` is left running. A holder has one of `ends` (the ends the shell had) open;
+ * when the shell was gone before its ends could be read, one whose stdout or stderr is a socket (the command's
+ * output is the only socket its processes are given there). Without `/proc`, the group and every marked process.
  */
 function stopHolders(pid: number | undefined, id: string, ends: Set<string> | undefined): void {
-  if (ends === undefined || ends.size === 0) {
+  const marked = markedProcesses(id);
+  if (marked.length === 0) {
     stopAll(pid, id);
     return;
   }
-  for (const marked of markedProcesses(id)) {
+  for (const other of marked) {
     try {
-      const fds = readdirSync(`/proc/${marked}/fd`);
-      if (fds.some((fd) => ends.has(linkOf(`/proc/${marked}/fd/${fd}`)))) kill(marked);
+      const fds = ends === undefined ? ["1", "2"] : readdirSync(`/proc/${other}/fd`);
+      const holds = (link: string) => (ends === undefined ? link.startsWith("socket:") : ends.has(link));
+      if (fds.some((fd) => holds(linkOf(`/proc/${other}/fd/${fd}`)))) kill(other);
     } catch {
       // ended meanwhile, or another user's
     }
