@@ -205,11 +205,15 @@ async function replayFile(
   // file of millions of bad lines takes the memory and the time of a few.
   let kept = 0;
   let more = 0;
+  let moreErrors = false;
   const note = (problem: Problem) => {
     if (kept < PROBLEMS_SHOWN) {
       kept += 1;
       problems.push(problem);
-    } else more += 1;
+    } else {
+      more += 1;
+      moreErrors ||= problem.incomplete !== true;
+    }
   };
   for await (const item of readRunsFromFile(file, { ...read, file: basename(file) })) {
     if ("error" in item) {
@@ -226,8 +230,9 @@ async function replayFile(
       note({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
     }
   }
-  if (more > 0)
-    problems.push({ message: `${basename(file)}: … and ${more} more problems (the first ${kept} are above)` });
+  // The count is incomplete input (a warning with --lenient) only when every problem it counts is.
+  const message = `${basename(file)}: … and ${more} more problems (the first ${kept} are above)`;
+  if (more > 0) problems.push({ message, incomplete: !moreErrors });
 }
 
 /** The problems of one file listed one by one; beyond them, their count. */

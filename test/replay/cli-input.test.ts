@@ -103,6 +103,19 @@ describe("tool calls without a result", () => {
     expect(lenient.warnings).toEqual(parsed.errors);
   });
 
+  it("more than 20 incomplete runs: 20 named and a count, still warnings with --lenient (exit 0)", async () => {
+    const lines = Array.from({ length: 25 }, (_, i) => JSON.stringify({ ...thread, id: `t${i}` }));
+    const path = file("many-incomplete.jsonl", `${lines.join("\n")}\n`);
+    const strict = await cli("replay", path, "--json");
+    expect(strict.code).toBe(1);
+    const lenient = await cli("replay", path, "--json", "--lenient");
+    expect(lenient.code).toBe(0);
+    const parsed = JSON.parse(lenient.stdout) as { errors: string[]; warnings: string[] };
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.warnings).toHaveLength(21);
+    expect(parsed.warnings[20]).toBe("many-incomplete.jsonl: … and 5 more problems (the first 20 are above)");
+  });
+
   it("one missing call is named alone; OpenAI messages are checked too; calls without an id never have one", async () => {
     const openai = [
       { role: "user", content: "hi" },
