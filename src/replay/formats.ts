@@ -326,6 +326,19 @@ export function runsOfParsed(value: unknown, where: string, format: ReplayFormat
   }
 }
 
+/**
+ * The first (`fromEnd`: the last) character of `line` that is not white space, or undefined: read from that end, so
+ * that a long line costs no scan.
+ */
+function edgeChar(line: string, fromEnd: boolean): string | undefined {
+  const step = fromEnd ? -1 : 1;
+  for (let i = fromEnd ? line.length - 1 : 0; i >= 0 && i < line.length; i += step) {
+    const ch = line[i] as string;
+    if (!/\s/.test(ch)) return ch;
+  }
+  return undefined;
+}
+
 /** The characters a JSON value starts with. */
 const JSON_STARTS = '{["-0123456789tfn';
 
@@ -336,12 +349,12 @@ export function parseLine(line: string, where: string): { value: unknown } | { e
   const stackLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    const first = /\S/.exec(line)?.[0];
+    const first = edgeChar(line, false);
     if (first !== undefined && !JSON_STARTS.includes(first)) {
       return { error: new ReplayInputError(where, `not JSON (it starts with ${JSON.stringify(first)})`) };
     }
     // A line cut short (the usual broken line): an object or a list whose end is not there.
-    const last = /\S\s*$/.exec(line)?.[0][0];
+    const last = edgeChar(line, true);
     if ((first === "{" && last !== "}") || (first === "[" && last !== "]")) {
       return {
         error: new ReplayInputError(where, `not JSON (${first === "{" ? "an object" : "a list"} that does not end)`),
