@@ -5,6 +5,7 @@
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
+import { sep } from "node:path";
 import { z } from "zod/v4";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
@@ -95,7 +96,7 @@ async function writing(kit: FileToolKit, path: string, write: (target: Target) =
   if (!target.ok) return fail(target.message);
   // The root, or a path ending in "/" (which the path functions would take for the name before it), is a folder.
   if (target.relative === ".") return fail(problemMessage(path, { kind: "folder" }, "written"));
-  if (/[/\\]$/.test(path))
+  if (path.endsWith("/") || path.endsWith(sep))
     return fail(`${echo(path)} names a folder (it ends in "/"), not a file. Nothing was written.`);
   return serialized(target.path, () => write(target));
 }

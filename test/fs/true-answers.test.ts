@@ -4,7 +4,7 @@
  * to create).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
@@ -31,6 +31,11 @@ describe("answers that say what is true", () => {
     expect(answer.status).toBe("error");
     expect(answer.text).toMatch(/newdir\/ names a folder/);
     expect(existsSync(join(root, "newdir"))).toBe(false);
+    if (sep === "/") {
+      // A backslash is part of a name here, not a separator: such a file is written as before.
+      expect((await call("write_to_file", { path: "back\\", content: "x\n" })).status).toBe("success");
+      expect(existsSync(join(root, "back\\"))).toBe(true);
+    }
     const existing = await call("write_to_file", { path: "a.txt/", content: "x\n" });
     expect(existing.status).toBe("error");
     expect(statSync(join(root, "a.txt")).size).toBe(2);
