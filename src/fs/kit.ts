@@ -105,9 +105,9 @@ export interface FileToolKit {
   /**
    * The cache entry of bytes just read or written (the digest of the bytes: an edit that reads the same as UTF-8 is
    * still a change), with the stat taken for them; `statAt` is the clock's time before that stat was taken (what the
-   * racy window is measured from), default now; `text`: the bytes as UTF-8, when decoded already.
+   * racy window is measured from), default now; `known`: the bytes as UTF-8 and their digest, when worked out already.
    */
-  cacheEntry(bytes: Buffer, stat: FileStat, statAt?: number, text?: string): CachedFile;
+  cacheEntry(bytes: Buffer, stat: FileStat, statAt?: number, known?: { text?: string; hash?: string }): CachedFile;
 }
 
 /**
@@ -218,9 +218,9 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     root: sandbox.root,
     now,
     log: (line) => o.feedback.logger?.info?.(`[TOOL_RUNNER]${line}`),
-    cacheEntry: (bytes, s, statAt, text = bytes.toString("utf8")) => ({
-      hash: digest(bytes),
-      chars: text.length,
+    cacheEntry: (bytes, s, statAt, known = {}) => ({
+      hash: known.hash ?? digest(bytes),
+      chars: (known.text ?? bytes.toString("utf8")).length,
       mtimeMs: s.mtimeMs,
       ctimeMs: s.ctimeMs,
       size: s.size,

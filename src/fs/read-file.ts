@@ -120,15 +120,15 @@ async function loadContent(
 ): Promise<Loaded | string> {
   const o = kit.options;
   /** Bytes already read to check a cached entry: a mismatch reuses them instead of reading the file again. */
-  let bytesRead: { bytes: Buffer; stat: Stats } | undefined;
+  let bytesRead: { bytes: Buffer; stat: Stats; hash: string } | undefined;
   /** The clock's time before the file was opened (and its stat taken). */
   let readAt = 0;
   if (cached !== undefined && freshness(cached, s, o.cache.racyWindowMs) !== "stale") {
     readAt = kit.now();
     const read = await readBytes(kit, shown, target);
     if (typeof read === "string") return read;
-    bytesRead = read;
-    if (digest(read.bytes) === cached.hash) {
+    bytesRead = { ...read, hash: digest(read.bytes) };
+    if (bytesRead.hash === cached.hash) {
       const text = read.bytes.toString("utf8");
       kit.log(`[CACHE_HIT] Returned cached content for ${target.relative}`);
       return { content: text, hit: true, writes: [] };
@@ -147,7 +147,7 @@ async function loadContent(
     writes.push({
       op: "put",
       path: target.path,
-      file: kit.cacheEntry(bytes, read.stat, readAt, content),
+      file: kit.cacheEntry(bytes, read.stat, readAt, { text: content, hash: bytesRead?.hash }),
       budget: o.cache.budgetChars,
       maxFiles: o.cache.maxFiles,
     });
