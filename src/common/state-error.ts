@@ -1,7 +1,7 @@
 /**
  * A guard channel that holds a value the guards cannot read: the error every channel's check throws, and the reader
  * that checks each stored value once ({@link StoredValues}). Each guard declares its own channel's shape
- * (tool-calls/core/state-check.ts, loop/core/state-check.ts, common/file-cache-check.ts, events/stream-events.ts).
+ * (tool-calls/core/state.ts, loop/core/state-check.ts, common/file-cache-check.ts, events/stream-events.ts).
  */
 import type { z } from "zod/v4";
 
@@ -83,9 +83,9 @@ export function kindOf(value: unknown): string {
 
 /**
  * The stored values of one channel, each checked once: the first read of an object (a value a checkpoint gave back)
- * parses it with `schema` and keeps what `make` returns (the value itself by default); later reads of it, or of what was made, cost a lookup. A
- * value the reducer made is marked with {@link StoredValues.trust}. Anything else is refused with a
- * {@link GuardStateError} naming the channel.
+ * parses it with `schema` and keeps what `make` returns (the value itself by default); later reads of it, or of what
+ * was made, cost a lookup. A value the reducer made is marked with {@link StoredValues.trust}. Anything else is
+ * refused with a {@link GuardStateError} naming the channel.
  *
  * @example
  * ```ts
