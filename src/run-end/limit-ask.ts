@@ -75,7 +75,7 @@ const ASK_AGAIN = 3;
 export function askToGoOn(stop: StopReason, more: number): number | undefined {
   const limit = stop.kind as AskingLimit;
   const question = limitQuestion(stop.message, describe(limit, more));
-  const payload: LimitInterrupt = {
+  let payload: LimitInterrupt = {
     type: "langgraph-guards/limit",
     limit,
     value: stop.value,
@@ -89,7 +89,7 @@ export function askToGoOn(stop: StopReason, more: number): number | undefined {
     if (answered === undefined) return undefined;
     const read = readLimitAnswer(answered.answer, limit, more);
     if (read !== "unclear") return read === "end" ? undefined : read.more;
-    payload.question = limitQuestionAgain(answerText(answered.answer), question);
+    payload = { ...payload, question: limitQuestionAgain(answerText(answered.answer), question) };
   }
   return undefined;
 }
