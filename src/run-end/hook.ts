@@ -9,9 +9,9 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { lastAIMessageIndex, notRunAnswers } from "../common/messages.js";
-import { stepsStop } from "./budget.js";
+import { type StackShape, stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
-import { currentStep } from "./steps.js";
+import { currentStep, graphHasChannel, type StepReading } from "./steps.js";
 import { type WrapUpOption, withWrapUp, wrapUpModelOf, wrapUpWith } from "./wrap-up.js";
 
 /**
@@ -20,6 +20,15 @@ import { type WrapUpOption, withWrapUp, wrapUpModelOf, wrapUpWith } from "./wrap
  */
 export function hookBudget(): StepBudget {
   return new StepBudget(`hook:${randomUUID()}`, { around: 1, edges: 0 });
+}
+
+/**
+ * The nodes of the graph after its answer that the step budget must leave room for: createReactAgent with a
+ * `responseFormat` makes the structured response in a node of its own (`generate_structured_response`) after the
+ * final message.
+ */
+function afterAnswer(at: StepReading): StackShape | undefined {
+  return graphHasChannel(at, "branch:to:generate_structured_response") ? { around: 0, edges: 1 } : undefined;
 }
 
 /** What ends a run at a hook: the messages to add (answers to the pending calls, the final message) and the events. */
@@ -51,7 +60,7 @@ export async function endIfOutOfSteps(
   budget.saw(at);
   const response = messages[lastAIMessageIndex(messages as BaseMessage[])];
   if (!AIMessage.isInstance(response) || (response.tool_calls ?? []).length === 0) return undefined;
-  if (budget.toolTurnFits(at)) return undefined;
+  if (budget.toolTurnFits(at, afterAnswer(at))) return undefined;
   const reason = stepsStop(at.step, at.limit);
   const skipped = notRunAnswers(response, reason, messages);
   const final = await wrapUpWith(wrapUpModelOf(ending.wrapUp), [...messages, ...skipped], { ...reason });

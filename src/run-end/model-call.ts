@@ -10,12 +10,12 @@ import { stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import type { StopReason } from "../loop/core/loop.js";
 import { type StackShape, stepsStop } from "./budget.js";
+import { finalModelCall } from "./final-call.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep, readGraphChannels, type StepReading } from "./steps.js";
 import {
   adoptId,
   type EndReason,
-  finalModelCall,
   isGuardFinal,
   isWrapUpInput,
   type ModelCallHandler,
@@ -88,8 +88,9 @@ export async function endModelCall(
   update: Record<string, unknown> = {},
 ): Promise<Command> {
   const id = replace === undefined || typeof replace === "string" ? replace : adoptId(replace, undefined);
-  const final = await finalModelCall(request, handler, wrapUp, reason, id);
-  return new Command({ update: { ...update, messages: [final] } });
+  const { messages, structuredResponse } = await finalModelCall(request, handler, wrapUp, reason, id);
+  const structured = structuredResponse === undefined ? {} : { structuredResponse };
+  return new Command({ update: { ...update, ...structured, messages } });
 }
 
 /**

@@ -91,6 +91,21 @@ export function readGraphChannels(
   }
 }
 
+/**
+ * Whether the running graph has the channel `name` (written or not: a channel never written is left out of what
+ * {@link readGraphChannels} reads), or undefined outside a graph step.
+ *
+ * @example
+ * ```ts
+ * graphHasChannel(currentStep(), "structuredResponse"); // createAgent with a responseFormat
+ * ```
+ */
+export function graphHasChannel(at: StepReading | undefined, name: string): boolean | undefined {
+  const read = (at?.config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
+  if (at === undefined || typeof read !== "function") return undefined;
+  return channelsHad(read as ChannelReader, at, [name]).length > 0;
+}
+
 /** LangGraph's task channel reader: the channels `select` (one name, or a list), as the step began (`fresh` false). */
 type ChannelReader = (select: string | string[], fresh: boolean) => unknown;
 

@@ -41,6 +41,13 @@ export interface GuardVerdict {
   wrapUp: "model" | "canned";
   /** The final message's id. */
   messageId?: string;
+  /**
+   * Only for an agent with a `responseFormat` (createAgent): `"given"` when the model's wrap-up came in the format (the
+   * run's `structuredResponse` is set, the final message says why the run ended), `"missing"` when the run ended
+   * without it (`wrapUp: "canned"` or a model of your own, a wrap-up that did not fit the format, a person who ended
+   * the run, no room for one more model call): `structuredResponse` is then undefined.
+   */
+  structuredResponse?: "given" | "missing";
 }
 
 const LIMITS = new Set(["iterations", "runtime", "tokens", "cost", "failures"]);
@@ -86,6 +93,9 @@ export function guardVerdict(state: { messages?: readonly unknown[] } | readonly
     ...(numberOf(guard.value) === undefined ? {} : { value: numberOf(guard.value) }),
     ...(numberOf(guard.limit) === undefined ? {} : { limit: numberOf(guard.limit) }),
     ...(last.id === undefined ? {} : { messageId: last.id }),
+    ...(guard.structuredResponse === "given" || guard.structuredResponse === "missing"
+      ? { structuredResponse: guard.structuredResponse }
+      : {}),
   };
   return verdict;
 }

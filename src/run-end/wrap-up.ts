@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
-import { messageText, passesThrough } from "../common/messages.js";
+import { messageText } from "../common/messages.js";
 import { wrapUpInstruction } from "../common/texts/run-end.js";
 
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
@@ -30,7 +30,7 @@ export interface EndReason {
  * const input = wrapUpInput(messages, stepBudgetReason(25));
  * ```
  */
-function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
+export function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
   if (isWrapUpInput(messages)) return [...messages];
   return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
 }
@@ -59,7 +59,7 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
  * const final = finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason);
  * ```
  */
-function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
+export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
   if (!usable) {
@@ -178,6 +178,15 @@ export function wrapUpModelOf(option: WrapUpOption | undefined): WrapUpModel | u
   return typeof option === "object" ? option.model : undefined;
 }
 
+/**
+ * A createAgent model call's answer in the agent's `responseFormat` (langchain's model node passes it through the
+ * middleware as is, though its types say a message or a `Command`): the structured response and its messages.
+ */
+export interface StructuredAnswer {
+  structuredResponse: unknown;
+  messages: BaseMessage[];
+}
+
 /** What a createAgent model call gives: the model's message, or a `Command` with the state's update. */
 export type ModelCallResult = AIMessage | Command;
 
@@ -190,40 +199,14 @@ export interface ModelCallRequest {
   messages: BaseMessage[];
   /** The request's tool choice. */
   toolChoice?: unknown;
+  /** The agent's `responseFormat` (undefined without one). */
+  responseFormat?: unknown;
+  /** The agent's chat model. */
+  model?: unknown;
   /** The agent's state (with every middleware's channels). */
   state: unknown;
   /** The hook's runtime (its `writer` takes custom stream events). */
   runtime: unknown;
-}
-
-/**
- * The run's final message from one more model call in a createAgent model call: with `wrapUp` `"model"` the agent's
- * own model through `handler` with the tools off (`toolChoice: "none"`: a provider that needs the tools to read a
- * history of tool calls keeps them), with `{ model }` that model; the canned message when the call fails or still
- * calls tools, and with `"canned"`. The message takes the id `id` (or keeps its own, or gets one), so that it replaces
- * the response it ends the run at.
- */
-export async function finalModelCall(
-  request: ModelCallRequest,
-  handler: ModelCallHandler,
-  wrapUp: WrapUpOption,
-  reason: EndReason,
-  id?: string,
-): Promise<AIMessage> {
-  if (wrapUp === "canned") return finalMessage(undefined, reason, id ?? randomUUID());
-  const input = wrapUpInput(request.messages, reason.message);
-  let answer: unknown;
-  try {
-    answer =
-      typeof wrapUp === "object"
-        ? await wrapUp.model.invoke(input)
-        : await handler({ ...request, toolChoice: "none", messages: input } as never);
-  } catch (error) {
-    if (passesThrough(error)) throw error;
-    answer = undefined;
-  }
-  const ownId = AIMessage.isInstance(answer) ? adoptId(answer, id) : (id ?? randomUUID());
-  return finalMessage(answer, reason, ownId);
 }
 
 /** Gives the model's message the id its replacement will have (a message without one would be added, not replaced). */

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import { AIMessage } from "@langchain/core/messages";
+import { withoutStructuredResponse } from "../run-end/final-call.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import {
   endModelCall,
@@ -65,8 +66,11 @@ export class GuardModelCalls {
     const messages = outcome.messages ?? [];
     if (outcome.kind !== "ended") return { messages, record: emptyTurnRecord(), jumpTo: "model" };
     const final = messages.at(-1);
-    if (!AIMessage.isInstance(final) || endedByPerson(final) || !wrapUpFitsAfterModel(this.budget, this.options.wrapUp))
-      return { messages, record: emptyTurnRecord(), jumpTo: "end" };
+    if (!AIMessage.isInstance(final)) return { messages, record: emptyTurnRecord(), jumpTo: "end" };
+    if (endedByPerson(final) || !wrapUpFitsAfterModel(this.budget, this.options.wrapUp)) {
+      const said = [...messages.slice(0, -1), withoutStructuredResponse(final, currentStep())];
+      return { messages: said, record: emptyTurnRecord(), jumpTo: "end" };
+    }
     const record = emptyTurnRecord({ reason: reasonOf(final, "escalation"), id: final.id ?? randomUUID() });
     return { messages: messages.slice(0, -1), record, jumpTo: "model" };
   }
