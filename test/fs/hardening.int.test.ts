@@ -91,7 +91,7 @@ describe("special files: listed with a marker, never opened, never waited on", (
     }
     // The listing is served from the tree afterwards, markers and all.
     expect((await call("list_files", { path: "sub" })).text).toBe("b.txt\npipe2 [fifo]");
-  }, 10_000);
+  });
 
   it("a .gitignore that links to /dev/zero, that is a FIFO, a folder or too large is not applied, with a note", async () => {
     const { root } = project({ "a.log": "", "b.txt": "", "sub/c.log": "", "deep/d.log": "", "big/e.log": "" });
@@ -131,7 +131,7 @@ describe("special files: listed with a marker, never opened, never waited on", (
       ].join("\n"),
     );
     expect((await call("read_file", { path: ".gitignore" })).text).toMatch(/outside the project root/);
-  }, 10_000);
+  });
 
   it("withTimeout ends a read that never finishes", async () => {
     const started = Date.now();

@@ -46,7 +46,7 @@ describe("answers that say what is wrong", () => {
     expect(read?.text).toBe("secret.txt is not readable (permission denied).");
     expect(missing?.text).toBe("Folder not found: nowhere");
     expect(file?.text).toBe("Not a folder: open/b.txt is a file (use read_file).");
-  }, 20_000);
+  });
 
   it("a root that was removed: every tool says so, and a write does not recreate it", async () => {
     const root = project({ "a.txt": "a\n" });

@@ -483,5 +483,5 @@ describe("the file cache against the file system (model-based)", () => {
     expect(stats.trustedHits).toBeGreaterThan(stats.readHits / 20);
     expect(stats.listingHits).toBeGreaterThan(100);
     expect(stats.exactRestores).toBeGreaterThan(100);
-  }, 60_000);
+  }, 180_000);
 });

@@ -4,7 +4,7 @@
  * disk since the model last read it is refused with the new content, and a diff that changes nothing is an error.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
@@ -209,8 +209,15 @@ describe("a file changed on disk since the model read it is not overwritten", ()
     const root = project({ "a.txt": "old\n" });
     const path = join(root, "a.txt");
     const big = Buffer.alloc(32 * 1024 * 1024, 0x61);
+    // The abandoned work goes on in the background: its end is the temporary file's removal (or its rename over the
+    // original), seen as the second rename event of its name, however long a loaded machine takes.
+    const renames: string[] = [];
+    const watcher = watch(root, (type, name) => {
+      if (type === "rename" && name !== null && name !== "a.txt") renames.push(name);
+    });
     const written = await writeFileAtomic(path, big, { root, timeoutMs: 1, refuseHardLinks: false });
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the abandoned work finishes in the background
+    await expect.poll(() => renames.length, { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+    watcher.close();
     if (written.ok) expect(readFileSync(path).equals(big)).toBe(true);
     else {
       expect(written.problem).toEqual({ kind: "timeout", ms: 1 });

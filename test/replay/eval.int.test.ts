@@ -29,7 +29,7 @@ describe("npm run eval on data/trajectories", () => {
   it("prints the comparison table: our defaults and every peer policy, per source and overall", async () => {
     const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/eval.ts"], {
       cwd: root,
-      timeout: 120_000,
+      timeout: 400_000,
     });
     expect(stdout).toMatch(/^langgraph-guards eval: 1481 runs, 1646 waste calls/);
     expect(stdout).toMatch(/policy\s+all\s+mini-swe-agent\/d\s+tau2-bench\s+tau-bench/);
@@ -52,12 +52,12 @@ describe("npm run eval on data/trajectories", () => {
     expect(alarms).not.toBeNull();
     expect(Number(alarms?.[1])).toBeLessThanOrEqual(Number(alarms?.[2]));
     expect(Number(alarms?.[3])).toBeLessThanOrEqual(Number(alarms?.[4]));
-  }, 180_000);
+  }, 450_000);
 
   it("our defaults catch more waste than every peer at ≤ 1% harmful, stay ≤ 1%, and stop every 5+ loop of one run in 4 calls", async () => {
     const { stdout } = await exec(process.execPath, ["--import", "tsx", "bench/eval.ts", "--json"], {
       cwd: root,
-      timeout: 120_000,
+      timeout: 400_000,
     });
     const result = JSON.parse(stdout) as {
       rows: Record<string, Record<string, Score>>;
@@ -96,5 +96,5 @@ describe("npm run eval on data/trajectories", () => {
     expect(detector.fired).toBe(detector.turns.length);
     expect(detector.succeeded).toBeLessThanOrEqual(Math.min(detector.fired, detector.runsSucceeded));
     expect(detector.stuckFired).toBeLessThanOrEqual(result.loops);
-  }, 180_000);
+  }, 450_000);
 });

@@ -89,7 +89,7 @@ const phasesOf = (threadId: string, runId: string) =>
 
 /** Waits until the run's tool has started (its side effect is logged): the run is mid-tool. */
 async function toolStarted(threadId: string, runId: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000; // a hang guard: a loaded machine can take long
   while (Date.now() < deadline) {
     const started = effects(threadId).find((e) => e.run_id === runId && e.phase === "start");
     if (started) return;

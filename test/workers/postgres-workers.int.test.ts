@@ -408,7 +408,7 @@ describe.skipIf(skip !== undefined)(
         // message is written: wait for it (the turn's person's message and that AI message), as a kill in production
         // would only lose that step, not more.
         let before = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
-        for (let i = 0; i < 100 && before.messages < prior.messages + 2; i += 1) {
+        for (let i = 0; i < 1200 && before.messages < prior.messages + 2; i += 1) {
           await new Promise((resolve) => setTimeout(resolve, 50));
           before = await other.call<ThreadState>({ op: "state", db, thread: kind, kind });
         }
