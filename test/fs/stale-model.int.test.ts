@@ -467,7 +467,9 @@ const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
 );
 
 describe("the file cache against the file system (model-based)", () => {
-  it(`never answers stale: ${NUM_RUNS} runs of up to ${MAX_COMMANDS} steps, seed ${SEED}, racy window ${RACY_MS} ms`, async () => {
+  it(`never answers stale: ${NUM_RUNS} runs of up to ${MAX_COMMANDS} steps, seed ${SEED}, racy window ${RACY_MS} ms`, async ({
+    annotate,
+  }) => {
     const started = Date.now();
     await fc.assert(
       fc.asyncProperty(fc.commands([commandArb], { maxCommands: MAX_COMMANDS, size: "max" }), (cmds) =>
@@ -476,7 +478,7 @@ describe("the file cache against the file system (model-based)", () => {
       { numRuns: NUM_RUNS, seed: SEED, endOnFailure: false },
     );
     const ms = Date.now() - started;
-    console.info(`stale-model: ${JSON.stringify({ ...stats, ms, seed: SEED, racyWindowMs: RACY_MS })}`);
+    await annotate(`stale-model: ${JSON.stringify({ ...stats, ms, seed: SEED, racyWindowMs: RACY_MS })}`);
     expect(stats.steps).toBeGreaterThanOrEqual(10_000);
     // Hits of entries whose stat matched outside the racy window occur (every hit also compares the content's
     // digest since issue 21, and the `verified` op is no longer written, so fewer entries leave the window).

@@ -43,7 +43,7 @@ async function writer(file: string): Promise<ChildProcess> {
 }
 
 describe("kill -9 during a write", () => {
-  it("leaves the file exactly its old or its new content, at random kill points", async () => {
+  it("leaves the file exactly its old or its new content, at random kill points", async ({ annotate }) => {
     const seed = Number(process.env.KILL_SEED ?? Date.now() % 100_000);
     const next = rng(seed);
     const outcomes: string[] = [];
@@ -68,7 +68,7 @@ describe("kill -9 during a write", () => {
     expect(bad, `seed ${seed}:\n${outcomes.join("\n")}`).toEqual([]);
     // A kill can leave a temporary file behind (never the file itself half-written); say how many, for the record.
     const temps = readdirSync(root).filter((name) => name.endsWith(".tmp"));
-    console.info(`kill -9 writes, seed ${seed}: ${outcomes.length} kills, ${temps.length} temporary files left`);
+    await annotate(`kill -9 writes, seed ${seed}: ${outcomes.length} kills, ${temps.length} temporary files left`);
     // Ten minutes later, the next write in the folder removes them: their processes are gone.
     const then = new Date(Date.now() - LEFTOVER_AGE_MS);
     for (const name of temps) utimesSync(join(root, name), then, then);

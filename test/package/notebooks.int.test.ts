@@ -93,7 +93,7 @@ function missingJupyter(): string {
 }
 const missing = missingJupyter();
 const needsJupyter = missing ? ` (skipped: ${missing}; run bash .ci/notebooks-setup.sh)` : "";
-if (missing) console.warn(`notebooks runner tests skipped: ${missing} (run bash .ci/notebooks-setup.sh)`);
+if (missing) console.info(`notebooks runner tests skipped: ${missing} (run bash .ci/notebooks-setup.sh)`);
 
 describe("npm run notebooks:check", () => {
   it("passes on the committed notebooks", async () => {

@@ -38,7 +38,7 @@ import type { FileStep, FileToolsTurnOutput } from "./file-tools-turn.js";
 
 const server = await startPostgres();
 const skip = "skip" in server ? server.skip : undefined;
-if (skip) console.warn(`PostgreSQL persistence tests skipped: ${skip}`);
+if (skip) console.info(`PostgreSQL persistence tests skipped: ${skip}`);
 const savers: PostgresSaver[] = [];
 const base = realpathSync(mkdtempSync(join(tmpdir(), "lgg-pg-persist-")));
 afterAll(async () => {

@@ -51,9 +51,7 @@ const threads: string[] = [];
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "langgraph-guards-multitask-"));
   effectsLog = join(scratch, "side-effects.jsonl");
-  const started = Date.now();
   server = await startDevServer(CONFIG, { SIDE_EFFECTS_LOG: effectsLog, SLOW_TOOL_MS: "1500" });
-  console.info(`langgraphjs dev answered after ${Date.now() - started} ms`);
   client = new Client({ apiUrl: server.url });
 }, START_TIMEOUT_MS + 10_000);
 

@@ -110,9 +110,7 @@ const text = (m: WireMessage | undefined) => (typeof m?.content === "string" ? m
 const customChunks = (run: RunRecord) => `custom chunks received: ${JSON.stringify(run.custom, null, 1)}`;
 
 beforeAll(async () => {
-  const started = Date.now();
   server = await startDevServer(CONFIG);
-  console.info(`langgraphjs dev answered after ${Date.now() - started} ms`);
   client = new Client({ apiUrl: server.url });
 }, START_TIMEOUT_MS + 10_000);
 
