@@ -8,6 +8,7 @@
 import { Annotation, END, getConfig, MemorySaver, Send, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { graphOf, readGraphChannels, readStep, type StepReading } from "../../src/run-end/steps.js";
+import { allowManyAbortListeners } from "../support/abort-listeners.js";
 
 const Inner = Annotation.Root({
   n: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
@@ -57,6 +58,7 @@ describe("LangGraph's config as the step budget reads it", () => {
   });
 
   it("graphs invoked inside a node: the run's control object, a namespace each, steps from 1", async () => {
+    allowManyAbortListeners(); // six graphs below one run
     const seen: Record<string, StepReading[]> = { a: [], b: [], c1: [], c2: [], s1: [], s2: [] };
     const Outer = Annotation.Root({ i: Annotation<string> });
     const parent = new StateGraph(Outer)

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { guardVerdict } from "../../src/index.js";
 import { guardMiddleware, loopDetectMiddleware } from "../../src/middleware/index.js";
 import { toolTurnsThatFit } from "../../src/run-end/budget.js";
+import { allowManyAbortListeners } from "../support/abort-listeners.js";
 import { agentWith, doneSteps, text } from "./agents.js";
 
 const input = { messages: [{ role: "user", content: "Do all the steps." }] };
@@ -82,6 +83,7 @@ describe("sub-agents: a budget per invocation", () => {
     const shape = { around: 1, edges: 0 }; // guardMiddleware + loopDetectMiddleware
     const expected = (limit: number, turns: number) => Math.min(turns, toolTurnsThatFit(limit, shape));
     const task = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY));
+    allowManyAbortListeners(); // four agents at once below one run, 30 times
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 5, max: 60 }), task, task, async (limit, a, b) => {
         const Tasks = Annotation.Root({
