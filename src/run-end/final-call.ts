@@ -7,7 +7,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { ProviderStrategy, ToolStrategy, toolStrategy } from "langchain";
 import { passesThrough } from "../common/messages.js";
 import { graphHasChannel, type StepReading } from "./steps.js";
 import {
@@ -50,7 +49,7 @@ export async function finalModelCall(
   const missing: EndReason = format ? { ...reason, structuredResponse: "missing" } : reason;
   if (wrapUp === "canned") return { messages: [finalMessage(undefined, missing, id ?? randomUUID())] };
   const input = wrapUpInput(request.messages, reason.message);
-  const strict = format && wrapUp === "model" ? strictFormat(request.responseFormat, request.model) : undefined;
+  const strict = format && wrapUp === "model" ? await strictFormat(request.responseFormat, request.model) : undefined;
   let answer: unknown;
   try {
     if (typeof wrapUp === "object") answer = await wrapUp.model.invoke(input);
@@ -111,10 +110,12 @@ function hasFormat(format: unknown): boolean {
  * The agent's `responseFormat` as the wrap-up asks for it: the same strategy langchain would use, with a failed parse
  * thrown instead of retried (`handleError: false`). A schema given as is becomes the provider's format when the model
  * says it has native structured output (its `profile`, as langchain reads it), else the tool strategy. Undefined
- * when the format is of a kind not known here: the wrap-up is then asked in words.
+ * when the format is of a kind not known here: the wrap-up is then asked in words. langchain is loaded here, not when
+ * the package is (an agent with a `responseFormat` is a createAgent, so it is installed).
  */
-function strictFormat(format: unknown, model: unknown): unknown {
+async function strictFormat(format: unknown, model: unknown): Promise<unknown> {
   try {
+    const { ProviderStrategy, ToolStrategy, toolStrategy } = await import("langchain");
     const list: unknown[] = Array.isArray(format) ? format : [format];
     if (list.every((s) => s instanceof ToolStrategy || s instanceof ProviderStrategy)) {
       // A copy of the same class (langchain tells the strategies apart by class; the constructor is private), with

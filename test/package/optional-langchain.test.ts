@@ -1,0 +1,49 @@
+/**
+ * `langchain` is an optional peer: every entry point, `/middleware` included, imports without it (users of
+ * createReactAgent or their own graphs need not install it; .ci/check-install.mjs imports them in a project without
+ * it). So the source imports only types from it statically; what needs its values loads it when called
+ * (`await import("langchain")`), which only a createAgent run does.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** The static imports and re-exports of `langchain` in a file that are not type-only, as `file:line`. */
+function valueImports(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  for (const node of source.statements) {
+    if (!ts.isImportDeclaration(node) && !ts.isExportDeclaration(node)) continue;
+    const from = node.moduleSpecifier;
+    if (from === undefined || !ts.isStringLiteral(from) || !/^langchain(\/|$)/.test(from.text)) continue;
+    const typeOnly = ts.isImportDeclaration(node)
+      ? node.importClause?.isTypeOnly === true ||
+        (node.importClause?.name === undefined &&
+          node.importClause?.namedBindings !== undefined &&
+          ts.isNamedImports(node.importClause.namedBindings) &&
+          node.importClause.namedBindings.elements.every((e) => e.isTypeOnly))
+      : node.isTypeOnly;
+    if (!typeOnly) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+  }
+  return found;
+}
+
+describe("langchain, an optional peer", () => {
+  it("is imported for its types only, never loaded with an entry point", () => {
+    const files = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+      .map((e) => relative(root, join(e.parentPath, e.name)));
+    const found = files.flatMap((f) => valueImports(f, readFileSync(join(root, f), "utf8")));
+    expect(found).toEqual([]);
+  });
+
+  it("finds a value import, and lets a type-only one pass", () => {
+    expect(valueImports("a.ts", 'import { toolStrategy } from "langchain";\n')).toEqual(["a.ts:1"]);
+    expect(valueImports("b.ts", 'import type { createMiddleware } from "langchain";\n')).toEqual([]);
+    expect(valueImports("c.ts", 'import { type ToolStrategy } from "langchain";\n')).toEqual([]);
+    expect(valueImports("d.ts", 'export { createAgent } from "langchain";\n')).toEqual(["d.ts:1"]);
+  });
+});
