@@ -9,6 +9,8 @@
 //                 type-checks, every entry point imports, the quick start (through createReactAgent: the README's needs langchain) runs;
 //   zod3          every peer, langchain too, with zod 3 (the lowest in our range; langchain keeps its own zod when it
 //                 needs a later one): every entry point type-checks, the README quick start type-checks and runs.
+// The full project's files also type-check with TypeScript 5.8 (the lowest the peers' types compile with) and 7, and
+// the quick start runs as a .ts file (tsx) there and in a default `npm init -y` project after `npm pkg set type=module`.
 // Keeps the temporary folder, and prints its path, when a step fails.
 // Usage: node .ci/check-install.mjs [README]   (or npm run check:install); README: where to take the quick start
 // from (default: the package's README.md), to try an edited one. Uncommitted changes are laid over the clone
@@ -140,7 +142,14 @@ const lock = existsSync(join(repo, "package-lock.json"))
   ? JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"))
   : {};
 const typescript = lock.packages?.["node_modules/typescript"]?.version ?? pkg.devDependencies.typescript;
-const tooling = [`typescript@${typescript}`, "@types/node@^20"];
+const tsx = lock.packages?.["node_modules/tsx"]?.version ?? pkg.devDependencies.tsx;
+const tooling = [`typescript@${typescript}`, `tsx@${tsx}`, "@types/node@^20"];
+/**
+ * The other TypeScript versions a user's project may have: the lowest the peers' own types compile with
+ * (skipLibCheck false; 5.7 fails inside @langchain/core's and @langchain/langgraph's .d.ts), and 7, which
+ * `npm install typescript` gets now. Each type-checks the full project's ES module and CommonJS files under nodenext.
+ */
+const OTHER_TYPESCRIPTS = ["5.8", "7"];
 const optionalPeers = Object.keys(pkg.peerDependenciesMeta ?? {}).filter((n) => pkg.peerDependenciesMeta[n].optional);
 const peerSpecs = (names, pins = {}) => names.map((name) => `${name}@${pins[name] ?? pkg.peerDependencies[name]}`);
 const allPeers = Object.keys(pkg.peerDependencies);
@@ -168,6 +177,19 @@ function makeProject(name, deps) {
 }
 
 const full = makeProject("full", peerSpecs(allPeers));
+/** A folder with only `typescript@version` installed; its tsc. */
+function otherTypescript(version) {
+  const dir = join(tmp, `typescript-${version}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "package.json"), '{ "private": true }\n');
+  const r = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `typescript@${version}`], {
+    cwd: dir,
+    timeout: 600_000,
+  });
+  if (r.status !== 0) fail(`typescript@${version}: npm install`, output(r));
+  return join(dir, "node_modules", "typescript", "bin", "tsc");
+}
+const otherTscs = OTHER_TYPESCRIPTS.map((version) => ({ version, tsc: otherTypescript(version) }));
 const bare = makeProject("no-langchain", peerSpecs(requiredPeers));
 const zod3Project = zod3 ? makeProject("zod3", peerSpecs(allPeers, { zod: zod3 })) : undefined;
 if (!zod3) report(`the zod peer range (${pkg.peerDependencies.zod}) allows no zod 3: no zod3 project`);
@@ -507,6 +529,21 @@ const configs = projects.flatMap(({ name, dir, cjs }) => [
       }))
     : []),
 ]);
+// The full project's nodenext files again, with each other TypeScript (the user's tsc is not always ours).
+for (const { version, tsc } of otherTscs) {
+  configs.push(
+    { name: "full", dir: full, module: "nodenext", moduleResolution: "nodenext", files: esm, tsc, version },
+    {
+      name: "full",
+      dir: full,
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      files: ["entry.cts", "all-exports.cts"],
+      tsc,
+      version,
+    },
+  );
+}
 /** Runs `jobs` (functions that return promises) at most `limit` at a time, in order. */
 async function pool(jobs, limit) {
   const results = [];
@@ -533,7 +570,7 @@ const jobs = configs.map((c) => () => {
     types: ["node"],
   };
   writeFileSync(join(c.dir, file), `${JSON.stringify({ compilerOptions, files: c.files }, null, 2)}\n`);
-  const tsc = join(c.dir, "node_modules", "typescript", "bin", "tsc");
+  const tsc = c.tsc ?? join(c.dir, "node_modules", "typescript", "bin", "tsc");
   return runAsync(process.execPath, [tsc, "-p", file], { cwd: c.dir, timeout: 900_000 }).then((result) => ({
     ...c,
     file,
@@ -543,8 +580,12 @@ const jobs = configs.map((c) => () => {
 // An error inside another package's .d.ts (e.g. @langchain/core's CommonJS types importing the ES module
 // js-tiktoken under node16) is that package's, and is printed, not counted; one in our .d.ts or in the user's files is.
 const ours = (f) => !f.startsWith("node_modules/") || f.startsWith(`node_modules/${pkg.name}/`);
-for (const { name, module, moduleResolution, files, file, result } of await pool(jobs, availableParallelism())) {
-  const label = `${name}: tsc ${module}/${moduleResolution} (strict, skipLibCheck false)`;
+for (const { name, module, moduleResolution, files, file, result, version } of await pool(
+  jobs,
+  availableParallelism(),
+)) {
+  const which = version === undefined ? "tsc" : `TypeScript ${version}`;
+  const label = `${name}: ${which} ${module}/${moduleResolution} (strict, skipLibCheck false)`;
   const errors = [...result.stdout.matchAll(/^(\S+?)\(\d+,\d+\): error.*$/gm)];
   const foreign = errors.filter((m) => !ours(m[1]));
   if (result.status === 0 || (errors.length > 0 && foreign.length === errors.length)) {
@@ -585,6 +626,29 @@ function runQuickStart(name, dir) {
   );
 }
 for (const { name, dir } of projects) runQuickStart(name, dir);
+
+// 7b. The quick start as a .ts file run with tsx, as the README says: in a project of "type": "module" (the full
+//     project), and in a default `npm init -y` project (npm 11 writes "type": "commonjs", where top-level await
+//     fails) after the one line the README gives, `npm pkg set type=module`. Both below the full project, whose
+//     node_modules they use.
+function runQuickStartTs(name, dir) {
+  const tsxBin = join(full, "node_modules", "tsx", "dist", "cli.mjs");
+  r = run(process.execPath, [tsxBin, "quickstart.ts"], { cwd: dir, timeout: 120_000 });
+  const step = `${name}: npx tsx quickstart.ts`;
+  if (r.status !== 0) return report(`${step} exited ${r.status ?? r.signal ?? r.error} (${r.seconds}s)`, output(r));
+  if (!r.stdout.includes("langgraph-guards/escalation")) return report(`${step}: no interrupt payload`, output(r));
+  console.log(`ok   ${step}: the interrupt payload and a final message (${r.seconds}s)`);
+}
+runQuickStartTs("full (type: module)", full);
+const defaultApp = join(full, "default-app");
+mkdirSync(defaultApp);
+r = run("npm", ["init", "-y"], { cwd: defaultApp });
+if (r.status !== 0) report("default-app: npm init -y", output(r));
+copyFileSync(join(full, "quickstart.ts"), join(defaultApp, "quickstart.ts"));
+const defaultType = JSON.parse(readFileSync(join(defaultApp, "package.json"), "utf8")).type ?? "(none)";
+r = run("npm", ["pkg", "set", "type=module"], { cwd: defaultApp });
+if (r.status !== 0) report("default-app: npm pkg set type=module", output(r));
+runQuickStartTs(`default-app (npm init -y wrote type ${defaultType}; then npm pkg set type=module)`, defaultApp);
 
 // 8. (--git) The clone as a git dependency: npm clones it, installs its dev dependencies there, runs prepare, packs.
 if (viaGit && !givenTarball) {
