@@ -80,10 +80,9 @@ export function readGraphChannels(
   names: readonly string[],
   at: StepReading | undefined = readStep(config),
 ): Record<string, unknown> | undefined {
-  const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
-  if (typeof read !== "function") return undefined;
+  const reader = channelReader(config);
+  if (reader === undefined) return undefined;
   try {
-    const reader = read as ChannelReader;
     const values = reader(channelsHad(reader, at, names), false);
     return typeof values === "object" && values !== null ? (values as Record<string, unknown>) : undefined;
   } catch {
@@ -101,9 +100,15 @@ export function readGraphChannels(
  * ```
  */
 export function graphHasChannel(at: StepReading | undefined, name: string): boolean | undefined {
-  const read = (at?.config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
-  if (at === undefined || typeof read !== "function") return undefined;
-  return channelsHad(read as ChannelReader, at, [name]).length > 0;
+  const reader = channelReader(at?.config);
+  if (at === undefined || reader === undefined) return undefined;
+  return channelsHad(reader, at, [name]).length > 0;
+}
+
+/** The task's channel reader in a step's config (`configurable.__pregel_read`), or undefined outside a graph step. */
+function channelReader(config: unknown): ChannelReader | undefined {
+  const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
+  return typeof read === "function" ? (read as ChannelReader) : undefined;
 }
 
 /** LangGraph's task channel reader: the channels `select` (one name, or a list), as the step began (`fresh` false). */

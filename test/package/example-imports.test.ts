@@ -4,11 +4,11 @@
  * README and docs/ (those not compiled by docs.test.ts included). A wrong entry point ("`guardMiddleware` from
  * `langgraph-guards`", which only `langgraph-guards/middleware` exports) fails here, naming the file and line.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { entryPoints, extractSnippets, markdownFiles } from "../support/snippets.js";
+import { entryPoints, extractSnippets, markdownFiles, sourceFiles } from "../support/snippets.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const ENTRY_POINTS = entryPoints(root, {});
@@ -96,15 +96,9 @@ function wrongImports(shown: readonly ShownImport[], exported: ReadonlyMap<strin
   });
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts"))
-    .map((e) => relative(root, join(e.parentPath, e.name)));
-}
-
 describe("imports shown in the documentation", () => {
   const exported = exportedNames();
-  const fromExamples = sourceFiles("src").flatMap((file) =>
+  const fromExamples = sourceFiles(root, "src").flatMap((file) =>
     exampleBlocks(readFileSync(join(root, file), "utf8")).flatMap((b) => importsIn(b.code, file, b.line)),
   );
   const fromDocs = markdownFiles(root).flatMap((file) =>

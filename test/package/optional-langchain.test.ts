@@ -4,10 +4,11 @@
  * it). So the source imports only types from it statically; what needs its values loads it when called
  * (`await import("langchain")`), which only a createAgent run does.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/snippets.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -33,10 +34,7 @@ function valueImports(file: string, text: string): string[] {
 
 describe("langchain, an optional peer", () => {
   it("is imported for its types only, never loaded with an entry point", () => {
-    const files = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".ts"))
-      .map((e) => relative(root, join(e.parentPath, e.name)));
-    const found = files.flatMap((f) => valueImports(f, readFileSync(join(root, f), "utf8")));
+    const found = sourceFiles(root, "src").flatMap((f) => valueImports(f, readFileSync(join(root, f), "utf8")));
     expect(found).toEqual([]);
   });
 

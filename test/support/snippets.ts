@@ -12,7 +12,7 @@
  * Output, payloads and other text that is not TypeScript is fenced ```text or ```json, never ```ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 /**
  * What `<!-- snippet: uses NAME -->` declares: the things a reader brings (a chat model, tools, a checkpointer,
@@ -43,6 +43,13 @@ export interface Snippet {
   skip: boolean;
   /** Bad `snippet` comments above the block (an unknown name, an unknown directive). */
   errors: string[];
+}
+
+/** The TypeScript source files below `dir` (no `.d.ts`), relative to `root`. */
+export function sourceFiles(root: string, dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts"))
+    .map((e) => relative(root, join(e.parentPath, e.name)));
 }
 
 /** README.md and every docs/*.md, relative to `root`. */
