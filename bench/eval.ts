@@ -13,11 +13,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { isReadOnlyCall } from "../src/common/identity/classify.js";
 import { type ReplayOptions, type ReplayRun, readRuns, replayGuards } from "../src/replay/index.js";
 import { type RecordedCall, recordedCalls, replayLoopDetector } from "../src/replay/replay.js";
 import { quick, report } from "./report.js";
 
-type Verdict = "allow" | "block" | "stop";
+/** `cache`: answered from the result cache (not run; its earlier result sent again). */
+type Verdict = "allow" | "block" | "stop" | "cache";
 
 /** A peer policy: decides each call before it runs, seeing the results of the calls it allowed. */
 interface Policy {
@@ -123,6 +125,8 @@ interface Score {
   charsDeduped: number;
   /** Deduped calls the ground truth calls progress (their result differs from the most recent identical call's). */
   dedupedProgress: number;
+  /** Waste calls answered from the result cache: not run, but their (earlier) result sent again. */
+  servedWaste: number;
 }
 
 const empty = (): Score => ({
@@ -134,6 +138,7 @@ const empty = (): Score => ({
   deduped: 0,
   charsDeduped: 0,
   dedupedProgress: 0,
+  servedWaste: 0,
 });
 
 /** A policy's decisions for a run's recorded calls, and (ours) the characters result dedupe saved per call. */
@@ -156,7 +161,9 @@ function add(score: Score, calls: RecordedCall[], { verdicts, dedupedChars }: De
     }
     if (!notRun) continue;
     score.notRun += 1;
-    score.charsNotSent += c.result.text.length;
+    // A served call's (earlier) result is sent again.
+    if (verdicts[i] !== "cache") score.charsNotSent += c.result.text.length;
+    else if (c.waste) score.servedWaste += 1;
     if (c.waste) score.wasteCaught += 1;
     else score.progressBlocked += 1;
   }
@@ -172,13 +179,28 @@ function cell(s: Score): string {
 function ours(run: ReplayRun, options: ReplayOptions): Decided {
   const decisions = replayGuards(run, options).decisions.filter((d) => d.recorded);
   return {
-    verdicts: decisions.map((d) => (d.action === "allow" ? "allow" : d.action === "stop" ? "stop" : "block")),
+    verdicts: decisions.map((d) =>
+      d.action === "allow" || d.action === "stop" || d.action === "cache" ? d.action : "block",
+    ),
     dedupedChars: decisions.map((d) => (d.deduped === true ? d.resultChars - d.content.length : 0)),
     steps: decisions.map((d) => d.step),
   };
 }
 
-/** Where each run's first loop of 5+ identical consecutive calls starts (or -1). */
+/**
+ * The run's tools, those read-only by their name (`get_`, `search_`, `list_`, …; not a shell) with both MCP hints,
+ * as a user who marks every such tool gives them: their repeats are served from the result cache.
+ */
+function hintedReadOnlyTools(run: ReplayRun): ReplayOptions["agentTools"] {
+  const names = new Set<string>();
+  for (const step of run.steps) {
+    if (step.role === "assistant") for (const c of step.tool_calls ?? []) names.add(c.name);
+  }
+  return [...names].map((name) =>
+    isReadOnlyCall(name, {}) ? { name, metadata: { readOnlyHint: true, idempotentHint: true } } : name,
+  );
+}
+
 /**
  * Where 5 identical consecutive calls start (-1: nowhere); `inOneRun` asks that no person's message comes between
  * them (a call repeated once per user turn is not a loop of one run: see the `runBoundary` option).
@@ -247,6 +269,10 @@ function main(): void {
     ours(run, { escalation: { levelStrikes: [1, 2, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER] } }),
   );
   evaluate('langgraph-guards defaults with acrossRuns: "keep"', (run) => ours(run, { memory: { acrossRuns: "keep" } }));
+  // The result cache as a user who marks every read-only tool with MCP's readOnlyHint and idempotentHint gets it.
+  evaluate("defaults, every read-only tool hinted readOnly + idempotent (cache)", (run) =>
+    ours(run, { agentTools: hintedReadOnlyTools(run) }),
+  );
   evaluate('langgraph-guards defaults with runBoundary: "none" (one run)', (run) =>
     ours(run, { memory: { runBoundary: "none" } }),
   );
@@ -425,8 +451,8 @@ function main(): void {
       k(all.charsNotSent + all.charsDeduped),
       ...perSource,
       saved ? `${saved.calls}/${saved.turns}` : "n/a",
-      // Waste calls whose result the model was not sent again: not run, or answered with a dedupe note.
-      `${((100 * (all.wasteCaught + all.deduped - all.dedupedProgress)) / Math.max(1, all.waste)).toFixed(1)}%`,
+      // Waste calls whose result the model was not sent again: not run (and not served), or answered with a note.
+      `${((100 * (all.wasteCaught - all.servedWaste + all.deduped - all.dedupedProgress)) / Math.max(1, all.waste)).toFixed(1)}%`,
     ];
     console.log([row.label.padEnd(width), ...cells.map((c) => c.padStart(12))].join("  "));
   }

@@ -65,7 +65,7 @@ export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
 export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
 export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
 // The tool node and what it writes
-export type { GuardArtifact } from "./tool-calls/answers.js";
+export type { GuardArtifact, ServedArtifact } from "./tool-calls/answers.js";
 export type { EscalationOptions } from "./tool-calls/core/escalation.js";
 export type { ToolGuardConfig, ToolGuardOptions } from "./tool-calls/core/options.js";
 export type { BlockContext, BlockRule, MessageTemplate } from "./tool-calls/core/rules.js";

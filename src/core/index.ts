@@ -150,6 +150,7 @@ export type {
   RepetitionRules,
   RepetitionState,
 } from "../tool-calls/core/repetition.js";
+export type { CacheEntry, CacheHit, CacheTerms } from "../tool-calls/core/result-cache.js";
 export {
   BLOCK_RULES,
   type BlockContext,

@@ -115,8 +115,8 @@ export interface ReplayRun {
 
 /**
  * What the guards would have done with one of the agent's tool calls: `allow` (it runs), `block` (a guard answers
- * instead), `cache` (answered from a previous result instead of running), `stop` (the run would have ended, or
- * been interrupted for a person, before this call).
+ * instead), `cache` (answered from the result cache, an earlier identical call's result, instead of running), `stop`
+ * (the run would have ended, or been interrupted for a person, before this call).
  *
  * @example
  * ```ts
@@ -358,7 +358,8 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
   traits.learn(agentTools ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))]);
   const setup: ReplaySetup = {
     resolved,
-    ctx: { ...traits.context(undefined), clock: () => 0 },
+    // A recorded run's messages are all still there (a recorded run has no summarization): a cached answer is too.
+    ctx: { ...traits.context(undefined), clock: () => 0, answerPresent: () => true },
     hook,
     waste: groundTruth(turns),
     checksFreshness: (name) => traits.checksFreshness(name),
@@ -368,6 +369,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
     decisions: [],
     stopText: undefined,
     runMarker: undefined,
+    results: new Map(),
   };
   for (const event of events) {
     if (event.kind === "user") {
@@ -408,6 +410,8 @@ interface ReplayProgress {
   stopText: string | undefined;
   /** The run marker of the last person's message. */
   runMarker: string | undefined;
+  /** The recorded result of each call that ran, by the id the guards know it by (what the result cache serves). */
+  results: Map<string, string>;
 }
 
 /** What a decision says beyond the call it is on. */
@@ -510,6 +514,15 @@ function replayCall(
   c: AgentCall,
   id: string | undefined,
 ): CallOutcome | undefined {
+  if (decision.served !== undefined) {
+    const reminder = decision.repeats?.reminder;
+    const text = replay.results.get(decision.served.callId) ?? "";
+    record(replay, setup, c, {
+      action: "cache",
+      content: reminder === undefined ? text : withNoteAfter(text, reminder),
+    });
+    return undefined;
+  }
   if (!decision.allowed) {
     record(replay, setup, c, {
       action: "block",
@@ -527,6 +540,7 @@ function replayCall(
       : unchangedNote(plan.state, { key: decision.key, tool: c.call.name, id }, c.result, setup.resolved, () => true);
   const reminder = answerReminder(decision, c.result);
   const content = note ?? c.result?.text ?? "";
+  if (c.result !== undefined && id !== undefined) replay.results.set(id, c.result.text);
   record(replay, setup, c, {
     action: "allow",
     rule: decision.rule,

@@ -21,7 +21,7 @@ export interface ReplayTotals {
   blocked: Record<BlockRule, number>;
   /** Blocked calls, by escalation level (index 0 = escalation off). */
   escalation: [number, number, number, number, number];
-  /** Calls answered from a previous result instead of running. */
+  /** Calls answered from the result cache (an earlier identical call's result) instead of running. */
   cached: number;
   /** Calls not made because the run stopped before them. */
   stopped: number;
@@ -141,7 +141,8 @@ export function totalsOf(decisions: ReplayDecision[], stopped: boolean): ReplayT
     }
     if (d.waste) t.wasteCaught += 1;
     else t.progressBlocked += 1;
-    t.charsSaved += d.resultChars;
+    // A call served from the cache did not run, but its (earlier) result was sent again.
+    if (d.action !== "cache") t.charsSaved += d.resultChars;
     if (d.action === "block") {
       if (d.rule !== undefined) t.blocked[d.rule] += 1;
       const at = Math.min(4, d.escalation ?? 0) as 0 | 1 | 2 | 3 | 4;

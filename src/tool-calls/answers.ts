@@ -8,7 +8,13 @@ import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream
 import { canonicalJson } from "../common/identity/signature.js";
 import { guardAnswer, passesThrough } from "../common/messages.js";
 import { capText, cutEnd } from "../common/texts/format.js";
-import { toolErrorText, toolThrewText, unknownToolText, withNoteAfter } from "../common/texts/tool-calls.js";
+import {
+  servedElsewhereText,
+  toolErrorText,
+  toolThrewText,
+  unknownToolText,
+  withNoteAfter,
+} from "../common/texts/tool-calls.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { type CallOutcome, unchangedNote } from "./core/plan.js";
@@ -44,6 +50,23 @@ export interface GuardArtifact {
   answer?: string | undefined;
 }
 
+/**
+ * What a ToolMessage served from the result cache carries in `artifact.guard` (never sent to the model): the call
+ * did not run; its answer is the result of the earlier identical call `from`.
+ *
+ * @example
+ * ```ts
+ * const guard = (message.artifact as { guard?: ServedArtifact } | undefined)?.guard;
+ * if (guard?.served) console.log(`served from the cache: the result of ${guard.from}`);
+ * ```
+ */
+export interface ServedArtifact {
+  /** Always `true`: the call was answered from the result cache (it did not run). */
+  served: true;
+  /** The call id of the earlier answer whose result was served. */
+  from: string;
+}
+
 /** What a not-run call's ToolMessage carries in `artifact.guard` when the run stopped before it. */
 export interface StopArtifact {
   stopped: true;
@@ -76,7 +99,8 @@ export function answerAll(
 ): ToolMessage[] {
   return calls.map((call, i) => {
     const decision = decisions[i] as ToolCallDecision;
-    const guard = decision.allowed ? { stopped: true as const, kind: "escalation" } : blockArtifact(decision, extra);
+    const runs = decision.allowed || decision.served !== undefined;
+    const guard = runs ? { stopped: true as const, kind: "escalation" } : blockArtifact(decision, extra);
     return guardAnswer(call, content(decision), guard);
   });
 }
@@ -131,13 +155,7 @@ export function dedupe(
     { key: call.key, tool: call.tool, id: call.id ?? callId },
     outcome,
     options,
-    (id, digest) =>
-      messages.some(
-        (m) =>
-          ToolMessage.isInstance(m) &&
-          m.tool_call_id === id &&
-          resultDigest(m.status !== "error", resultText(m.content)) === digest,
-      ),
+    (id, digest) => heldAnswer(messages, id, digest) !== undefined,
   );
   if (note === undefined) return { answer: output, outcome };
   const answer = new ToolMessage({
@@ -157,6 +175,55 @@ export function dedupe(
     message: note,
   });
   return { answer, outcome: { ...outcome, deduped: true }, event };
+}
+
+/**
+ * The ToolMessage of call id `callId` in `messages` whose result has exact digest `digest` (the latest first), or
+ * `undefined`: trimmed, summarized or changed since.
+ *
+ * @example
+ * ```ts
+ * const earlier = heldAnswer(state.messages, "call_2", entry.digest);
+ * ```
+ */
+export function heldAnswer(messages: readonly BaseMessage[], callId: string, digest: string): ToolMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i];
+    if (!ToolMessage.isInstance(m) || m.tool_call_id !== callId) continue;
+    if (resultDigest(m.status !== "error", resultText(m.content)) === digest) return m;
+  }
+  return undefined;
+}
+
+/**
+ * The answer to a repeat served from the result cache (`decision.served`): the earlier answer's result, as a
+ * successful ToolMessage for `call` (its artifact kept, with `guard: {@link ServedArtifact}` added when it is an
+ * object), with the repeat ceiling's reminder after it. Were the earlier message gone (the turn was planned from
+ * the same messages, so it is not), the model is pointed at it.
+ */
+export function servedAnswer(
+  call: Pick<ToolCall, "id" | "name">,
+  decision: ToolCallDecision,
+  messages: readonly BaseMessage[],
+): ToolMessage {
+  const from = decision.served?.callId ?? "";
+  const earlier = heldAnswer(messages, from, decision.served?.digest ?? "");
+  const guard: ServedArtifact = { served: true, from };
+  const own = earlier?.artifact;
+  const artifact =
+    own === undefined || own === null
+      ? { guard }
+      : typeof own === "object" && !Array.isArray(own)
+        ? { ...own, guard }
+        : own;
+  const answer = new ToolMessage({
+    content: earlier?.content ?? servedElsewhereText(call.name, from),
+    tool_call_id: call.id ?? "",
+    name: call.name,
+    status: "success",
+    artifact,
+  });
+  return withNote(answer, decision.repeats?.reminder) as ToolMessage;
 }
 
 /**

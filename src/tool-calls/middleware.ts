@@ -120,7 +120,7 @@ async function wrapToolCall(
   const state = request.state as ToolCallState;
   const guard = state.toolGuard ?? emptyToolGuardState();
   const turn = GuardedTurn.resume(state._guardPending, request.toolCall, guard, state.messages ?? [], env);
-  const blocked = turn?.blockedAnswer(0);
+  const blocked = turn?.standInAnswer(0);
   if (turn !== undefined && blocked !== undefined)
     return new Command({ update: { messages: [blocked], ...turn.update() } });
   turn?.starting(0); // a shell read's files fingerprinted before it runs (the freshness check)

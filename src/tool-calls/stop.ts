@@ -143,10 +143,15 @@ export function stopResponse(halt: Halt, interrupt: boolean): StopResult {
   if (reply === undefined) return endRun(halt);
   if (reply.action === "end") return endRun(halt, reply.answer);
   const said = reply.answer.trim() === "" ? NO_ANSWER : reply.answer;
-  const answered = answerAll(response.calls, response.decisions, (d) => personAnsweredText(question, said, d.allowed), {
-    escalation: 3,
-    answer: said,
-  });
+  const answered = answerAll(
+    response.calls,
+    response.decisions,
+    (d) => personAnsweredText(question, said, d.allowed || d.served !== undefined),
+    {
+      escalation: 3,
+      answer: said,
+    },
+  );
   const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
   return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
 }

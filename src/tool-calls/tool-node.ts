@@ -239,7 +239,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
 
   /** Call `i` of the turn: its block's answer, or the tool's output (what it threw, answered) settled. */
   private guarded(turn: GuardedTurn, i: number, config: LangGraphRunnableConfig, state: unknown) {
-    const blocked = turn.blockedAnswer(i);
+    const blocked = turn.standInAnswer(i);
     if (blocked !== undefined) return Promise.resolve(blocked);
     turn.starting(i); // a shell read's files fingerprinted before it runs (the freshness check)
     const call = turn.calls[i] as ToolCall;

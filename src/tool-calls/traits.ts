@@ -32,14 +32,14 @@ function guardMetadata(tool: unknown): GuardMetadata {
   return (tool as { metadata?: { langgraphGuards?: GuardMetadata } }).metadata?.langgraphGuards;
 }
 
-/** A tool's MCP-style `readOnlyHint` (in its metadata, or its metadata's `annotations`), if it has one. */
-function readOnlyHintOf(tool: unknown): boolean | undefined {
+/** A tool's MCP-style hint (in its metadata, or its metadata's `annotations`), if it has one. */
+function hintOf(tool: unknown, hint: "readOnlyHint" | "idempotentHint"): boolean | undefined {
   const metadata = (tool as { metadata?: Record<string, unknown> } | null | undefined)?.metadata;
   if (!metadata) return undefined;
-  const direct = metadata.readOnlyHint;
+  const direct = metadata[hint];
   if (typeof direct === "boolean") return direct;
   const annotations = metadata.annotations as Record<string, unknown> | undefined;
-  return typeof annotations?.readOnlyHint === "boolean" ? annotations.readOnlyHint : undefined;
+  return typeof annotations?.[hint] === "boolean" ? (annotations[hint] as boolean) : undefined;
 }
 
 /**
@@ -69,7 +69,10 @@ export type AgentTool =
   | {
       /** The tool's name. */
       name: string;
-      /** The tool's metadata: `readOnlyHint` (or `annotations.readOnlyHint`) says whether it only reads. */
+      /**
+       * The tool's metadata: `readOnlyHint` (or `annotations.readOnlyHint`) says whether it only reads; with
+       * `idempotentHint` too, its repeats are served from the result cache (see `memory.cache`).
+       */
       metadata?: Record<string, unknown>;
     };
 
@@ -82,6 +85,7 @@ export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
  */
 export class ToolTraits {
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
+  readonly idempotentHints: Record<string, boolean> = Object.create(null);
   /** The freshness checks of the tools that serve repeats, by tool name. */
   readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
@@ -106,8 +110,10 @@ export class ToolTraits {
       const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
       if (typeof name !== "string") continue;
       names.add(name);
-      const hint = readOnlyHintOf(tool);
+      const hint = hintOf(tool, "readOnlyHint");
       if (hint !== undefined) this.readOnlyHints[name] = hint;
+      const idempotent = hintOf(tool, "idempotentHint");
+      if (idempotent !== undefined) this.idempotentHints[name] = idempotent;
       letCachesServeRepeats(tool, this.options);
       const meta = guardMetadata(tool);
       if (meta?.servesRepeats && typeof meta.answersNow === "function") {
@@ -138,6 +144,7 @@ export class ToolTraits {
     const context: TurnContext = {
       disabled: configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
+      idempotentHints: this.idempotentHints,
       toolNames: this.#names,
     };
     if (state === undefined) return context;

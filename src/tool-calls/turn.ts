@@ -22,7 +22,7 @@ import {
   unansweredCalls,
 } from "../common/messages.js";
 import type { EndReason } from "../run-end/wrap-up.js";
-import { blockArtifact, dedupe, withNote } from "./answers.js";
+import { blockArtifact, dedupe, heldAnswer, servedAnswer, withNote } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
@@ -116,7 +116,7 @@ type Announce = "announce" | "silent";
 
 /**
  * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
- * none of its calls runs; else answer each call with {@link GuardedTurn.blockedAnswer} or run it (after
+ * none of its calls runs; else answer each call with {@link GuardedTurn.standInAnswer} or run it (after
  * {@link GuardedTurn.starting}) and pass its output to {@link GuardedTurn.settle}; then write
  * {@link GuardedTurn.update} to the guard channels.
  */
@@ -172,6 +172,7 @@ export class GuardedTurn {
     single?: ToolCall | undefined,
   ): GuardedTurn {
     state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
+    env = withCacheLookup(env, state, messages);
     const usual = single === undefined ? usualCalls(messages) : undefined;
     if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
     // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
@@ -249,7 +250,8 @@ export class GuardedTurn {
     const id = decision.call.id ?? call.id;
     const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id }] };
     const decisions = planned.slice();
-    decisions[index] = planTurn(state, turn, env.options, env.context).decisions[0] as ToolCallDecision;
+    const { options, context } = withCacheLookup(env, state, messages);
+    decisions[index] = planTurn(state, turn, options, context).decisions[0] as ToolCallDecision;
     return new GuardedTurn({ state, messages, env }, resumed, { decisions, turnEvents: [] }, "announce");
   }
 
@@ -265,8 +267,8 @@ export class GuardedTurn {
     this.calls.forEach((call, i) => {
       if (call.id != null) return;
       events.push(...this.decision(i).events);
-      const blocked = this.blockedAnswer(i);
-      if (blocked !== undefined) answers.push(blocked);
+      const instead = this.standInAnswer(i);
+      if (instead !== undefined) answers.push(instead);
     });
     const record = new ChannelRecord(
       this.plan.decisions,
@@ -304,12 +306,16 @@ export class GuardedTurn {
     return this.indices?.[i] ?? i;
   }
 
-  /** The error ToolMessage that answers call `i` when it is blocked; `undefined` when it may run. */
-  blockedAnswer(i: number): ToolMessage | undefined {
+  /**
+   * The ToolMessage that answers call `i` in the tool's place: the error of a block, or the earlier result of a
+   * repeat served from the result cache; `undefined` when the tool runs.
+   */
+  standInAnswer(i: number): ToolMessage | undefined {
     this.#announce();
     const decision = this.decision(i);
     if (decision.allowed) return undefined;
     const call = this.calls[i] as ToolCall;
+    if (decision.served !== undefined) return servedAnswer(call, decision, this.messages);
     return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
   }
 
@@ -372,6 +378,16 @@ export class GuardedTurn {
     const response = { calls: this.calls, decisions: this.decisions };
     return stopResponse({ response, stop, guard: this.state, events, emit }, ask);
   }
+}
+
+/**
+ * The environment with the result cache's question (is the earlier answer still in `messages`?), when the state
+ * has cached results to serve; else as it is.
+ */
+function withCacheLookup(env: TurnEnv, state: ToolGuardState, messages: readonly BaseMessage[]): TurnEnv {
+  if (state.cache === undefined || state.cache.length === 0) return env;
+  const answerPresent = (callId: string, digest: string) => heldAnswer(messages, callId, digest) !== undefined;
+  return { ...env, context: { ...env.context, answerPresent } };
 }
 
 /**

@@ -33,6 +33,8 @@ export interface FakeTool {
   respond: (n: number, args: Record<string, unknown>) => string;
   /** Whether its n-th run fails (the tool throws `respond`'s text; recorded as a failure). */
   fails?: (n: number) => boolean;
+  /** The tool's metadata (MCP-style hints: `readOnlyHint`, `idempotentHint`). */
+  metadata?: Record<string, unknown>;
 }
 
 /** A tool whose n-th run fails with `error` when `fails(n)`, else answers `text`. */
@@ -70,8 +72,8 @@ const callsOf = (response: ScriptedResponse): readonly ScriptedToolCall[] =>
   Array.isArray(response) ? response : [response as ScriptedToolCall];
 
 /**
- * What happened to one scripted call: `"ran"` (the tool ran), `"<rule>@<level>"` (blocked by that rule at that
- * escalation level), or `"stop"` (the run was stopped at this call's response: interrupted or ended). The calls after
+ * What happened to one scripted call: `"ran"` (the tool ran), `"served"` (answered from the result cache),
+ * `"<rule>@<level>"` (blocked by that rule at that escalation level), or `"stop"` (the run was stopped at this call's response: interrupted or ended). The calls after
  * a stop have no outcome: the model is not called again.
  */
 export type Outcome = string;
@@ -140,7 +142,7 @@ export async function runThread(
         if (t.fails?.(n) === true) throw new Error(t.respond(n, args));
         return t.respond(n, args);
       },
-      { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}) },
+      { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}), metadata: t.metadata },
     ),
   );
   const llm = new ScriptedChatModel(
@@ -218,15 +220,17 @@ export function outcomesOf(messages: BaseMessage[]): {
     if (!AIMessage.isInstance(m)) continue;
     for (const c of m.tool_calls ?? []) {
       const reply = replies.get(c.id ?? "");
-      const guard = (reply?.artifact as { guard?: GuardArtifact | { stopped: true } } | undefined)?.guard;
+      const guard = (reply?.artifact as { guard?: GuardArtifact | { stopped: true } | { served: true } } | undefined)
+        ?.guard;
       if (reply === undefined || (guard !== undefined && "stopped" in guard)) {
         outcomes.push("stop");
         continue;
       }
       if (guard !== undefined && "blocked" in guard) outcomes.push(`${guard.rule}@${guard.escalation}`);
+      else if (guard !== undefined && "served" in guard) outcomes.push("served");
       else outcomes.push(reply.status === "error" ? "failed" : "ran");
       answers.push(String(reply.content));
-      guards.push(guard);
+      guards.push(guard !== undefined && "blocked" in guard ? guard : undefined);
     }
   }
   return { outcomes, answers, guards };
@@ -269,7 +273,7 @@ function replayScenario(
 ): ScenarioResult {
   const { decisions, state } = replayGuards(recordedThread(tools, runs), {
     ...options,
-    agentTools: tools.map((t) => t.name),
+    agentTools: tools.map((t) => (t.metadata === undefined ? t.name : { name: t.name, metadata: t.metadata })),
   });
   const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
   const outcomes: Outcome[] = [];
@@ -281,7 +285,8 @@ function replayScenario(
       break;
     }
     if (d.action === "allow") ran[d.toolName] = (ran[d.toolName] ?? 0) + 1;
-    outcomes.push(d.action === "allow" ? "ran" : d.action === "block" ? `${d.rule}@${d.escalation}` : d.action);
+    const action = d.action === "cache" ? "served" : d.action;
+    outcomes.push(action === "allow" ? "ran" : action === "block" ? `${d.rule}@${d.escalation}` : action);
     answers.push(d.content);
   }
   return { adapter: "replayGuards", outcomes, answers, ran, strikes: state.escalation.strikes, toolGuard: state };

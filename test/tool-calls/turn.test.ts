@@ -30,7 +30,7 @@ const answer = (c: ToolCall, content: string) => new ToolMessage({ content, tool
 /** One turn as the tool node runs it: blocked calls answered, the others "run" by `run`; the state after it. */
 function runTurn(state: ToolGuardState, messages: BaseMessage[], run: (c: ToolCall) => string, e = env()) {
   const turn = GuardedTurn.open(state, messages, e);
-  const answers = turn.calls.map((c, i) => turn.blockedAnswer(i) ?? turn.settle(i, answer(c, run(c))));
+  const answers = turn.calls.map((c, i) => turn.standInAnswer(i) ?? turn.settle(i, answer(c, run(c))));
   const update = turn.update();
   return { turn, answers: answers as ToolMessage[], update, state: reduceToolGuard(state, update.toolGuard) };
 }
@@ -85,7 +85,7 @@ describe("GuardedTurn (the turn every adapter acts on)", () => {
     expect(record.ids).toEqual(["c1", "c2"]);
     const resumed = GuardedTurn.resume(record, b, state, messages, env());
     expect(resumed?.decision(0).call.id).toBe("c2");
-    expect(resumed?.blockedAnswer(0)).toBeUndefined();
+    expect(resumed?.standInAnswer(0)).toBeUndefined();
     // humanInTheLoopMiddleware's "edit": the call that really runs is decided, not the planned one.
     const edited = GuardedTurn.resume(record, { ...b, args: { path: "c.py" } }, state, messages, env());
     expect(edited?.decision(0).call.args).toEqual({ path: "c.py" });

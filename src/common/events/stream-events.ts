@@ -35,7 +35,8 @@ export const GUARD_EVENT_VERSION = 1;
  *   reminder its answer carries), or although it repeats a call made often in this run (`rule: "repeat_ceiling"`,
  *   `count` the identical calls in the run with it, `message` the reminder);
  * - `observed`: observe mode let a call run that enforce mode would have blocked (`rule`, `count`);
- * - `cache`: a file tool answered from its cache without reading the file again;
+ * - `cache`: a file tool answered from its cache without reading the file again (`guard: "file-cache"`), or a
+ *   repeat was answered from the result cache without running its tool (`guard: "tool-calls"`; see `memory.cache`);
  * - `unchanged`: a call ran and returned exactly an earlier identical call's result, and the model was sent a short
  *   note pointing at that call instead (result dedupe; `bytesSaved`);
  * - `loop`: the loop detector found the model repeating itself (`similarity`, `threshold`) and ended the run;
@@ -291,6 +292,13 @@ function reminderEvent(
 
 /** The event of one decision, or none (a call that ran and repeats nothing). */
 function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
+  if (d.served !== undefined) {
+    const { call } = d;
+    const reminder = d.repeats?.reminder;
+    const served = { kind: "cache" as const, guard: "tool-calls" as const, tool: call.name, callId: call.id };
+    const count = d.repeats?.calls;
+    return guardStreamEvent({ ...served, args: call.args, count, message: reminder ?? EVENT_TEXTS.served });
+  }
   if (d.allowed && d.fileEdits?.reminder !== undefined) {
     return reminderEvent(d, "file_edits", d.fileEdits.writes, d.fileEdits.reminder);
   }

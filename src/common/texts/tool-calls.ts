@@ -530,6 +530,14 @@ export function unchangedResultNote(what: "result" | "error", callId: string, to
   return `Unchanged: exactly the same ${what} as the earlier identical call ${callId} of '${tool}' (its message above). Nothing new since then.`;
 }
 
+/**
+ * The answer to a repeat served from the result cache whose earlier message cannot be found (it always can: the turn
+ * is planned from the messages it is answered with): the model is pointed at the earlier answer.
+ */
+export function servedElsewhereText(tool: string, callId: string): string {
+  return `Same result as the earlier identical call ${callId} of '${tool}' (its message above): served from the cache, nothing changed since.`;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // 5. Guard events (custom stream, `guardLog`): messages that are not a rule's message or a stop reason
 // ---------------------------------------------------------------------------------------------------------------
@@ -537,6 +545,7 @@ export function unchangedResultNote(what: "result" | "error", callId: string, to
 /** A call held back with a reminder; an escalation whose run ends; one whose run asks a person. */
 export const EVENT_TEXTS = {
   reminder: "held back with a reminder (no strike)",
+  served: "answered from the result cache (not run, no strike)",
   ends: "the run ends",
   asks: "a person is asked",
 } as const;

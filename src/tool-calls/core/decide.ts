@@ -29,6 +29,7 @@ import { countsEdits, type FileEditsFinding } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { repeatKind } from "./repeat-ceiling.js";
 import { countInWindow } from "./repetition.js";
+import { type CacheHit, type CacheTerms, cacheTtlMs } from "./result-cache.js";
 import { type BlockRule, blockMessage } from "./rules.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 
@@ -44,7 +45,7 @@ import type { GuardEvent, ToolGuardState } from "./state.js";
 export interface ToolCallDecision {
   /** The call decided on. */
   call: ToolCallInput;
-  /** Whether the tool runs. */
+  /** Whether the tool runs (`false` for a block, and for a repeat served from the cache: see `served`). */
   allowed: boolean;
   /** The rule that blocked the call (or would have, in observe mode). */
   rule?: BlockRule | undefined;
@@ -109,6 +110,13 @@ export interface ToolCallDecision {
         reminder?: string | undefined;
       }
     | undefined;
+  /**
+   * A repeat answered from the result cache (not run, not blocked): the earlier answer whose result it is given, as
+   * a normal tool answer (with the repeat ceiling's reminder from `remindAt`, in `repeats`).
+   */
+  served?: CacheHit | undefined;
+  /** A call that runs and whose successful result the cache keeps: until when (ms), and the entries kept. */
+  cache?: CacheTerms | undefined;
   /** State changes to apply (through the channel reducer). */
   events: GuardEvent[];
 }
@@ -134,7 +142,9 @@ export function decideToolCall(
 ): ToolCallDecision {
   const found = detectCall(state, call, options, ctx);
   const { key, effect, rule, count } = found;
+  if (found.served !== undefined && options.mode === "enforce") return servedDecision(call, found, options);
   const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
+  cacheIfGood(allowed, options, ctx);
   if (rule === undefined) {
     return found.fileEdits === undefined && found.repeats === undefined
       ? allowed
@@ -175,6 +185,46 @@ export function allowedDecision(
   const repeat = repeatKind(call, options);
   if (repeat !== undefined) record.repeat = repeat;
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
+}
+
+/**
+ * Marks an allowed call whose successful result the cache keeps (its tool's repeats are served: see the `cache`
+ * option), with the time its result stops being served.
+ *
+ * @example
+ * ```ts
+ * cacheIfGood(decision, options, ctx); // decision.cache = { until: now + 300_000, limit: 50 } for a cached tool
+ * ```
+ */
+export function cacheIfGood(
+  decision: ToolCallDecision,
+  options: ResolvedToolGuardOptions,
+  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints" | "clock" | "disabled">,
+): void {
+  const cache = options.memory.cache;
+  if (cache === false || ctx.disabled) return;
+  const ttl = cacheTtlMs(decision.call, options, ctx);
+  if (ttl === undefined) return;
+  decision.cache = { until: (ctx.clock ?? Date.now)() + ttl, limit: cache.maxEntries };
+}
+
+/**
+ * The decision for a repeat the result cache answers: not run, no strike; counted (and by the repeat ceiling, whose
+ * reminder its answer carries from `remindAt`).
+ */
+function servedDecision(call: ToolCallInput, found: Detection, options: ResolvedToolGuardOptions): ToolCallDecision {
+  const { key, effect, count } = found;
+  const served: GuardEvent = { type: "served", key, tool: call.name };
+  const repeat = repeatKind(call, options);
+  if (repeat !== undefined) served.repeat = repeat;
+  const decision: ToolCallDecision = { call, allowed: false, observed: false, count, key, effect, events: [served] };
+  decision.served = found.served;
+  const repeats = found.repeats;
+  if (repeats !== undefined) {
+    const reminder = repeatCeilingReminder(call.name, repeats.calls, repeats.blockAt);
+    decision.repeats = { ...repeats, reminder };
+  }
+  return decision;
 }
 
 /**

@@ -34,6 +34,7 @@ import {
   resultDigest,
   windowHolds,
 } from "./repetition.js";
+import { type CacheHit, cacheHit, cacheTtlMs, entryOf } from "./result-cache.js";
 import type { BlockRule } from "./rules.js";
 import type { ToolGuardState } from "./state.js";
 
@@ -67,6 +68,14 @@ export interface DecideContext {
   disabled?: boolean | undefined;
   /** Metadata `readOnlyHint` by tool name. */
   readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /** Metadata `idempotentHint` by tool name (with `readOnlyHint`, a tool whose repeats the cache serves). */
+  idempotentHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /**
+   * Whether the ToolMessage of call id `callId` is still in the conversation with a result of exact digest
+   * `digest`: a repeat is served from the cache only then (after trimming or summarization the call runs). Without
+   * it nothing is served.
+   */
+  answerPresent?: ((callId: string, digest: string) => boolean) | undefined;
   /**
    * The model response the call belongs to (its id, text and all its calls): needed for the acknowledgment check
    * and to count one strike per response. Without it, each blocked call is its own response.
@@ -74,7 +83,7 @@ export interface DecideContext {
   response?: ResponseInput | undefined;
   /** Every tool the model can call (named in the level-2 options). */
   toolNames?: readonly string[] | undefined;
-  /** The clock for blocked-call timestamps (ms). Default `Date.now`. */
+  /** The clock for blocked-call timestamps and the cache's time-to-live (ms). Default `Date.now`. */
   clock?: (() => number) | undefined;
   /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
   acknowledged?: boolean | undefined;
@@ -153,6 +162,8 @@ export interface Detection {
         blockAt: number;
       }
     | undefined;
+  /** A repeat the result cache answers (no rule applies but the repeat ceiling): the earlier answer it serves. */
+  served?: CacheHit | undefined;
 }
 
 /**
@@ -259,13 +270,16 @@ export function detectCall(
   const { key, effect } = identifyCall(call, options, ctx);
   const tool = ownEntry(options.tools, call.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
+  // A tool whose repeats the cache serves needs neither the consecutive nor the redundant rule (unless asked for):
+  // a repeat is served while its result is good, and runs once it is not.
+  const cached = cacheTtlMs(call, options, ctx) !== undefined;
   const verdict = evaluateRepetition(
     state.repetition,
     key,
     {
       repetitionThreshold: tool?.repetitionThreshold ?? options.repetitionThreshold,
       windowSize: options.windowSize,
-      consecutive: options.rules.consecutive && tool?.consecutive !== false,
+      consecutive: options.rules.consecutive && (tool?.consecutive ?? !cached),
       countChangedResults: options.rules.countChangedResults,
       countAcrossMutations: options.rules.countAcrossMutations,
     },
@@ -273,6 +287,14 @@ export function detectCall(
   );
   const previous = verdict.previous?.result;
   const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
+  const served = cached ? cacheHit(state.cache, key, (ctx.clock ?? Date.now)(), ctx.answerPresent) : undefined;
+  if (served !== undefined) {
+    // Served, not run: only the repeat ceiling still counts it (a loop of served calls ends too).
+    Object.assign(found, { rule: undefined, served });
+    repeatCeilingRule(state, call, found, options);
+    if (found.rule !== undefined) found.served = undefined;
+    return found;
+  }
   // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.
   // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
   // call right after it is stuck only once identical calls have returned the same result twice.
@@ -289,7 +311,7 @@ export function detectCall(
   if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
     found.rule = undefined;
   }
-  if (found.rule === undefined && !stateful && options.rules.redundancy && tool?.redundancy !== false) {
+  if (found.rule === undefined && !stateful && options.rules.redundancy && (tool?.redundancy ?? !cached)) {
     Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
   }
   // A call that just failed with an error that passes (a time-out, a flaky service) may succeed when tried again.
@@ -360,6 +382,7 @@ export function identifyNewCall(
   if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {
     return undefined;
   }
+  if (entryOf(state.cache, identity.key) !== undefined) return undefined; // maybe served: detectCall decides
   if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
   if (repeatsOf(state.repeats, call, identity, options) !== undefined) return undefined;
   const esc = options.escalation;

@@ -128,9 +128,15 @@ const toolGuardConfigSchema = z
     invalidates: z.enum(["all", "paths", "none"]).optional(),
     /** Argument names that hold paths for this tool. */
     pathArgs: z.array(z.string()).optional(),
-    /** The consecutive rule for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
+    /**
+     * The consecutive rule for this tool (default: on; off for a tool whose repeats a cache serves: the file tools,
+     * and a tool the result cache serves, see `cache`).
+     */
     consecutive: z.boolean().optional(),
-    /** The redundant rule for this tool (default: on, off for tools whose metadata says they serve repeats from a cache). */
+    /**
+     * The redundant rule for this tool (default: on; off for a tool whose repeats a cache serves: the file tools, and
+     * a tool the result cache serves, see `cache`).
+     */
     redundancy: z.boolean().optional(),
     /**
      * Calling it again after it succeeded does something again (a second booking): such a repeat is never blocked.
@@ -163,6 +169,28 @@ const toolGuardConfigSchema = z
      * `false` the exact text, or a function `(text, tool) => string`.
      */
     normalizeResult: normalizeResultOption.optional(),
+    /**
+     * Serve an identical repeat of a successful call from the result cache (see `memory.cache`): `true` or
+     * `{ ttlSeconds }` for this tool, `false` never. Default: on for a tool that is read-only and idempotent by its
+     * metadata (MCP's `readOnlyHint` and `idempotentHint`) or by `readOnly` and `idempotent` here, unless its calls
+     * poll, scroll or wait (`stateful`).
+     */
+    cache: z
+      .union(
+        [
+          z.boolean(),
+          z
+            .object({
+              /** Seconds a successful result of this tool is served (replaces `memory.cache.ttlSeconds` for it). */
+              ttlSeconds: z.number().positive(),
+            })
+            .strict(),
+        ],
+        {
+          error: "expected true, false or { ttlSeconds }",
+        },
+      )
+      .optional(),
     /**
      * The argument fields that decide whether a call repeats a blocked call in substance (per tool
      * key; others are ignored). Default: all arguments, and for a file write the path plus similar content.
@@ -294,6 +322,18 @@ const guardRulesSchema = z
   })
   .strict();
 
+/**
+ * The result cache (`memory.cache`): how long a served result stays good, and how many calls' results are kept.
+ */
+const guardCacheSchema = z
+  .object({
+    /** Seconds a successful result is served to an identical call (after it, the call runs again). Default 300. */
+    ttlSeconds: z.number().positive().default(300),
+    /** Calls whose results are kept (the oldest dropped beyond it). Default 50. */
+    maxEntries: z.number().int().min(1).default(50),
+  })
+  .strict();
+
 /** What the guards say, the `feedback` group of {@link ToolGuardOptions}: to the model and to observers. */
 const guardFeedbackSchema = z
   .object({
@@ -355,6 +395,17 @@ const guardMemorySchema = z
      * the guards see.
      */
     acrossRuns: z.enum(["fresh", "keep"]).default("fresh"),
+    /**
+     * The result cache: an identical call (ignored arguments aside) of a read-only, idempotent tool (by its
+     * metadata's MCP hints `readOnlyHint` and `idempotentHint`, or `tools.<name>.cache: true`) whose earlier
+     * successful answer is still in the conversation is answered with that result again, as a normal tool answer,
+     * without running the tool: no block, no strike. Until `ttlSeconds` have passed, a change the guards see (a
+     * write, a command, an unknown tool) or a new run (unless `acrossRuns` is `"keep"`). The repeat ceiling still
+     * counts such calls. `false`: off for every tool. Default `{ ttlSeconds: 300, maxEntries: 50 }`.
+     */
+    cache: z
+      .union([z.literal(false), guardCacheSchema], { error: "expected { ttlSeconds, maxEntries } or false" })
+      .prefault({}),
   })
   .strict();
 

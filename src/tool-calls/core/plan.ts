@@ -7,7 +7,7 @@
 import type { CallEffect } from "../../common/identity/classify.js";
 import { truncate } from "../../common/texts/format.js";
 import { unchangedResultNote, withNoteAfter } from "../../common/texts/tool-calls.js";
-import { allowedDecision, decideToolCall, type ToolCallDecision } from "./decide.js";
+import { allowedDecision, cacheIfGood, decideToolCall, type ToolCallDecision } from "./decide.js";
 import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
 import { type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
@@ -267,7 +267,9 @@ export function newCallDecisions(
   for (const call of calls) {
     const identity = identifyNewCall(state, call, options, ctx);
     if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
-    decisions.push(allowedDecision(call, seq, identity.key, identity.effect, options));
+    const decision = allowedDecision(call, seq, identity.key, identity.effect, options);
+    cacheIfGood(decision, options, ctx);
+    decisions.push(decision);
     seq += 1;
   }
   if (writeSameFile(decisions, options)) return undefined;
@@ -374,7 +376,8 @@ function progressEvents(
   responseDecisions: readonly ToolCallDecision[],
   outcomes: readonly { ok: boolean }[],
 ): GuardEvent[] {
-  if (responseDecisions.some((d) => !d.allowed)) return [];
+  // A call served from the cache is no block, nor progress: it ran nothing (`outcomes` are of the calls that ran).
+  if (responseDecisions.some((d) => !d.allowed && d.served === undefined)) return [];
   return outcomes.some((o) => o.ok) ? [{ type: "progress" }] : [];
 }
 
@@ -394,7 +397,10 @@ export function outcomeEvents(
   if (!decision.allowed || decision.seq === undefined) return [];
   const { seq, key, effect } = decision;
   const call = { seq, key, tool: decision.call.name, effect, callId: decision.call.id, deduped: outcome.deduped };
-  return resultEvents(call, outcome, options);
+  const events = resultEvents(call, outcome, options);
+  const cache = decision.cache;
+  if (cache !== undefined && outcome.ok) (events[0] as Extract<GuardEvent, { type: "result" }>).cache = cache;
+  return events;
 }
 
 /**

@@ -146,13 +146,23 @@ export function invalidateOperations(state: OperationsState, effect: CallEffect)
   let changed = false;
   for (const key of Object.keys(state.ops)) {
     const op = state.ops[key] as OperationRecord;
-    const stale =
-      op.paths.length === 0 ||
-      op.paths.some((p) => effect.paths.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
-    if (stale) changed = true;
+    if (staleAfter(op.paths, effect.paths)) changed = true;
     else ops[key] = op;
   }
   return changed ? { ...state, ops } : state;
+}
+
+/**
+ * Whether a result that depends on `paths` (empty: unknown scope) may be stale after a write of `written`: a path
+ * written, a folder above one, or a file below one.
+ *
+ * @example
+ * ```ts
+ * staleAfter(["/repo/src"], ["/repo/src/a.py"]); // true: a listing of the folder
+ * ```
+ */
+export function staleAfter(paths: readonly string[], written: readonly string[]): boolean {
+  return paths.length === 0 || paths.some((p) => written.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   recordCall,
   recordResult,
 } from "./repetition.js";
+import { type CacheEntry, type CacheTerms, invalidateCache, noteCached } from "./result-cache.js";
 import { BLOCK_RULES, type BlockRule } from "./rules.js";
 
 /**
@@ -60,6 +61,8 @@ export interface GuardStats {
   observed: Record<BlockRule, number>;
   /** Responses whose near-repeats of a blocked call were held back with a reminder. */
   reminded: number;
+  /** Calls answered from the result cache without running (absent until the first). */
+  served?: number | undefined;
 }
 
 /**
@@ -103,6 +106,12 @@ export interface ToolGuardState {
    * mark whose moves restart them. Empty again at a new run; absent while the ceiling is off or has counted nothing.
    */
   repeats?: RepeatState | undefined;
+  /**
+   * The result cache (`cache` option): per call key, which ToolMessage holds a successful result that an identical
+   * call is answered with, and until when; the most recent last, at most `cache.maxEntries`. Absent until a result
+   * is cached.
+   */
+  cache?: CacheEntry[] | undefined;
 }
 
 /**
@@ -177,6 +186,18 @@ export type GuardEvent =
       deduped?: boolean | undefined;
       /** The call's writes were counted toward the file-edits rule: a failure takes them back. */
       edits?: true | undefined;
+      /** A successful result is cached: until when (ms), and the entries kept. */
+      cache?: CacheTerms | undefined;
+    }
+  | {
+      /** A call was answered from the result cache without running (counted; the repeat ceiling counts it). */
+      type: "served";
+      /** Digest of the call's canonical signature. */
+      key: string;
+      /** The tool's name. */
+      tool: string;
+      /** What the call is to the repeat ceiling (absent: the ceiling is off). */
+      repeat?: RepeatKind | undefined;
     }
   | {
       /** A call was blocked, or would have been in observe mode (counted and kept for inspection). */
@@ -251,6 +272,7 @@ class ChannelState {
     if (from.answers !== undefined) this.answers = from.answers;
     if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
     if (from.repeats !== undefined) this.repeats = from.repeats;
+    if (from.cache !== undefined) this.cache = from.cache;
   }
 }
 
@@ -381,6 +403,7 @@ class StateDraft {
   apply(event: GuardEvent): void {
     if (event.type === "call") this.call(event);
     else if (event.type === "result") this.result(event);
+    else if (event.type === "served") this.served(event);
     else if (event.type === "block") this.block(event);
     else if (event.type === "reset") this.reset();
     else if (event.type === "run") this.run(event);
@@ -399,6 +422,7 @@ class StateDraft {
     const state = this.own();
     state.repetition = recordCall(before.repetition, event, event.windowSize, { carryIndex: this.carryIndex });
     state.operations = invalidateOperations(before.operations, event.effect);
+    this.invalidate(before, event.effect);
     if (event.edits === true) this.noteEdits(before, event.effect, 1);
     if (event.repeat !== undefined) this.noteRepeats(before, event);
     this.stats().allowed += 1;
@@ -412,9 +436,37 @@ class StateDraft {
     state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
     state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
     state.answers = noteAnswer(before.answers, event, carryIndex);
+    if (event.cache !== undefined && event.result.ok) this.cacheResult(event, event.cache);
     // A write that failed changed nothing (as far as the guards know): its count is taken back.
     if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
     if (before.repeats !== undefined) this.noteRepeats(before, event);
+  }
+
+  /** A call answered from the cache: counted, and counted by the repeat ceiling. */
+  private served(event: Extract<GuardEvent, { type: "served" }>): void {
+    const before = this.current;
+    if (event.repeat !== undefined) {
+      this.own().repeats = noteRepeatCall(before.repeats, event.key, event.tool, event.repeat);
+    }
+    const stats = this.stats();
+    stats.served = (stats.served ?? 0) + 1;
+  }
+
+  /** A successful result becomes the cached one of its key: the ToolMessage that holds it (its answer record). */
+  private cacheResult(event: Extract<GuardEvent, { type: "result" }>, cache: CacheTerms): void {
+    const state = this.own();
+    const answer = state.answers?.findLast((a) => a.key === event.key);
+    if (answer === undefined || answer.digest !== (event.result.exact ?? event.result.digest)) return;
+    const { key, tool, effect } = event;
+    const paths = effect.kind === "read" ? effect.paths : [];
+    const entry = { key, tool, callId: answer.callId, digest: answer.digest, until: cache.until, paths };
+    state.cache = noteCached(state.cache, entry, cache.limit);
+  }
+
+  /** The cached results a change may have made stale are dropped. */
+  private invalidate(before: ToolGuardState, effect: CallEffect): void {
+    const cache = invalidateCache(before.cache, effect);
+    if (cache !== before.cache) this.own().cache = cache as CacheEntry[];
   }
 
   private block({ block, observedLimit }: Extract<GuardEvent, { type: "block" }>): void {
@@ -433,6 +485,8 @@ class StateDraft {
     // The windows are per run; sequence numbers, the change epoch and who changed what last stay.
     state.repetition = { ...before.repetition, window: [] };
     state.operations = event.keep.operations ? before.operations : emptyOperationsState();
+    // The cache follows `memory.acrossRuns`, as the valid reads do: the world may have changed between messages.
+    if (!event.keep.operations && before.cache !== undefined && before.cache.length > 0) state.cache = [];
     // carryStrikes: escalation goes on as if no one had written (strikes, the acknowledgment owed, blocked calls).
     state.escalation = event.keep.strikes ? before.escalation : emptyEscalationState();
     this.clearEdits(before); // counted per run (the repeat ceiling's counts too)
@@ -446,6 +500,7 @@ class StateDraft {
     this.moveMark(before);
     const state = this.own();
     state.operations = invalidateOperations(before.operations, effect);
+    this.invalidate(before, effect);
     const { repetition } = before;
     const epoch = repetition.epoch + 1;
     const changes = noteChange(repetition.changes, "\u0000external", epoch, writtenPaths(effect), []);
@@ -473,6 +528,7 @@ function writtenPaths(effect: CallEffect): readonly string[] | undefined {
 const EVENT_TYPES = new Set<string>([
   "call",
   "result",
+  "served",
   "block",
   "reset",
   "external",
@@ -520,6 +576,9 @@ const toolGuardSchema = z.looseObject({
   answers: z.array(z.looseObject({ key: text, tool: text, callId: text, digest: text })).optional(),
   fileEdits: z.array(z.looseObject({ path: text, writes: count })).optional(),
   repeats: z.looseObject({ mark: count, calls: z.array(z.looseObject({ key: text })) }).optional(),
+  cache: z
+    .array(z.looseObject({ key: text, tool: text, callId: text, digest: text, until: count, paths: z.array(text) }))
+    .optional(),
 });
 
 /** States read from checkpoints: each plain value is checked once. */

@@ -1,0 +1,163 @@
+/**
+ * The result cache: a repeat of a read-only, idempotent call (a documentation search asked the same question) is
+ * answered with its earlier successful result, as a normal answer, without running the tool again. What the cache
+ * keeps is small: per call key, which ToolMessage holds the result (its call id and digest), until when it is good,
+ * and the paths it depends on. The result itself stays where it already is, in the conversation: a checkpoint costs
+ * a few hundred bytes per entry, never the results again, and a result trimmed or summarized away is no longer
+ * served (the call runs). Pure: the adapters say what time it is and whether a message is still there.
+ */
+import { type CallEffect, isShellTool, isStatefulCall, ownEntry } from "../../common/identity/classify.js";
+import type { DecideContext, ToolCallInput } from "./detect.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import { staleAfter } from "./redundancy.js";
+
+/**
+ * One call's cached result: where the model read it, and until when it is served.
+ *
+ * @example
+ * ```ts
+ * const entry: CacheEntry | undefined = state.toolGuard.cache?.at(-1);
+ * // { key: "…", tool: "search_docs", callId: "call_1", digest: "…", until: 1764370000000, paths: [] }
+ * ```
+ */
+export interface CacheEntry {
+  /** Digest of the call's canonical signature (ignored arguments left out). */
+  key: string;
+  /** The tool's name. */
+  tool: string;
+  /** The call id of the ToolMessage that holds the full result. */
+  callId: string;
+  /** The exact digest of that result (a message with another content under that id is not served). */
+  digest: string;
+  /** Until when (ms since the epoch, by the adapter's clock) the result is served. */
+  until: number;
+  /** Paths the result depends on (empty: unknown scope, dropped by any write). */
+  paths: string[];
+}
+
+/**
+ * A repeat the cache answers: the earlier answer's call id and result digest, and how old it is.
+ *
+ * @example
+ * ```ts
+ * if (decision.served) console.log(`served the result of ${decision.served.callId}`);
+ * ```
+ */
+export interface CacheHit {
+  /** The call id of the ToolMessage whose result is served. */
+  callId: string;
+  /** The exact digest of that result. */
+  digest: string;
+}
+
+/**
+ * How a call's successful result is kept by the cache: until when it is served, and how many calls' results are kept.
+ *
+ * @example
+ * ```ts
+ * const terms: CacheTerms = { until: Date.now() + 300_000, limit: 50 };
+ * ```
+ */
+export interface CacheTerms {
+  /** Until when (ms since the epoch, by the adapter's clock) the result is served. */
+  until: number;
+  /** Calls whose results are kept (`memory.cache.maxEntries`). */
+  limit: number;
+}
+
+/** The settings the cache gives a tool's calls: how long a result is good (ms), or `undefined` when not cached. */
+export function cacheTtlMs(
+  call: ToolCallInput,
+  options: Pick<ResolvedToolGuardOptions, "memory" | "tools">,
+  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints">,
+): number | undefined {
+  const cache = options.memory.cache;
+  if (cache === false) return undefined;
+  const tool = ownEntry(options.tools, call.name);
+  const own = tool?.cache;
+  if (own === false) return undefined;
+  if (own === undefined && !cachedByDefault(call, tool, ctx)) return undefined;
+  const seconds = typeof own === "object" ? own.ttlSeconds : cache.ttlSeconds;
+  return seconds * 1000;
+}
+
+/**
+ * Whether a tool's repeats are served by default: read-only and idempotent (the per-tool `readOnly` and
+ * `idempotent`, else the metadata's MCP hints), and not a call whose answers move by themselves (a poll, a scroll,
+ * a wait: `stateful`) or a shell.
+ */
+function cachedByDefault(
+  call: ToolCallInput,
+  tool: ResolvedToolGuardOptions["tools"][string] | undefined,
+  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints">,
+): boolean {
+  const readOnly = tool?.readOnly ?? ownEntry(ctx.readOnlyHints ?? {}, call.name);
+  if (readOnly !== true) return false;
+  const idempotent = tool?.idempotent ?? ownEntry(ctx.idempotentHints ?? {}, call.name);
+  return idempotent === true && !isShellTool(call.name) && !isStatefulCall(call.name, call.args, tool);
+}
+
+/**
+ * The cached result a repeat with key `key` is answered with at time `now`: the entry is still good and its
+ * message still in the conversation (`present`, asked only then). `undefined`: the call runs.
+ *
+ * @example
+ * ```ts
+ * cacheHit(state.cache, key, Date.now(), (id, digest) => messageHolds(id, digest));
+ * ```
+ */
+export function cacheHit(
+  entries: readonly CacheEntry[] | undefined,
+  key: string,
+  now: number,
+  present: ((callId: string, digest: string) => boolean) | undefined,
+): CacheHit | undefined {
+  const entry = entryOf(entries, key);
+  if (entry === undefined || entry.until <= now || present === undefined) return undefined;
+  return present(entry.callId, entry.digest) ? { callId: entry.callId, digest: entry.digest } : undefined;
+}
+
+/** The entry of key `key`, if one is kept. */
+export function entryOf(entries: readonly CacheEntry[] | undefined, key: string): CacheEntry | undefined {
+  if (entries === undefined) return undefined;
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const entry = entries[i] as CacheEntry;
+    if (entry.key === key) return entry;
+  }
+  return undefined;
+}
+
+/**
+ * The entries after a successful result was recorded for `entry.key` (its earlier entry replaced, the newest
+ * `limit` kept).
+ *
+ * @example
+ * ```ts
+ * noteCached(state.cache, { key, tool, callId, digest, until, paths: [] }, 50);
+ * ```
+ */
+export function noteCached(entries: readonly CacheEntry[] | undefined, entry: CacheEntry, limit: number): CacheEntry[] {
+  const kept = (entries ?? []).filter((e) => e.key !== entry.key);
+  kept.push(entry);
+  return kept.length > limit ? kept.slice(kept.length - limit) : kept;
+}
+
+/**
+ * The entries a change leaves (see the redundant rule's invalidation: a write drops the results of its paths, of
+ * the folders above and the files below them, and of unknown scope; a change of unknown scope drops them all).
+ *
+ * @example
+ * ```ts
+ * invalidateCache(state.cache, { kind: "mutate" }); // []
+ * ```
+ */
+export function invalidateCache(
+  entries: readonly CacheEntry[] | undefined,
+  effect: CallEffect,
+): readonly CacheEntry[] | undefined {
+  if (entries === undefined || entries.length === 0) return entries;
+  if (effect.kind === "read" || effect.kind === "none") return entries;
+  if (effect.kind === "mutate") return [];
+  const kept = entries.filter((e) => !staleAfter(e.paths, effect.paths));
+  return kept.length === entries.length ? entries : kept;
+}
