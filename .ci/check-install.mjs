@@ -310,6 +310,37 @@ r = run(process.execPath, ["without-langchain.mjs"], { cwd: bare, timeout: 60_00
 if (r.status !== 0) report("no-langchain: import the entry points without langchain installed", output(r));
 else console.log(`ok   no-langchain: every entry point imports; guardMiddleware() builds (${r.seconds}s)`);
 
+// 4b'. @opentelemetry/api is an optional peer too: without it (the no-langchain project has neither) guardMetrics
+//     counts a scripted run of a createReactAgent with GuardedToolNode, and nothing fails for the missing package.
+writeFileSync(
+  join(bare, "without-otel.mjs"),
+  `import { tool } from "@langchain/core/tools";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { z } from "zod";
+import { GuardedToolNode, GuardMessagesState, guardMetrics } from "${pkg.name}";
+import { ScriptedChatModel } from "${pkg.name}/testing";
+try { await import("@opentelemetry/api"); throw new Error("@opentelemetry/api is installed"); } catch (e) { if (e.code !== "ERR_MODULE_NOT_FOUND") throw e; }
+const search = tool(async ({ q }) => "hits for " + q, {
+  name: "search_docs", description: "Search.", schema: z.object({ q: z.string() }),
+  metadata: { readOnlyHint: true, idempotentHint: true },
+});
+const ask = { toolCalls: [{ name: "search_docs", args: { q: "install" } }] };
+const agent = createReactAgent({
+  llm: new ScriptedChatModel([ask, ask, "Done."]),
+  tools: new GuardedToolNode([search]),
+  stateSchema: GuardMessagesState,
+});
+const metrics = guardMetrics();
+await agent.invoke({ messages: [{ role: "user", content: "How do I install it?" }] }, { callbacks: [metrics] });
+const counts = metrics.counts();
+if (counts.callsRun !== 1 || counts.served !== 1 || counts.runsEnded !== 1) throw new Error(JSON.stringify(counts));
+`,
+);
+r = run(process.execPath, ["without-otel.mjs"], { cwd: bare, timeout: 60_000 });
+if (r.status !== 0) report("no-otel: guardMetrics without @opentelemetry/api installed", output(r));
+else
+  console.log(`ok   no-otel: guardMetrics counts a run (1 run, 1 served) without @opentelemetry/api (${r.seconds}s)`);
+
 // 4c. require() (Node 20.19+ loads ES modules): every entry point, the same values as import gives, and the quick
 //     start's agent built and run from a CommonJS file.
 writeFileSync(

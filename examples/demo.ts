@@ -21,8 +21,8 @@ import {
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
+  guardMetrics,
   isEscalationInterrupt,
-  type ToolGuardState,
 } from "langgraph-guards";
 import { canonicalJson } from "langgraph-guards/core";
 import { ScriptedChatModel, type ScriptedToolCall } from "langgraph-guards/testing";
@@ -145,15 +145,6 @@ function printTranscript(messages: BaseMessage[]): string | undefined {
   return firstBlock;
 }
 
-function totals(states: ToolGuardState[]) {
-  const sum = { allowed: 0, consecutive: 0, threshold: 0, redundant: 0 };
-  for (const s of states) {
-    sum.allowed += s.stats.allowed;
-    for (const rule of ["consecutive", "threshold", "redundant"] as const) sum[rule] += s.stats.blocked[rule];
-  }
-  return sum;
-}
-
 async function loadModel(spec: string): Promise<BaseChatModel> {
   const [provider, ...rest] = spec.split(":");
   const model = rest.join(":");
@@ -181,7 +172,13 @@ async function runScripted(): Promise<void> {
     dim("createReactAgent + GuardedToolNode, scripted model (no network), MemorySaver; one thread per scenario.\n"),
   );
   const checkpointer = new MemorySaver();
-  const states: ToolGuardState[] = [];
+  // Counts across the threads, as a dashboard would get them (also OpenTelemetry counters, when it is installed).
+  const blockedBy: Record<string, number> = {};
+  const metrics = guardMetrics({
+    onCount: (name, value, { rule }) => {
+      if (name === "calls.blocked" && rule) blockedBy[rule] = (blockedBy[rule] ?? 0) + value;
+    },
+  });
   let example: string | undefined;
   for (const [i, scenario] of SCENARIOS.entries()) {
     const llm = new ScriptedChatModel([...scenario.turns.map((toolCalls) => ({ toolCalls })), "Done."]);
@@ -193,20 +190,19 @@ async function runScripted(): Promise<void> {
     });
     const out = await agent.invoke(
       { messages: [{ role: "user", content: "Work on the project." }] },
-      { configurable: { thread_id: `scenario-${i + 1}` } },
+      { configurable: { thread_id: `scenario-${i + 1}` }, callbacks: [metrics] },
     );
     console.log(bold(scenario.title));
     const block = printTranscript(out.messages);
     example ??= block;
     console.log(`     ${dim(scenario.note)}\n`);
-    states.push(out.toolGuard);
   }
-  const t = totals(states);
+  const t = metrics.counts();
+  const rules = Object.entries(blockedBy).map(([rule, n]) => `${rule}: ${n}`);
   console.log(
-    bold("Totals: ") +
-      `${t.allowed} calls ran, ${t.consecutive + t.threshold + t.redundant} blocked ` +
-      `(consecutive: ${t.consecutive}, threshold: ${t.threshold}, redundant: ${t.redundant}); every block answered its ` +
-      "tool_call_id with one error ToolMessage, and the guard state is in the checkpoint of each thread.\n",
+    bold("Totals (guardMetrics): ") +
+      `${t.callsRun} calls ran, ${t.blocked} blocked (${rules.join(", ")}) in ${t.runsEnded} runs; every block ` +
+      "answered its tool_call_id with one error ToolMessage, and the guard state is in the checkpoint of each thread.\n",
   );
   if (example) {
     console.log(bold("What a blocked call looks like to the model (the ToolMessage content):"));

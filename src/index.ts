@@ -12,7 +12,6 @@ export { type GuardHook, guardHooks } from "./channels/hooks.js";
 // State channels
 export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
 export { GuardEscalationError, GuardStateMissingError } from "./common/errors.js";
-// Guard events as OpenTelemetry span events (a callback handler)
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./common/events/span-events.js";
 // Guard events (custom stream and the guardLog channel)
 export {
@@ -62,6 +61,17 @@ export {
 export { type StackShape, smallestRecursionLimit } from "./run-end/budget.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./run-end/interrupt.js";
 export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
+// Guard events as OpenTelemetry span events (a callback handler)
+export {
+  type GuardCounter,
+  type GuardMeter,
+  type GuardMetricAttributes,
+  type GuardMetricCounts,
+  type GuardMetricName,
+  GuardMetrics,
+  type GuardMetricsOptions,
+  guardMetrics,
+} from "./run-end/metrics.js";
 export { type GuardVerdict, guardVerdict } from "./run-end/verdict.js";
 export type { WrapUpModel, WrapUpOption } from "./run-end/wrap-up.js";
 // The tool node and what it writes

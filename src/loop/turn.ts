@@ -32,9 +32,10 @@ export function defaultTurnOutput(message: AIMessage): string {
   return turnOutput(messageText(message), calls);
 }
 
+/** A result a guard or a cache gave in the tool's place: blocked, served from the result cache, or a file-cache answer. */
 function isFree(result: ToolMessage): boolean {
-  const artifact = result.artifact as { guard?: { blocked?: boolean }; cached?: boolean } | undefined;
-  return artifact?.guard?.blocked === true || artifact?.cached === true;
+  const artifact = result.artifact as { guard?: { blocked?: boolean; served?: boolean }; cached?: boolean } | undefined;
+  return artifact?.guard?.blocked === true || artifact?.guard?.served === true || artifact?.cached === true;
 }
 
 /**

@@ -23,6 +23,11 @@ describe("npm run demo", () => {
       ...["ran", "ran", "redundant", "ran"], // scenario 4
       ...["ran", "consecutive"], // two identical calls in one message
     ]);
+    // The totals come from guardMetrics(), and agree with the lines above: 16 calls ran, 7 were blocked.
+    expect(stdout).toContain(
+      "Totals (guardMetrics): 16 calls ran, 7 blocked (consecutive: 4, redundant: 2, threshold: 1)",
+    );
+    expect(verdicts.filter((v) => v === "ran")).toHaveLength(16);
     // Words a user knows (no spec seeds, no node names), and one set of tool names from the first scenario to the last.
     expect(stdout).not.toMatch(/\bseed\b|post_model_hook/);
     const tools = [

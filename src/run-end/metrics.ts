@@ -1,0 +1,301 @@
+/**
+ * Numbers to watch: a LangChain callback handler that counts what the guards did across runs — tool calls that ran,
+ * calls blocked, served from a cache and deduped, runs ended and stopped by a guard, characters kept out of the
+ * context — from the guard events (dispatched as `langgraph_guards.<kind>` custom events), the tools' own callbacks
+ * and the final state of each run. The counts are read with `counts()`, given to a function of yours as they
+ * change, and recorded as OpenTelemetry counters when `@opentelemetry/api` can be loaded (imported only then, when
+ * the handler is made: without it nothing is imported and the counts still work).
+ */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { isGuardStreamEvent } from "../common/events/stream-events.js";
+import { guardVerdict } from "./verdict.js";
+
+/**
+ * The counters, by name: OpenTelemetry instruments named `langgraph_guards.<name>`, and the names given to
+ * {@link GuardMetricsOptions.onCount}.
+ *
+ * - `calls.run`: tool calls that ran (a tool's end or error reached the callbacks);
+ * - `calls.blocked`: calls a guard blocked (attributes `tool`, `rule`);
+ * - `calls.served`: calls answered from a cache (`guard: "tool-calls"`, the result cache: the tool did not run;
+ *   `guard: "file-cache"`, a file tool's cache: the file was not read again);
+ * - `calls.deduped`: calls that ran and returned exactly an earlier identical call's result, answered with a short
+ *   note;
+ * - `runs.ended`: runs that ended (the outermost run the handler sees; one paused for a person ends when resumed);
+ * - `runs.stopped`: of those, runs a guard ended (attributes `guard`, `rule`, as in `guardVerdict`);
+ * - `context.chars_kept_out`: characters not sent to the model again (dedupe notes, file-cache answers).
+ *
+ * @example
+ * ```ts
+ * const name: GuardMetricName = "calls.blocked";
+ * ```
+ */
+export type GuardMetricName =
+  | "calls.run"
+  | "calls.blocked"
+  | "calls.served"
+  | "calls.deduped"
+  | "runs.ended"
+  | "runs.stopped"
+  | "context.chars_kept_out";
+
+/**
+ * The counts so far (see {@link GuardMetricName} for what each one counts).
+ *
+ * @example
+ * ```ts
+ * const { callsRun, blocked, served }: GuardMetricCounts = metrics.counts();
+ * ```
+ */
+export interface GuardMetricCounts {
+  /** Tool calls that ran. */
+  callsRun: number;
+  /** Calls a guard blocked. */
+  blocked: number;
+  /** Calls answered from a cache (the result cache, or a file tool's). */
+  served: number;
+  /** Calls whose unchanged result was answered with a short note. */
+  deduped: number;
+  /** Runs that ended. */
+  runsEnded: number;
+  /** Runs a guard ended. */
+  runsStopped: number;
+  /** Characters not sent to the model again. */
+  charsKeptOut: number;
+}
+
+/**
+ * The attributes of a count: strings only (a tool, a rule, a guard), few values each.
+ *
+ * @example
+ * ```ts
+ * const attributes: GuardMetricAttributes = { tool: "read_file", rule: "consecutive" };
+ * ```
+ */
+export type GuardMetricAttributes = Record<string, string>;
+
+/**
+ * What {@link guardMetrics} records OpenTelemetry counters with: OpenTelemetry's `Meter` (from `@opentelemetry/api`)
+ * has it; any object of this shape does.
+ *
+ * @example
+ * ```ts
+ * import { metrics } from "@opentelemetry/api";
+ * const meter: GuardMeter = metrics.getMeter("my-app");
+ * ```
+ */
+export interface GuardMeter {
+  /** Creates a counter (OpenTelemetry's `Meter.createCounter`). */
+  createCounter(name: string, options?: { description?: string; unit?: string }): GuardCounter;
+}
+
+/**
+ * A counter a {@link GuardMeter} creates (OpenTelemetry's `Counter`).
+ *
+ * @example
+ * ```ts
+ * const counter: GuardCounter = meter.createCounter("langgraph_guards.calls.run");
+ * counter.add(1, { tool: "read_file" });
+ * ```
+ */
+export interface GuardCounter {
+  /** Adds `value` to the counter, for these attributes. */
+  add(value: number, attributes?: GuardMetricAttributes): void;
+}
+
+/**
+ * Options of {@link guardMetrics}.
+ *
+ * @example
+ * ```ts
+ * const options: GuardMetricsOptions = { meter: false, onCount: (name, value) => statsd.increment(name, value) };
+ * ```
+ */
+export interface GuardMetricsOptions {
+  /**
+   * Where the OpenTelemetry counters go: a meter of yours, or `false` for none. Default: `@opentelemetry/api`'s
+   * global meter provider (`metrics.getMeter("langgraph-guards")`) when that package can be loaded; with no
+   * OpenTelemetry SDK registered it records nothing.
+   */
+  meter?: GuardMeter | false;
+  /** Called with every count as it happens (a counter's name, the amount, its attributes). */
+  onCount?: (name: GuardMetricName, value: number, attributes: GuardMetricAttributes) => void;
+}
+
+/** Each counter's description and unit, for OpenTelemetry. */
+const INSTRUMENTS: Record<GuardMetricName, { description: string; unit: string }> = {
+  "calls.run": { description: "Tool calls that ran", unit: "{call}" },
+  "calls.blocked": { description: "Tool calls a guard blocked", unit: "{call}" },
+  "calls.served": { description: "Tool calls answered from a cache", unit: "{call}" },
+  "calls.deduped": { description: "Tool calls answered with a note that the result is unchanged", unit: "{call}" },
+  "runs.ended": { description: "Agent runs that ended", unit: "{run}" },
+  "runs.stopped": { description: "Agent runs a guard ended", unit: "{run}" },
+  "context.chars_kept_out": { description: "Characters not sent to the model again", unit: "{char}" },
+};
+
+/** Which of the counts each counter adds to. */
+const FIELDS: Record<GuardMetricName, keyof GuardMetricCounts> = {
+  "calls.run": "callsRun",
+  "calls.blocked": "blocked",
+  "calls.served": "served",
+  "calls.deduped": "deduped",
+  "runs.ended": "runsEnded",
+  "runs.stopped": "runsStopped",
+  "context.chars_kept_out": "charsKeptOut",
+};
+
+/** Counts kept for OpenTelemetry while `@opentelemetry/api` is being loaded (then recorded, oldest first). */
+const PENDING_LIMIT = 10_000;
+
+/**
+ * The handler {@link guardMetrics} returns: a LangChain callback handler with the counts. Pass it in the
+ * `callbacks` of `invoke`, `stream` or `streamEvents`, or bind it with `.withConfig({ callbacks: [metrics] })`.
+ *
+ * @example
+ * ```ts
+ * const metrics: GuardMetrics = guardMetrics({ meter: false });
+ * const served = metrics.counts().served;
+ * ```
+ */
+export class GuardMetrics extends BaseCallbackHandler {
+  /** The handler's name, as LangChain's callback managers know it. */
+  name = "langgraph_guards_metrics";
+  readonly #counts: GuardMetricCounts = {
+    callsRun: 0,
+    blocked: 0,
+    served: 0,
+    deduped: 0,
+    runsEnded: 0,
+    runsStopped: 0,
+    charsKeptOut: 0,
+  };
+  readonly #onCount: GuardMetricsOptions["onCount"];
+  #counters: Map<GuardMetricName, GuardCounter> | undefined;
+  /** Counts waiting for the meter (`undefined`: none will come, or the meter is there). */
+  #pending: [GuardMetricName, number, GuardMetricAttributes][] | undefined;
+
+  constructor(options: GuardMetricsOptions = {}) {
+    // Awaited where the callbacks are called: the counts are up to date when the run returns.
+    super({ _awaitHandler: true });
+    this.#onCount = options.onCount;
+    if (options.meter === false) return;
+    if (options.meter !== undefined) {
+      this.#useMeter(options.meter);
+      return;
+    }
+    this.#pending = [];
+    // Only now, and only if it is there: `@opentelemetry/api` is an optional peer dependency.
+    import("@opentelemetry/api").then(
+      (api) => this.#useMeter(api.metrics.getMeter("langgraph-guards")),
+      () => {
+        this.#pending = undefined;
+      },
+    );
+  }
+
+  /** The counts so far (a copy). */
+  counts(): GuardMetricCounts {
+    return { ...this.#counts };
+  }
+
+  /** Sets every count back to 0 (OpenTelemetry counters only go up: they are left as they are). */
+  reset(): void {
+    for (const key of Object.keys(this.#counts) as (keyof GuardMetricCounts)[]) this.#counts[key] = 0;
+  }
+
+  #useMeter(meter: GuardMeter): void {
+    try {
+      const counters = new Map<GuardMetricName, GuardCounter>();
+      for (const [name, spec] of Object.entries(INSTRUMENTS) as [GuardMetricName, (typeof INSTRUMENTS)[never]][]) {
+        counters.set(name, meter.createCounter(`langgraph_guards.${name}`, spec));
+      }
+      this.#counters = counters;
+    } catch {
+      this.#counters = undefined; // a meter that fails records nothing: the counts still work
+    }
+    const pending = this.#pending ?? [];
+    this.#pending = undefined;
+    for (const [name, value, attributes] of pending) this.#record(name, value, attributes);
+  }
+
+  #count(name: GuardMetricName, value: number, attributes: GuardMetricAttributes = {}): void {
+    if (!(value > 0)) return;
+    this.#counts[FIELDS[name]] += value;
+    try {
+      this.#onCount?.(name, value, attributes);
+    } catch {
+      // A failing function of yours must not fail the run.
+    }
+    if (this.#pending !== undefined) {
+      if (this.#pending.length < PENDING_LIMIT) this.#pending.push([name, value, attributes]);
+      return;
+    }
+    this.#record(name, value, attributes);
+  }
+
+  #record(name: GuardMetricName, value: number, attributes: GuardMetricAttributes): void {
+    try {
+      this.#counters?.get(name)?.add(value, attributes);
+    } catch {
+      // A failing meter must not fail the run.
+    }
+  }
+
+  /** A tool's run ended: a call that ran. */
+  override handleToolEnd(): void {
+    this.#count("calls.run", 1);
+  }
+
+  /** A tool's run failed: a call that ran too. */
+  override handleToolError(): void {
+    this.#count("calls.run", 1);
+  }
+
+  /** A guard event (`langgraph_guards.<kind>`): a block, an answer from a cache, a dedupe; other events are left. */
+  override handleCustomEvent(eventName: string, data: unknown): void {
+    if (!eventName.startsWith("langgraph_guards.") || !isGuardStreamEvent(data)) return;
+    const tool: GuardMetricAttributes = data.tool === undefined ? {} : { tool: data.tool };
+    if (data.kind === "blocked") this.#count("calls.blocked", 1, { ...tool, rule: data.rule ?? "unknown" });
+    else if (data.kind === "cache") this.#count("calls.served", 1, { ...tool, guard: data.guard });
+    else if (data.kind === "unchanged") this.#count("calls.deduped", 1, tool);
+    else return;
+    this.#count("context.chars_kept_out", data.bytesSaved ?? 0, { ...tool, guard: data.guard });
+  }
+
+  /** The outermost run ended: counted, and as stopped when its final message is a guard's (`guardVerdict`). */
+  override handleChainEnd(outputs: unknown, _runId: string, parentRunId?: string): void {
+    // The outermost run only: nodes and subgraphs end before it, with parts of its state.
+    if (parentRunId !== undefined || outputs === null || typeof outputs !== "object") return;
+    const messages = (outputs as { messages?: unknown }).messages;
+    // A run paused for a person's answer (`interrupt()`) has not ended: it ends when resumed.
+    if (!Array.isArray(messages) || "__interrupt__" in outputs) return;
+    this.#count("runs.ended", 1);
+    const verdict = guardVerdict(messages);
+    if (verdict !== undefined) this.#count("runs.stopped", 1, { guard: verdict.guard, rule: verdict.rule });
+  }
+}
+
+/**
+ * Counts what the guards do, across runs and threads: tool calls run, blocked, served from a cache and deduped,
+ * runs ended and stopped by a guard, characters kept out of the context ({@link GuardMetricName}). A LangChain
+ * callback handler: pass it in the `callbacks` of `invoke` or `stream` (or bind it with
+ * `.withConfig({ callbacks: [metrics] })`, for a LangGraph server's graph). Read the counts with `counts()`, have
+ * each count given to your function (`onCount`), or watch them as OpenTelemetry counters
+ * (`langgraph_guards.calls.run`, …): recorded with your `meter`, or with `@opentelemetry/api`'s global meter when
+ * that package is installed (loaded only then; without it nothing is imported). Whichever way the guards are wired
+ * (createAgent middleware, `GuardedToolNode`, the hooks) the counts are the same.
+ *
+ * @param options - a `meter` (or `false`: no OpenTelemetry), and an `onCount` function.
+ * @returns a callback handler with `counts()` and `reset()`.
+ *
+ * @example
+ * ```ts
+ * import { guardMetrics } from "langgraph-guards";
+ *
+ * const metrics = guardMetrics();
+ * await agent.invoke(input, { ...config, callbacks: [metrics] });
+ * const { callsRun, blocked, served, runsStopped } = metrics.counts();
+ * ```
+ */
+export function guardMetrics(options: GuardMetricsOptions = {}): GuardMetrics {
+  return new GuardMetrics(options);
+}
