@@ -13,9 +13,8 @@ export { type GuardHook, guardHooks } from "./channels/hooks.js";
 export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
 export { GuardEscalationError, GuardStateMissingError } from "./common/errors.js";
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./common/events/span-events.js";
-// Guard events (custom stream and the guardLog channel)
+// Guard events (custom stream and the guardLog channel); GUARD_EVENT_VERSION is in langgraph-guards/core
 export {
-  GUARD_EVENT_VERSION,
   type GuardLog,
   type GuardLogUpdate,
   type GuardStreamEvent,
@@ -68,7 +67,7 @@ export {
   type GuardMetricAttributes,
   type GuardMetricCounts,
   type GuardMetricName,
-  GuardMetrics,
+  type GuardMetrics,
   type GuardMetricsOptions,
   guardMetrics,
 } from "./run-end/metrics.js";

@@ -12,9 +12,9 @@ import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { GUARD_EVENT_VERSION } from "../../src/core/index.js";
 import {
   escalationHook,
-  GUARD_EVENT_VERSION,
   GuardedToolNode,
   type GuardLog,
   GuardMessagesState,
