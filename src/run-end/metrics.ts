@@ -156,7 +156,15 @@ const PENDING_LIMIT = 10_000;
  * const served = metrics.counts().served;
  * ```
  */
-export class GuardMetrics extends BaseCallbackHandler {
+export interface GuardMetrics extends BaseCallbackHandler {
+  /** The counts so far (a copy). */
+  counts(): GuardMetricCounts;
+  /** Sets every count back to 0 (OpenTelemetry counters only go up: they are left as they are). */
+  reset(): void;
+}
+
+/** The handler behind {@link GuardMetrics}. */
+class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
   /** The handler's name, as LangChain's callback managers know it. */
   name = "langgraph_guards_metrics";
   readonly #counts: GuardMetricCounts = {
@@ -297,5 +305,5 @@ export class GuardMetrics extends BaseCallbackHandler {
  * ```
  */
 export function guardMetrics(options: GuardMetricsOptions = {}): GuardMetrics {
-  return new GuardMetrics(options);
+  return new GuardMetricsHandler(options);
 }
