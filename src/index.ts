@@ -12,6 +12,7 @@ export { type GuardHook, guardHooks } from "./channels/hooks.js";
 // State channels
 export { GuardMessagesState, GuardState, guardMessagesStateSchema, guardStateSchema } from "./channels/index.js";
 export { GuardEscalationError, GuardStateMissingError } from "./common/errors.js";
+// Guard events as OpenTelemetry span events (a callback handler)
 export { guardSpanEvents, type SpanAttributeValue, type SpanEventTarget } from "./common/events/span-events.js";
 // Guard events (custom stream and the guardLog channel); GUARD_EVENT_VERSION is in langgraph-guards/core
 export {
@@ -60,7 +61,7 @@ export {
 export { type StackShape, smallestRecursionLimit } from "./run-end/budget.js";
 export { type EscalationInterrupt, type EscalationResume, isEscalationInterrupt } from "./run-end/interrupt.js";
 export { isLimitInterrupt, type LimitInterrupt } from "./run-end/limit-ask.js";
-// Guard events as OpenTelemetry span events (a callback handler)
+// Metrics: counts of what the guards did, and OpenTelemetry counters (a callback handler)
 export {
   type GuardCounter,
   type GuardMeter,

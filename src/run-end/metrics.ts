@@ -121,26 +121,19 @@ export interface GuardMetricsOptions {
   onCount?: (name: GuardMetricName, value: number, attributes: GuardMetricAttributes) => void;
 }
 
-/** Each counter's description and unit, for OpenTelemetry. */
-const INSTRUMENTS: Record<GuardMetricName, { description: string; unit: string }> = {
-  "calls.run": { description: "Tool calls that ran", unit: "{call}" },
-  "calls.blocked": { description: "Tool calls a guard blocked", unit: "{call}" },
-  "calls.served": { description: "Tool calls answered from a cache", unit: "{call}" },
-  "calls.deduped": { description: "Tool calls answered with a note that the result is unchanged", unit: "{call}" },
-  "runs.ended": { description: "Agent runs that ended", unit: "{run}" },
-  "runs.stopped": { description: "Agent runs a guard ended", unit: "{run}" },
-  "context.chars_kept_out": { description: "Characters not sent to the model again", unit: "{char}" },
-};
-
-/** Which of the counts each counter adds to. */
-const FIELDS: Record<GuardMetricName, keyof GuardMetricCounts> = {
-  "calls.run": "callsRun",
-  "calls.blocked": "blocked",
-  "calls.served": "served",
-  "calls.deduped": "deduped",
-  "runs.ended": "runsEnded",
-  "runs.stopped": "runsStopped",
-  "context.chars_kept_out": "charsKeptOut",
+/** Each counter: the count it adds to, and its description and unit for OpenTelemetry. */
+const COUNTERS: Record<GuardMetricName, { field: keyof GuardMetricCounts; description: string; unit: string }> = {
+  "calls.run": { field: "callsRun", description: "Tool calls that ran", unit: "{call}" },
+  "calls.blocked": { field: "blocked", description: "Tool calls a guard blocked", unit: "{call}" },
+  "calls.served": { field: "served", description: "Tool calls answered from a cache", unit: "{call}" },
+  "calls.deduped": { field: "deduped", description: "Tool calls answered with a dedupe note", unit: "{call}" },
+  "runs.ended": { field: "runsEnded", description: "Agent runs that ended", unit: "{run}" },
+  "runs.stopped": { field: "runsStopped", description: "Agent runs a guard ended", unit: "{run}" },
+  "context.chars_kept_out": {
+    field: "charsKeptOut",
+    description: "Characters not re-sent to the model",
+    unit: "{char}",
+  },
 };
 
 /** Counts kept for OpenTelemetry while `@opentelemetry/api` is being loaded (then recorded, oldest first). */
@@ -213,8 +206,11 @@ class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
   #useMeter(meter: GuardMeter): void {
     try {
       const counters = new Map<GuardMetricName, GuardCounter>();
-      for (const [name, spec] of Object.entries(INSTRUMENTS) as [GuardMetricName, (typeof INSTRUMENTS)[never]][]) {
-        counters.set(name, meter.createCounter(`langgraph_guards.${name}`, spec));
+      for (const [name, { description, unit }] of Object.entries(COUNTERS) as [
+        GuardMetricName,
+        (typeof COUNTERS)[GuardMetricName],
+      ][]) {
+        counters.set(name, meter.createCounter(`langgraph_guards.${name}`, { description, unit }));
       }
       this.#counters = counters;
     } catch {
@@ -227,7 +223,7 @@ class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
 
   #count(name: GuardMetricName, value: number, attributes: GuardMetricAttributes = {}): void {
     if (!(value > 0)) return;
-    this.#counts[FIELDS[name]] += value;
+    this.#counts[COUNTERS[name].field] += value;
     try {
       this.#onCount?.(name, value, attributes);
     } catch {

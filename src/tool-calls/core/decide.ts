@@ -188,8 +188,8 @@ export function allowedDecision(
 }
 
 /**
- * Marks an allowed call whose successful result the cache keeps (its tool's repeats are served: see the `cache`
- * option), with the time its result stops being served.
+ * Marks an allowed call whose successful result the cache keeps (its tool's repeats are served: see
+ * `memory.cache`), with the time its result stops being served.
  *
  * @example
  * ```ts

@@ -151,10 +151,7 @@ export function noteCached(entries: readonly CacheEntry[] | undefined, entry: Ca
  * invalidateCache(state.cache, { kind: "mutate" }); // []
  * ```
  */
-export function invalidateCache(
-  entries: readonly CacheEntry[] | undefined,
-  effect: CallEffect,
-): readonly CacheEntry[] | undefined {
+export function invalidateCache(entries: CacheEntry[] | undefined, effect: CallEffect): CacheEntry[] | undefined {
   if (entries === undefined || entries.length === 0) return entries;
   if (effect.kind === "read" || effect.kind === "none") return entries;
   if (effect.kind === "mutate") return [];

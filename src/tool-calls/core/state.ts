@@ -107,9 +107,9 @@ export interface ToolGuardState {
    */
   repeats?: RepeatState | undefined;
   /**
-   * The result cache (`cache` option): per call key, which ToolMessage holds a successful result that an identical
-   * call is answered with, and until when; the most recent last, at most `cache.maxEntries`. Absent until a result
-   * is cached.
+   * The result cache (`memory.cache`): per call key, which ToolMessage holds a successful result that an identical
+   * call is answered with, and until when; the most recent last, at most `memory.cache.maxEntries`. Absent until a
+   * result is cached.
    */
   cache?: CacheEntry[] | undefined;
 }
@@ -455,7 +455,7 @@ class StateDraft {
   /** A successful result becomes the cached one of its key: the ToolMessage that holds it (its answer record). */
   private cacheResult(event: Extract<GuardEvent, { type: "result" }>, cache: CacheTerms): void {
     const state = this.own();
-    const answer = state.answers?.findLast((a) => a.key === event.key);
+    const answer = answerFor(state, event.key);
     if (answer === undefined || answer.digest !== (event.result.exact ?? event.result.digest)) return;
     const { key, tool, effect } = event;
     const paths = effect.kind === "read" ? effect.paths : [];
@@ -466,7 +466,7 @@ class StateDraft {
   /** The cached results a change may have made stale are dropped. */
   private invalidate(before: ToolGuardState, effect: CallEffect): void {
     const cache = invalidateCache(before.cache, effect);
-    if (cache !== before.cache) this.own().cache = cache as CacheEntry[];
+    if (cache !== before.cache) this.own().cache = cache;
   }
 
   private block({ block, observedLimit }: Extract<GuardEvent, { type: "block" }>): void {
