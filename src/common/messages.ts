@@ -8,7 +8,6 @@ import type { ToolCallInput } from "../tool-calls/core/detect.js";
 import type { TurnInput } from "../tool-calls/core/plan.js";
 import { distinctCallIds } from "./call-ids.js";
 import { canonicalJson, digest } from "./identity/signature.js";
-import { IdentitySlots } from "./list-index.js";
 import { notRunStopped } from "./texts/run-end.js";
 
 /**
@@ -136,49 +135,28 @@ export function turnInput(
 }
 
 /**
- * What marks the run the latest messages belong to: the id of the last person's message (or, without an id, its
- * position and content); `undefined` when there is none (e.g. all of them were summarized away: the run goes on).
+ * What marks a new run: the id of the person's message (or, without an id, its position and content) the latest
+ * model turn answers, when the person spoke since the model's previous turn: the last person's message is followed
+ * by no AI message but the last message of the list (the response being judged). `undefined` otherwise: the run
+ * goes on (and the guards keep the marker they have). A message that comes back into the history mid-run is not a
+ * new run: a summary written by a middleware that rewrites the history (langchain's summarizationMiddleware, a
+ * compaction of your own), placed before the turns it keeps.
  *
  * @example
  * ```ts
- * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage]); // "h1"
+ * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage]); // "h1": the turn answers the person
+ * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage, toolMessage, aiMessage2]); // undefined
  * ```
  */
 export function runMarker(messages: readonly BaseMessage[]): string | undefined {
-  // A conversation grows at its end: the person's message found for each AI message read on the way is remembered,
-  // so the next turn's scan stops at the previous turn's AI message instead of reading the whole run again. A
-  // remembered message is used only where it still is (the list trimmed or another thread's list: scanned again).
-  const passed: BaseMessage[] = [];
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
+  const last = messages.length - 1;
+  for (let i = last; i >= 0; i -= 1) {
     const m = messages[i] as BaseMessage;
-    if (isPersonMessage(m)) {
-      const found: PersonAt = { message: m, index: i, marker: m.id ?? `${i}:${digest(canonicalJson(m.content))}` };
-      for (const ai of passed) personBefore.set(ai, found);
-      return found.marker;
-    }
-    if (m.getType() !== "ai") continue;
-    const known = personBefore.get(m);
-    if (known !== undefined && known.index < i && messages[known.index] === known.message) {
-      for (const ai of passed) personBefore.set(ai, known);
-      return known.marker;
-    }
-    passed.push(m);
+    if (isPersonMessage(m)) return m.id ?? `${i}:${digest(canonicalJson(m.content))}`;
+    if (i < last && m.getType() === "ai") return undefined; // the model spoke since: the run goes on
   }
   return undefined;
 }
-
-/** A person's message, where it is in the conversation, and the run marker it gives. */
-interface PersonAt {
-  message: BaseMessage;
-  index: number;
-  marker: string;
-}
-
-/**
- * The person's message before the AI messages read last (see {@link runMarker}), in a few slots: a thread's next
- * turn finds its previous AI message here; threads interleaved beyond the slots scan their run again.
- */
-const personBefore = new IdentitySlots<BaseMessage, PersonAt>(8);
 
 /**
  * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts

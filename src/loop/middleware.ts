@@ -10,6 +10,7 @@ import { withStepBudget } from "../common/agent/stack.js";
 import { agentFieldOf } from "../common/channel.js";
 import { guardLogChannel, stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { agentOf, ownValue } from "../common/owner.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
@@ -56,7 +57,11 @@ function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: Loop
   return (request: ModelCallRequest, handler: ModelCallHandler): Promise<ModelCallResult> =>
     guardedModelCall(request, handler, budget, ending, async () => {
       const state = request.state as { messages?: BaseMessage[] } & { [P in K]?: LoopState };
-      let loopGuard: LoopState | undefined = state[key] === undefined ? undefined : readLoopState(state[key], key);
+      const stored = state[key] === undefined ? undefined : readLoopState(state[key], key);
+      let loopGuard = ownValue(
+        stored,
+        agentOf((request.runtime as { configurable?: Record<string, unknown> }).configurable),
+      );
       // A limit reached at the last response, or the iteration limit reached with the turns taken (N full turns ran:
       // this call would be the (N+1)th), asks a person now, before the model is called (a resume runs this node
       // again: the model is called once, after the answer).

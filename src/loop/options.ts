@@ -132,6 +132,23 @@ export const loopDetectOptionsSchema = z.strictObject({
       scorer: safety.scorer,
       /** Outputs shorter than this (characters) are neither compared nor remembered. Default 0. */
       minOutputLength: safety.minOutputLength,
+      /**
+       * Hand-off loops (agents passing control back and forth with nothing new between the hand-offs): `limit`
+       * hand-offs in a row without progress end the run, the last one not made (default 4); `isHandoff` says which
+       * tools hand off (default: names starting `transfer_to_` or `transfer_back_to_`, as langgraph-supervisor and
+       * langgraph-swarm name them). `false`: not checked.
+       */
+      handoffs: z
+        .union([
+          z.literal(false),
+          z.strictObject({
+            /** Hand-offs in a row without progress that end the run, the last one not made. Default 4. */
+            limit: z.number().int().min(2).optional(),
+            /** Which tools hand off. Default: names starting `transfer_to_` or `transfer_back_to_`. */
+            isHandoff: z.custom<(toolName: string) => boolean>(isFunction, "expected a function").optional(),
+          }),
+        ])
+        .optional(),
       ...turnShape,
     })
     .optional(),
@@ -201,6 +218,8 @@ export interface LoopGuardSettings {
   isFailure: ((results: ToolMessage[]) => boolean) | undefined;
   /** What starts a new run. */
   runBoundary: "human-message" | "none";
+  /** The hand-off check (see `turns.handoffs`), or null when off (and for the safety limits alone). */
+  handoffs: HandoffSettings | null;
   /** Whether a stop writes a guard event. */
   events: boolean;
   /** How the final message is written (as given; the adapter applies its default). */
@@ -209,6 +228,17 @@ export interface LoopGuardSettings {
   ask: LimitAsk | undefined;
 }
 
+/** The hand-off check's settings, defaults filled in. */
+export interface HandoffSettings {
+  /** Hand-offs in a row without progress that end the run (the last one not made). */
+  limit: number;
+  /** Whether a tool hands off. */
+  isHandoff: (toolName: string) => boolean;
+}
+
+/** Tools that hand off, as langgraph-supervisor and langgraph-swarm name them. */
+const HANDOFF_TOOL = /^transfer_(back_)?to_/;
+
 /** Validated adapter options, either schema's. */
 interface ParsedLoopOptions
   extends Omit<SafetyOptions, "scorer" | "minOutputLength" | "logger" | "clock" | "maxRecentOutputs"> {
@@ -216,7 +246,9 @@ interface ParsedLoopOptions
   ask?: boolean | LimitAsk | undefined;
   turns?:
     | (Pick<SafetyOptions, "scorer" | "minOutputLength" | "clock" | "maxRecentOutputs"> &
-        Partial<Pick<LoopGuardSettings, "outputOf" | "isFailure" | "runBoundary">>)
+        Partial<Pick<LoopGuardSettings, "outputOf" | "isFailure" | "runBoundary">> & {
+          handoffs?: false | { limit?: number | undefined; isHandoff?: ((name: string) => boolean) | undefined };
+        })
     | undefined;
   feedback?: { logger?: GuardLogger | undefined; events?: boolean | undefined } | undefined;
 }
@@ -232,13 +264,17 @@ interface ParsedLoopOptions
  */
 export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings {
   const { turns = {}, feedback = {}, wrapUp, ask, ...limits } = parsed;
-  const { outputOf, isFailure, runBoundary = "human-message", ...comparison } = turns;
+  const { outputOf, isFailure, runBoundary = "human-message", handoffs, ...comparison } = turns;
   return {
     safety: resolveSafetyOptions({ ...limits, ...comparison, logger: feedback.logger }),
     checksLoops: true,
     outputOf,
     isFailure,
     runBoundary,
+    handoffs:
+      handoffs === false
+        ? null
+        : { limit: handoffs?.limit ?? 4, isHandoff: handoffs?.isHandoff ?? ((name) => HANDOFF_TOOL.test(name)) },
     events: feedback.events ?? true,
     wrapUp,
     ask: ask === true ? {} : ask === false ? undefined : ask,
@@ -269,5 +305,5 @@ export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardS
  */
 export function resolveSafetyLimitsOptions(options: SafetyLimitsOptions): LoopGuardSettings {
   const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits");
-  return { ...loopGuardSettings(parsed), checksLoops: false };
+  return { ...loopGuardSettings(parsed), checksLoops: false, handoffs: null };
 }

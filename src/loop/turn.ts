@@ -8,9 +8,22 @@ import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { canonicalJson } from "../common/identity/signature.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
-import type { LoopState, LoopTurn, StopReason } from "./core/loop.js";
-import { iterationLimitBefore, stepLoopGuard, turnOutput } from "./core/loop.js";
+import { agentOf, ownValue } from "../common/owner.js";
+import { STOP_REASON_TEXTS } from "../common/texts/run-end.js";
+import { endText } from "../run-end/sub-agents.js";
+import { isGuardFinal } from "../run-end/wrap-up.js";
+import { handoffsWithoutProgress, type RunStep } from "./core/handoffs.js";
+import {
+  emptyLoopState,
+  iterationLimitBefore,
+  type LoopState,
+  type LoopTurn,
+  type StopReason,
+  stepLoopGuard,
+  turnOutput,
+} from "./core/loop.js";
 import { loopStates, readLoopState } from "./core/state-check.js";
+import { readTaskBudget, spendTask, type TaskBudget, type TaskSpending } from "./core/task-budget.js";
 import type { LoopGuardSettings } from "./options.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };
@@ -121,7 +134,98 @@ export function iterationLimitBeforeCall(
  */
 function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
   const skipped = notRunAnswers(message as AIMessage, reason, messages);
-  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
+  const content = endText(reason.message, { ...reason });
+  return [...skipped, new AIMessage({ content, response_metadata: { guard: reason } })];
+}
+
+/**
+ * A hand-off now that would be one too many (see src/loop/core/handoffs.ts): the last AI message only hands off,
+ * and the run's hand-offs since its last progress, this one counted, reach the limit. Else null.
+ */
+function handoffStop(messages: BaseMessage[], settings: LoopGuardSettings): StopReason | null {
+  const check = settings.handoffs;
+  if (check === null) return null;
+  const current = lastAIMessageIndex(messages);
+  const calls = (messages[current] as AIWithCalls | undefined)?.tool_calls ?? [];
+  if (calls.length === 0 || !calls.every((c) => check.isHandoff(c.name))) return null;
+  const steps = runSteps(messages, runStart(messages, settings), current, check.isHandoff);
+  const count = handoffsWithoutProgress(steps, (a, b) => a === b);
+  if (count < check.limit) return null;
+  return {
+    kind: "handoffs",
+    value: count,
+    limit: check.limit,
+    message: STOP_REASON_TEXTS.handoffs(count, check.limit),
+  };
+}
+
+/** What each task has spent, by the budget its invocation carries (`configurable.taskBudget`, one object per invoke). */
+const spendings = new WeakMap<object, TaskSpending>();
+/** Each task's budget, checked once. */
+const budgets = new WeakMap<object, TaskBudget>();
+
+/**
+ * Counts the turn against the task's budget, when the run's config carries one (see src/loop/core/task-budget.ts):
+ * why the turn is stopped, or null.
+ */
+function chargeTask(
+  turn: Pick<LoopTurn, "continues" | "usage">,
+  host: WriterHost,
+  settings: LoopGuardSettings,
+): StopReason | null {
+  const given = (host as { configurable?: { taskBudget?: unknown } } | undefined)?.configurable?.taskBudget;
+  if (given === undefined || given === null || typeof given !== "object") return null;
+  let budget = budgets.get(given);
+  if (budget === undefined) {
+    budget = readTaskBudget(given);
+    budgets.set(given, budget);
+  }
+  const spent = spendings.get(given) ?? { iterations: 0, tokens: 0, cost: 0, startedAt: null };
+  const now = (settings.safety.clock ?? Date.now)();
+  const step = spendTask(spent, turn, budget, settings.safety.price, now);
+  spendings.set(given, step.spent);
+  return step.stop;
+}
+
+/** Words shorter than this (characters) in a message that hands off are the hand-off's own line, not progress. */
+const HANDOFF_CHATTER = 120;
+
+/** Where the run starts: after its person's message (the whole thread when runs are off or no one wrote). */
+function runStart(messages: readonly BaseMessage[], settings: LoopGuardSettings): number {
+  if (settings.runBoundary === "none") return 0;
+  for (let i = messages.length - 1; i >= 0; i -= 1) if (isPersonMessage(messages[i] as BaseMessage)) return i + 1;
+  return 0;
+}
+
+/** The run's steps from `from` to the AI message at `to` (its calls not answered yet): what was said and done. */
+function runSteps(
+  messages: readonly BaseMessage[],
+  from: number,
+  to: number,
+  isHandoff: (name: string) => boolean,
+): RunStep[] {
+  const failed = new Set<string>();
+  for (let i = from; i <= to; i += 1) {
+    const m = messages[i] as BaseMessage;
+    if (ToolMessage.isInstance(m) && m.status === "error") failed.add(m.tool_call_id);
+  }
+  const steps: RunStep[] = [];
+  for (let i = from; i <= to; i += 1) {
+    const m = messages[i] as BaseMessage;
+    if (!isAIMessage(m)) continue;
+    // Words are what the agent said, whitespace and case aside; the line that goes with a hand-off ("Transferring
+    // you to…") is not progress, a draft handed on for review is.
+    const calls = (m as AIWithCalls).tool_calls ?? [];
+    const text = messageText(m).trim().replace(/\s+/g, " ").toLowerCase();
+    const chatter = calls.some((c) => isHandoff(c.name)) && text.length < HANDOFF_CHATTER;
+    // An agent the guards stopped made no progress, whatever its last words say.
+    if (text !== "" && !chatter && !isGuardFinal(m)) steps.push({ kind: "words", text });
+    for (const call of calls) {
+      if (isHandoff(call.name)) steps.push({ kind: "handoff" });
+      else if (i < to && call.id != null && !failed.has(call.id)) steps.push({ kind: "work" });
+    }
+  }
+  return steps;
 }
 
 /** The state the loop guard reads and writes (not part of the public API). */
@@ -139,9 +243,23 @@ export interface LoopGraphState {
 function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
   const read = readTurn(state.messages ?? [], settings);
   if (read === undefined) return undefined;
-  const loopGuard = readLoopState(state.loopGuard);
+  const agent = agentOf((host as { configurable?: Record<string, unknown> } | undefined)?.configurable);
+  const stored = readLoopState(state.loopGuard);
+  // Another agent's state (a sub-agent handed its parent's): this agent's counts start afresh.
+  const loopGuard = ownValue(stored, agent) ?? emptyLoopState();
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
+  // Then the run's hand-offs, and the task's budget (every turn counted, whatever stopped it).
+  const task = chargeTask(read.turn, host, settings);
+  const stop = result.stop ?? handoffStop(state.messages ?? [], settings) ?? task;
+  if (stop !== result.stop) {
+    result.state = { ...result.state, stopped: stop };
+    result.stop = stop;
+  }
+  if (agent !== undefined && result.state.agent !== agent) {
+    const claims = stored.agent !== undefined && stored.agent !== agent ? { claims: stored.agent } : {};
+    result.state = { ...result.state, agent, ...claims };
+  }
   loopStates.trust(result.state); // the guard's own state: its next read is a lookup
   const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
   return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };

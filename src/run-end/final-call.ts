@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { passesThrough } from "../common/messages.js";
 import { graphHasChannel, type StepReading } from "./steps.js";
+import { endText } from "./sub-agents.js";
 import {
   adoptId,
   type EndReason,
@@ -79,7 +80,7 @@ function structuredEnd(answer: StructuredAnswer, reason: EndReason, id: string |
   const kept = AIMessage.isInstance(said) && (said.tool_calls ?? []).length === 0 ? rest.slice(0, -1) : rest;
   const final = new AIMessage({
     id: randomUUID(),
-    content: reason.message,
+    content: endText(reason.message, reason),
     response_metadata: { guard: { ...reason, wrapUp: "model", structuredResponse: "given" } },
   });
   return {

@@ -2,6 +2,7 @@
  * Why the guards ended a run, as data: read from the run's final message, whichever guard and adapter wrote it.
  */
 import { AIMessage } from "@langchain/core/messages";
+import { withoutNote } from "./sub-agents.js";
 
 /**
  * Why the guards ended a run: which guard, the rule or limit, the level, the reason in words, and who wrote the final
@@ -16,12 +17,13 @@ import { AIMessage } from "@langchain/core/messages";
 export interface GuardVerdict {
   /**
    * The guard that ended the run: `"tool-calls"` (escalation: the same call repeated after blocks), `"loop"` (the
-   * model's turns repeat), `"limits"` (a safety limit), `"steps"` (LangGraph's step budget had no room for another
+   * model's turns repeat, or agents hand a task back and forth), `"limits"` (a safety limit), `"steps"` (LangGraph's step budget had no room for another
    * tool turn).
    */
   guard: "tool-calls" | "loop" | "limits" | "steps";
   /**
-   * The rule or limit: `"escalation"` (tool calls), `"loop"`, `"iterations"`, `"runtime"`, `"tokens"`, `"cost"`,
+   * The rule or limit: `"escalation"` (tool calls), `"loop"`, `"handoffs"` (loop: agents handing a task back and
+   * forth with nothing new), `"iterations"`, `"runtime"`, `"tokens"`, `"cost"`,
    * `"failures"` (limits), `"recursionLimit"` (steps).
    */
   rule: string;
@@ -29,6 +31,8 @@ export interface GuardVerdict {
   level?: number;
   /** A person ended the run when asked at level 3 (escalation): the final message carries their words. */
   byPerson?: boolean;
+  /** The limit was the task's budget, shared by every agent of the task (`configurable.taskBudget`). */
+  task?: boolean;
   /** The tool whose calls were repeated (escalation). */
   tool?: string;
   /** The value that reached the limit (the step, the similarity, the count…). */
@@ -55,7 +59,7 @@ const LIMITS = new Set(["iterations", "runtime", "tokens", "cost", "failures"]);
 function guardOf(kind: string): GuardVerdict["guard"] {
   if (kind === "escalation") return "tool-calls";
   if (kind === "steps") return "steps";
-  if (kind === "loop") return "loop";
+  if (kind === "loop" || kind === "handoffs") return "loop";
   return LIMITS.has(kind) ? "limits" : "tool-calls";
 }
 
@@ -85,10 +89,11 @@ export function guardVerdict(state: { messages?: readonly unknown[] } | readonly
   const verdict: GuardVerdict = {
     guard: guardOf(kind),
     rule: kind === "steps" ? "recursionLimit" : kind,
-    message: typeof guard.message === "string" ? guard.message : String(last.content),
+    message: typeof guard.message === "string" ? guard.message : withoutNote(String(last.content)),
     wrapUp: guard.wrapUp === "model" ? "model" : "canned",
     ...(level === undefined ? {} : { level }),
     ...(guard.byPerson === true ? { byPerson: true } : {}),
+    ...(guard.task === true ? { task: true } : {}),
     ...(typeof guard.tool === "string" ? { tool: guard.tool } : {}),
     ...(numberOf(guard.value) === undefined ? {} : { value: numberOf(guard.value) }),
     ...(numberOf(guard.limit) === undefined ? {} : { limit: numberOf(guard.limit) }),

@@ -8,6 +8,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messa
 import type { Command } from "@langchain/langgraph";
 import { messageText } from "../common/messages.js";
 import { wrapUpInstruction } from "../common/texts/run-end.js";
+import { endText, reportRunEnd, withoutNote } from "./sub-agents.js";
 
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
 export const WRAP_UP_ID = "langgraph-guards-wrap-up";
@@ -41,7 +42,7 @@ export function wrapUpInput(messages: readonly BaseMessage[], reason: string): B
  */
 export function reasonOf(canned: AIMessage, kind: string): EndReason {
   const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
-  return { kind, ...guard, message: messageText(canned) };
+  return { kind, ...guard, message: withoutNote(messageText(canned)) };
 }
 
 /** Whether the model's input already ends with the wrap-up instruction (another guard asked for it). */
@@ -65,14 +66,16 @@ export function finalMessage(answer: unknown, reason: EndReason, id?: string): A
   if (!usable) {
     return new AIMessage({
       id: id ?? randomUUID(),
-      content: reason.message,
+      content: endText(reason.message, reason),
       response_metadata: { guard: { ...reason, wrapUp: "canned" } },
     });
   }
   const model = answer as AIMessage;
+  const said = typeof model.content === "string" ? endText(model.content, reason) : model.content;
+  if (said === model.content && typeof said !== "string") reportRunEnd(reason);
   return new AIMessage({
     id: id ?? model.id ?? randomUUID(),
-    content: model.content,
+    content: said,
     additional_kwargs: model.additional_kwargs,
     usage_metadata: model.usage_metadata,
     response_metadata: { ...model.response_metadata, guard: { ...reason, wrapUp: "model" } },

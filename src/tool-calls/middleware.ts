@@ -8,6 +8,7 @@ import { withStepBudget } from "../common/agent/stack.js";
 import { agentFieldOf } from "../common/channel.js";
 import { type GuardLog, type GuardStreamEvent, guardLogChannel } from "../common/events/stream-events.js";
 import { parseOptions } from "../common/options.js";
+import { watchSubAgents } from "../run-end/sub-agents.js";
 import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 import { handlerOutput } from "./answers.js";
 import { resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
@@ -126,7 +127,7 @@ async function wrapToolCall(
   turn?.starting(0); // a shell read's files fingerprinted before it runs (the freshness check)
   // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
   const unknown = request.tool === undefined ? env.context.toolNames : undefined;
-  const output = await handlerOutput(handler, request.toolCall, unknown);
+  const output = await watchSubAgents(request.toolCall.id, () => handlerOutput(handler, request.toolCall, unknown));
   if (turn === undefined) return output;
   const answer = turn.settle(0, output);
   const own = turn.update();

@@ -5,6 +5,7 @@ import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { GuardEscalationError, GuardStateMissingError } from "../common/errors.js";
+import { watchSubAgents } from "../run-end/sub-agents.js";
 import { thrownAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
@@ -245,10 +246,11 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const call = turn.calls[i] as ToolCall;
     // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
     // node beyond ToolNode's own.
-    return this.runner.runRaw(this.tools, call, config, state).then(
-      (output) => turn.settle(i, output),
-      (error: unknown) => turn.settle(i, this.errorAnswer(call, error)),
-    );
+    return watchSubAgents(call.id, () =>
+      this.runner
+        .runRaw(this.tools, call, config, state)
+        .then(undefined, (error: unknown) => this.errorAnswer(call, error)),
+    ).then((output) => turn.settle(i, output));
   }
 
   /**

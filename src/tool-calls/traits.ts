@@ -6,6 +6,7 @@
 
 import { readGuardLog } from "../common/events/stream-events.js";
 import { fileCaches } from "../common/file-cache-check.js";
+import { agentOf } from "../common/owner.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChangedCheck } from "./freshness.js";
@@ -142,6 +143,7 @@ export class ToolTraits {
   context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
     checkWrittenChannels(state);
     const context: TurnContext = {
+      agent: agentOf(configurable),
       disabled: configurable?.guards === false,
       readOnlyHints: this.readOnlyHints,
       idempotentHints: this.idempotentHints,

@@ -554,12 +554,18 @@ describe("GuardedToolNode in a graph, property-based", () => {
         checkGuardState(result.toolGuard, spec, answers);
         const saved = await graph.getState(config);
         expect(saved.values.toolGuard).toEqual(result.toolGuard);
-        expect(result.toolGuard.run).toBe(personIds(result.messages)[0]);
+        // The run is marked by the person's message its first tool turn answered; when the first invocation made
+        // none (the model answered at once), the second one's turns do not answer the person: no marker, one run.
+        expect(result.toolGuard.run).toBe(split === 0 ? undefined : personIds(result.messages)[0]);
 
         // The same calls in one invocation without a checkpointer leave the same guard state (but for the clock
         // and the ids the graph assigned).
         const reference = await runOnce(spec);
-        expect(comparable(result.toolGuard)).toEqual(comparable(reference.result.toolGuard));
+        const marked = (state: ToolGuardState) => ({
+          ...comparable(state),
+          run: split === 0 ? undefined : comparable(state).run,
+        });
+        expect(marked(result.toolGuard)).toEqual(marked(reference.result.toolGuard));
       }),
       { numRuns: 300 },
     );

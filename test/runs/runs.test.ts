@@ -184,20 +184,17 @@ describe("run boundary: a new person's message starts a new run", () => {
     }
   });
 
-  it("the run marker is right for many threads in turn (more than the AI messages it remembers)", () => {
-    // 20 threads, each growing turn by turn, read in turn: the remembered person's message before an AI message is
-    // reused only where it still is; a thread whose memory was pushed out scans its run again.
-    const threads = Array.from({ length: 20 }, (_, t): BaseMessage[] => [
-      new HumanMessage({ id: `h${t}`, content: `task ${t}` }),
-    ]);
+  it("a run is marked by the turn that answers the person: the turns after it go on with that run", () => {
+    const messages: BaseMessage[] = [new HumanMessage({ id: "h1", content: "task" })];
     for (let turn = 0; turn < 6; turn += 1) {
-      threads.forEach((messages, t) => {
-        if (turn === 3 && t % 2 === 0) messages.push(new HumanMessage({ id: `h${t}b`, content: "and then?" }));
-        messages.push(new AIMessage({ id: `a${t}_${turn}`, content: "", tool_calls: [] }));
-        expect(runMarker(messages)).toBe(turn >= 3 && t % 2 === 0 ? `h${t}b` : `h${t}`);
-        messages.push(new ToolMessage({ content: "ok", tool_call_id: `c${t}_${turn}` }));
-      });
+      if (turn === 3) messages.push(new HumanMessage({ id: "h2", content: "and then?" }));
+      messages.push(new AIMessage({ id: `a${turn}`, content: "", tool_calls: [] }));
+      expect(runMarker(messages)).toBe(turn === 0 ? "h1" : turn === 3 ? "h2" : undefined);
+      messages.push(new ToolMessage({ content: "ok", tool_call_id: `c${turn}` }));
     }
+    // Before the model is called (the loop guard's iteration check): the person's message is the last one.
+    expect(runMarker([...messages, new HumanMessage({ id: "h3", content: "more" })])).toBe("h3");
+    expect(runMarker(messages)).toBeUndefined();
   });
 
   it("a summary (summarizationMiddleware's human message) is not a person's message: the run goes on", () => {
@@ -213,29 +210,19 @@ describe("run boundary: a new person's message starts a new run", () => {
     expect(runMarker([summary, new AIMessage("ok")])).toBeUndefined();
   });
 
-  it("the marker is remembered per AI message, and used only where the person's message still is", () => {
-    const h1 = new HumanMessage({ id: "h1", content: "First" });
-    const h2 = new HumanMessage({ id: "h2", content: "Second" });
-    const turns = Array.from({ length: 5 }, (_, i) => [
-      new AIMessage(`step ${i}`),
-      new ToolMessage({ content: "ok", tool_call_id: `c${i}` }),
-    ]).flat();
-    // A conversation growing at its end: every turn gives the same marker as a scan of the whole list.
-    const grown: BaseMessage[] = [h1];
-    for (const m of turns) {
-      grown.push(m);
-      expect(runMarker(grown)).toBe("h1");
-    }
-    grown.push(h2, new AIMessage("next"));
-    expect(runMarker(grown)).toBe("h2");
-    // The same AI message objects in another list (another thread, or the list trimmed): not the remembered one.
-    expect(runMarker([h2, ...turns])).toBe("h2");
-    expect(runMarker(turns)).toBeUndefined();
-    expect(runMarker([new HumanMessage({ id: "h0", content: "Zeroth" }), h1, ...turns])).toBe("h1");
+  it("a summary of one's own (a plain human message) placed before the kept turns is not a new run", () => {
+    const summary = new HumanMessage({ id: "s1", content: "Summary so far: searching for TODOs." });
+    const kept = [
+      new AIMessage({ id: "a1", content: "", tool_calls: [] }),
+      new ToolMessage({ content: "ok", tool_call_id: "c1" }),
+    ];
+    expect(runMarker([summary, ...kept, new AIMessage("next")])).toBeUndefined();
     // A message without an id is marked by its position and content, as before.
     const anonymous = new HumanMessage("No id");
-    expect(runMarker([anonymous, ...turns])).toMatch(/^0:[0-9a-f]{32}$/);
-    expect(runMarker([h1, anonymous, ...turns])).toMatch(/^1:[0-9a-f]{32}$/);
+    expect(runMarker([anonymous, new AIMessage("hi")])).toMatch(/^0:[0-9a-f]{32}$/);
+    expect(runMarker([new HumanMessage({ id: "h0", content: "Zeroth" }), anonymous, new AIMessage("hi")])).toMatch(
+      /^1:[0-9a-f]{32}$/,
+    );
   });
 
   it("replay: a recorded run with several user messages repeats one read per message: nothing blocked", () => {

@@ -21,8 +21,22 @@ export const STOP_REASON_TEXTS = {
   tokens: (value: number, limit: number) => `Stopped: the token limit was reached (${value} of ${limit} tokens).`,
   cost: (value: number, limit: number) => `Stopped: the cost limit was reached ($${round(value, 4)} of $${limit}).`,
   failures: (value: number, limit: number) => `Stopped: ${value} failed iterations in a row (limit ${limit}).`,
+  handoffs: (count: number, limit: number) =>
+    `Stopped: the agents handed the task back and forth ${count} times in a row with nothing new between the hand-offs (limit ${limit}).`,
   loop: (similarity: number, threshold: number) =>
     `Stopped: loop detected, the output is ${(similarity * 100).toFixed(1)}% similar to a previous output (threshold ${round(threshold * 100, 1)}%).`,
+} as const;
+
+/** The message of each limit of a task's budget, shared by every agent of the task. */
+export const TASK_BUDGET_TEXTS = {
+  iterations: (value: number, limit: number) =>
+    `Stopped: the task's iteration budget was reached (${value} of ${limit}, shared by every agent of the task).`,
+  runtime: (valueMs: number, limitMs: number) =>
+    `Stopped: the task's runtime budget was reached (${round(valueMs / 60000, 1)} min of ${round(limitMs / 60000, 1)} min, shared by every agent of the task).`,
+  tokens: (value: number, limit: number) =>
+    `Stopped: the task's token budget was reached (${value} of ${limit} tokens, shared by every agent of the task).`,
+  cost: (value: number, limit: number) =>
+    `Stopped: the task's cost budget was reached ($${round(value, 4)} of $${limit}, shared by every agent of the task).`,
 } as const;
 
 /** The answer of a pending tool call the loop guard will not run: the stop reason's message. */
@@ -95,3 +109,58 @@ export const LIMIT_HOW_TO_ANSWER =
 export function limitQuestionAgain(said: string, question: string): string {
   return `I could not read ${JSON.stringify(said.slice(0, 200))} as yes, no or a number. ${question}`;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// 4. Several agents: a sub-agent the guards stopped, as its parent's tool call reports it
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Why the guards stopped an agent, in one line for the agent that reads its answer: the escalation's reason is a
+ * letter to a person (what to do next), so it is told as the call that kept being repeated; every other reason is
+ * short already ("Stopped: …").
+ *
+ * @example
+ * ```ts
+ * stopVerdict("escalation", "I stopped this run because …", "search_code");
+ * // "the guards stopped it (escalation): it kept repeating a call of `search_code` that they blocked."
+ * ```
+ */
+export function stopVerdict(kind: string, message: string, tool?: string): string {
+  if (kind === "escalation") {
+    return `the guards stopped it (escalation): it kept repeating a call${tool === undefined ? "" : ` of \`${tool}\``} that they blocked.`;
+  }
+  return `the guards stopped it (${kind}). ${message.trim()}`;
+}
+
+/**
+ * The answer of a tool call whose sub-agent the guards stopped: the verdict, that the task is not done, then the
+ * sub-agent's own last words.
+ *
+ * @example
+ * ```ts
+ * subAgentStoppedText("the guards stopped it (loop). Stopped: loop detected, …", "I kept searching.");
+ * // "The sub-agent did not finish: the guards stopped it (loop). Stopped: loop detected, … Its task is not done: do
+ * // not treat its answer as a result. Its last words: I kept searching."
+ * ```
+ */
+export function subAgentStoppedText(verdict: string, said: string): string {
+  const words = said.trim() === "" ? "" : ` Its last words: ${said.trim()}`;
+  return `The sub-agent did not finish: ${verdict} Its task is not done: do not treat its answer as a result.${words}`;
+}
+
+/**
+ * The note after the final words of an agent that runs inside another graph (a supervisor's worker), when the guards
+ * ended its run: the verdict, for the agent that reads the words.
+ *
+ * @example
+ * ```ts
+ * nestedStopNote("the guards stopped it (iterations). Stopped: the iteration limit was reached (12 of 12).");
+ * // "[This agent did not finish: the guards stopped it (iterations). Stopped: … Its task is not done.]"
+ * ```
+ */
+export function nestedStopNote(verdict: string): string {
+  return `${NESTED_STOP}${verdict} Its task is not done.]`;
+}
+
+/** How {@link nestedStopNote} begins (a text that has it already is not given it again). */
+export const NESTED_STOP = "[This agent did not finish: ";

@@ -57,7 +57,7 @@ export type PriceTable =
  * if (state.loopGuard.stopped?.kind === ("loop" satisfies StopKind)) notifyTeam();
  * ```
  */
-export type StopKind = "loop" | "iterations" | "runtime" | "cost" | "tokens" | "failures" | "steps";
+export type StopKind = "loop" | "handoffs" | "iterations" | "runtime" | "cost" | "tokens" | "failures" | "steps";
 
 /**
  * Why a run was stopped: the limit, the value reached, and a sentence for people and models.
@@ -76,6 +76,8 @@ export interface StopReason {
   limit: number;
   /** A sentence saying why the run stopped, for people and models. */
   message: string;
+  /** The limit is the task's budget, shared by every agent of the task (`configurable.taskBudget`), not the agent's own. */
+  task?: true | undefined;
 }
 
 /**
@@ -114,6 +116,8 @@ export interface LoopState {
   raised?: Partial<Record<"iterations" | "runtime" | "tokens" | "cost", number>> | undefined;
   /** A limit reached that asks a person before the next model call (createAgent), or null. */
   asking?: StopReason | null | undefined;
+  /** The agent whose counts these are (see `toolGuard.agent`); absent outside a graph. */
+  agent?: string | undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The loop guard's state as a checkpoint gives it back: checked once when read (a state the guard made is trusted). */
 import { z } from "zod/v4";
+import { type Claim, wholeValueStands } from "../../common/owner.js";
 import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
 import { emptyLoopState, type LoopState } from "./loop.js";
 
@@ -19,6 +20,7 @@ const loopStateSchema = z.looseObject({
   stopped: stopReason.nullable(),
   raised: z.record(z.string(), count).optional(),
   asking: stopReason.nullable().optional(),
+  agent: text.optional(),
 });
 
 /**
@@ -64,7 +66,12 @@ export function reduceLoopState(current: LoopState | undefined, update: LoopStat
   if (typeof update !== "object" || Array.isArray(update)) {
     throw new GuardStateError("loopGuard", `${kindOf(update)} (not the loop guard's state)`, true);
   }
-  return update;
+  // Another agent's state coming back (a deepagents sub-agent's final state) leaves this agent's as it was; an
+  // agent's first write over the state it was handed claims the channel (and the claim is not kept).
+  if (current !== undefined && !wholeValueStands(current, update)) return current;
+  if ((update as Claim).claims === undefined) return update;
+  const { claims: _claims, ...own } = update as LoopState & Claim;
+  return own;
 }
 
 /** The `loopGuard` channel (and createAgent's `safetyLimits`; see common/channel.ts): a whole state replaces. */

@@ -64,6 +64,11 @@ export interface ToolCallInput {
  * ```
  */
 export interface DecideContext {
+  /**
+   * The agent deciding (where its graph runs: `agentOf`): a state of another agent is forgotten and its run starts
+   * afresh. Absent outside a graph.
+   */
+  agent?: string | undefined;
   /** The per-run off switch: nothing is blocked, calls are still recorded. */
   disabled?: boolean | undefined;
   /** Metadata `readOnlyHint` by tool name. */

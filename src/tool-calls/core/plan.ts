@@ -197,7 +197,7 @@ export function planTurnFully(
       return calls;
     },
   };
-  const started = runEvents(state, turn.run, options);
+  const started = runEvents(state, turn.run, options, ctx.agent);
   const afterStart = applyEvents(state, started, false);
   let inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
   // A response that would stop but also makes a new call makes progress: its new calls run, its repeats are blocked.
@@ -257,7 +257,7 @@ export function newCallDecisions(
   options: ResolvedToolGuardOptions,
   ctx: Omit<DecideContext, "response" | "acknowledged">,
 ): ToolCallDecision[] | undefined {
-  if (ctx.disabled || !continuesRun(state, run, options)) return undefined;
+  if (ctx.disabled || !continuesRun(state, run, options, ctx.agent)) return undefined;
   const escalation = state.escalation;
   if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
     return undefined;
@@ -276,24 +276,40 @@ export function newCallDecisions(
   return decisions;
 }
 
-/** Whether a response with run marker `run` continues the state's run (see {@link runEvents}). */
-function continuesRun(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): boolean {
+/**
+ * Whether a response with run marker `run`, of the agent `agent`, continues the state's run (see {@link runEvents}).
+ */
+function continuesRun(
+  state: ToolGuardState,
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+  agent: string | undefined,
+): boolean {
+  if (agent !== undefined && state.agent !== agent) return false;
   return options.memory.runBoundary === "none" || run === undefined || state.run === run;
 }
 
 /**
- * The event that starts a new run, when the response's run marker differs from the state's (none when runs are
- * off, the marker is unknown, or the run goes on).
+ * The events that start a new run: when the state is another agent's (`agent`: the responding agent), an `agent`
+ * event (the state is forgotten, see `agentOf`); when the response's run marker differs from the state's (none when
+ * runs are off, the marker is unknown, or the run goes on), a `run` event.
  *
  * @example
  * ```ts
  * runEvents(state, "human-msg-7", options); // [{ type: "run", run: "human-msg-7", keep: { ... } }] for a new run
  * ```
  */
-function runEvents(state: ToolGuardState, run: string | undefined, options: ResolvedToolGuardOptions): GuardEvent[] {
-  if (run === undefined || continuesRun(state, run, options)) return [];
+function runEvents(
+  state: ToolGuardState,
+  run: string | undefined,
+  options: ResolvedToolGuardOptions,
+  agent: string | undefined,
+): GuardEvent[] {
+  const started: GuardEvent[] = agent !== undefined && state.agent !== agent ? [{ type: "agent", agent }] : [];
+  if (options.memory.runBoundary === "none" || run === undefined) return started;
+  if (started.length === 0 && state.run === run) return started;
   const keep = { operations: options.memory.acrossRuns === "keep", strikes: options.escalation.carryStrikes };
-  return [{ type: "run", run, keep }];
+  return [...started, { type: "run", run, keep }];
 }
 
 /**

@@ -1,17 +1,17 @@
 import { z } from "zod/v4";
 import type { CallEffect } from "../../common/identity/classify.js";
 import { ListIndexes } from "../../common/list-index.js";
+import { wholeValueStands } from "../../common/owner.js";
 import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
 import { type FileEditCount, noteWrites } from "./file-edits.js";
 import {
   emptyOperationsState,
   invalidateOperations,
-  type OperationLimits,
   type OperationsState,
   recordOperationResult,
 } from "./redundancy.js";
-import { noteRepeatCall, noteRepeatResult, type RepeatKind, type RepeatState } from "./repeat-ceiling.js";
+import { noteRepeatCall, noteRepeatResult, type RepeatState } from "./repeat-ceiling.js";
 import {
   emptyRepetitionState,
   noteChange,
@@ -22,6 +22,9 @@ import {
 } from "./repetition.js";
 import { type CacheEntry, type CacheTerms, invalidateCache, noteCached } from "./result-cache.js";
 import { BLOCK_RULES, type BlockRule } from "./rules.js";
+import type { GuardEvent } from "./state-events.js";
+
+export type { GuardEvent } from "./state-events.js";
 
 /**
  * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
@@ -91,6 +94,12 @@ export interface ToolGuardState {
    */
   run?: string | null | undefined;
   /**
+   * The agent whose memory this is (where its graph runs, see `agentOf`): another agent reading it starts afresh,
+   * and a whole state of another agent written back (a sub-agent's final state) leaves it as it is. Absent when
+   * the guards run outside a graph.
+   */
+  agent?: string | undefined;
+  /**
    * The latest full answer of each recent call (by call key), for result dedupe: which ToolMessage holds it and the
    * digest of its result. Kept across runs (the conversation keeps the messages); the newest 50.
    */
@@ -137,103 +146,6 @@ export interface AnswerRecord {
 const ANSWERS_LIMIT = 50;
 
 /**
- * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
- * writers never overwrite each other.
- *
- * @example
- * ```ts
- * const events: GuardEvent[] = decideToolCall(state, call, options).events;
- * const next = reduceToolGuard(state, events);
- * ```
- */
-export type GuardEvent =
-  | {
-      /** An allowed call is recorded (in the window; a change makes earlier reads stale). */
-      type: "call";
-      /** The call's sequence number. */
-      seq: number;
-      /** Digest of the call's canonical signature. */
-      key: string;
-      /** The tool's name. */
-      tool: string;
-      /** What the call does to the files and state the guards track. */
-      effect: CallEffect;
-      /** The window's size (older calls are dropped). */
-      windowSize: number;
-      /** The call's writes count toward the file-edits rule (see `countsEdits`). */
-      edits?: true | undefined;
-      /** What the call is to the repeat ceiling (absent: the ceiling is off, nothing is counted). */
-      repeat?: RepeatKind | undefined;
-    }
-  | {
-      /** The result of a recorded call. */
-      type: "result";
-      /** The sequence number of the call it belongs to. */
-      seq: number;
-      /** Digest of the call's canonical signature. */
-      key: string;
-      /** The tool's name. */
-      tool: string;
-      /** What the call does to the files and state the guards track. */
-      effect: CallEffect;
-      /** The call's outcome. */
-      result: RecordedResult;
-      /** Bounds of the operation history. */
-      limits: OperationLimits;
-      /** The ToolMessage's call id (where the model reads the result). */
-      callId?: string | undefined;
-      /** The model was sent a note that the result is unchanged, not the result: the earlier answer stays the one. */
-      deduped?: boolean | undefined;
-      /** The call's writes were counted toward the file-edits rule: a failure takes them back. */
-      edits?: true | undefined;
-      /** A successful result is cached: until when (ms), and the entries kept. */
-      cache?: CacheTerms | undefined;
-    }
-  | {
-      /** A call was answered from the result cache without running (counted; the repeat ceiling counts it). */
-      type: "served";
-      /** Digest of the call's canonical signature. */
-      key: string;
-      /** The tool's name. */
-      tool: string;
-      /** What the call is to the repeat ceiling (absent: the ceiling is off). */
-      repeat?: RepeatKind | undefined;
-    }
-  | {
-      /** A call was blocked, or would have been in observe mode (counted and kept for inspection). */
-      type: "block";
-      /** The block. */
-      block: ObservedBlock;
-      /** Blocks kept (older ones are dropped). */
-      observedLimit: number;
-    }
-  | {
-      /** Everything is forgotten: the state becomes empty. */
-      type: "reset";
-    }
-  | {
-      /** A change made by someone else (a person's own tool call in a recorded run): earlier results may be stale. */
-      type: "external";
-      /** What the change did. */
-      effect: CallEffect;
-    }
-  /** A new run starts (see `runBoundary`): per-run memory starts afresh; `keep` says what stays. */
-  | {
-      /** A new run starts. */
-      type: "run";
-      /** What marks the run (the id of the person's message that started it). */
-      run: string;
-      /** What stays from the previous run. */
-      keep: {
-        /** The redundant rule's operations (`acrossRuns: "keep"`). */
-        operations: boolean;
-        /** The escalation state: strikes, the acknowledgment owed, the blocked calls (`escalation.carryStrikes`). */
-        strikes: boolean;
-      };
-    }
-  | EscalationEvent;
-
-/**
  * An empty guard state (the channel default).
  *
  * @example
@@ -269,6 +181,7 @@ class ChannelState {
     this.escalation = from.escalation;
     // Absent stays absent (as in the object it copies: an empty state has none of these).
     if (from.run !== undefined) this.run = from.run;
+    if (from.agent !== undefined) this.agent = from.agent;
     if (from.answers !== undefined) this.answers = from.answers;
     if (from.fileEdits !== undefined) this.fileEdits = from.fileEdits;
     if (from.repeats !== undefined) this.repeats = from.repeats;
@@ -407,6 +320,7 @@ class StateDraft {
     else if (event.type === "block") this.block(event);
     else if (event.type === "reset") this.reset();
     else if (event.type === "run") this.run(event);
+    else if (event.type === "agent") this.agent(event.agent);
     else if (event.type === "external") this.external(event);
     else this.escalate(event);
   }
@@ -477,6 +391,13 @@ class StateDraft {
     stats[counters] = { ...stats[counters], [block.rule]: (stats[counters][block.rule] ?? 0) + 1 };
   }
 
+  /** Another agent's memory (a sub-agent is handed its parent's state): this agent starts afresh. */
+  private agent(agent: string): void {
+    if (this.current.agent === agent) return;
+    this.reset();
+    this.own().agent = agent;
+  }
+
   private run(event: Extract<GuardEvent, { type: "run" }>): void {
     const before = this.current;
     if (before.run === event.run) return; // every task of one response records the same start
@@ -533,6 +454,7 @@ const EVENT_TYPES = new Set<string>([
   "reset",
   "external",
   "run",
+  "agent",
   "strike",
   "remind",
   "acknowledge",
@@ -573,6 +495,7 @@ const toolGuardSchema = z.looseObject({
     endedBy: text.nullable(),
   }),
   run: text.nullable().optional(),
+  agent: text.optional(),
   answers: z.array(z.looseObject({ key: text, tool: text, callId: text, digest: text })).optional(),
   fileEdits: z.array(z.looseObject({ path: text, writes: count })).optional(),
   repeats: z.looseObject({ mark: count, calls: z.array(z.looseObject({ key: text })) }).optional(),
@@ -671,8 +594,12 @@ export function applyEvents(
   if (!Array.isArray(update)) {
     if (typeof update !== "object") throw new GuardStateError("toolGuard", `${kindOf(update)} (not an event)`, true);
     // A whole state replaces the current one as it is (createAgent writes each channel's own value back on every
-    // invoke, a damaged one too): it is checked when read.
-    if (!("type" in update)) return wholeState(update);
+    // invoke, a damaged one too): it is checked when read. Another agent's state coming back (a deepagents
+    // sub-agent's final state) is not this agent's memory: the current state stays.
+    if (!("type" in update)) {
+      const whole = wholeState(update);
+      return state !== undefined && !wholeValueStands(state, whole) ? state : whole;
+    }
   }
   const events = eventsOf(update as GuardEvent | readonly GuardEvent[]);
   if (events.length === 0) return state ?? emptyToolGuardState();

@@ -1,0 +1,135 @@
+/**
+ * A stuck sub-agent reported as stuck. An agent that a tool starts (deepagents' `task`, an agent wrapped as a tool)
+ * hands back only its last words: a sub-agent the guards stopped would read to its parent as a success. So every
+ * guarded tool call runs in a scope of its own (Node's `AsyncLocalStorage`, which follows the call through every
+ * `await` of the sub-agent it starts), a guard that ends a run there reports why, and the tool's answer says so:
+ * an error ToolMessage that names the guard and the rule before the sub-agent's own words, which the parent's guards
+ * record as a failure.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ToolMessage } from "@langchain/core/messages";
+import { Command, getConfig, isCommand } from "@langchain/langgraph";
+import { agentOf } from "../common/owner.js";
+import { NESTED_STOP, nestedStopNote, stopVerdict, subAgentStoppedText } from "../common/texts/run-end.js";
+import type { EndReason } from "./wrap-up.js";
+
+/** The runs the guards ended inside the tool call being run (the innermost scope), in order. */
+const scopes = new AsyncLocalStorage<EndReason[]>();
+
+/**
+ * Reports a run the guards end (its final message is written now) to the tool call that started it, if any: a
+ * no-op for a run no guarded tool call started.
+ *
+ * @example
+ * ```ts
+ * reportRunEnd({ kind: "loop", message: "Stopped: loop detected, …" });
+ * ```
+ */
+export function reportRunEnd(reason: EndReason): boolean {
+  const scope = scopes.getStore();
+  scope?.push(reason);
+  return scope !== undefined;
+}
+
+/**
+ * The text of the final message of a run the guards end (`text`, the canned message or the model's wrap-up), as
+ * its reader needs it: reported to the tool call that started the run ({@link reportRunEnd}); in an agent that
+ * runs inside another graph and no guarded tool call started (a supervisor's worker), with the verdict after the
+ * words, so that the agent that reads them (the supervisor's model) is told the task is not done.
+ *
+ * @example
+ * ```ts
+ * const content = endText("I searched twice and found nothing.", { kind: "loop", message: "Stopped: loop detected, …" });
+ * ```
+ */
+export function endText(text: string, reason: EndReason): string {
+  if (reportRunEnd(reason) || text.includes(NESTED_STOP) || !nestedAgent()) return text;
+  return `${text}\n\n${nestedStopNote(verdictOf(reason))}`;
+}
+
+/**
+ * A final message's text without the verdict note {@link endText} put after it (the reason a later wrap-up is asked
+ * with).
+ *
+ * @example
+ * ```ts
+ * withoutNote("I stopped.\n\n[This agent was stopped by the guards before it finished (loop: …). Its task is not done.]");
+ * // "I stopped."
+ * ```
+ */
+export function withoutNote(text: string): string {
+  const at = text.indexOf(`\n\n${NESTED_STOP}`);
+  return at < 0 ? text : text.slice(0, at);
+}
+
+/** The verdict of a stop in one line (see `stopVerdict`). */
+function verdictOf(reason: EndReason): string {
+  return stopVerdict(
+    reason.kind,
+    withoutNote(reason.message),
+    typeof reason.tool === "string" ? reason.tool : undefined,
+  );
+}
+
+/** Whether the node running now is in an agent inside another graph (see `agentOf`). */
+function nestedAgent(): boolean {
+  try {
+    const agent = agentOf(getConfig()?.configurable);
+    return agent !== undefined && agent !== "";
+  } catch {
+    return false; // outside a graph
+  }
+}
+
+/**
+ * Runs a tool call in a scope of its own, and marks its output when a run it started was ended by the guards (see
+ * the module comment). `callId` is the call's id, to find its ToolMessage in a Command.
+ *
+ * @example
+ * ```ts
+ * const output = await watchSubAgents(call.id, () => tool.invoke(call, config));
+ * ```
+ */
+export function watchSubAgents(
+  callId: string | undefined,
+  run: () => Promise<ToolMessage | Command>,
+): Promise<ToolMessage | Command> {
+  const ended: EndReason[] = [];
+  return scopes.run(ended, run).then((output) => {
+    const last = ended.at(-1);
+    return last === undefined ? output : markStopped(output, callId, last);
+  });
+}
+
+/** The output with its ToolMessage turned into the report of the stopped run (see {@link stoppedAnswer}). */
+function markStopped(
+  output: ToolMessage | Command,
+  callId: string | undefined,
+  reason: EndReason,
+): ToolMessage | Command {
+  if (!isCommand(output)) return ToolMessage.isInstance(output) ? stoppedAnswer(output, reason) : output;
+  const update = output.update as { messages?: unknown } | undefined;
+  if (update === undefined || typeof update !== "object" || !Array.isArray(update.messages)) return output;
+  const messages = update.messages.map((m) =>
+    ToolMessage.isInstance(m) && (callId === undefined || m.tool_call_id === callId) ? stoppedAnswer(m, reason) : m,
+  );
+  return new Command({ ...output, update: { ...update, messages } });
+}
+
+/**
+ * The answer of a tool call whose sub-agent the guards stopped: an error, the guard's verdict first, then what the
+ * sub-agent said; `artifact.guard.subAgent` keeps the verdict as data.
+ */
+function stoppedAnswer(answer: ToolMessage, reason: EndReason): ToolMessage {
+  const said = typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
+  const artifact = answer.artifact !== null && typeof answer.artifact === "object" ? answer.artifact : {};
+  const guard = (artifact as { guard?: object }).guard;
+  return new ToolMessage({
+    id: answer.id,
+    name: answer.name,
+    tool_call_id: answer.tool_call_id,
+    status: "error",
+    content: subAgentStoppedText(verdictOf(reason), withoutNote(said)),
+    artifact: { ...artifact, guard: { ...guard, subAgent: { ...reason } } },
+  });
+}
