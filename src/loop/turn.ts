@@ -10,7 +10,7 @@ import { canonicalJson } from "../common/identity/signature.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
 import { agentOf, ownValue } from "../common/owner.js";
 import { STOP_REASON_TEXTS } from "../common/texts/run-end.js";
-import { endText } from "../run-end/sub-agents.js";
+import { reportRunEnd } from "../run-end/sub-agents.js";
 import { isGuardFinal } from "../run-end/wrap-up.js";
 import { handoffsWithoutProgress, type RunStep } from "./core/handoffs.js";
 import {
@@ -134,8 +134,8 @@ export function iterationLimitBeforeCall(
  */
 function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
   const skipped = notRunAnswers(message as AIMessage, reason, messages);
-  const content = endText(reason.message, { ...reason });
-  return [...skipped, new AIMessage({ content, response_metadata: { guard: reason } })];
+  reportRunEnd({ ...reason }); // the canned message says why, in words
+  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }
 
 /**
@@ -249,9 +249,9 @@ function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: Writ
   const loopGuard = ownValue(stored, agent) ?? emptyLoopState();
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
-  // Then the run's hand-offs, and the task's budget (every turn counted, whatever stopped it).
+  // Then the task's budget (every turn counted, whatever stopped it), and the run's hand-offs.
   const task = chargeTask(read.turn, host, settings);
-  const stop = result.stop ?? handoffStop(state.messages ?? [], settings) ?? task;
+  const stop = result.stop ?? task ?? handoffStop(state.messages ?? [], settings);
   if (stop !== result.stop) {
     result.state = { ...result.state, stopped: stop };
     result.stop = stop;

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { passesThrough } from "../common/messages.js";
 import { graphHasChannel, type StepReading } from "./steps.js";
-import { endText } from "./sub-agents.js";
+import { reportRunEnd } from "./sub-agents.js";
 import {
   adoptId,
   type EndReason,
@@ -78,9 +78,10 @@ function structuredEnd(answer: StructuredAnswer, reason: EndReason, id: string |
   if (AIMessage.isInstance(first)) adoptId(first, id);
   const said = rest.at(-1);
   const kept = AIMessage.isInstance(said) && (said.tool_calls ?? []).length === 0 ? rest.slice(0, -1) : rest;
+  reportRunEnd(reason);
   const final = new AIMessage({
     id: randomUUID(),
-    content: endText(reason.message, reason),
+    content: reason.message,
     response_metadata: { guard: { ...reason, wrapUp: "model", structuredResponse: "given" } },
   });
   return {

@@ -32,10 +32,11 @@ export function reportRunEnd(reason: EndReason): boolean {
 }
 
 /**
- * The text of the final message of a run the guards end (`text`, the canned message or the model's wrap-up), as
- * its reader needs it: reported to the tool call that started the run ({@link reportRunEnd}); in an agent that
- * runs inside another graph and no guarded tool call started (a supervisor's worker), with the verdict after the
- * words, so that the agent that reads them (the supervisor's model) is told the task is not done.
+ * The text of the model's wrap-up that ends a run the guards stop, as its reader needs it: reported to the tool call
+ * that started the run ({@link reportRunEnd}); in an agent that runs inside another graph and no guarded tool call
+ * started (a supervisor's worker), with the verdict after the model's words (which need not say that the run was
+ * stopped), so that the agent that reads them (the supervisor's model) is told the task is not done. A canned
+ * final message says why in words already: it is only reported.
  *
  * @example
  * ```ts

@@ -64,9 +64,10 @@ export function finalMessage(answer: unknown, reason: EndReason, id?: string): A
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
   if (!usable) {
+    reportRunEnd(reason); // the canned message says why, in words
     return new AIMessage({
       id: id ?? randomUUID(),
-      content: endText(reason.message, reason),
+      content: reason.message,
       response_metadata: { guard: { ...reason, wrapUp: "canned" } },
     });
   }

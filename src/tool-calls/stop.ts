@@ -23,7 +23,7 @@ import {
   userQuestion,
 } from "../common/texts/tool-calls.js";
 import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
-import { endText } from "../run-end/sub-agents.js";
+import { reportRunEnd } from "../run-end/sub-agents.js";
 import { answerAll } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import type { TurnStop } from "./core/plan.js";
@@ -98,8 +98,8 @@ function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string
     strikes: stop.strikes,
     ...(endedByUser ? { byPerson: true } : {}),
   };
-  const content = endText(text, { ...guardReason, message: text });
-  const final = new AIMessage({ id, content, response_metadata: { guard: guardReason } });
+  reportRunEnd({ ...guardReason, message: text }); // the canned message says why, in words
+  const final = new AIMessage({ id, content: text, response_metadata: { guard: guardReason } });
   const log = [...turnStreamEvents(response.decisions), escalationStreamEvent(stop, "end")];
   // After a person's "end" the stream has seen the escalation already (before the interrupt): only the log needs it.
   if (endedByUser === undefined) emitGuardEvents(emit.host, log, emit.on);

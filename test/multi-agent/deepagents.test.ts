@@ -206,7 +206,7 @@ describe("deepagents: one budget for the task", () => {
     const answers = answersOf(result.messages, "task");
     expect(answers.map((a) => a.status ?? "success")).toEqual(["success", "success", "success", "error"]);
     expect(String(answers.at(-1)?.content)).toMatch(
-      /the guards stopped it \(iterations\)\. Stopped: the task's iteration budget was reached \(20 of 20/,
+      /the guards stopped it \(iterations\)\. Stopped: the task's iteration budget was reached \(20 model turns/,
     );
     expect(guardVerdict(result)).toMatchObject({
       guard: "limits",

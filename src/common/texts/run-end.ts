@@ -29,8 +29,8 @@ export const STOP_REASON_TEXTS = {
 
 /** The message of each limit of a task's budget, shared by every agent of the task. */
 export const TASK_BUDGET_TEXTS = {
-  iterations: (value: number, limit: number) =>
-    `Stopped: the task's iteration budget was reached (${value} of ${limit}, shared by every agent of the task).`,
+  iterations: (_value: number, limit: number) =>
+    `Stopped: the task's iteration budget was reached (${limit} model turns, shared by every agent of the task).`,
   runtime: (valueMs: number, limitMs: number) =>
     `Stopped: the task's runtime budget was reached (${round(valueMs / 60000, 1)} min of ${round(limitMs / 60000, 1)} min, shared by every agent of the task).`,
   tokens: (value: number, limit: number) =>
