@@ -24,21 +24,15 @@
 export function agentOf(configurable: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const ns = configurable?.checkpoint_ns;
   if (typeof ns !== "string") return undefined;
-  const cached = paths.get(ns);
-  if (cached !== undefined) return cached;
   // Each level is `node:task` (the task id changes every step); the last level is the node running now.
-  const levels = ns === "" ? [] : ns.split("|");
-  const path = levels
-    .slice(0, -1)
+  const last = ns.lastIndexOf("|");
+  if (last < 0) return ""; // the outermost graph: the usual case, no work
+  return ns
+    .slice(0, last)
+    .split("|")
     .map((level) => level.split(":")[0])
     .join("|");
-  if (paths.size >= 256) paths.clear();
-  paths.set(ns, path);
-  return path;
 }
-
-/** Namespaces seen lately and their agent (a namespace changes every step: the map is cleared when full). */
-const paths = new Map<string, string>();
 
 /**
  * A whole value written to a guard channel by an agent that took the channel over from another one (the first write
