@@ -4,7 +4,8 @@
  * guarded tool call runs in a scope of its own (Node's `AsyncLocalStorage`, which follows the call through every
  * `await` of the sub-agent it starts), a guard that ends a run there reports why, and the tool's answer says so:
  * an error ToolMessage that names the guard and the rule before the sub-agent's own words, which the parent's guards
- * record as a failure.
+ * record as a failure. The guard states that the tool hands back with the sub-agent's final state (deepagents) are
+ * dropped there: they are the sub-agent's memory, not its parent's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ToolMessage } from "@langchain/core/messages";
@@ -97,9 +98,35 @@ export function watchSubAgents(
 ): Promise<ToolMessage | Command> {
   const ended: EndReason[] = [];
   return scopes.run(ended, run).then((output) => {
+    const own = isCommand(output) ? withoutAgentStates(output) : output;
     const last = ended.at(-1);
-    return last === undefined ? output : markStopped(output, callId, last);
+    return last === undefined ? own : markStopped(own, callId, last);
   });
+}
+
+/** The guard channels (see `GuardState`), and the middleware's private one. */
+const GUARD_CHANNELS = ["toolGuard", "loopGuard", "safetyLimits", "guardLog", "fileCache", "_guardPending"];
+
+/**
+ * A tool's Command without the whole guard states it carries: a sub-agent's final state, handed back by the tool
+ * that ran it (deepagents' `task` returns every key of it). They are the sub-agent's memory, not the caller's: its
+ * guard log would replace the caller's (of parallel sub-agents, the last one's), as its other states would if their
+ * reducers did not refuse another agent's. A tool's own events for a channel (a list, or an object with a `type`)
+ * stay.
+ */
+function withoutAgentStates(output: Command): Command {
+  const update = output.update as Record<string, unknown> | undefined;
+  if (update === undefined || typeof update !== "object" || Array.isArray(update)) return output;
+  const states = GUARD_CHANNELS.filter((key) => isWholeState(update[key]));
+  if (states.length === 0) return output;
+  const kept = { ...update };
+  for (const key of states) delete kept[key];
+  return new Command({ ...output, update: kept });
+}
+
+/** A channel's whole state (an object that is not an event or a list of events). */
+function isWholeState(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !("type" in value);
 }
 
 /** The output with its ToolMessage turned into the report of the stopped run (see {@link stoppedAnswer}). */

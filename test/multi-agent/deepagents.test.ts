@@ -9,7 +9,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createDeepAgent } from "deepagents";
 import type { AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
-import { guardVerdict, type ToolGuardState } from "../../src/index.js";
+import { type GuardLog, guardVerdict, type ToolGuardState } from "../../src/index.js";
 import { guardMiddleware, loopDetectMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { answersOf, countingTool, finalWords } from "./support.js";
@@ -18,6 +18,7 @@ type Result = {
   messages: BaseMessage[];
   toolGuard?: ToolGuardState;
   loopGuard?: { iterations: number; agent?: string };
+  guardLog?: GuardLog;
 };
 
 /** The main agent's model: starts the sub-agent with `task(description(n))`, and reports its answer in words. */
@@ -82,9 +83,11 @@ describe("deepagents: a sub-agent stuck in a loop", () => {
     );
     const artifact = answer?.artifact as { guard?: { subAgent?: { kind?: string } } } | undefined;
     expect(artifact?.guard?.subAgent?.kind).toBe("escalation");
-    // The parent's guards recorded the task as a failure, not a success.
+    // The parent's guards recorded the task as a failure, not a success; its guard log is its own (the sub-agent's
+    // blocks and stop are in the sub-agent's, not brought back with its state).
     const task = result.toolGuard?.repetition.window.find((r) => r.tool === "task");
     expect(task?.result?.ok).toBe(false);
+    expect(result.guardLog?.counts).toEqual({});
     // The parent ended in words, on its own: its guards did not end it.
     expect(finalWords(result.messages)).toMatch(/^Report: The sub-agent did not finish/);
     expect(guardVerdict(result)).toBeUndefined();
