@@ -165,15 +165,14 @@ const spendings = new WeakMap<object, TaskSpending>();
 const budgets = new WeakMap<object, TaskBudget>();
 
 /**
- * Counts the turn against the task's budget, when the run's config carries one (see src/loop/core/task-budget.ts):
- * why the turn is stopped, or null.
+ * Counts the turn against the task's budget, when the run's config carries one (`given`, its
+ * `configurable.taskBudget`; see src/loop/core/task-budget.ts): why the turn is stopped, or null.
  */
 function chargeTask(
   turn: Pick<LoopTurn, "continues" | "usage">,
-  host: WriterHost,
+  given: unknown,
   settings: LoopGuardSettings,
 ): StopReason | null {
-  const given = (host as { configurable?: { taskBudget?: unknown } } | undefined)?.configurable?.taskBudget;
   if (given === undefined || given === null || typeof given !== "object") return null;
   let budget = budgets.get(given);
   if (budget === undefined) {
@@ -243,14 +242,15 @@ export interface LoopGraphState {
 function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
   const read = readTurn(state.messages ?? [], settings);
   if (read === undefined) return undefined;
-  const agent = agentOf((host as { configurable?: Record<string, unknown> } | undefined)?.configurable);
+  const configurable = (host as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+  const agent = agentOf(configurable);
   const stored = readLoopState(state.loopGuard);
   // Another agent's state (a sub-agent handed its parent's): this agent's counts start afresh.
   const loopGuard = ownValue(stored, agent) ?? emptyLoopState();
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
   // Then the task's budget (every turn counted, whatever stopped it), and the run's hand-offs.
-  const task = chargeTask(read.turn, host, settings);
+  const task = chargeTask(read.turn, configurable?.taskBudget, settings);
   const stop = result.stop ?? task ?? handoffStop(state.messages ?? [], settings);
   if (stop !== result.stop) {
     result.state = { ...result.state, stopped: stop };

@@ -11,7 +11,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, getConfig, isCommand } from "@langchain/langgraph";
 import { agentOf } from "../common/owner.js";
-import { NESTED_STOP, nestedStopNote, stopVerdict, subAgentStoppedText } from "../common/texts/run-end.js";
+import { nestedStopNote, stopVerdict, subAgentStoppedText } from "../common/texts/run-end.js";
 import type { EndReason } from "./wrap-up.js";
 
 /** The runs the guards ended inside the tool call being run (the innermost scope), in order. */
@@ -33,44 +33,23 @@ export function reportRunEnd(reason: EndReason): boolean {
 }
 
 /**
- * The text of the model's wrap-up that ends a run the guards stop, as its reader needs it: reported to the tool call
- * that started the run ({@link reportRunEnd}); in an agent that runs inside another graph and no guarded tool call
- * started (a supervisor's worker), with the verdict after the model's words (which need not say that the run was
- * stopped), so that the agent that reads them (the supervisor's model) is told the task is not done. A canned
- * final message says why in words already: it is only reported.
+ * The model's wrap-up that ends a run the guards stop, with the verdict after its words when no guarded tool call
+ * took the report (`reported`: {@link reportRunEnd}'s answer) and the agent runs inside another graph (a
+ * supervisor's worker): the words need not say that the run was stopped, and the agent that reads them (the
+ * supervisor's model) must be told the task is not done. A canned final message says why in words already.
  *
  * @example
  * ```ts
- * const content = endText("I searched twice and found nothing.", { kind: "loop", message: "Stopped: loop detected, …" });
+ * const content = withStopNote("I searched twice and found nothing.", reason, reportRunEnd(reason));
  * ```
  */
-export function endText(text: string, reason: EndReason): string {
-  if (reportRunEnd(reason) || text.includes(NESTED_STOP) || !nestedAgent()) return text;
-  return `${text}\n\n${nestedStopNote(verdictOf(reason))}`;
-}
-
-/**
- * A final message's text without the verdict note {@link endText} put after it (the reason a later wrap-up is asked
- * with).
- *
- * @example
- * ```ts
- * withoutNote("I stopped.\n\n[This agent was stopped by the guards before it finished (loop: …). Its task is not done.]");
- * // "I stopped."
- * ```
- */
-export function withoutNote(text: string): string {
-  const at = text.indexOf(`\n\n${NESTED_STOP}`);
-  return at < 0 ? text : text.slice(0, at);
+export function withStopNote(text: string, reason: EndReason, reported: boolean): string {
+  return reported || !nestedAgent() ? text : `${text}\n\n${nestedStopNote(verdictOf(reason))}`;
 }
 
 /** The verdict of a stop in one line (see `stopVerdict`). */
 function verdictOf(reason: EndReason): string {
-  return stopVerdict(
-    reason.kind,
-    withoutNote(reason.message),
-    typeof reason.tool === "string" ? reason.tool : undefined,
-  );
+  return stopVerdict(reason.kind, reason.message, typeof reason.tool === "string" ? reason.tool : undefined);
 }
 
 /** Whether the node running now is in an agent inside another graph (see `agentOf`). */
@@ -157,7 +136,7 @@ function stoppedAnswer(answer: ToolMessage, reason: EndReason): ToolMessage {
     name: answer.name,
     tool_call_id: answer.tool_call_id,
     status: "error",
-    content: subAgentStoppedText(verdictOf(reason), withoutNote(said)),
+    content: subAgentStoppedText(verdictOf(reason), said),
     artifact: { ...artifact, guard: { ...guard, subAgent: { ...reason } } },
   });
 }

@@ -2,7 +2,6 @@
  * Why the guards ended a run, as data: read from the run's final message, whichever guard and adapter wrote it.
  */
 import { AIMessage } from "@langchain/core/messages";
-import { withoutNote } from "./sub-agents.js";
 
 /**
  * Why the guards ended a run: which guard, the rule or limit, the level, the reason in words, and who wrote the final
@@ -89,7 +88,7 @@ export function guardVerdict(state: { messages?: readonly unknown[] } | readonly
   const verdict: GuardVerdict = {
     guard: guardOf(kind),
     rule: kind === "steps" ? "recursionLimit" : kind,
-    message: typeof guard.message === "string" ? guard.message : withoutNote(String(last.content)),
+    message: typeof guard.message === "string" ? guard.message : String(last.content),
     wrapUp: guard.wrapUp === "model" ? "model" : "canned",
     ...(level === undefined ? {} : { level }),
     ...(guard.byPerson === true ? { byPerson: true } : {}),

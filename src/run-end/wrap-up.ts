@@ -8,7 +8,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messa
 import type { Command } from "@langchain/langgraph";
 import { messageText } from "../common/messages.js";
 import { wrapUpInstruction } from "../common/texts/run-end.js";
-import { endText, reportRunEnd, withoutNote } from "./sub-agents.js";
+import { reportRunEnd, withStopNote } from "./sub-agents.js";
 
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
 export const WRAP_UP_ID = "langgraph-guards-wrap-up";
@@ -42,7 +42,7 @@ export function wrapUpInput(messages: readonly BaseMessage[], reason: string): B
  */
 export function reasonOf(canned: AIMessage, kind: string): EndReason {
   const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
-  return { kind, ...guard, message: withoutNote(messageText(canned)) };
+  return { kind, ...guard, message: messageText(canned) };
 }
 
 /** Whether the model's input already ends with the wrap-up instruction (another guard asked for it). */
@@ -61,10 +61,10 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
  * ```
  */
 export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
+  const reported = reportRunEnd(reason);
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
   if (!usable) {
-    reportRunEnd(reason); // the canned message says why, in words
     return new AIMessage({
       id: id ?? randomUUID(),
       content: reason.message,
@@ -72,8 +72,7 @@ export function finalMessage(answer: unknown, reason: EndReason, id?: string): A
     });
   }
   const model = answer as AIMessage;
-  const said = typeof model.content === "string" ? endText(model.content, reason) : model.content;
-  if (said === model.content && typeof said !== "string") reportRunEnd(reason);
+  const said = typeof model.content === "string" ? withStopNote(model.content, reason, reported) : model.content;
   return new AIMessage({
     id: id ?? model.id ?? randomUUID(),
     content: said,

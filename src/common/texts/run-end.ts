@@ -159,8 +159,5 @@ export function subAgentStoppedText(verdict: string, said: string): string {
  * ```
  */
 export function nestedStopNote(verdict: string): string {
-  return `${NESTED_STOP}${verdict} Its task is not done.]`;
+  return `[This agent did not finish: ${verdict} Its task is not done.]`;
 }
-
-/** How {@link nestedStopNote} begins (a text that has it already is not given it again). */
-export const NESTED_STOP = "[This agent did not finish: ";
