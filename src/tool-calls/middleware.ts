@@ -21,7 +21,7 @@ import {
 } from "./core/state.js";
 import { GuardModelCalls } from "./model-call.js";
 import { type AgentTool, ToolTraits } from "./traits.js";
-import { emptyTurnRecord, GuardedTurn, openAfterModel, type TurnEnv, type TurnRecord } from "./turn.js";
+import { emptyTurnRecord, openAfterModel, SplitTurns, type TurnEnv, type TurnRecord } from "./turn.js";
 
 /**
  * Options of {@link guardMiddleware}: the tool node's guard options, plus whether level 3 asks a person.
@@ -89,6 +89,7 @@ function afterModel(
   env: TurnEnv,
   ask: boolean,
   calls: GuardModelCalls,
+  turns: SplitTurns,
 ) {
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages as BaseMessage[], env);
   if (turn.calls.length === 0) return forgiven.length > 0 ? update({ toolGuard: forgiven, guardLog: [] }) : undefined;
@@ -98,6 +99,9 @@ function afterModel(
     // one (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips
     // calls that are answered already.
     const { events, answers, record } = turn.split();
+    // Nothing to write (the usual turn): createAgent then writes no channel (see SplitTurns).
+    const quiet = events.length === 0 && answers.length === 0 && turn.log.length === 0 && forgiven.length === 0;
+    if (quiet && turns.keep(turn, record)) return undefined;
     return update({
       messages: answers,
       toolGuard: [...forgiven, ...events],
@@ -117,10 +121,11 @@ async function wrapToolCall(
   request: { toolCall: ToolCall; state: unknown; tool?: unknown },
   handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
   env: TurnEnv,
+  turns: SplitTurns,
 ): Promise<ToolMessage | Command> {
   const state = request.state as ToolCallState;
   const guard = state.toolGuard ?? emptyToolGuardState();
-  const turn = GuardedTurn.resume(state._guardPending, request.toolCall, guard, state.messages ?? [], env);
+  const turn = turns.resume(request.toolCall, state._guardPending, guard, state.messages ?? [], env);
   const blocked = turn?.standInAnswer(0);
   if (turn !== undefined && blocked !== undefined)
     return new Command({ update: { messages: [blocked], ...turn.update() } });
@@ -162,6 +167,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const traits = new ToolTraits(resolved);
   if (agentTools !== undefined) traits.learn(agentTools);
   const ask = interrupt !== false;
+  const turns = new SplitTurns();
   /** What a hook decides with: the run's switches, and the agent's state (the file tools' checks read it). */
   const env = (runtime: unknown, state: unknown): TurnEnv => ({
     options: resolved,
@@ -177,11 +183,11 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
     stateSchema,
     afterModel: {
       canJumpTo: ["end", "model"],
-      hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls),
+      hook: (state, runtime) => afterModel(state, env(runtime, state), ask, calls, turns),
     },
     wrapToolCall: (request, handler) => {
       calls.sawTool(request.tool);
-      return wrapToolCall(request, () => handler(request), env(request.runtime, request.state));
+      return wrapToolCall(request, () => handler(request), env(request.runtime, request.state), turns);
     },
   });
   return withStepBudget(calls.install(middleware), calls.budget);

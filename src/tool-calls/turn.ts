@@ -52,11 +52,14 @@ export interface TurnEnv {
 
 /**
  * What createAgent keeps of a turn between `afterModel` (which plans it) and `wrapToolCall` (which runs one call):
- * the response's decisions and the id of each call, plain data in a state channel.
+ * the response's decisions and the id of each call, plain data in a state channel (or in memory, see
+ * {@link SplitTurns}).
  */
 export interface TurnRecord {
   decisions: ToolCallDecision[];
   ids: (string | null)[];
+  /** The id of the AI message whose calls these are (a record of an earlier response is not resumed). */
+  message?: string | undefined;
   /** A run the guards end with the model's own words: the reason, and the id the final message takes. */
   wrapUp?: WrapUpRecord | undefined;
 }
@@ -77,13 +80,14 @@ class ChannelRecord implements TurnRecord {
   constructor(
     public decisions: ToolCallDecision[],
     public ids: (string | null)[],
+    public message?: string,
     public wrapUp?: WrapUpRecord,
   ) {}
 }
 
 /** A record of no turn (the channel's default, and what a stopped response leaves), or of a wrap-up to make. */
 export function emptyTurnRecord(wrapUp?: WrapUpRecord): TurnRecord {
-  return new ChannelRecord([], [], wrapUp);
+  return new ChannelRecord([], [], undefined, wrapUp);
 }
 
 /** The response's plan as a turn keeps it. */
@@ -273,6 +277,7 @@ export class GuardedTurn {
     const record = new ChannelRecord(
       this.plan.decisions,
       this.calls.map((c) => c.id ?? null),
+      this.message?.id,
     );
     return { events, answers, record };
   }
@@ -377,6 +382,44 @@ export class GuardedTurn {
     const emit = { host: this.env.host, on: this.env.options.feedback.events };
     const response = { calls: this.calls, decisions: this.decisions };
     return stopResponse({ response, stop, guard: this.state, events, emit }, ask);
+  }
+}
+
+/**
+ * The turns createAgent splits across hooks (see {@link GuardedTurn.split}), from `afterModel` to `wrapToolCall`.
+ * A turn with nothing to write after the model (the usual turn: every call allowed, nothing for the stream) is kept
+ * here, in memory, by its AI message, and `afterModel` returns nothing: createAgent then writes no channel (any
+ * update writes back every channel the hook reads, `messages` included: 5-8% of a turn in the overhead bench). Any
+ * other turn's record is written to the state, with the id of its AI message.
+ */
+export class SplitTurns {
+  readonly #kept = new WeakMap<object, TurnRecord>();
+
+  /** Keeps the record of a turn `afterModel` writes nothing for; `false` (not kept) for a turn of no AI message. */
+  keep(turn: GuardedTurn, record: TurnRecord): boolean {
+    if (turn.message === undefined) return false;
+    this.#kept.set(turn.message, record);
+    return true;
+  }
+
+  /**
+   * The turn of `call` as `afterModel` planned it: its record kept here, else `stored` (the state's) when it is of the
+   * same response. Without either (a run resumed from a checkpoint between the hooks, a response another middleware
+   * replaced), the turn is planned again from the state, which `afterModel` left as it was.
+   */
+  resume(
+    call: ToolCall,
+    stored: TurnRecord | undefined,
+    state: ToolGuardState,
+    messages: readonly BaseMessage[],
+    env: TurnEnv,
+  ): GuardedTurn | undefined {
+    const response = messages[lastAIMessageIndex(messages)] as AIMessage | undefined;
+    const kept = response === undefined ? undefined : this.#kept.get(response);
+    const same = stored?.message !== undefined && stored.message === response?.id;
+    const record = kept ?? (same ? stored : undefined);
+    if (record !== undefined) return GuardedTurn.resume(record, call, state, messages, env);
+    return call.id == null || response === undefined ? undefined : GuardedTurn.open(state, messages, env, call);
   }
 }
 

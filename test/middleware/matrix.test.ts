@@ -11,7 +11,6 @@
  * `wrapToolCall` by the guard (blocked).
  */
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { Command, isInterrupted, MemorySaver, type StateSnapshot } from "@langchain/langgraph";
 import {
@@ -24,10 +23,10 @@ import {
   toolCallLimitMiddleware,
 } from "langchain";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { type GuardArtifact, isEscalationInterrupt, type ToolGuardState } from "../../src/index.js";
 import { type GuardMiddlewareOptions, guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
+import { docsTools } from "../support/docs-tools.js";
 import { seedPace } from "../support/escalation.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -158,22 +157,7 @@ async function runAgent(
   guardOptions: GuardMiddlewareOptions = {},
 ): Promise<Run> {
   const ran: string[] = [];
-  const tools = [
-    tool(
-      async ({ q }) => {
-        ran.push(`search ${q}`);
-        return `results for ${q}`;
-      },
-      { name: "search_docs", description: "Search the docs.", schema: z.object({ q: z.string() }) },
-    ),
-    tool(
-      async ({ text }) => {
-        ran.push(`note ${text}`);
-        return `saved: ${text}`;
-      },
-      { name: "write_note", description: "Write a note.", schema: z.object({ text: z.string() }) },
-    ),
-  ];
+  const tools = docsTools(ran);
   const summarizer = new FakeListChatModel({ responses: ["SUMMARY"] });
   let summaries = 0;
   summarizer.callbacks = [
