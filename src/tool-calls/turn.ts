@@ -389,7 +389,7 @@ export class GuardedTurn {
  * The turns createAgent splits across hooks (see {@link GuardedTurn.split}), from `afterModel` to `wrapToolCall`.
  * A turn with nothing to write after the model (the usual turn: every call allowed, nothing for the stream) is kept
  * here, in memory, by its AI message, and `afterModel` returns nothing: createAgent then writes no channel (any
- * update writes back every channel the hook reads, `messages` included: 5-8% of a turn in the overhead bench). Any
+ * update writes back every channel the hook reads, `messages` included: 5-10% of a turn in the overhead bench). Any
  * other turn's record is written to the state, with the id of its AI message.
  */
 export class SplitTurns {
