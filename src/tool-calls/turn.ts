@@ -404,8 +404,8 @@ export class SplitTurns {
 
   /**
    * The turn of `call` as `afterModel` planned it: its record kept here, else `stored` (the state's) when it is of the
-   * same response. Without either (a run resumed from a checkpoint between the hooks, a response another middleware
-   * replaced), the turn is planned again from the state, which `afterModel` left as it was.
+   * same response. Without either, the turn is planned again from the state: a kept turn read after a resume from a
+   * checkpoint between the hooks (`afterModel` wrote nothing for it), or a response replaced under a new id.
    */
   resume(
     call: ToolCall,
