@@ -1,14 +1,16 @@
 /**
  * Where the tool node's time goes, measured inside the agent: `npm run bench:parts [-- --quick]` (also part of
  * `npm run bench`). The same 150-turn scripted createReactAgent as `bench:overhead` (`bench/agent-script.ts`); the
- * real `GuardedToolNode` is subclassed only to time its `planCalls` (reading the turn and planning the response) and
- * the real `reduceToolGuard` is timed through the state's `toolGuard` channel. In every turn the plan is also made a
- * second time, right after the first: what the same work costs once the CPU's caches hold it, against the first time
- * in a turn, after LangGraph's own work. The reducer is likewise applied a second time, at once, to the same update.
+ * real `GuardedToolNode` is subclassed only to time `planCalls` before each run (reading the turn and planning the
+ * response, as the run then does) and the real `reduceToolGuard` is timed through the state's `toolGuard` channel.
+ * In every turn the plan is also made a second time, right after the first: what the same work costs once the CPU's
+ * caches hold it, against the first time in a turn, after LangGraph's own work. The reducer is likewise applied a
+ * second time, at once, to the same update.
  *
  * Then, for reference, whole runs in one state (`GuardMessagesState` and a channel of its own for the yardstick),
- * interleaved: a plain `ToolNode`, a minimal guard that does only the essential work (see `MinimalGuard`), and the
- * `GuardedToolNode`: how far the guards are from the floor of any guard that keeps a window of calls in a channel.
+ * interleaved: a plain `ToolNode`, a minimal guard that does only the essential work (see `MinimalGuard`), the
+ * guards' engine on a state of its own (see `ShadowGuard`), and the `GuardedToolNode`: how far the guards are from
+ * the floor of any guard that keeps a window of calls in a channel, and how much of their cost is the engine's.
  *
  * Prints µs a turn (medians of the runs). No timing is asserted: the process fails only if a run misbehaves (a call
  * blocked or not recorded, a tool failing) or the second plan or reduction differs from the first.
@@ -26,8 +28,10 @@ import {
   resolveToolGuardOptions,
   type ToolGuardState,
 } from "../src/core/index.js";
-import { GuardedToolNode, GuardMessagesState, type GuardPlan, GuardState, type ToolGuardUpdate } from "../src/index.js";
+import { GuardedToolNode, GuardMessagesState, GuardState, type ToolGuardUpdate } from "../src/index.js";
 import { applyEvents } from "../src/tool-calls/core/state.js";
+import { ToolTraits } from "../src/tool-calls/traits.js";
+import { GuardedTurn } from "../src/tool-calls/turn.js";
 import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";
 
@@ -62,19 +66,23 @@ const TimedState = Annotation.Root({
   }),
 });
 
-/** The real node; `planCalls` timed, then made again at once (the same decisions, on warm caches). */
+/**
+ * The real node, its planning timed: before each run the turn is planned (`planCalls`, the same opening `run` makes:
+ * the first time in the turn, after LangGraph's own work) and planned again at once (on warm caches); then the node
+ * runs as it does.
+ */
 class TimedNode extends GuardedToolNode {
-  override planCalls(input: unknown, config: LangGraphRunnableConfig = {}): GuardPlan {
+  protected override run(input: unknown, config: LangGraphRunnableConfig): Promise<Record<string, never>> {
     let start = performance.now();
-    const plan = super.planCalls(input, config);
+    const plan = this.planCalls(input, config);
     spent.plan += performance.now() - start;
     start = performance.now();
-    const again = super.planCalls(input, config);
+    const again = this.planCalls(input, config);
     spent.planAgain += performance.now() - start;
     if (again.decisions.map((d) => d.key).join() !== plan.decisions.map((d) => d.key).join()) {
       throw new Error("the second plan of a turn differs from the first");
     }
-    return plan;
+    return super.run(input, config);
   }
 }
 
@@ -168,18 +176,37 @@ class MinimalGuard extends ToolNode {
   }
 }
 
-type Reference = "plain" | "minimal" | "guarded";
-const REFERENCES: Reference[] = ["plain", "minimal", "guarded"];
+/**
+ * The guards' own work without the node around it: a plain `ToolNode` that opens each turn with the guards' engine
+ * on a state of its own (`GuardedTurn`, as `GuardedToolNode` opens it), settles the calls' outputs (its answers are
+ * the settled ones), makes the update and reduces it into that state, and writes no guard channel. Against `GuardedToolNode` it tells the
+ * engine's cost (the same work, the same state) from the node's (its channel, its answers, the sub-agent scope).
+ */
+class ShadowGuard extends ToolNode {
+  readonly options = resolveToolGuardOptions();
+  readonly #traits = new ToolTraits(this.options);
+  state: ToolGuardState = emptyToolGuardState();
+
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<Record<string, never>> {
+    const { messages } = input as { messages: AIMessage[] };
+    this.#traits.learn(this.tools);
+    const env = { options: this.options, context: this.#traits.context(config.configurable, input), host: config };
+    const turn = GuardedTurn.open(this.state, messages, env);
+    const outputs = await Promise.all(turn.calls.map((call) => this.runTool(call, config, input)));
+    const answers = outputs.map((output, i) => turn.settle(i, output));
+    this.state = reduceToolGuard(this.state, turn.update().toolGuard);
+    return { messages: answers } as never;
+  }
+}
+
+type Reference = "plain" | "minimal" | "shadow" | "guarded";
+const REFERENCES: Reference[] = ["plain", "minimal", "shadow", "guarded"];
 const REFERENCE_RUNS = quick ? 3 : 30;
 
 async function referenceRun(variant: Reference): Promise<number> {
   const tools = createWorkspaceTools(sampleProject());
-  const node =
-    variant === "plain"
-      ? new ToolNode(tools)
-      : variant === "minimal"
-        ? new MinimalGuard(tools)
-        : new GuardedToolNode(tools);
+  const nodes = { plain: ToolNode, minimal: MinimalGuard, shadow: ShadowGuard, guarded: GuardedToolNode };
+  const node = new nodes[variant](tools);
   const agent = createReactAgent({
     llm: agentModel(TURNS, "Done."),
     tools: node,
@@ -189,7 +216,10 @@ async function referenceRun(variant: Reference): Promise<number> {
   const state = await agent.invoke(agentInput(TURNS), { recursionLimit: agentRecursionLimit(TURNS) });
   const ms = performance.now() - start;
   const ran = state.messages.filter((m) => ToolMessage.isInstance(m) && m.status !== "error").length;
-  const recorded = { plain: TURNS, minimal: state.minimal.recorded, guarded: state.toolGuard.stats.allowed }[variant];
+  const shadow = node instanceof ShadowGuard ? node.state.stats.allowed : 0;
+  const recorded = { plain: TURNS, minimal: state.minimal.recorded, shadow, guarded: state.toolGuard.stats.allowed }[
+    variant
+  ];
   if (ran !== TURNS || recorded !== TURNS) {
     console.error(`${variant}: expected ${TURNS} tool calls run and recorded, got ${ran} run, ${recorded} recorded`);
     process.exit(1);
@@ -197,7 +227,7 @@ async function referenceRun(variant: Reference): Promise<number> {
   return ms;
 }
 
-const referenceMs: Record<Reference, number[]> = { plain: [], minimal: [], guarded: [] };
+const referenceMs: Record<Reference, number[]> = { plain: [], minimal: [], shadow: [], guarded: [] };
 for (let run = 0; run < WARMUP_RUNS + REFERENCE_RUNS; run += 1) {
   for (let i = 0; i < REFERENCES.length; i += 1) {
     const variant = REFERENCES[(run + i) % REFERENCES.length] as Reference;
@@ -213,6 +243,7 @@ console.log(
 );
 const references: [string, Reference][] = [
   ["a minimal guard (call digest, window scan, result digest, a reducer)", "minimal"],
+  ["the guards' engine alone (a state of its own, no channel written)", "shadow"],
   ["GuardedToolNode", "guarded"],
 ];
 for (const [what, variant] of references) {
