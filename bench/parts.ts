@@ -179,8 +179,9 @@ class MinimalGuard extends ToolNode {
 /**
  * The guards' own work without the node around it: a plain `ToolNode` that opens each turn with the guards' engine
  * on a state of its own (`GuardedTurn`, as `GuardedToolNode` opens it), settles the calls' outputs (its answers are
- * the settled ones), makes the update and reduces it into that state, and writes no guard channel. Against `GuardedToolNode` it tells the
- * engine's cost (the same work, the same state) from the node's (its channel, its answers, the sub-agent scope).
+ * the settled ones), makes the update and reduces it into that state, and writes no guard channel. Against
+ * `GuardedToolNode` it tells the engine's cost (the same work, the same state) from the node's (its channel, the
+ * sub-agent scope).
  */
 class ShadowGuard extends ToolNode {
   readonly options = resolveToolGuardOptions();
