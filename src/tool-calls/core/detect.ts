@@ -14,6 +14,7 @@ import {
   letsTimePass,
   ownEntry,
 } from "../../common/identity/classify.js";
+import { findCycle } from "./cycles.js";
 import {
   type ArgsView,
   type ResolvedEscalationOptions,
@@ -28,7 +29,6 @@ import { findOperation } from "./redundancy.js";
 import { callWaits, repeatsOf } from "./repeat-ceiling.js";
 import {
   evaluateRepetition,
-  findCycle,
   type RecordedResult,
   type RepetitionState,
   resultDigest,

@@ -306,6 +306,19 @@ export function emptyRepetitionState(): RepetitionState {
   return { nextSeq: 0, epoch: 0, window: [] };
 }
 
+/**
+ * A repetition state of these parts, always as an object of one of two shapes (with `changes` or without). Made by a
+ * spread, `{ ...state, window }`, V8 missed the store of every turn at run time (`--log-ic`: one miss per call).
+ */
+function repetitionOf(
+  nextSeq: number,
+  epoch: number,
+  window: CallRecord[],
+  changes: Change[] | undefined,
+): RepetitionState {
+  return changes === undefined ? { nextSeq, epoch, window } : { nextSeq, epoch, window, changes };
+}
+
 /** Position of the record with sequence `seq` in the window (sorted by sequence), or -1. O(1) without gaps. */
 function positionOf(window: readonly CallRecord[], seq: number): number {
   const first = window[0];
@@ -373,55 +386,6 @@ export function evaluateRepetition(
 }
 
 /**
- * The longest cycle the cycle rule looks for (ml-intern and Hermes find cycles of 2 to 5 calls). Two rounds of it
- * fit the default window of 10 calls; a smaller window sees cycles of up to half its size.
- */
-const LONGEST_CYCLE = 5;
-
-/**
- * A cycle of 2 to {@link LONGEST_CYCLE} (5) calls, two at least different, that the recent window holds twice in a
- * row with the same result at every position (A, B, A, B with A and B each answering as before): the agent goes
- * round without learning anything. The shortest such cycle wins. Returns the cycle's records (its latest round) when
- * `key` is one of its calls, else undefined. Independent of what the tools do: a cycle whose results change is
- * progress and is not found, and so is a cycle with a call that lets time pass (`letsTimePass`: a wait between
- * polls). Looks at the last 2 × 5 records at most, so it costs the same at any window size.
- *
- * @example
- * ```ts
- * // window: ls → "a.py", cat a.py → "x", ls → "a.py", cat a.py → "x"
- * findCycle(state, lsKey)?.length; // 2: calling ls again goes round the cycle a third time
- * ```
- */
-export function findCycle(
-  state: RepetitionState,
-  key: string,
-  letsTimePass: (tool: string) => boolean = () => false,
-): CallRecord[] | undefined {
-  const window = state.window;
-  const n = window.length;
-  for (let size = 2; size <= LONGEST_CYCLE; size += 1) {
-    if (n < 2 * size) break;
-    // The latest round repeats the one before it, call by call and result by result …
-    let own = false;
-    let mixed = false;
-    let same = true;
-    for (let j = 0; j < size && same; j += 1) {
-      const r = window[n - size + j] as CallRecord;
-      const b = window[n - 2 * size + j] as CallRecord;
-      same = b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
-      if (r.key === key) own = true;
-      if (r.key !== (window[n - size] as CallRecord).key) mixed = true;
-    }
-    // … with `key` in it, two calls at least (one call repeated is the other rules' case), and no wait between polls.
-    if (!same || !own || !mixed) continue;
-    const latest = window.slice(n - size);
-    if (latest.some((r) => letsTimePass(r.tool))) continue;
-    return latest;
-  }
-  return undefined;
-}
-
-/**
  * A call to record (an allowed call).
  *
  * @example
@@ -458,7 +422,7 @@ export function recordCall(
   if (last !== undefined && last.seq >= seq) {
     // Out-of-order arrival (parallel branches): keep the window sorted; the index is rebuilt when next needed.
     const sorted = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
-    return { ...state, nextSeq, window: sorted.slice(Math.max(0, sorted.length - size)) };
+    return repetitionOf(nextSeq, state.epoch, sorted.slice(Math.max(0, sorted.length - size)), state.changes);
   }
   // The usual case: append, evicting the oldest records beyond the window size.
   const evict = Math.max(0, state.window.length + 1 - size);
@@ -479,7 +443,7 @@ export function recordCall(
     windowIndexes.give(window, index);
   }
   // The changes stay: a call recorded after another tool's change must not forget it.
-  return { ...state, nextSeq, window };
+  return repetitionOf(nextSeq, state.epoch, window, state.changes);
 }
 
 /**
@@ -510,11 +474,11 @@ export function recordResult(
     const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
     if (index !== undefined) windowIndexes.give(window, index);
   }
-  if (!(mutates && result.ok)) return { ...state, window };
+  if (!(mutates && result.ok)) return repetitionOf(state.nextSeq, state.epoch, window, state.changes);
   const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";
   const key = at >= 0 ? (window[at] as CallRecord).key : undefined;
   const epoch = state.epoch + 1;
-  return { ...state, window, epoch, changes: noteChange(state.changes, tool, epoch, opts.paths, window, key) };
+  return repetitionOf(state.nextSeq, epoch, window, noteChange(state.changes, tool, epoch, opts.paths, window, key));
 }
 
 /**
