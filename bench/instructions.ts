@@ -1,7 +1,8 @@
 /**
  * The guards' overhead counted in CPU instructions rather than timed, run with `npm run bench:instructions
- * [-- --quick] [-- --runs N] [-- --only node|middleware]`: a measure that machines shared with other work cannot
- * disturb. Needs valgrind (Debian's `valgrind` package); without it the bench says so and measures nothing.
+ * [-- --runs N] [-- --only node|middleware]`: a measure that other work on the machine moves far less than the clock.
+ * Needs valgrind (Debian's `valgrind` package); without it the bench says so and measures nothing. `--quick` (30
+ * turns, 1 warm-up and 2 measured runs) only shows that it runs: its counts are mostly the compiler's.
  *
  * The agents are those of `npm run bench:overhead` (150 `read_file` turns of `createFileTools`, a scripted model, no
  * checkpointer): `GuardedToolNode` against `ToolNode` in createReactAgent (both in `GuardMessagesState`), and
