@@ -36,7 +36,7 @@ import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
 import { guardMiddleware } from "../src/middleware/index.js";
 import { watchSubAgents } from "../src/run-end/sub-agents.js";
 import { agentRecursionLimit, moduleText, readFileInput, readFileModel, readPath } from "./agent-script.js";
-import { type Figure, quick, report } from "./report.js";
+import { argument, countArgument, type Figure, quick, report } from "./report.js";
 
 /** The repository (the children import tsx from its node_modules). */
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -47,12 +47,6 @@ const PAIRS = {
   middleware: ["toolCallLimit", "guardMiddleware"],
 } as const;
 type Variant = (typeof PAIRS)[keyof typeof PAIRS][number];
-
-/** The value of a `--name value` argument, if given. */
-function argument(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // A child: runs one variant's agent `runs` times (under valgrind, started by the parent below)
@@ -93,8 +87,8 @@ if (childAt >= 0) {
 
 const TURNS = quick ? 30 : 150;
 const WARMUP_RUNS = quick ? 1 : 3;
-const MEASURED_RUNS = Number(argument("--runs") ?? (quick ? 2 : 9));
-if (!Number.isInteger(MEASURED_RUNS) || MEASURED_RUNS < 1) throw new Error("--runs takes a count of 1 or more");
+const MEASURED_RUNS = countArgument("--runs", quick ? 2 : 9);
+if (MEASURED_RUNS < 1) throw new Error("--runs takes a count of 1 or more");
 const only = argument("--only");
 if (only !== undefined && !(only in PAIRS)) throw new Error(`--only takes node or middleware, got ${only}`);
 const pairs = Object.entries(PAIRS).filter(([name]) => only === undefined || only === name);

@@ -48,22 +48,7 @@ import { guardMiddleware } from "../src/middleware/index.js";
 import { outcomeEvents } from "../src/tool-calls/core/plan.js";
 import { rng } from "../test/support/random.js";
 import { agentRecursionLimit, moduleText, readFileInput, readFileModel, readPath } from "./agent-script.js";
-import { type Figure, fmtMs, median, quick, report, verdictText } from "./report.js";
-
-/** The value of a `--name value` argument, if given. */
-function argument(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
-
-/** A `--name N` argument (a count), or `fallback`. */
-function countArgument(name: string, fallback: number): number {
-  const given = argument(name);
-  if (given === undefined) return fallback;
-  const n = Number(given);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} takes a count, got ${given}`);
-  return n;
-}
+import { argument, countArgument, type Figure, fmtMs, median, quick, report, verdictText } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
 /** The `read_file` the agents run: the pack's (`fs`, default) or the examples' in-memory one (`workspace`). */

@@ -13,6 +13,21 @@ import { performance } from "node:perf_hooks";
 /** `--quick`: small sizes, a few seconds, no goal judged (CI runs every bench so). */
 export const quick = process.argv.includes("--quick");
 
+/** The value of a bench's `--name value` argument, if given. */
+export function argument(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** A `--name N` argument (a count), or `fallback`. */
+export function countArgument(name: string, fallback: number): number {
+  const given = argument(name);
+  if (given === undefined) return fallback;
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} takes a count, got ${given}`);
+  return n;
+}
+
 /** One headline figure of a bench. */
 export interface Figure {
   /** The bench that measured it (its file name without `.ts`). */
