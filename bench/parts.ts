@@ -12,11 +12,17 @@
  * guards' engine on a state of its own (see `ShadowGuard`), and the `GuardedToolNode`: how far the guards are from
  * the floor of any guard that keeps a window of calls in a channel, and how much of their cost is the engine's.
  *
+ * Last, the engine alone (no agent around it) on a conversation of its own, its turn timed in three settings: as it
+ * is (the CPU's caches warm from the turn before), after 32 MB were written (every cache cleared: what a turn meets
+ * after LangGraph's and the tool's work), and after 32 MB were written and then a turn of another conversation was
+ * made (other options, state and messages: the code warm again, the data still cold). It tells whether a cold turn
+ * pays for the code it runs or for the data it reads.
+ *
  * Prints µs a turn (medians of the runs). No timing is asserted: the process fails only if a run misbehaves (a call
  * blocked or not recorded, a tool failing) or the second plan or reduction differs from the first.
  */
 import { performance } from "node:perf_hooks";
-import { type AIMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation } from "@langchain/langgraph";
 import { createReactAgent, ToolNode } from "@langchain/langgraph/prebuilt";
 import { createWorkspaceTools, sampleProject } from "../examples/workspace.js";
@@ -32,7 +38,7 @@ import { GuardedToolNode, GuardMessagesState, GuardState, type ToolGuardUpdate }
 import { applyEvents } from "../src/tool-calls/core/state.js";
 import { ToolTraits } from "../src/tool-calls/traits.js";
 import { GuardedTurn } from "../src/tool-calls/turn.js";
-import { agentInput, agentModel, agentRecursionLimit } from "./agent-script.js";
+import { agentInput, agentModel, agentRecursionLimit, moduleText, readPath } from "./agent-script.js";
 import { type Figure, median, quick, report } from "./report.js";
 
 const TURNS = quick ? 30 : 150;
@@ -255,6 +261,89 @@ for (const [what, variant] of references) {
     ours: fmt(overTurn(variant)),
     anchor: "",
     ratio: `${overRatio(variant).toFixed(3)}x`,
+    goal: "",
+    met: null,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The engine's turn with the CPU's caches cleared: is a cold turn's cost the code or the data?
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A conversation the engine guards on its own: options, traits, state and messages of its own. */
+class EngineConversation {
+  readonly options = resolveToolGuardOptions();
+  readonly traits = new ToolTraits(this.options);
+  state: ToolGuardState = emptyToolGuardState();
+  readonly messages: BaseMessage[] = [new HumanMessage("Read the modules.")];
+
+  constructor(readonly name: string) {
+    this.traits.learn(createWorkspaceTools(sampleProject()));
+  }
+
+  /** Turn `i`: a new read_file call opened, its answer settled, the update reduced; returns its ms. */
+  turn(i: number): number {
+    const id = `${this.name}-${i}`;
+    this.messages.push(
+      new AIMessage({ content: "", tool_calls: [{ id, name: "read_file", args: { path: readPath(i) } }] }),
+    );
+    const output = new ToolMessage({ tool_call_id: id, name: "read_file", content: moduleText(i) });
+    const start = performance.now();
+    const env = { options: this.options, context: this.traits.context({}, { messages: this.messages }), host: {} };
+    const turn = GuardedTurn.open(this.state, this.messages, env);
+    const answer = turn.settle(0, output);
+    this.state = reduceToolGuard(this.state, turn.update().toolGuard);
+    const ms = performance.now() - start;
+    this.messages.push(answer as ToolMessage);
+    return ms;
+  }
+}
+
+type Setting = "warm" | "cold" | "codeWarm";
+const SETTINGS: Setting[] = ["warm", "cold", "codeWarm"];
+/** 32 MB, more than the CPU's caches: writing one value in each 64-byte line clears them. */
+const clearer = new Float64Array(4_000_000);
+
+/** One run of `TURNS` engine turns in a setting: µs a turn. */
+function engineRun(setting: Setting, run: number): number {
+  const own = new EngineConversation(`a${run}`);
+  const other = new EngineConversation(`b${run}`);
+  let ms = 0;
+  for (let i = 0; i < TURNS; i += 1) {
+    if (setting !== "warm") for (let j = 0; j < clearer.length; j += 8) clearer[j] = run + i;
+    if (setting === "codeWarm") other.turn(i);
+    ms += own.turn(i);
+    if (own.state.stats.allowed !== i + 1) throw new Error(`${setting}: turn ${i} was not allowed`);
+  }
+  return (ms * 1000) / TURNS;
+}
+
+const ENGINE_RUNS = quick ? 2 : 9;
+const engineUs: Record<Setting, number[]> = { warm: [], cold: [], codeWarm: [] };
+for (let run = 0; run < WARMUP_RUNS + ENGINE_RUNS; run += 1) {
+  for (let i = 0; i < SETTINGS.length; i += 1) {
+    const setting = SETTINGS[(run + i) % SETTINGS.length] as Setting;
+    const us = engineRun(setting, run);
+    if (run >= WARMUP_RUNS) engineUs[setting].push(us);
+  }
+}
+console.log(`\nThe engine alone, a ${TURNS}-turn conversation (medians of ${ENGINE_RUNS} runs, µs a turn):\n`);
+const engineRows: [string, Setting][] = [
+  ["caches warm (the turn before was the same conversation's)", "warm"],
+  ["every cache cleared before the turn (32 MB written)", "cold"],
+  ["cleared, then another conversation's turn (code warm, data cold)", "codeWarm"],
+];
+for (const [what, setting] of engineRows) {
+  const us = median(engineUs[setting]);
+  const ratio = us / median(engineUs.warm);
+  console.log(`  ${what.padEnd(68)} ${fmt(us).padStart(9)}   ${ratio.toFixed(2)}x warm`);
+  if (setting === "warm") continue;
+  figures.push({
+    bench: "parts",
+    figure: `the engine's turn alone, ${what}`,
+    ours: fmt(us),
+    anchor: `${fmt(median(engineUs.warm))} warm`,
+    ratio: `${ratio.toFixed(2)}x`,
     goal: "",
     met: null,
   });
