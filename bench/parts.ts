@@ -307,11 +307,12 @@ const clearer = new Float64Array(4_000_000);
 /** One run of `TURNS` engine turns in a setting: µs a turn. */
 function engineRun(setting: Setting, run: number): number {
   const own = new EngineConversation(`a${run}`);
-  const other = new EngineConversation(`b${run}`);
+  // The conversation whose turns warm the code (only in that setting).
+  const other = setting === "codeWarm" ? new EngineConversation(`b${run}`) : undefined;
   let ms = 0;
   for (let i = 0; i < TURNS; i += 1) {
     if (setting !== "warm") for (let j = 0; j < clearer.length; j += 8) clearer[j] = run + i;
-    if (setting === "codeWarm") other.turn(i);
+    other?.turn(i);
     ms += own.turn(i);
     if (own.state.stats.allowed !== i + 1) throw new Error(`${setting}: turn ${i} was not allowed`);
   }
