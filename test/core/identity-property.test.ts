@@ -1,8 +1,9 @@
 /**
  * A call's identity (key and effect) read in one pass over the arguments a call has must be the identity of the
  * definition: every path argument name asked of the arguments (`args[name]` for the effect's paths, own ones for the
- * key), ignored arguments and volatile call metadata dropped, paths normalized, then digested. Checked on random tools, traits, hints, roots and
- * arguments, including objects without a prototype, with inherited or non-enumerable path arguments.
+ * key), ignored arguments and volatile call metadata dropped, paths normalized, then digested. Checked on random tools,
+ * traits, hints, roots and arguments, including objects without a prototype, with inherited or non-enumerable path
+ * arguments, and flat JSON arguments of any text and number (the usual call's one-pass identity).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -13,11 +14,11 @@ import {
   identityArgs,
   isReadOnlyCall,
   isShellTool,
-  normalizePath,
   shellCommandOf,
 } from "../../src/common/identity/classify.js";
 import { commandPaths, squeezeCommand } from "../../src/common/identity/shell/index.js";
 import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/common/identity/signature.js";
+import { normalizePath } from "../../src/common/identity/usual-call.js";
 import { withoutVolatileArgs } from "../../src/common/identity/volatile-args.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };
@@ -142,12 +143,19 @@ const argsArb = fc
     return own;
   });
 
+/** Arguments as a model's JSON gives them: a plain object of strings (any text), numbers and booleans. */
+const flatArgsArb = fc.dictionary(
+  fc.oneof(fc.constantFrom(...KEYS, "__proto__", "Path", "é", "a b"), fc.string({ unit: "binary" })),
+  fc.oneof(pathArb, fc.string({ unit: "binary" }), fc.double(), fc.integer(), fc.boolean()),
+  { maxKeys: 5 },
+);
+
 describe("a call's identity, read in one pass", () => {
   it("is the identity of the definition, for any tool, traits, hints, root and arguments", () => {
     fc.assert(
       fc.property(
         fc.constantFrom("read_file", "write_file", "bash", "deploy", "list_files", "tool"),
-        fc.oneof(argsArb, fc.constantFrom<unknown>("text", 7, null, ["a.py"])),
+        fc.oneof(argsArb, flatArgsArb, fc.constantFrom<unknown>("text", 7, null, ["a.py"])),
         fc.record({
           traits: fc.option(
             fc.record(

@@ -1,6 +1,6 @@
-import { posix } from "node:path";
 import { commandPaths, isReadOnlyCommand, squeezeCommand } from "./shell/index.js";
 import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
+import { flatArgsIdentity, isPathText, normalizePath } from "./usual-call.js";
 import { withoutVolatileArgs } from "./volatile-args.js";
 
 /**
@@ -358,38 +358,6 @@ export function shellCommandOf(name: string, args: unknown): string | undefined 
 }
 
 /**
- * Resolves a path the way the guards compare paths: against `root` when given, else normalized as written.
- *
- * @example
- * ```ts
- * normalizePath("./src/../a.py", "/repo"); // "/repo/a.py"
- * normalizePath("./src/", undefined);      // "src"
- * ```
- */
-export function normalizePath(path: string, root: string | undefined): string {
-  // Agents name the same few paths over and over: remembered per root (a bounded map, emptied when full).
-  let known = normalizedPaths.get(root);
-  if (known === undefined) {
-    if (normalizedPaths.size >= NORMALIZED_ROOTS) normalizedPaths.clear();
-    known = new Map();
-    normalizedPaths.set(root, known);
-  }
-  const remembered = known.get(path);
-  if (remembered !== undefined) return remembered;
-  const resolved = root !== undefined ? posix.resolve(root, path) : posix.normalize(path);
-  const normalized = resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
-  if (known.size >= NORMALIZED_PATHS) known.clear();
-  known.set(path, normalized);
-  return normalized;
-}
-
-/** Normalized paths remembered, per root: at most this many roots … */
-const NORMALIZED_ROOTS = 16;
-/** … and this many paths per root. */
-const NORMALIZED_PATHS = 4_096;
-const normalizedPaths = new Map<string | undefined, Map<string, string>>();
-
-/**
  * The paths in a call's arguments (top-level path arguments; strings or arrays of strings), normalized.
  *
  * @example
@@ -426,11 +394,6 @@ function presentPathArgs(args: object, pathArgs: readonly string[]): readonly st
   }
   if (present === undefined) return [];
   return present.length === 1 ? present : pathArgs.filter((name) => present.includes(name));
-}
-
-/** A value that can name a path: a non-empty string without NUL. */
-function isPathText(value: unknown): value is string {
-  return typeof value === "string" && value !== "" && !value.includes("\0");
 }
 
 /**
@@ -671,6 +634,11 @@ function plainCallIdentity(
 ): { key: string; effect: CallEffect } {
   const traits = ownEntry(opts.tools, name);
   const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
+  // What isReadOnlyCall says of a tool that is no shell.
+  const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);
+  // The usual call (flat JSON arguments, none ignored) in one pass.
+  const flat = opts.ignoreArgs?.length ? undefined : flatArgsIdentity(name, args, pathArgs, opts.root);
+  if (flat !== undefined) return { key: flat.key, effect: effectOf(readOnly, flat.paths, traits, name, args) };
   const ignored = withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs));
   let paths: string[];
   let kept: unknown;
@@ -682,8 +650,6 @@ function plainCallIdentity(
     paths = [];
     kept = readPathArgs(args, pathArgs, opts.root, paths, true);
   }
-  // What isReadOnlyCall says of a tool that is no shell.
-  const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);
   const key = digest(toolCallSignature(name, kept));
   return { key, effect: effectOf(readOnly, paths, traits, name, args) };
 }

@@ -43,7 +43,7 @@ const MAX_DEPTH = 3;
 const keyVerdicts = new Map<string, boolean>();
 
 /** Whether a key names call metadata (`requestId`, `x-request-id`, `trace_id`, `nonce`, `ts`, `sent_at`, …). */
-function isMetadataKey(key: string): boolean {
+export function isMetadataKey(key: string): boolean {
   let verdict = keyVerdicts.get(key);
   if (verdict === undefined) {
     const plain = key.replace(/[-_.]/g, "").toLowerCase();

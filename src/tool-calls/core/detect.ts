@@ -525,7 +525,8 @@ function sameErrorRun(
 ): { count: number; result?: RecordedResult | undefined } {
   let count = 0;
   let first: RecordedResult | undefined;
-  const keys = new Set<string>();
+  let firstKey = "";
+  let distinct = false; // two calls of the run differ (one call failing again is the consecutive rule's)
   // Look back a bounded distance: the decision must cost the same at any window size.
   const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
   for (let i = repetition.window.length - 1; i >= stop; i -= 1) {
@@ -535,9 +536,12 @@ function sameErrorRun(
     // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
     if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
     if (first !== undefined && result.digest !== first.digest) break;
-    first ??= result;
-    keys.add(record.key);
+    if (first === undefined) {
+      first = result;
+      firstKey = record.key;
+    }
+    distinct ||= record.key !== firstKey;
     count += 1;
   }
-  return keys.size >= 2 ? { count, result: first } : { count: 0 };
+  return distinct ? { count, result: first } : { count: 0 };
 }
