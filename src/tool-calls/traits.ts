@@ -46,13 +46,20 @@ function hintOf(tool: unknown, hint: "readOnlyHint" | "idempotentHint"): boolean
 /**
  * A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly, with a
  * reference to the earlier result: the consecutive and redundant rules would only get in the way (the threshold
- * rule still stops loops). An explicit per-tool setting still wins.
+ * rule still stops loops). Its results are compared exactly: what it reads is data (a file's timestamps change
+ * when the file does), and its own freshness check tells a changed file from an unchanged one; the normalizer's
+ * scan of every read (over 100 µs on a 24 KB source file) is spared. An explicit per-tool setting still wins.
  */
 function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
   if (!guardMetadata(tool)?.servesRepeats) return;
   const { name } = tool as { name: string };
   const own = options.tools[name];
-  options.tools[name] = { ...own, consecutive: own?.consecutive ?? false, redundancy: own?.redundancy ?? false };
+  options.tools[name] = {
+    ...own,
+    consecutive: own?.consecutive ?? false,
+    redundancy: own?.redundancy ?? false,
+    normalizeResult: own?.normalizeResult ?? false,
+  };
 }
 
 /**

@@ -148,8 +148,8 @@ describe.each(ADAPTERS)(
     });
 
     it("an outside edit that changes only a timestamp: the read runs (results are compared exactly here)", async () => {
-      // The rules compare results without volatile parts, so the two reads look equal to them; the freshness check
-      // compares the exact text, so the file that changed is read, and the block never quotes the old stamp.
+      // The file tools' results are compared exactly (a file's content is data), by the rules and by the freshness
+      // check: the file that changed is read, and no block quotes the old stamp.
       const stamped = (at: string) => `# generated ${at}\n${OLD}`;
       const r = await run(adapter, stamped("2025-01-02T10:00:03Z"), [
         { call: list },
@@ -161,6 +161,21 @@ describe.each(ADAPTERS)(
       expect(r.outcomes).toEqual(ran(5));
       expect(r.answers[4]).toContain("2025-01-02T10:05:41Z");
       expect(blocks(r)).toBe(0);
+    });
+
+    it("a stamp changed between reads: the count of identical answers starts again there (one call later)", async () => {
+      // Normalized, the four answers would be one answer, and the 4th read a threshold block though the file had
+      // changed since the first; compared exactly, the reads after the change are counted afresh.
+      const stamped = (at: string) => `# generated ${at}\n${OLD}`;
+      const r = await run(adapter, stamped("2025-01-02T10:00:03Z"), [
+        { call: read },
+        { call: read, before: edit(stamped("2025-01-02T10:05:41Z")) },
+        { call: read },
+        { call: read },
+        { call: read },
+      ]);
+      expect(r.outcomes).toEqual([...ran(4), "threshold@1"]);
+      expect(r.answers[4]).toContain("2025-01-02T10:05:41Z");
     });
 
     it("read three times, an outside edit, read: the threshold rule lets the changed file be read", async () => {
@@ -227,7 +242,7 @@ describe.each(ADAPTERS)(
       });
 
       it("a file that holds a timestamp, unchanged: list, read, list, read, read is still a cycle block", async () => {
-        // The rules compare normalized results, the freshness check the exact text: an unchanged file is unchanged.
+        // The rules and the freshness check compare the exact text: an unchanged file is unchanged.
         const r = await run(
           adapter,
           `# generated 2025-01-02T10:00:03Z\n${OLD}`,
