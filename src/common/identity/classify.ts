@@ -366,39 +366,19 @@ export function shellCommandOf(name: string, args: unknown): string | undefined 
  * ```
  */
 export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
   const paths: string[] = [];
-  readPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS, root, paths, false);
+  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+    const value = (args as Record<string, unknown>)[key];
+    if (isPathText(value)) paths.push(normalizePath(value, root));
+    else if (Array.isArray(value)) for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, root));
+  }
   return paths;
-}
-
-/** Each list of path argument names, as a set (asked once per argument a call has, not once per name). */
-const pathArgSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-
-/**
- * The names of `pathArgs` that `args` may hold, in `pathArgs` order: for a plain object (a model's JSON) those among
- * its own keys — an argument list holds a few keys, the names are many — else all of them (read as before).
- */
-function presentPathArgs(args: object, pathArgs: readonly string[]): readonly string[] {
-  const proto = Object.getPrototypeOf(args);
-  if (proto !== Object.prototype && proto !== null) return pathArgs;
-  let names = pathArgSets.get(pathArgs);
-  if (names === undefined) {
-    names = new Set(pathArgs);
-    pathArgSets.set(pathArgs, names);
-  }
-  let present: string[] | undefined;
-  for (const key of Object.getOwnPropertyNames(args)) {
-    if (!names.has(key)) continue;
-    present ??= [];
-    present.push(key);
-  }
-  if (present === undefined) return [];
-  return present.length === 1 ? present : pathArgs.filter((name) => present.includes(name));
 }
 
 /**
  * Replaces path arguments by their normalized form, so `read_file({path: "x"})` and
- * `read_file({path: "<root>/x"})` have one signature. Other arguments are untouched.
+ * `read_file({path: "<root>/x"})` have one signature (a copy when one changed). Other arguments are untouched.
  *
  * @example
  * ```ts
@@ -406,43 +386,17 @@ function presentPathArgs(args: object, pathArgs: readonly string[]): readonly st
  * ```
  */
 function normalizePathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): unknown {
-  return readPathArgs(args, pathArgs ?? DEFAULT_PATH_ARGS, root, undefined, true);
-}
-
-/**
- * Reads the path arguments of `args` once, for {@link pathsOf}, {@link normalizePathArgs} or both: pushes each path
- * they name, normalized, onto `paths` (when given; every path argument is read, as `args[name]`), and with
- * `normalize` returns `args` with its own path arguments normalized (a copy only when one changed; without `paths`,
- * only own ones are read), else `args` as it is.
- */
-function readPathArgs(
-  args: unknown,
-  pathArgs: readonly string[],
-  root: string | undefined,
-  paths: string[] | undefined,
-  normalize: boolean,
-): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   let copy: Record<string, unknown> | undefined;
-  for (const key of presentPathArgs(args, pathArgs)) {
-    const own = Object.hasOwn(args, key);
-    if (!own && paths === undefined) continue;
+  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+    if (!Object.hasOwn(args, key)) continue;
     const value = (args as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    let normalized: unknown = value;
-    if (!Array.isArray(value)) {
-      if (isPathText(value)) {
-        normalized = normalizePath(value, root);
-        paths?.push(normalized as string);
-      }
-    } else {
-      if (paths !== undefined) for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, root));
-      if (normalize && value.every(isPathText)) normalized = value.map((v: string) => normalizePath(v, root));
-    }
-    if (normalize && normalized !== value && own) {
-      copy ??= { ...(args as Record<string, unknown>) };
-      copy[key] = normalized;
-    }
+    let normalized = value;
+    if (isPathText(value)) normalized = normalizePath(value, root);
+    else if (Array.isArray(value) && value.every(isPathText)) normalized = value.map((v) => normalizePath(v, root));
+    if (normalized === value) continue;
+    copy ??= { ...(args as Record<string, unknown>) };
+    copy[key] = normalized;
   }
   return copy ?? args;
 }
@@ -624,8 +578,8 @@ export function callIdentity(
 
 /**
  * {@link callIdentity} of a tool that is no shell: its effect follows from its name, its traits and the paths in its
- * arguments, which are read and normalized once for both the effect ({@link pathsOf}) and the key
- * ({@link normalizePathArgs}) when no ignored argument or volatile metadata is dropped (the usual call).
+ * arguments ({@link pathsOf}), its key from the arguments kept, their paths normalized ({@link normalizePathArgs});
+ * flat JSON arguments (the usual call) are read once for both ({@link flatArgsIdentity}).
  */
 function plainCallIdentity(
   name: string,
@@ -639,17 +593,8 @@ function plainCallIdentity(
   // The usual call (flat JSON arguments, none ignored) in one pass.
   const flat = opts.ignoreArgs?.length ? undefined : flatArgsIdentity(name, args, pathArgs, opts.root);
   if (flat !== undefined) return { key: flat.key, effect: effectOf(readOnly, flat.paths, traits, name, args) };
-  const ignored = withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs));
-  let paths: string[];
-  let kept: unknown;
-  if (ignored !== args) {
-    // Arguments dropped (a copy without them): the effect reads the call's arguments, the key what is kept.
-    paths = pathsOf(args, pathArgs, opts.root);
-    kept = normalizePathArgs(ignored, pathArgs, opts.root);
-  } else {
-    paths = [];
-    kept = readPathArgs(args, pathArgs, opts.root, paths, true);
-  }
+  // Any other call: the effect reads the call's arguments, the key what is kept of them.
+  const kept = normalizePathArgs(withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs)), pathArgs, opts.root);
   const key = digest(toolCallSignature(name, kept));
-  return { key, effect: effectOf(readOnly, paths, traits, name, args) };
+  return { key, effect: effectOf(readOnly, pathsOf(args, pathArgs, opts.root), traits, name, args) };
 }

@@ -1,7 +1,6 @@
 /**
- * The usual call's identity: a call whose arguments are flat JSON (a few strings and numbers, a path among them) gets
- * its key and paths in one pass ({@link flatArgsIdentity}), with paths compared as the guards compare them
- * ({@link normalizePath}); `classify.ts` reads every other call's arguments by the definition, to the same key.
+ * The usual call's identity: flat JSON arguments (strings and numbers, a path among them) read in one pass, paths
+ * compared as the guards compare them; `classify.ts` reads every other call's arguments by the definition.
  */
 import { posix } from "node:path";
 import { digest } from "./signature.js";
@@ -33,10 +32,8 @@ export function normalizePath(path: string, root: string | undefined): string {
   return normalized;
 }
 
-/** Normalized paths remembered, per root: at most this many roots … */
-const NORMALIZED_ROOTS = 16;
-/** … and this many paths per root. */
-const NORMALIZED_PATHS = 4_096;
+const NORMALIZED_ROOTS = 16; // normalized paths remembered per root: at most this many roots …
+const NORMALIZED_PATHS = 4_096; // … and this many paths per root
 const normalizedPaths = new Map<string | undefined, Map<string, string>>();
 
 /** A value that can name a path: a non-empty string without NUL. */

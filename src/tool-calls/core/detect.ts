@@ -536,10 +536,8 @@ function sameErrorRun(
     // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
     if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
     if (first !== undefined && result.digest !== first.digest) break;
-    if (first === undefined) {
-      first = result;
-      firstKey = record.key;
-    }
+    first ??= result;
+    firstKey ||= record.key; // a digest, never empty
     distinct ||= record.key !== firstKey;
     count += 1;
   }
