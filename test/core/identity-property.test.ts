@@ -14,11 +14,11 @@ import {
   identityArgs,
   isReadOnlyCall,
   isShellTool,
+  normalizePath,
   shellCommandOf,
 } from "../../src/common/identity/classify.js";
 import { commandPaths, squeezeCommand } from "../../src/common/identity/shell/index.js";
 import { digest, toolCallSignature, withoutIgnoredArgs } from "../../src/common/identity/signature.js";
-import { normalizePath } from "../../src/common/identity/usual-call.js";
 import { withoutVolatileArgs } from "../../src/common/identity/volatile-args.js";
 
 type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; pathArgs?: string[] };

@@ -1,6 +1,6 @@
 import { z } from "zod/v4";
+import { normalizePath } from "../../common/identity/classify.js";
 import { canonicalJson, digest, toolCallSignature } from "../../common/identity/signature.js";
-import { normalizePath } from "../../common/identity/usual-call.js";
 import { similarityRatio } from "../../common/similarity/similarity.js";
 
 /**
