@@ -47,81 +47,51 @@ export async function serialized<T>(path: string, work: () => Promise<T>): Promi
   }
 }
 
-/** One write the tools made: the digests of the content it replaced (null when not read) and of the new one. */
+/** A write the tools made: the file's real path, the digests of what it replaced (null: not read) and wrote. */
 interface ToolWrite {
+  path: string;
   before: string | null;
   after: string;
-  /** The tool call it answered. */
-  callId: string;
-  /** The model response (and thread) of that call ({@link responseOf}): ids like `call_0` repeat across them. */
-  response: string;
 }
 
-/** The latest writes the tools made, by real path (bounded: 32 a path, 1,000 paths, the oldest dropped). */
-const writesByPath = new Map<string, ToolWrite[]>();
-const WRITES_PER_PATH = 32;
-const PATHS_KEPT = 1000;
+/**
+ * The writes the tools made for the calls of each model response, by its AI message: the object in the state of
+ * the thread that holds it. Tool-call ids (`call_0`), message ids and positions in the history repeat across
+ * responses, threads and runs without one; the object does not, and its writes go with it.
+ */
+const writesOf = new WeakMap<AIMessage, ToolWrite[]>();
 
 /**
- * Notes a write the tools made, for the check of the next edit of the same file in the same model response.
+ * The model response this call belongs to: its AI message in the state (none without a tool call id or state).
  *
  * @example
  * ```ts
- * recordToolWrite("/repo/a.py", { before: oldDigest, after: newDigest, callId: "call_1", response: responseOf(call).key });
+ * recordToolWrite(responseOf(call), { path: "/repo/a.py", before: oldDigest, after: newDigest });
  * ```
  */
-export function recordToolWrite(path: string, write: ToolWrite): void {
-  const list = writesByPath.get(path) ?? [];
-  writesByPath.delete(path); // re-inserted last: the map's order is the order of use
-  writesByPath.set(path, [...list.slice(-(WRITES_PER_PATH - 1)), write]);
-  for (const old of writesByPath.keys()) {
-    if (writesByPath.size <= PATHS_KEPT) break;
-    writesByPath.delete(old);
-  }
+export function responseOf(call: CallContext): AIMessage | undefined {
+  const id = call.toolCallId;
+  if (id === undefined) return undefined;
+  return call.messages.findLast(
+    (m): m is AIMessage => AIMessage.isInstance(m) && (m.tool_calls ?? []).some((c) => c.id === id),
+  );
 }
 
-/** Whether content `now` came from content `seen` through the latest writes of the tools, each for a call of `response`. */
-function writtenSince(path: string, seen: string, now: string, response: Response): boolean {
-  const list = writesByPath.get(path) ?? [];
+/** Notes a write the tools made, for the check of the next edit of the same file in the same model `response`. */
+export function recordToolWrite(response: AIMessage | undefined, write: ToolWrite): void {
+  if (response !== undefined) writesOf.set(response, [...(writesOf.get(response) ?? []), write]);
+}
+
+/** Whether content `now` of `path` came from content `seen` through the latest writes of the tools for `response`. */
+function writtenSince(path: string, seen: string, now: string, response: AIMessage | undefined): boolean {
+  const list = (response === undefined ? undefined : writesOf.get(response)) ?? [];
   let current = now;
-  for (let i = list.length - 1; i >= 0; i -= 1) {
-    const write = list[i] as ToolWrite;
-    const ours = write.response === response.key && response.calls.has(write.callId);
-    if (write.after !== current || !ours || write.before === null) return false;
+  for (const write of list.filter((w) => w.path === path).reverse()) {
+    if (write.after !== current || write.before === null) return false;
     if (write.before === seen) return true;
     current = write.before;
   }
   return false;
-}
-
-/** The model response a call belongs to: its thread and AI message (`key`), and the ids of its tool calls. */
-interface Response {
-  key: string;
-  calls: ReadonlySet<string>;
-}
-
-/**
- * The model response this call belongs to (its AI message in the state, in its thread). Tool-call ids alone do not
- * name it: providers that number calls per response (`call_0`) repeat them in every response and every thread.
- *
- * @example
- * ```ts
- * responseOf(call).calls.has("call_0");
- * ```
- */
-export function responseOf(call: CallContext): Response {
-  const id = call.toolCallId;
-  if (id !== undefined) {
-    for (let i = call.messages.length - 1; i >= 0; i -= 1) {
-      const message = call.messages[i];
-      if (!AIMessage.isInstance(message)) continue;
-      const ids = (message.tool_calls ?? []).map((c) => c.id);
-      if (!ids.includes(id)) continue;
-      const key = `${call.thread ?? ""}\u0000${message.id ?? i}`;
-      return { key, calls: new Set(ids.filter((c): c is string => typeof c === "string")) };
-    }
-  }
-  return { key: "", calls: new Set() };
 }
 
 /**

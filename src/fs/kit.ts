@@ -44,8 +44,6 @@ export interface FileToolArtifact {
  */
 export interface CallContext {
   toolCallId?: string | undefined;
-  /** The thread the call runs in (`configurable.thread_id`), when the graph has one. */
-  thread?: string | undefined;
   /** The file cache in state (only when the graph has the channel). */
   cache?: FileCacheState | undefined;
   messages: BaseMessage[];
@@ -125,7 +123,6 @@ function contextOf(runtime: unknown): CallContext {
         toolCallId?: string;
         toolCall?: { id?: string };
         state?: Record<string, unknown>;
-        configurable?: { thread_id?: unknown };
       }
     | undefined;
   const state = r?.state;
@@ -133,7 +130,6 @@ function contextOf(runtime: unknown): CallContext {
   const channel = isState && "fileCache" in state;
   return {
     toolCallId: r?.toolCallId || r?.toolCall?.id || undefined,
-    thread: typeof r?.configurable?.thread_id === "string" ? r.configurable.thread_id : undefined,
     cache: channel ? (state.fileCache as FileCacheState | undefined) : undefined,
     messages: Array.isArray(state?.messages) ? (state.messages as BaseMessage[]) : [],
     channel,

@@ -1,5 +1,6 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { GuardOptionsError } from "../common/options.js";
 import { denyWritesMatcher } from "./deny-writes.js";
 import { echo } from "./echo.js";
 
@@ -115,6 +116,21 @@ export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
 }
 
+/** The real path of the root folder `given`, or the `GuardOptionsError` of a root that is missing or not a folder. */
+function realRoot(given: string): string {
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(resolve(given));
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error; // EACCES, ELOOP: the OS's own words
+  }
+  const problem = real === undefined ? "does not exist" : statSync(real).isDirectory() ? "" : "is not a folder";
+  if (problem === "") return real as string;
+  const why = `${JSON.stringify(given)} ${problem}; the file tools need the project's folder.`;
+  throw new GuardOptionsError(`Invalid file-tool options:\n- root: ${why}`);
+}
+
 /**
  * The real path of `absolute`, also when its tail does not exist yet: the longest existing prefix is resolved
  * with `realpath` (every symlink on the way followed), a dangling symlink is followed by hand, and the missing
@@ -169,7 +185,7 @@ function realPathOf(absolute: string, links = 0): string {
  */
 export function createSandbox(options: SandboxOptions) {
   if (typeof options.root !== "string" || options.root === "") throw new TypeError("createSandbox: root is required");
-  const root = realpathSync.native(resolve(options.root));
+  const root = realRoot(options.root);
   const denies = denyWritesMatcher(options);
 
   const resolvePath = (input: unknown, opts: { write?: boolean } = {}): ResolvedPath => {

@@ -16,7 +16,8 @@ export type { FileToolsOptions } from "./options.js";
  * `fileCache` channel (`GuardState`), file contents and the directory tree are cached in state, per thread, and
  * stored by the checkpointer as changes only. A cached file is served only while its stat (taken before reading)
  * still matches; a repeat read of unchanged content answers with a reference to the earlier result while that
- * result is still in `messages`. Paths are confined to `root` after resolving symlinks.
+ * result is still in `messages`. Paths are confined to `root` after resolving symlinks. A bad option, or a root that
+ * does not exist or is not a folder, throws `GuardOptionsError` here.
  *
  * Typed with `@langchain/core`'s `DynamicStructuredTool`, so that the types need no `langchain`.
  *

@@ -66,10 +66,7 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
   if (o.cache.enabled) {
     const file = kit.cacheEntry(edit.bytes, written.stat, writtenAt);
     writes.push({ op: "put", path: target.path, file, budget: o.cache.budgetChars, maxFiles: o.cache.maxFiles });
-    if (call.toolCallId !== undefined) {
-      const response = responseOf(call).key;
-      recordToolWrite(target.path, { before: seen.hash, after: file.hash, callId: call.toolCallId, response });
-    }
+    recordToolWrite(responseOf(call), { path: target.path, before: seen.hash, after: file.hash });
     if (written.created) {
       writes.push({ op: "treeAdd", rel: target.relative });
       kit.log(`[DIR_CACHE] Updated directory cache for created file: ${echo(target.relative)}`);

@@ -208,10 +208,12 @@ export function runFromMessages(messages: readonly unknown[], id: string, where 
       }
       answered.add(callId);
       const text = textOf(fields.content);
+      // An OpenAI chat log keeps no status: a failure reads as the tool node wrote it (`Error: …`, `toolErrorText`).
+      const failed = fields.status === undefined && format === "openai" ? /^\s*Error:/.test(text) : false;
       steps.push({
         role: "tool",
         name: typeof fields.name === "string" ? fields.name : undefined,
-        ok: fields.status !== "error",
+        ok: fields.status !== "error" && !failed,
         text,
         tool_call_id: callId,
       });

@@ -95,11 +95,12 @@ describe("the final message at level 4 (endExplanation)", () => {
       "",
       "What you can do:",
       "- Send a new message with what to do differently (another approach, other input, or to skip this step); I will go on from there.",
-      "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`, `escalation.askFrom`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
-      "- Run without the guards once: pass `configurable: { guards: false }` with the next call.",
+      "- If the step needs something I cannot change here (a service that is down, access I do not have), set that right first, then ask me again.",
     ]);
     // Nothing addressed to the model ("Please fix your mistakes"), no second sign-off.
     expect(text).not.toMatch(/Please fix your mistakes|Please tell me how to proceed/);
+    // Nor to the developer (issue 61, 12c): the end user reads it, and cannot change the guard's options.
+    expect(text).not.toMatch(/escalation\.|configurable|guards: false|exempt|levelStrikes|askFrom/);
   });
 
   it("says when a person ended the run, keeps long arguments and results short, and words a success", () => {

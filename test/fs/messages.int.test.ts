@@ -10,21 +10,28 @@ import { describe, expect, it } from "vitest";
 import { tempProjects } from "../support/projects.js";
 import { directTools } from "./direct.js";
 
-const { base, project } = tempProjects("lgg-messages-");
+const { project } = tempProjects("lgg-messages-");
 
-/** The answers of `calls`, made in a process of a user without privileges (as root, permissions are not checked). */
-function asUnprivileged(root: string, prepare: () => void, calls: [string, Record<string, unknown>][]) {
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) execFileSync("chmod", ["-R", "a+rwX", base]); // the user may reach the project (and tsx's cache)
+/** Whether the runner is root, whom the OS lets read and write past a file's permissions. */
+const asRoot = process.getuid?.() === 0;
+
+/**
+ * The answers of `calls`, made in a process of their own whose file access the OS checks as it does any user's. As
+ * root, that process stays root (it can still read this checkout, wherever it is) but without the capabilities that
+ * override permissions (`setpriv`, util-linux): root's own files are then judged by their owner bits. Issue 61,
+ * item 13: a process of the user `nobody` could not load a checkout under /root, and the tests failed as root.
+ */
+function asUnprivileged(prepare: () => void, root: string, calls: [string, Record<string, unknown>][]) {
   prepare();
-  const out = execFileSync(
-    process.execPath,
-    ["--import", "tsx", "test/fs/tools-child.ts", root, JSON.stringify(calls)],
-    {
-      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-      env: { ...process.env, HOME: base },
-    },
-  );
+  const child = ["--import", "tsx", "test/fs/tools-child.ts", root, JSON.stringify(calls)];
+  const out = asRoot
+    ? execFileSync("setpriv", [
+        "--bounding-set=-dac_override,-dac_read_search,-fowner",
+        "--",
+        process.execPath,
+        ...child,
+      ])
+    : execFileSync(process.execPath, child);
   return JSON.parse(out.toString()) as { text: string; status: string }[];
 }
 
@@ -35,7 +42,7 @@ describe("answers that say what is wrong", () => {
       chmodSync(join(root, "locked"), 0o000);
       chmodSync(join(root, "secret.txt"), 0o000);
     };
-    const [list, read, missing, file] = asUnprivileged(root, prepare, [
+    const [list, read, missing, file] = asUnprivileged(prepare, root, [
       ["list_files", { path: "locked" }],
       ["read_file", { path: "secret.txt" }],
       ["list_files", { path: "nowhere" }],
@@ -106,11 +113,14 @@ describe("permissions hold (issue 45, item 1)", () => {
     const root = project({ "theirs.txt": "root's\n", "mine.txt": "mine\n", "open.txt": "open\n" });
     const diff = (file: string) =>
       `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${file === "theirs.txt" ? "root's" : "mine"}\n+changed\n`;
-    const [theirs, theirsDiff, mine, mineDiff, open] = asUnprivileged(root, () => {
-      chmodSync(join(root, "theirs.txt"), 0o644); // root's, read-only for others
-      if (process.getuid?.() === 0) chownSync(join(root, "mine.txt"), 65534, 65534);
+    const prepare = () => {
+      // Someone else's file, read-only for others: root gives it to nobody; a user cannot give a file away, so for
+      // them it is one of their own that no one may write.
+      if (asRoot) chownSync(join(root, "theirs.txt"), 65534, 65534);
+      chmodSync(join(root, "theirs.txt"), asRoot ? 0o644 : 0o444);
       chmodSync(join(root, "mine.txt"), 0o444); // the user's own, after chmod a-w
-    }, [
+    };
+    const [theirs, theirsDiff, mine, mineDiff, open] = asUnprivileged(prepare, root, [
       ["write_to_file", { path: "theirs.txt", content: "changed\n" }],
       ["apply_source_code_diff", { path: "theirs.txt", diff: diff("theirs.txt") }],
       ["write_to_file", { path: "mine.txt", content: "changed\n" }],
@@ -123,7 +133,7 @@ describe("permissions hold (issue 45, item 1)", () => {
     }
     expect(open?.status).toBe("success");
     expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("root's\n");
-    expect(statSync(join(root, "theirs.txt")).uid).toBe(process.getuid?.() ?? 0);
+    expect(statSync(join(root, "theirs.txt")).uid).toBe(asRoot ? 65534 : process.getuid?.()); // not replaced
     expect(readFileSync(join(root, "mine.txt"), "utf8")).toBe("mine\n");
     expect(readdirSync(root).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });

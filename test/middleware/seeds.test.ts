@@ -425,6 +425,7 @@ describe("seed 003 (feedback and escalation) through createAgent", () => {
     );
     expect(said).toMatch(/\nWhen it last ran, it failed: /);
     expect(said).toMatch(/What you can do:\n- Send a new message/);
+    expect(said).not.toMatch(/escalation\.|configurable|guards: false/); // for the end user (issue 61, 12c)
     expect(last.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 4, wrapUp: "model" });
     expect(validHistory(messages)).toEqual([]);
     expect(llm.stepsTaken).toBe(5); // after level 4 the model only wrote the wrap-up (not a step of its script)

@@ -147,6 +147,15 @@ describe("documentation", () => {
     expect(pages.filter((f) => !linked.has(f))).toEqual([]);
   });
 
+  it("README.md names every entry point (issue 61, 12b: `/classes` was missing)", () => {
+    const readme = texts.get("README.md") ?? "";
+    const unnamed = [...ENTRY_POINTS.keys()].filter((e) => {
+      const sub = e.slice("langgraph-guards".length);
+      return !readme.includes(`\`${e}\``) && (sub === "" || !readme.includes(`\`${sub}\``));
+    });
+    expect(unnamed).toEqual([]);
+  });
+
   it("docs/README.md links every other docs page", () => {
     const linked = new Set(
       relativeLinks(texts.get("docs/README.md") ?? "").map((l) => `docs/${l.target.split("#")[0]}`),

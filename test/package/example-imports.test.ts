@@ -3,8 +3,10 @@
  * blocks of the source's doc comments (TypeDoc publishes them; they are not compiled), and every ```ts block of the
  * README and docs/ (those not compiled by docs.test.ts included). A wrong entry point ("`guardMiddleware` from
  * `langgraph-guards`", which only `langgraph-guards/middleware` exports) fails here, naming the file and line.
+ * Issue 61, item 12a: also an import anywhere in a page (inline code, any fence) or in a notebook's cells, and what
+ * the prose says is exported from an entry point (docs.test.ts compiles blocks, which never saw a sentence).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -96,6 +98,48 @@ function wrongImports(shown: readonly ShownImport[], exported: ReadonlyMap<strin
   });
 }
 
+/** Names a piece of prose means: the leading identifier of each code span (`guardVerdict(result)`: guardVerdict). */
+const namesIn = (text: string) => [...text.matchAll(/`([A-Za-z_$][\w$]*)/g)].map((m) => m[1] as string);
+const ENTRY = /`(langgraph-guards(?:\/[\w-]+)?)`/g;
+/** A clause saying where names come from: "exported from `E`", "(from `E`)", "exported by `E`". */
+const WHERE = /\b(?:from|by)\s+(?:the root\s+)?`langgraph-guards(?:\/[\w-]+)?`/;
+
+/**
+ * What the prose of a Markdown text says is exported from an entry point: per clause (a sentence, or a part of one
+ * between semicolons) that says "from `E`" or "by `E`", the names it means (of a clause that names none and starts
+ * with They/These/Both, those of the first sentence of the paragraph before), each to be exported by every entry
+ * point it names.
+ */
+function proseClaims(file: string, text: string, known: ReadonlySet<string>): ShownImport[] {
+  const claims: ShownImport[] = [];
+  let line = 1;
+  let before: string[] = [];
+  for (const block of text.split(/(\n\s*\n)/)) {
+    const fenced = block.trimStart().startsWith("```");
+    const paragraph = fenced ? "" : block.replace(/\s+/g, " ");
+    for (const clause of paragraph.split(/(?<=[.;:!?])\s+(?=[`A-Z(])|;/)) {
+      if (!WHERE.test(clause)) continue;
+      const own = namesIn(clause.replace(ENTRY, "")).filter((n) => known.has(n));
+      const names = own.length === 0 && /^\s*(They|These|Both)\b/.test(clause) ? before : own;
+      for (const m of clause.matchAll(ENTRY))
+        claims.push({ where: `${file}:${line} (prose)`, from: m[1] as string, names });
+    }
+    // What a pronoun means: the names of the paragraph's first sentence (where it says what it is about).
+    if (paragraph.trim() !== "")
+      before = namesIn(paragraph.split(/(?<=[.!?])\s+/)[0] ?? "").filter((n) => known.has(n));
+    line += block.split("\n").length - 1;
+  }
+  return claims;
+}
+
+/** The code cells of a notebook, as one text per cell. */
+function notebookCells(text: string): string[] {
+  const cells = (JSON.parse(text) as { cells: { cell_type: string; source: string | string[] }[] }).cells;
+  return cells
+    .filter((c) => c.cell_type === "code")
+    .map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source));
+}
+
 describe("imports shown in the documentation", () => {
   const exported = exportedNames();
   const fromExamples = sourceFiles(root, "src").flatMap((file) =>
@@ -117,6 +161,49 @@ describe("imports shown in the documentation", () => {
 
   it("every ts block of the README and docs/ imports what its entry point exports", () => {
     expect(wrongImports(fromDocs, exported)).toEqual([]);
+  });
+
+  const pages = [
+    ...markdownFiles(root),
+    "examples/README.md",
+    "examples/server/README.md",
+    "examples/notebooks/README.md",
+  ];
+  const notebooks = readdirSync(join(root, "examples/notebooks")).filter((f) => f.endsWith(".ipynb"));
+  const known = new Set([...exported.values()].flatMap((names) => [...names]));
+
+  it("every import in a page (inline code and every fence), an example or a notebook names a real export", () => {
+    const shown = [
+      ...pages.flatMap((file) => importsIn(readFileSync(join(root, file), "utf8"), file, 1)),
+      ...sourceFiles(root, "examples").flatMap((file) => importsIn(readFileSync(join(root, file), "utf8"), file, 1)),
+      ...notebooks.flatMap((name) => {
+        const file = `examples/notebooks/${name}`;
+        return notebookCells(readFileSync(join(root, file), "utf8")).flatMap((code, i) =>
+          importsIn(code, `${file} (code cell ${i + 1})`, 1),
+        );
+      }),
+    ];
+    expect(shown.length).toBeGreaterThan(fromDocs.length);
+    expect(wrongImports(shown, exported)).toEqual([]);
+  });
+
+  it("what the prose says an entry point exports, it exports", () => {
+    const claims = pages.flatMap((file) => proseClaims(file, readFileSync(join(root, file), "utf8"), known));
+    expect(claims.length).toBeGreaterThan(3);
+    expect(wrongImports(claims, exported)).toEqual([]);
+  });
+
+  it("a planted wrong claim in prose is found, a pronoun's names taken from the paragraph before", () => {
+    const planted = [
+      "The guards are middleware: `guardMiddleware` and `loopDetectMiddleware`. They act as `GuardedToolNode`.",
+      "",
+      "They are exported from `langgraph-guards` and from `langgraph-guards/middleware`. Read `x`.",
+      "`guardVerdict(result)` (from `langgraph-guards`) reads the end; `planTurn` is exported by `langgraph-guards/core`.",
+    ].join("\n");
+    expect(wrongImports(proseClaims("docs/planted.md", planted, known), exported)).toEqual([
+      'docs/planted.md:3 (prose): "langgraph-guards" does not export guardMiddleware',
+      'docs/planted.md:3 (prose): "langgraph-guards" does not export loopDetectMiddleware',
+    ]);
   });
 
   it("a planted wrong import is found, with its file and line", () => {

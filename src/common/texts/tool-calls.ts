@@ -428,7 +428,8 @@ function describeCall(tool: string, args: unknown): string {
 
 /**
  * The final AI message at level 4 (or when a person ends the run at level 3), written for the user: what was
- * repeated and how often, what it gave when it last ran and what else was tried, and what they can do next.
+ * repeated and how often, what it gave when it last ran and what else was tried, and what they can do next (in
+ * their words: the developer's settings, such as `escalation.askFrom` or `configurable.guards`, are in the docs).
  *
  * @example
  * ```ts
@@ -479,8 +480,7 @@ export function endExplanation(input: EndExplanationInput): string {
     "",
     "What you can do:",
     "- Send a new message with what to do differently (another approach, other input, or to skip this step); I will go on from there.",
-    "- If these repeats were intended, raise the guard's limit (`escalation.levelStrikes`, `escalation.askFrom`) or exempt the tool (`tools: { <name>: { exempt: true } }`).",
-    "- Run without the guards once: pass `configurable: { guards: false }` with the next call.",
+    "- If the step needs something I cannot change here (a service that is down, access I do not have), set that right first, then ask me again.",
   );
   return lines.join("\n");
 }
