@@ -3,8 +3,9 @@
 // installed into fresh projects beside the runtime peers (plus the user's own typescript and @types/node):
 //   full          every peer, langchain (optional) too: every entry point type-checks (module/moduleResolution
 //                 node16, nodenext, bundler; strict, skipLibCheck false), its .d.ts and .js agree, the README quick
-//                 start runs; a CommonJS consumer require()s every entry point and runs the quick start (.cjs), and
-//                 its TypeScript (.cts) type-checks under node16 and nodenext;
+//                 start runs, also as a .cjs file and as TypeScript compiled to CommonJS; a CommonJS consumer
+//                 require()s every entry point and runs createReactAgent's quick start (.cjs), and its TypeScript
+//                 (.cts) type-checks under node16 and nodenext;
 //   no-langchain  only the required peers (the README's install line): every entry point but /middleware
 //                 type-checks, every entry point imports, the quick start (through createReactAgent: the README's needs langchain) runs;
 //   zod3          every peer, langchain too, with zod 3 (the lowest in our range; langchain keeps its own zod when it
@@ -631,9 +632,9 @@ for (const { name, module, moduleResolution, files, file, result, version } of a
 }
 
 // 7. Run the quick start: it must stop at strike 3 with the escalation interrupt, resume, and end with a message.
-function runQuickStart(name, dir) {
-  r = run(process.execPath, ["quickstart.mjs"], { cwd: dir, timeout: 60_000 });
-  const step = `${name}: node quickstart.mjs`;
+function runQuickStart(name, dir, file = "quickstart.mjs") {
+  r = run(process.execPath, [file], { cwd: dir, timeout: 60_000 });
+  const step = `${name}: node ${file}`;
   if (r.status !== 0) return report(`${step} exited ${r.status ?? r.signal ?? r.error} (${r.seconds}s)`, output(r));
   if (`${r.stdout}\n${r.stderr}`.includes("GraphRecursionError"))
     return report(`${step}: GraphRecursionError`, output(r));
@@ -657,6 +658,52 @@ function runQuickStart(name, dir) {
   );
 }
 for (const { name, dir } of projects) runQuickStart(name, dir);
+
+// 7a. The same quick start in CommonJS (issue 61: createAgent's middleware once crashed there): as a .cjs file
+//     (imports made require() calls, the code in an async function: CommonJS has no top-level await), and as
+//     TypeScript compiled by tsc to CommonJS (a "type": "commonjs" folder, module node16), then run with node. Both
+//     load LangGraph's and langchain's CommonJS copies beside the ES module copies the guards import.
+function commonJsQuickStart(source, typescript) {
+  const lines = source.trimEnd().split("\n");
+  const imports = lines.filter((l) => l.startsWith("import "));
+  const head = imports.map((line) => {
+    if (typescript) return line;
+    const m = /^import (\{[^}]*\}) from ("[^"]+");$/.exec(line);
+    if (!m) fail(`README quick start: an import check-install cannot make a require(): ${line}`);
+    return `const ${m[1].replace(/ as /g, ": ")} = require(${m[2]});`;
+  });
+  const body = lines.filter((l) => !l.startsWith("import ")).map((l) => (l ? `  ${l}` : l));
+  const main = [
+    "async function main() {",
+    ...body,
+    "}",
+    "main().catch((error) => { console.error(error); process.exit(1); });",
+  ];
+  return [...(typescript ? [] : ['"use strict";']), ...head, ...main, ""].join("\n");
+}
+if (needsLangchain) {
+  writeFileSync(join(full, "quickstart.cjs"), commonJsQuickStart(quickStart, false));
+  runQuickStart("full (CommonJS)", full, "quickstart.cjs");
+  const cjsApp = join(full, "cjs-app");
+  mkdirSync(cjsApp);
+  writeFileSync(join(cjsApp, "package.json"), '{ "name": "cjs-app", "private": true, "type": "commonjs" }\n');
+  writeFileSync(join(cjsApp, "quickstart.ts"), commonJsQuickStart(quickStart, true));
+  const compilerOptions = {
+    module: "node16",
+    moduleResolution: "node16",
+    target: "es2022",
+    strict: true,
+    skipLibCheck: true,
+    outDir: "out",
+    types: ["node"],
+  };
+  writeFileSync(join(cjsApp, "tsconfig.json"), `${JSON.stringify({ compilerOptions, files: ["quickstart.ts"] })}\n`);
+  r = run(process.execPath, [join(full, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: cjsApp });
+  if (r.status !== 0) report("cjs-app: tsc (module node16, type commonjs) of the quick start", output(r));
+  else if (!readFileSync(join(cjsApp, "out", "quickstart.js"), "utf8").includes('require("langchain")'))
+    report('cjs-app: tsc did not compile the quick start to CommonJS (no require("langchain"))');
+  else runQuickStart("cjs-app (TypeScript compiled to CommonJS)", cjsApp, join("out", "quickstart.js"));
+}
 
 // 7b. The quick start as a .ts file run with tsx, as the README says: in a project of "type": "module" (the full
 //     project), and in a default `npm init -y` project (npm 11 writes "type": "commonjs", where top-level await

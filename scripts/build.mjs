@@ -80,7 +80,14 @@ for (const file of declarations) {
   writeFileSync(file.replace(/\.d\.ts$/, ".d.cts"), text);
 }
 
-// One CommonJS file per entry point with a "require" target: the ES module itself, through require(esm).
+// One CommonJS file per entry point with a "require" target: the ES module itself, through require(esm). The root's
+// also registers the zod state forms in the registry of LangGraph's CommonJS copy, which a CommonJS caller's
+// StateGraph reads (the ES module registered them in the ES module copy's only).
+const cjsExtras = {
+  ".":
+    "// The zod forms' reducers, also where LangGraph's CommonJS copy looks for them (registerZodForms).\n" +
+    'require("./channels/index.js").registerZodForms(require("@langchain/langgraph/zod").schemaMetaRegistry);\n',
+};
 const wrappers = [];
 for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
   const cjs = typeof target === "object" ? target.require?.default : undefined;
@@ -95,7 +102,8 @@ for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
   writeFileSync(
     file,
     `"use strict";\n// ${pkg.name}${subpath.slice(1)} for require() (Node 20.19+): the ES module itself.\n` +
-      `module.exports = require("./${from.split(path.sep).join("/")}");\n`,
+      `module.exports = require("./${from.split(path.sep).join("/")}");\n` +
+      (cjsExtras[subpath] ?? ""),
   );
   wrappers.push(cjs);
 }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import type { InteropZodType } from "@langchain/core/utils/types";
 import { Annotation, MessagesAnnotation, MessagesZodMeta } from "@langchain/langgraph";
-import { withLangGraph } from "@langchain/langgraph/zod";
+import { schemaMetaRegistry, withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod/v4";
 import { annotationOf, graphFieldOf } from "../common/channel.js";
 import { type GuardLog, type GuardLogUpdate, guardLogChannel } from "../common/events/stream-events.js";
@@ -122,3 +123,18 @@ export const guardMessagesStateSchema = z.object({
   messages: withLangGraph(z.custom<BaseMessage[]>(), MessagesZodMeta),
   ...guardStateSchema.shape,
 });
+
+/**
+ * Registers the zod forms' channels (reducer and default) in another copy of LangGraph's zod registry. A CommonJS
+ * program's `require("@langchain/langgraph")` loads LangGraph's CommonJS copy, whose registry does not hold what
+ * `withLangGraph` registered in the ES module copy the guards import: the root entry's CommonJS file calls this with
+ * that copy's registry (scripts/build.mjs), so a zod state built from these fields has its reducers in either copy.
+ * Not part of the public API (the entry points do not export it).
+ */
+export function registerZodForms(registry: typeof schemaMetaRegistry): void {
+  if (registry === schemaMetaRegistry) return;
+  for (const field of Object.values(guardMessagesStateSchema.shape) as InteropZodType[]) {
+    const meta = schemaMetaRegistry.get(field);
+    if (meta !== undefined) registry.extend(field, () => meta);
+  }
+}

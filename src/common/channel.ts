@@ -1,12 +1,12 @@
 /**
  * A guard channel is declared once, as its reducer and its empty value ({@link ChannelSpec}); the three forms
  * LangGraph.js needs are made from it: the `Annotation` of a graph's state, the zod field of a graph's zod state,
- * and the zod field of a createAgent middleware's `stateSchema` (with a zod default: createAgent initialises
- * middleware state from zod defaults, and the default keeps the field optional in the agent's input type).
+ * and the `ReducedValue` field of a createAgent middleware's `StateSchema` (with a zod default: createAgent initialises
+ * middleware state from it, and the default keeps the field optional in the agent's input type).
  */
 
 import type { InteropZodType } from "@langchain/core/utils/types";
-import { Annotation, type BaseChannel, type OverwriteValue } from "@langchain/langgraph";
+import { Annotation, type BaseChannel, type OverwriteValue, ReducedValue } from "@langchain/langgraph";
 import { type ReducedZodChannel, withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod/v4";
 
@@ -27,15 +27,16 @@ export function graphFieldOf<T, U>(spec: ChannelSpec<T, U>): ReducedZodChannel<z
 }
 
 /**
- * The channel as a field of a createAgent middleware's `stateSchema`. Its reducer also takes a whole value (and
- * then replaces it): createAgent feeds each channel's own value back on every invoke, which must change nothing.
+ * The channel as a field of a createAgent middleware's `stateSchema` (a LangGraph `StateSchema`). A `ReducedValue`,
+ * not a zod field registered with `withLangGraph`: that registration lives in one copy of `@langchain/langgraph`,
+ * and a CommonJS program's `require("langchain")` reads another copy's (the CommonJS one), where the channel then has
+ * no reducer. `ReducedValue` and `StateSchema` are recognized by a `Symbol.for` brand, whichever copy reads them.
+ * Its reducer also takes a whole value (and then replaces it): createAgent feeds each channel's own value back on
+ * every invoke, which must change nothing.
  */
-export function agentFieldOf<T extends object, U>(
-  spec: ChannelSpec<T, U>,
-): ReducedZodChannel<z.ZodDefault<z.ZodCustom<T, T>>, InteropZodType<U>> {
-  const defaulted = z.custom<T>().default(spec.empty as () => z.util.NoUndefined<T>);
-  return withLangGraph<T | undefined, U, z.ZodDefault<z.ZodCustom<T, T>>>(defaulted, {
-    reducer: { fn: spec.reduce, schema: z.custom<U>() },
-    default: spec.empty,
-  });
+export function agentFieldOf<T extends object, U>(spec: ChannelSpec<T, U>): ReducedValue<T, U> {
+  const value = z.custom<T>().default(spec.empty as () => z.util.NoUndefined<T>) as unknown as z.ZodType<T>;
+  // Optional: createAgent checks a middleware's fields at each invoke and refuses a required one not given.
+  const input = z.custom<U>().optional() as unknown as z.ZodType<U>;
+  return new ReducedValue(value, { inputSchema: input, reducer: spec.reduce as (current: T, update: U) => T });
 }

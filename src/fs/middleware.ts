@@ -1,5 +1,5 @@
 /** The file tools as createAgent tools, their caches in the middleware's state. */
-import { z } from "zod/v4";
+import { StateSchema } from "@langchain/langgraph";
 import { defineMiddleware } from "../common/agent/define.js";
 import { agentFieldOf } from "../common/channel.js";
 import { guardLogChannel } from "../common/events/stream-events.js";
@@ -35,7 +35,7 @@ import { createFileTools } from "./tools.js";
 export function fileToolsMiddleware(options: FileToolsOptions) {
   return defineMiddleware({
     name: "FileToolsMiddleware",
-    stateSchema: z.object({
+    stateSchema: new StateSchema({
       /** The file tools' cache (digests and stats, no contents) and directory tree, per thread. */
       fileCache: agentFieldOf(fileCacheChannel),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */

@@ -4,7 +4,7 @@
  * `loopDetectHook` does.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { z } from "zod/v4";
+import { StateSchema } from "@langchain/langgraph";
 import { defineMiddleware } from "../common/agent/define.js";
 import { withStepBudget } from "../common/agent/stack.js";
 import { agentFieldOf } from "../common/channel.js";
@@ -113,7 +113,7 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
   const budget = modelCallBudget();
   const middleware = defineMiddleware({
     name: "LoopDetectMiddleware",
-    stateSchema: z.object({
+    stateSchema: new StateSchema({
       /** The loop detector's and the safety limits' state, per thread. */
       loopGuard: agentFieldOf<LoopState, LoopState | null>(loopGuardChannel),
       /** Guard events, counted and the most recent kept (shared with the other middleware). */
@@ -147,7 +147,7 @@ export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
   // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
   const budget = modelCallBudget();
   const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
-  const stateSchema = z.object({
+  const stateSchema = new StateSchema({
     /** The safety limits' counters, per thread. */ safetyLimits: agentFieldOf<LoopState, LoopState | null>(
       loopGuardChannel,
     ),

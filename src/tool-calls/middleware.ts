@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import { Command } from "@langchain/langgraph";
+import { Command, StateSchema } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { defineMiddleware } from "../common/agent/define.js";
 import { withStepBudget } from "../common/agent/stack.js";
@@ -63,7 +63,7 @@ const middlewareOptionsSchema = z.strictObject({
   agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
 });
 
-const stateSchema = z.object({
+const stateSchema = new StateSchema({
   /** The tool-call guards' state, per thread. */
   toolGuard: agentFieldOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** Guard events, counted and the most recent kept (shared with the other middleware). */
