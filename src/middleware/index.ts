@@ -7,6 +7,7 @@
  */
 
 export { guardStack, stackShape } from "../common/agent/stack.js";
+export { guardSubAgents } from "../common/agent/sub-agents.js";
 export { fileToolsMiddleware } from "../fs/middleware.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "../loop/middleware.js";
 export type { WrapUpModel, WrapUpOption } from "../run-end/wrap-up.js";

@@ -78,7 +78,8 @@ function structuredEnd(answer: StructuredAnswer, reason: EndReason, id: string |
   if (AIMessage.isInstance(first)) adoptId(first, id);
   const said = rest.at(-1);
   const kept = AIMessage.isInstance(said) && (said.tool_calls ?? []).length === 0 ? rest.slice(0, -1) : rest;
-  reportRunEnd(reason);
+  // What a tool hands back of the run: its final message, or the response as JSON (deepagents' `task`).
+  reportRunEnd(reason, [reason.message, JSON.stringify(answer.structuredResponse)]);
   const final = new AIMessage({
     id: randomUUID(),
     content: reason.message,

@@ -2,33 +2,42 @@
  * A stuck sub-agent reported as stuck. An agent that a tool starts (deepagents' `task`, an agent wrapped as a tool)
  * hands back only its last words: a sub-agent the guards stopped would read to its parent as a success. So every
  * guarded tool call runs in a scope of its own (Node's `AsyncLocalStorage`, which follows the call through every
- * `await` of the sub-agent it starts), a guard that ends a run there reports why, and the tool's answer says so:
- * an error ToolMessage that names the guard and the rule before the sub-agent's own words, which the parent's guards
- * record as a failure. The guard states that the tool hands back with the sub-agent's final state (deepagents) are
- * dropped there: they are the sub-agent's memory, not its parent's.
+ * `await` of the sub-agent it starts), a guard that ends a run there reports why and the run's final words, and the
+ * tool's answer says so when those words reach it: an error ToolMessage that names the guard and the rule before the
+ * tool's own words, which the parent's guards record as a failure. A tool that handled the stop (asked another agent
+ * instead; an agent between them that answered in its own words) answers with other words: its answer stands. The
+ * guard states that the tool hands back with the sub-agent's final state (deepagents) are dropped there: they are the
+ * sub-agent's memory, not its parent's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, getConfig, isCommand } from "@langchain/langgraph";
+import { messageText } from "../common/messages.js";
 import { agentOf } from "../common/owner.js";
 import { nestedStopNote, stopVerdict, subAgentStoppedText } from "../common/texts/run-end.js";
 import type { EndReason } from "./wrap-up.js";
 
+/** A run the guards ended, and the words it ends in (what a tool hands back of it: any of them). */
+interface EndedRun {
+  reason: EndReason;
+  words: readonly string[];
+}
+
 /** The runs the guards ended inside the tool call being run (the innermost scope), in order. */
-const scopes = new AsyncLocalStorage<EndReason[]>();
+const scopes = new AsyncLocalStorage<EndedRun[]>();
 
 /**
- * Reports a run the guards end (its final message is written now) to the tool call that started it, if any: a
- * no-op for a run no guarded tool call started.
+ * Reports a run the guards end (its final message is written now, in `words`: the reason's canned message unless
+ * told) to the tool call that started it, if any: a no-op for a run no guarded tool call started.
  *
  * @example
  * ```ts
  * reportRunEnd({ kind: "loop", message: "Stopped: loop detected, …" });
  * ```
  */
-export function reportRunEnd(reason: EndReason): boolean {
+export function reportRunEnd(reason: EndReason, words: readonly string[] = [reason.message]): boolean {
   const scope = scopes.getStore();
-  scope?.push(reason);
+  scope?.push({ reason, words: words.map((w) => w.trim()) });
   return scope !== undefined;
 }
 
@@ -75,11 +84,10 @@ export function watchSubAgents(
   callId: string | undefined,
   run: () => Promise<ToolMessage | Command>,
 ): Promise<ToolMessage | Command> {
-  const ended: EndReason[] = [];
+  const ended: EndedRun[] = [];
   return scopes.run(ended, run).then((output) => {
     const own = isCommand(output) ? withoutAgentStates(output) : output;
-    const last = ended.at(-1);
-    return last === undefined ? own : markStopped(own, callId, last);
+    return ended.length === 0 ? own : markStopped(own, callId, ended);
   });
 }
 
@@ -108,27 +116,31 @@ function isWholeState(value: unknown): boolean {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !("type" in value);
 }
 
-/** The output with its ToolMessage turned into the report of the stopped run (see {@link stoppedAnswer}). */
+/** The output with its ToolMessage turned into the report of a stopped run (see {@link stoppedAnswer}). */
 function markStopped(
   output: ToolMessage | Command,
   callId: string | undefined,
-  reason: EndReason,
+  ended: EndedRun[],
 ): ToolMessage | Command {
-  if (!isCommand(output)) return ToolMessage.isInstance(output) ? stoppedAnswer(output, reason) : output;
+  if (!isCommand(output)) return ToolMessage.isInstance(output) ? stoppedAnswer(output, ended) : output;
   const update = output.update as { messages?: unknown } | undefined;
   if (update === undefined || typeof update !== "object" || !Array.isArray(update.messages)) return output;
   const messages = update.messages.map((m) =>
-    ToolMessage.isInstance(m) && (callId === undefined || m.tool_call_id === callId) ? stoppedAnswer(m, reason) : m,
+    ToolMessage.isInstance(m) && (callId === undefined || m.tool_call_id === callId) ? stoppedAnswer(m, ended) : m,
   );
   return new Command({ ...output, update: { ...update, messages } });
 }
 
 /**
  * The answer of a tool call whose sub-agent the guards stopped: an error, the guard's verdict first, then what the
- * sub-agent said; `artifact.guard.subAgent` keeps the verdict as data.
+ * tool said; `artifact.guard.subAgent` keeps the verdict as data. The stopped run is the last one whose final words
+ * are in the answer: an answer without them (the tool fell back to another agent) is the tool's, as it is.
  */
-function stoppedAnswer(answer: ToolMessage, reason: EndReason): ToolMessage {
+function stoppedAnswer(answer: ToolMessage, ended: EndedRun[]): ToolMessage {
   const said = typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
+  const text = messageText(answer);
+  const reason = ended.findLast((run) => run.words.some((w) => text.includes(w)))?.reason;
+  if (reason === undefined) return answer;
   const artifact = answer.artifact !== null && typeof answer.artifact === "object" ? answer.artifact : {};
   const guard = (artifact as { guard?: object }).guard;
   return new ToolMessage({

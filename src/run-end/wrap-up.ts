@@ -61,9 +61,9 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
  * ```
  */
 export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
-  const reported = reportRunEnd(reason);
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
+  const reported = reportRunEnd(reason, usable ? [messageText(answer as AIMessage)] : undefined);
   if (!usable) {
     return new AIMessage({
       id: id ?? randomUUID(),

@@ -2,15 +2,16 @@
  * Issue 47: the guards in `createDeepAgent` (deepagents), in the main agent and in its sub-agents. deepagents hands
  * a sub-agent its parent's state (the guard channels with it) and takes the sub-agent's final state back: each
  * agent's guards keep their own memory all the same. A sub-agent the guards stop is reported to its parent as
- * stopped (an error ToolMessage with the verdict), and the parent ends in words.
+ * stopped (an error ToolMessage with the verdict), and the parent ends in words. Issue 61, item 11: `guardSubAgents`
+ * guards every sub-agent, the general-purpose one included (it gets none of the main agent's middleware).
  */
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
-import { createDeepAgent } from "deepagents";
+import { createDeepAgent, GENERAL_PURPOSE_SUBAGENT } from "deepagents";
 import type { AgentMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { type GuardLog, guardVerdict, type ToolGuardState } from "../../src/index.js";
-import { guardMiddleware, loopDetectMiddleware } from "../../src/middleware/index.js";
+import { guardMiddleware, guardSubAgents, loopDetectMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 import { answersOf, countingTool, finalWords } from "./support.js";
 
@@ -218,5 +219,55 @@ describe("deepagents: one budget for the task", () => {
       value: 21,
       limit: 20,
     });
+  });
+});
+
+describe("deepagents: the general-purpose sub-agent", () => {
+  /**
+   * One model for the main agent and the general-purpose sub-agent (it is the main agent's model): the main agent
+   * hands "Find the TODOs" to `general-purpose`, which searches for the same thing again and again.
+   */
+  function mainAndStuckGeneralPurpose() {
+    return new ScriptedChatModel((messages) => {
+      if (String(messages.find((m) => HumanMessage.isInstance(m))?.content) === "Find the TODOs")
+        return { toolCalls: [{ name: "search_code", args: { q: "TODO" } }] };
+      const last = messages.at(-1);
+      if (ToolMessage.isInstance(last)) return `Report: ${String(last.content).slice(0, 80)}`;
+      return {
+        toolCalls: [{ name: "task", args: { description: "Find the TODOs", subagent_type: "general-purpose" } }],
+      };
+    });
+  }
+
+  it("guardSubAgents with GENERAL_PURPOSE_SUBAGENT: a general-purpose sub-agent repeating one call is stopped by its own guards", async () => {
+    const search = countingTool("search_code", (a) => `no match for ${a.q}`);
+    const guards = () => [guardMiddleware({ interrupt: false }), loopDetectMiddleware()];
+    const agent = createDeepAgent({
+      model: mainAndStuckGeneralPurpose(),
+      tools: [search.tool],
+      middleware: guards(),
+      subagents: guardSubAgents(guards, [GENERAL_PURPOSE_SUBAGENT]),
+    });
+    const result = await invoke(agent, "general-purpose");
+
+    // Without its guards it ran 99 times here (recursionLimit 200; deepagents' own limit is 10,000 steps).
+    expect(search.runs).toEqual(["TODO"]);
+    const [answer] = answersOf(result.messages, "task");
+    expect(answer?.status).toBe("error");
+    expect(String(answer?.content)).toMatch(/^The sub-agent did not finish: the guards stopped it \(escalation\)/);
+    expect(finalWords(result.messages)).toMatch(/^Report: The sub-agent did not finish/);
+  });
+
+  it("guardSubAgents: each declared sub-agent gets its own guards, a guard it declares is kept, a compiled one is left as it is", () => {
+    const mine = guardMiddleware({ interrupt: false });
+    const compiled = { name: "compiled", description: "a compiled agent", runnable: {} };
+    const [gp, own, left] = guardSubAgents(
+      () => [guardMiddleware(), loopDetectMiddleware()],
+      [GENERAL_PURPOSE_SUBAGENT, { name: "own", description: "d", systemPrompt: "p", middleware: [mine] }, compiled],
+    ) as { middleware?: { name: string }[] }[];
+    expect(gp?.middleware?.map((m) => m.name)).toEqual(["GuardMiddleware", "LoopDetectMiddleware"]);
+    expect(own?.middleware?.map((m) => m.name)).toEqual(["LoopDetectMiddleware", "GuardMiddleware"]);
+    expect(own?.middleware?.[1]).toBe(mine);
+    expect(left).toBe(compiled);
   });
 });
