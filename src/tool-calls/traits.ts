@@ -6,6 +6,7 @@
 
 import { readGuardLog } from "../common/events/stream-events.js";
 import { fileCaches } from "../common/file-cache-check.js";
+import type { ToolTraits as CallTraits } from "../common/identity/classify.js";
 import { agentOf } from "../common/owner.js";
 import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
@@ -63,6 +64,19 @@ function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions)
 }
 
 /**
+ * Keeps the top-level arguments a tool's schema declares (a zod object's shape, a JSON schema's `properties`) as its
+ * `args`: what its calls ask about, kept in their identity whatever they look like (a `trace_id` of `get_trace`).
+ */
+function learnArgs(tool: unknown, options: ResolvedToolGuardOptions): void {
+  const schema = (tool as { schema?: { shape?: unknown; properties?: unknown } } | null)?.schema;
+  const fields = typeof schema === "object" && schema !== null ? (schema.shape ?? schema.properties) : undefined;
+  if (typeof fields !== "object" || fields === null) return;
+  const { name } = tool as { name: string };
+  const tools: Record<string, CallTraits | undefined> = options.tools;
+  tools[name] = { ...tools[name], args: Object.keys(fields) };
+}
+
+/**
  * One of the agent's tools as the guards take it (`guardMiddleware`'s and `replayGuards`' `agentTools`): the tool
  * itself (any LangChain tool: its `name` and `metadata` are read: an MCP-style `readOnlyHint`, and whether it serves
  * repeats from a cache), a plain object with a name and such metadata, or its name alone.
@@ -81,7 +95,12 @@ export type AgentTool =
        * The tool's metadata: `readOnlyHint` (or `annotations.readOnlyHint`) says whether it only reads; with
        * `idempotentHint` too, its repeats are served from the result cache (see `memory.cache`).
        */
-      metadata?: Record<string, unknown>;
+      metadata?: Record<string, unknown> | undefined;
+      /**
+       * The tool's arguments schema (a zod object or a JSON schema): the arguments it declares are what its calls ask
+       * about (see the volatile arguments in docs/guards.md). Without it, the schema is not known.
+       */
+      schema?: unknown;
     };
 
 /** The part of the decision context that comes from the agent and the run (not from the response). */
@@ -123,6 +142,7 @@ export class ToolTraits {
       const idempotent = hintOf(tool, "idempotentHint");
       if (idempotent !== undefined) this.idempotentHints[name] = idempotent;
       letCachesServeRepeats(tool, this.options);
+      learnArgs(tool, this.options);
       const meta = guardMetadata(tool);
       if (meta?.servesRepeats && typeof meta.answersNow === "function") {
         this.#checks.set(name, meta.answersNow as AnswersNowCheck);

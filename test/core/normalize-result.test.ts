@@ -20,7 +20,7 @@ describe("normalizeResult: examples", () => {
     ["x-request-id: 7a1 ok", "x-request-id: <v> ok"],
     ["createdAt=1712345678 updatedAt: 5", "createdAt=<v> updatedAt: <v>"],
     // UUIDs, timestamps, dates, clock times
-    ["id 550e8400-e29b-41d4-a716-446655440000.", "id <uuid>."],
+    ['{"request_id": "550e8400-e29b-41d4-a716-446655440000"}', '{"request_id": "<v>"}'],
     ["at 2025-01-02T10:00:03.120+01:00 and 2025-01-02 10:00", "at <time> and <time>"],
     ["Date: Tue, 14 May 2024 10:22:01 GMT", "Date: <time>"],
     ["[12:03:44] worker started", "[<time>] worker started"],
@@ -40,6 +40,12 @@ describe("normalizeResult: examples", () => {
     ["commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c", "commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c"],
     ["req_01HXK3M9ZQ4V8T2N6P0R5S7W1Y done", "req_01HXK3M9ZQ4V8T2N6P0R5S7W1Y done"],
     ['{"request_id": "01HXK3M9ZQ4V8T2N6P0R5S7W1Y"}', '{"request_id": "<v>"}'],
+    // Issue 61, item 10: a bare UUID too (a new reservation's id is a new answer).
+    ["id 550e8400-e29b-41d4-a716-446655440000.", "id 550e8400-e29b-41d4-a716-446655440000."],
+    [
+      '{"reservation_id": "550e8400-e29b-41d4-a716-446655440000"}',
+      '{"reservation_id": "550e8400-e29b-41d4-a716-446655440000"}',
+    ],
     // A time left is a countdown, data; a time taken is volatile.
     ["Build queued: 9 minutes remaining", "Build queued: 9 minutes remaining"],
     ["30s left, took 0.8s", "30s left, took <dur>"],
@@ -129,7 +135,7 @@ const keyValue = fc.stringMatching(/^[A-Za-z0-9_-]{0,23}$/).map((v) => `${v}7`);
 
 /** Each kind of volatile part, drawn at random. */
 const KINDS: fc.Arbitrary<string>[] = [
-  fc.uuid(),
+  fc.uuid().map((u) => `"request_id": "${u}"`),
   date.map((d) => d.toISOString()),
   date.map((d) => d.toISOString().slice(0, 10)),
   date.map((d) => d.toUTCString()),

@@ -35,6 +35,8 @@ export interface FakeTool {
   fails?: (n: number) => boolean;
   /** The tool's metadata (MCP-style hints: `readOnlyHint`, `idempotentHint`). */
   metadata?: Record<string, unknown>;
+  /** The tool's arguments schema (default: an object of any arguments, none declared), live and in replay alike. */
+  schema?: z.ZodObject;
 }
 
 /** A tool whose n-th run fails with `error` when `fails(n)`, else answers `text`. */
@@ -142,7 +144,7 @@ export async function runThread(
         if (t.fails?.(n) === true) throw new Error(t.respond(n, args));
         return t.respond(n, args);
       },
-      { name: t.name, description: `The ${t.name} tool.`, schema: z.looseObject({}), metadata: t.metadata },
+      { name: t.name, description: `The ${t.name} tool.`, schema: t.schema ?? z.looseObject({}), metadata: t.metadata },
     ),
   );
   const llm = new ScriptedChatModel(
@@ -273,7 +275,8 @@ function replayScenario(
 ): ScenarioResult {
   const { decisions, state } = replayGuards(recordedThread(tools, runs), {
     ...options,
-    agentTools: tools.map((t) => (t.metadata === undefined ? t.name : { name: t.name, metadata: t.metadata })),
+    // As the live adapters see them: their metadata and their schema.
+    agentTools: tools.map((t) => ({ name: t.name, metadata: t.metadata, schema: t.schema ?? z.looseObject({}) })),
   });
   const ran: Record<string, number> = Object.fromEntries(tools.map((t) => [t.name, 0]));
   const outcomes: Outcome[] = [];

@@ -75,6 +75,12 @@ export interface ToolTraits {
    * see {@link isStatefulCall}.
    */
   stateful?: boolean | undefined;
+  /**
+   * The top-level arguments the tool's schema declares (learned from the tool where the adapter has it): what a call
+   * asks about, kept in its identity even where its key and value look like call metadata (`get_trace({ trace_id
+   * })`). Absent: the schema is not known.
+   */
+  args?: readonly string[] | undefined;
 }
 
 /**
@@ -578,9 +584,10 @@ export function identityArgs(
   args: unknown,
   opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined } = {},
 ): unknown {
+  const traits = ownEntry(opts.tools, name);
   const kept = normalizePathArgs(
-    withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs)),
-    ownEntry(opts.tools, name)?.pathArgs,
+    withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs), traits?.args),
+    traits?.pathArgs,
     opts.root,
   );
   return isShellTool(name) ? withSqueezedCommand(kept) : kept;
@@ -590,8 +597,10 @@ export function identityArgs(
  * The identity and effect of a call: its digest after dropping `ignoreArgs` and volatile call metadata (a fresh UUID
  * `requestId`, an ISO `ts`), normalizing path arguments (so `x` and `<root>/x` are one call) and, for a shell tool,
  * squeezing the command's spacing ({@link identityArgs}), and what it
- * does (see {@link classifyCall}). Never throws: unreadable arguments get a fallback identity and count as mutating.
- * The one definition the engine and the classes share.
+ * does (see {@link classifyCall}). `stripped`: volatile metadata was dropped, under keys the tool's schema does not
+ * declare (`"undeclared"`) or of a tool whose schema is not known (`"unknown"`): the key is not the call's whole
+ * question, and no cached answer is served for it. Never throws: unreadable arguments get a fallback identity
+ * and count as mutating. The one definition the engine and the classes share.
  *
  * @example
  * ```ts
@@ -603,7 +612,7 @@ export function callIdentity(
   name: string,
   args: unknown,
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
-): { key: string; effect: CallEffect } {
+): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
   try {
     if (!isShellTool(name)) return plainCallIdentity(name, args, opts);
     const effect = classifyCall(name, args, opts);
@@ -622,7 +631,7 @@ function plainCallIdentity(
   name: string,
   args: unknown,
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined },
-): { key: string; effect: CallEffect } {
+): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
   const traits = ownEntry(opts.tools, name);
   const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
   // What isReadOnlyCall says of a tool that is no shell.
@@ -631,9 +640,12 @@ function plainCallIdentity(
   const flat = opts.ignoreArgs?.length ? undefined : flatArgsIdentity(name, args, pathArgs, opts.root);
   if (flat !== undefined) return { key: flat.key, effect: effectOf(readOnly, flat.paths, traits, name, args) };
   // Any other call: the effect reads the call's arguments, the key what is kept of them.
-  const kept = normalizePathArgs(withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs)), pathArgs, opts.root);
-  const key = digest(toolCallSignature(name, kept));
-  return { key, effect: effectOf(readOnly, pathsOf(args, pathArgs, opts.root), traits, name, args) };
+  const given = withoutIgnoredArgs(args, opts.ignoreArgs);
+  const kept = withoutVolatileArgs(given, traits?.args);
+  const key = digest(toolCallSignature(name, normalizePathArgs(kept, pathArgs, opts.root)));
+  const effect = effectOf(readOnly, pathsOf(args, pathArgs, opts.root), traits, name, args);
+  if (kept === given) return { key, effect };
+  return { key, effect, stripped: traits?.args === undefined ? "unknown" : "undeclared" };
 }
 
 /**

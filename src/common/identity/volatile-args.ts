@@ -3,8 +3,9 @@
  * request id or the time of sending with every call makes each call of a stuck loop look new. A value is left out
  * of a call's identity only when both say it is metadata: its key names a request, trace or correlation id, an
  * idempotency key, a nonce or a time of sending, and its value is shaped as a UUID, an ISO date-time or an epoch
- * time. Everything else is data and kept: a UUID under `order_id` or `id` is the thing asked about, and a short
- * request id (`r0`, `r1`, …) is not known to be fresh at every call.
+ * time. Everything else is data and kept: a UUID under `order_id` or `id` is the thing asked about, a short
+ * request id (`r0`, `r1`, …) is not known to be fresh at every call, and an argument the tool's schema declares is
+ * what the tool is asked about (`get_trace({ trace_id })`).
  *
  * The result normalizer (tool-calls/normalize.ts) has its own list of volatile keys; it is not reused here because
  * in arguments many of those keys are data (`run_id`, `session_id`, `message_id`, `pid` name what a call is about).
@@ -78,8 +79,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** `value` without its volatile metadata, `depth` levels down at most; the same value when nothing was dropped. */
-function withoutVolatile(value: unknown, depth: number): unknown {
+/**
+ * `value` without its volatile metadata, `depth` levels down at most; the same value when nothing was dropped.
+ * `asked`: the top-level keys the tool's schema declares, kept whatever their values look like.
+ */
+function withoutVolatile(value: unknown, depth: number, asked?: readonly string[]): unknown {
   if (depth <= 0) return value;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
@@ -96,7 +100,12 @@ function withoutVolatile(value: unknown, depth: number): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const member = value[key];
-    if (isMetadataKey(key) && isVolatileValue(member) && (!isAmbiguousTimeKey(key) || isClockReading(member))) {
+    if (
+      isMetadataKey(key) &&
+      isVolatileValue(member) &&
+      (!isAmbiguousTimeKey(key) || isClockReading(member)) &&
+      asked?.includes(key) !== true
+    ) {
       copy ??= { ...value };
       delete copy[key];
       continue;
@@ -114,8 +123,9 @@ function withoutVolatile(value: unknown, depth: number): unknown {
  * under a key that names a request, trace or correlation id, an idempotency key, a nonce or a time of sending
  * (`requestId`, `x-request-id`, `trace_id`, `nonce`, `ts`, `timestamp`, `sent_at`, …), at the top level or up to
  * two levels down in plain objects and lists (`metadata.trace_id`). Other values are kept, whatever their shape:
- * `order_id: <uuid>` is data, and so is `request_id: "r3"`. A copy along each changed path; `args` is not changed,
- * and is returned as it is when nothing is dropped. What `identityArgs` and `callIdentity` compare.
+ * `order_id: <uuid>` is data, and so is `request_id: "r3"`, and so is any top-level argument in `asked`, the ones the
+ * tool's schema declares (`get_trace({ trace_id })` asks about that trace). A copy along each changed path; `args` is
+ * not changed, and is returned as it is when nothing is dropped. What `identityArgs` and `callIdentity` compare.
  *
  * @example
  * ```ts
@@ -125,6 +135,6 @@ function withoutVolatile(value: unknown, depth: number): unknown {
  * withoutVolatileArgs({ order_id: "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b", request_id: "r3" }); // unchanged
  * ```
  */
-export function withoutVolatileArgs(args: unknown): unknown {
-  return withoutVolatile(args, MAX_DEPTH);
+export function withoutVolatileArgs(args: unknown, asked?: readonly string[]): unknown {
+  return withoutVolatile(args, MAX_DEPTH, asked);
 }

@@ -144,7 +144,7 @@ export function decideToolCall(
   const { key, effect, rule, count } = found;
   if (found.served !== undefined && options.mode === "enforce") return servedDecision(call, found, options);
   const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
-  cacheIfGood(allowed, options, ctx);
+  if (found.stripped === undefined) cacheIfGood(allowed, options, ctx);
   if (rule === undefined) {
     return found.fileEdits === undefined && found.repeats === undefined
       ? allowed

@@ -169,6 +169,8 @@ export interface Detection {
     | undefined;
   /** A repeat the result cache answers (no rule applies but the repeat ceiling): the earlier answer it serves. */
   served?: CacheHit | undefined;
+  /** Volatile metadata was left out of `key` (see `callIdentity`): no cached answer is served for it, or kept. */
+  stripped?: "undeclared" | "unknown" | undefined;
 }
 
 /**
@@ -190,6 +192,8 @@ export function identifyCall(
   key: string;
   /** What the call does to the files and state the guards track. */
   effect: CallEffect;
+  /** Volatile metadata was left out of the key (see `callIdentity`). */
+  stripped?: "undeclared" | "unknown";
 } {
   return callIdentity(call.name, call.args, {
     tools: options.tools,
@@ -272,7 +276,7 @@ export function detectCall(
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
 ): Detection {
-  const { key, effect } = identifyCall(call, options, ctx);
+  const { key, effect, stripped } = identifyCall(call, options, ctx);
   const tool = ownEntry(options.tools, call.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
   // A tool whose repeats the cache serves needs neither the consecutive nor the redundant rule (unless asked for):
@@ -291,8 +295,10 @@ export function detectCall(
     effect,
   );
   const previous = verdict.previous?.result;
-  const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous };
-  const served = cached ? cacheHit(state.cache, key, (ctx.clock ?? Date.now)(), ctx.answerPresent) : undefined;
+  const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous, stripped };
+  // A call whose identity left metadata out may ask something its earlier answer does not answer: it runs.
+  const served =
+    cached && !stripped ? cacheHit(state.cache, key, (ctx.clock ?? Date.now)(), ctx.answerPresent) : undefined;
   if (served !== undefined) {
     // Served, not run: only the repeat ceiling still counts it (a loop of served calls ends too).
     Object.assign(found, { rule: undefined, served });
@@ -303,7 +309,8 @@ export function detectCall(
   // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.
   // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
   // call right after it is stuck only once identical calls have returned the same result twice.
-  const stateful = isStatefulCall(call.name, call.args, tool);
+  // Metadata left out of a tool whose schema is not known may be what it is asked about: judged by its answers.
+  const stateful = stripped === "unknown" || isStatefulCall(call.name, call.args, tool);
   const byOutcome =
     tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
   if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
@@ -381,7 +388,7 @@ export function identifyNewCall(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
-): { key: string; effect: CallEffect } | undefined {
+): ReturnType<typeof identifyCall> | undefined {
   const identity = identifyCall(call, options, ctx);
   if (ownEntry(options.tools, call.name)?.exempt) return identity;
   if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {

@@ -34,7 +34,6 @@ const VOLATILE_KEYS = new Set(
   ).split(" "),
 );
 
-const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])/y;
 const ISO = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![0-9A-Za-z])/y;
 const RFC =
   /(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}(?::\d{2})?(?: (?:GMT|UTC|[+-]\d{4}))?(?![0-9A-Za-z])/y;
@@ -223,10 +222,6 @@ function volatileAt(text: string, i: number, j: number, digits: number): Hit | u
     const keyed = keyedValue(text, i, false);
     if (keyed !== undefined) return keyed;
   }
-  if (next === 45 /* - */ && len === 8 && isHexRun(text, i, j)) {
-    const uuid = stickyAt(UUID, text, i, "<uuid>");
-    if (uuid !== undefined) return uuid;
-  }
   if (digits === 0) {
     if ((len === 2 && text.startsWith("In", i)) || (len === 3 && text.startsWith("Out", i))) {
       COUNTER.lastIndex = j;
@@ -248,7 +243,7 @@ function volatileAt(text: string, i: number, j: number, digits: number): Hit | u
     if (duration !== undefined)
       return COUNTDOWN.test(text.slice(duration.end, duration.end + 12)) ? undefined : duration;
   }
-  // A bare id (a commit SHA, a new reservation's number) is data: only one under an id-like key is volatile.
+  // A bare id (a commit SHA, a new reservation's number or UUID) is data: only one under an id-like key is volatile.
   return undefined;
 }
 
@@ -257,8 +252,7 @@ const COUNTDOWN = /^\s*(?:remaining|left|to go)\b/;
 
 /**
  * Whether a run of letters `[i, j)` can start a volatile part: a key before `:`, `=`, `_` or `-` (`pid:`,
- * `request_id=`, `x-request-id:`), a key before ` =`, `In`/`Out` (counters), a day's name (RFC 2822), 8 hex letters
- * before `-` (a UUID).
+ * `request_id=`, `x-request-id:`), a key before ` =`, `In`/`Out` (counters), a day's name (RFC 2822).
  */
 function mayStartPart(text: string, i: number, j: number): boolean {
   const next = text.charCodeAt(j);
@@ -285,11 +279,11 @@ function isHexRun(text: string, from: number, to: number): boolean {
  * The default normalizer: `text` with its volatile parts replaced by placeholders — a value with a digit under a key
  * that names a per-call id or time (`request_id`, `trace_id`, `messageId`, `runId`, `session_id`, `etag`, `nonce`,
  * `pid`, `ts`, `timestamp`, `*_at`, `createdAt`, `duration_ms`, `elapsed`, `took`, …; JSON `"key": value`, or
- * `key=value`, `key: value`), UUIDs, ISO 8601 and RFC 2822 dates and timestamps, clock times with seconds, durations
+ * `key=value`, `key: value`), ISO 8601 and RFC 2822 dates and timestamps, clock times with seconds, durations
  * taken (`took 0.81s`, `12 ms`, `3.2 seconds`, `1m23.4s`), notebook execution counters (`Out[7]`, `In [7]`), memory
  * addresses (`0x7f…`); a kernel's `execution_count` and a `duration_seconds` under their keys too (a replayed
  * `execute_code` probe). Data stays: a time left (`9 minutes remaining`, `30s left`) and a bare id (a commit SHA, a
- * reservation's number) move when the world does. Text without a digit is returned as it is. Pure, one pass,
+ * reservation's number or UUID) move when the world does. Text without a digit is returned as it is. Pure, one pass,
  * idempotent.
  *
  * @example

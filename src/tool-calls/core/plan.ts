@@ -268,7 +268,7 @@ export function newCallDecisions(
     const identity = identifyNewCall(state, call, options, ctx);
     if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
     const decision = allowedDecision(call, seq, identity.key, identity.effect, options);
-    cacheIfGood(decision, options, ctx);
+    if (identity.stripped === undefined) cacheIfGood(decision, options, ctx);
     decisions.push(decision);
     seq += 1;
   }

@@ -598,7 +598,11 @@ export function applyEvents(
     // sub-agent's final state) is not this agent's memory: the current state stays.
     if (!("type" in update)) {
       const whole = wholeState(update);
-      return state !== undefined && !wholeValueStands(state, whole) ? state : whole;
+      if (state === undefined || wholeValueStands(state, whole)) return whole;
+      // What that agent changed (it started afresh from this memory: any change it counts is its own) makes this
+      // agent's reads stale, as a change made by someone else does: a re-read runs, neither served nor blocked.
+      const changed = whole.repetition.epoch > 0;
+      return changed ? applyEvents(state, { type: "external", effect: { kind: "mutate" } }, carryIndex) : state;
     }
   }
   const events = eventsOf(update as GuardEvent | readonly GuardEvent[]);
