@@ -135,8 +135,8 @@ export const loopDetectOptionsSchema = z.strictObject({
       /**
        * Hand-off loops (agents passing control back and forth with nothing new between the hand-offs): `limit`
        * hand-offs in a row without progress end the run, the last one not made (default 4); `isHandoff` says which
-       * tools hand off (default: names starting `transfer_to_` or `transfer_back_to_`, as langgraph-supervisor and
-       * langgraph-swarm name them). `false`: not checked.
+       * tools hand off (default: a `transfer_to_<agent>` or `transfer_back_to_<agent>` whose earlier call the
+       * conversation shows answered as langgraph-supervisor and langgraph-swarm answer a hand-off). `false`: not checked.
        */
       handoffs: z
         .union([
@@ -144,7 +144,7 @@ export const loopDetectOptionsSchema = z.strictObject({
           z.strictObject({
             /** Hand-offs in a row without progress that end the run, the last one not made. Default 4. */
             limit: z.number().int().min(2).optional(),
-            /** Which tools hand off. Default: names starting `transfer_to_` or `transfer_back_to_`. */
+            /** Which tools hand off. Default: the `transfer_(back_)to_<agent>` tools the conversation shows handing off. */
             isHandoff: z.custom<(toolName: string) => boolean>(isFunction, "expected a function").optional(),
           }),
         ])
@@ -232,12 +232,9 @@ export interface LoopGuardSettings {
 export interface HandoffSettings {
   /** Hand-offs in a row without progress that end the run (the last one not made). */
   limit: number;
-  /** Whether a tool hands off. */
-  isHandoff: (toolName: string) => boolean;
+  /** Whether a tool hands off (the user's); undefined: the tools the conversation shows handing off. */
+  isHandoff: ((toolName: string) => boolean) | undefined;
 }
-
-/** Tools that hand off, as langgraph-supervisor and langgraph-swarm name them. */
-const HANDOFF_TOOL = /^transfer_(back_)?to_/;
 
 /** Validated adapter options, either schema's. */
 interface ParsedLoopOptions
@@ -271,10 +268,7 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
     outputOf,
     isFailure,
     runBoundary,
-    handoffs:
-      handoffs === false
-        ? null
-        : { limit: handoffs?.limit ?? 4, isHandoff: handoffs?.isHandoff ?? ((name) => HANDOFF_TOOL.test(name)) },
+    handoffs: handoffs === false ? null : { limit: handoffs?.limit ?? 4, isHandoff: handoffs?.isHandoff },
     events: feedback.events ?? true,
     wrapUp,
     ask: ask === true ? {} : ask === false ? undefined : ask,

@@ -10,6 +10,7 @@ import { canonicalJson } from "../common/identity/signature.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
 import { agentOf, ownValue } from "../common/owner.js";
 import { STOP_REASON_TEXTS } from "../common/texts/run-end.js";
+import { currentStep } from "../run-end/steps.js";
 import { reportRunEnd } from "../run-end/sub-agents.js";
 import { isGuardFinal } from "../run-end/wrap-up.js";
 import { handoffsWithoutProgress, type RunStep } from "./core/handoffs.js";
@@ -147,8 +148,12 @@ function handoffStop(messages: BaseMessage[], settings: LoopGuardSettings): Stop
   if (check === null) return null;
   const current = lastAIMessageIndex(messages);
   const calls = (messages[current] as AIWithCalls | undefined)?.tool_calls ?? [];
-  if (calls.length === 0 || !calls.every((c) => check.isHandoff(c.name))) return null;
-  const steps = runSteps(messages, runStart(messages, settings), current, check.isHandoff);
+  if (calls.length === 0 || (check.isHandoff === undefined && !calls.every((c) => HANDOFF_NAME.test(c.name)))) {
+    return null;
+  }
+  const isHandoff = check.isHandoff ?? handoffTools(messages);
+  if (!calls.every((c) => isHandoff(c.name))) return null;
+  const steps = runSteps(messages, runStart(messages, settings), current, isHandoff);
   const count = handoffsWithoutProgress(steps, (a, b) => a === b);
   if (count < check.limit) return null;
   return {
@@ -159,35 +164,73 @@ function handoffStop(messages: BaseMessage[], settings: LoopGuardSettings): Stop
   };
 }
 
-/** What each task has spent, by the budget its invocation carries (`configurable.taskBudget`, one object per invoke). */
-const spendings = new WeakMap<object, TaskSpending>();
+/** The names langgraph-supervisor and langgraph-swarm give their hand-off tools. */
+const HANDOFF_NAME = /^transfer_(back_)?to_/;
+/** How both libraries answer a hand-off, naming the agent that takes over. */
+const HANDED_OFF = /^Successfully transferred (back )?to (.+)$/;
+
+/**
+ * The tools the conversation shows handing off: a `transfer_to_<agent>` (or `transfer_back_to_<agent>`) whose call
+ * was answered as both libraries answer a hand-off to that agent. A tool of one's own so named that answers
+ * otherwise (a bank's `transfer_to_account`) is work like any other tool.
+ */
+function handoffTools(messages: readonly BaseMessage[]): (name: string) => boolean {
+  const names = new Set<string>();
+  for (const m of messages) {
+    const said = ToolMessage.isInstance(m) && typeof m.content === "string" ? HANDED_OFF.exec(m.content) : null;
+    if (said === null) continue;
+    const agent = (said[2] as string).trim().replace(/\s+/g, "_").toLowerCase();
+    names.add(`transfer_${said[1] === undefined ? "" : "back_"}to_${agent}`);
+  }
+  return (name) => names.has(name);
+}
+
+/**
+ * Each task's spending: by the top-level invocation that runs it (LangGraph's run control: one per `invoke`, shared by
+ * every graph that runs inside it, held weakly), then by the budget it carries, with the turns charged so far (by AI
+ * message: a turn that two guards see, or a hook run again, is charged once) and what each charge decided.
+ */
+const tasks = new WeakMap<object, WeakMap<object, { spent: TaskSpending; charged: Map<unknown, StopReason | null> }>>();
 /** Each task's budget, checked once. */
 const budgets = new WeakMap<object, TaskBudget>();
 
 /**
- * Counts the turn against the task's budget, when the run's config carries one (`given`, its
- * `configurable.taskBudget`; see src/loop/core/task-budget.ts): why the turn is stopped, or null.
+ * Counts the turn of `message` against the task's budget, when the run's config carries one (`given`, its
+ * `configurable.taskBudget`; see src/loop/core/task-budget.ts): why the turn is stopped, and the task's spending
+ * after it (the agent keeps it in its state: a resume, a new invocation of LangGraph's, goes on from it).
  */
 function chargeTask(
+  message: AIWithCalls,
   turn: Pick<LoopTurn, "continues" | "usage">,
   given: unknown,
   settings: LoopGuardSettings,
-): StopReason | null {
-  if (given === undefined || given === null || typeof given !== "object") return null;
+  kept: TaskSpending | undefined,
+): { stop: StopReason | null; spent: TaskSpending } | undefined {
+  if (given === undefined || given === null || typeof given !== "object") return undefined;
   let budget = budgets.get(given);
   if (budget === undefined) {
     budget = readTaskBudget(given);
     budgets.set(given, budget);
   }
-  const spent = spendings.get(given) ?? { iterations: 0, tokens: 0, cost: 0, startedAt: null };
-  const now = (settings.safety.clock ?? Date.now)();
-  const step = spendTask(spent, turn, budget, settings.safety.price, now);
-  spendings.set(given, step.spent);
-  return step.stop;
+  const at = currentStep();
+  const run = at?.run ?? given; // outside a graph: the budget object is the task
+  const byBudget = tasks.get(run) ?? new WeakMap();
+  tasks.set(run, byBudget);
+  let task = byBudget.get(given);
+  if (task === undefined) {
+    // A person's answer resumes the task where the checkpoint left it; any other invocation is a new task.
+    const spent = (at?.resumed === true ? kept : undefined) ?? { iterations: 0, tokens: 0, cost: 0, startedAt: null };
+    task = { spent, charged: new Map() };
+    byBudget.set(given, task);
+  }
+  const key = message.id ?? message;
+  const charged = task.charged.get(key);
+  if (charged !== undefined) return { stop: charged, spent: task.spent };
+  const step = spendTask(task.spent, turn, budget, settings.safety.price, (settings.safety.clock ?? Date.now)());
+  task.spent = step.spent;
+  task.charged.set(key, step.stop);
+  return step;
 }
-
-/** Words shorter than this (characters) in a message that hands off are the hand-off's own line, not progress. */
-const HANDOFF_CHATTER = 120;
 
 /** Where the run starts: after its person's message (the whole thread when runs are off or no one wrote). */
 function runStart(messages: readonly BaseMessage[], settings: LoopGuardSettings): number {
@@ -212,14 +255,15 @@ function runSteps(
   for (let i = from; i <= to; i += 1) {
     const m = messages[i] as BaseMessage;
     if (!isAIMessage(m)) continue;
-    // Words are what the agent said, whitespace and case aside; the line that goes with a hand-off ("Transferring
-    // you to…") is not progress, a draft handed on for review is.
+    // Words are what the agent said, whitespace and case aside: the words that go with a hand-off are the task it
+    // hands on (a supervisor's next task is new, its worker's "Done." need not be), as are a hand-off's arguments.
     const calls = (m as AIWithCalls).tool_calls ?? [];
     const text = messageText(m).trim().replace(/\s+/g, " ").toLowerCase();
-    const chatter = calls.some((c) => isHandoff(c.name)) && text.length < HANDOFF_CHATTER;
     // An agent the guards stopped made no progress, whatever its last words say.
-    if (text !== "" && !chatter && !isGuardFinal(m)) steps.push({ kind: "words", text });
+    if (text !== "" && !isGuardFinal(m)) steps.push({ kind: "words", text });
     for (const call of calls) {
+      const task = isHandoff(call.name) ? canonicalJson(call.args) : "";
+      if (task !== "" && task !== "{}") steps.push({ kind: "words", text: `${call.name}(${task})` });
       if (isHandoff(call.name)) steps.push({ kind: "handoff" });
       else if (i < to && call.id != null && !failed.has(call.id)) steps.push({ kind: "work" });
     }
@@ -250,8 +294,9 @@ function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: Writ
   const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
   const result = stepLoopGuard(loopGuard, turn, settings.safety);
   // Then the task's budget (every turn counted, whatever stopped it), and the run's hand-offs.
-  const task = chargeTask(read.turn, configurable?.taskBudget, settings);
-  const stop = result.stop ?? task ?? handoffStop(state.messages ?? [], settings);
+  const task = chargeTask(read.message, read.turn, configurable?.taskBudget, settings, loopGuard.task);
+  if (task !== undefined) result.state = { ...result.state, task: task.spent };
+  const stop = result.stop ?? task?.stop ?? handoffStop(state.messages ?? [], settings);
   if (stop !== result.stop) {
     result.state = { ...result.state, stopped: stop };
     result.stop = stop;

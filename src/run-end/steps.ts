@@ -4,9 +4,11 @@
  * `recursionLimit`, `control` (LangGraph's run-scoped control object: one per top-level run, shared by every graph
  * that runs inside it) and `metadata.checkpoint_ns` (the task's namespace, which names the graph invocation inside the
  * run: `""` at the top, `"node:<task>"` for a graph invoked inside that task, `"node:<task>|1"` for the second
- * invocation inside the same task, and so on). One thing LangGraph offers no public way to read: which channels the
- * running graph has (a middleware sees only its own); {@link readGraphChannels} reads them through the task's
- * channel reader. test/run-end/steps.test.ts pins these facts on the installed LangGraph.
+ * invocation inside the same task, and so on), with `configurable.checkpoint_map` (the checkpoints the invocation's
+ * parent graphs stood at). Two things LangGraph offers no public way to read: which channels the running graph has
+ * (a middleware sees only its own), which {@link readGraphChannels} reads through the task's channel reader; and
+ * whether the run resumes an interrupted one (`configurable.__pregel_resuming`). test/run-end/steps.test.ts pins
+ * these facts on the installed LangGraph.
  */
 import { getConfig } from "@langchain/langgraph";
 
@@ -18,8 +20,14 @@ export interface StepReading {
   limit: number;
   /** The top-level run (LangGraph's `control` object of the run). */
   run: object;
-  /** The graph invocation inside the run: its namespace (`""` for the top-level graph). */
+  /**
+   * The graph invocation inside the run: its namespace (`""` for the top-level graph) and the checkpoints its
+   * parents stood at when it was invoked (a sub-agent whose namespace has no task id, its thread persisted, is
+   * invoked again at a parent's later step under the same namespace).
+   */
   graph: string;
+  /** The run resumes an interrupted one (a person answered): LangGraph's `configurable.__pregel_resuming`. */
+  resumed: boolean;
   /** The running step's config, for {@link readGraphChannels}. */
   config: unknown;
 }
@@ -52,7 +60,12 @@ export function graphOf(taskNamespace: string): string {
  */
 export function readStep(config: unknown): StepReading | undefined {
   const c = config as
-    | { recursionLimit?: unknown; control?: unknown; metadata?: { langgraph_step?: unknown; checkpoint_ns?: unknown } }
+    | {
+        recursionLimit?: unknown;
+        control?: unknown;
+        metadata?: { langgraph_step?: unknown; checkpoint_ns?: unknown };
+        configurable?: { checkpoint_map?: unknown; __pregel_resuming?: unknown };
+      }
     | undefined;
   const step = c?.metadata?.langgraph_step;
   const run = c?.control;
@@ -60,7 +73,18 @@ export function readStep(config: unknown): StepReading | undefined {
   const limit =
     typeof c?.recursionLimit === "number" && c.recursionLimit > 0 ? c.recursionLimit : DEFAULT_RECURSION_LIMIT;
   const ns = c?.metadata?.checkpoint_ns;
-  return { step, limit, run, graph: typeof ns === "string" ? graphOf(ns) : "", config };
+  const graph = typeof ns === "string" ? graphOf(ns) : "";
+  // `checkpoint_map`: the checkpoint of each graph of the task's line at this step, its own graph's included.
+  const map = c?.configurable?.checkpoint_map;
+  const parents =
+    graph === "" || typeof map !== "object" || map === null
+      ? ""
+      : Object.entries(map)
+          .filter(([space]) => space !== graph)
+          .map(([, id]) => String(id))
+          .join("|");
+  const resumed = c?.configurable?.__pregel_resuming === true;
+  return { step, limit, run, graph: parents === "" ? graph : `${graph}@${parents}`, resumed, config };
 }
 
 /**

@@ -3,9 +3,19 @@
  * runs these tests at the lowest supported version too): the step and the limit of every task, one `control` object
  * per top-level run shared by the graphs inside it, one namespace per graph invocation (in parallel inside one node,
  * through `Send`, one after the other in one node), the first node of a fresh invocation at step 1, and the task's
- * channel reader (the one internal the package reads).
+ * channel reader and the resuming flag (the two internals the package reads).
  */
-import { Annotation, END, getConfig, MemorySaver, Send, START, StateGraph } from "@langchain/langgraph";
+import {
+  Annotation,
+  Command,
+  END,
+  getConfig,
+  interrupt,
+  MemorySaver,
+  Send,
+  START,
+  StateGraph,
+} from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { graphOf, readGraphChannels, readStep, type StepReading } from "../../src/run-end/steps.js";
 import { allowManyAbortListeners } from "../support/abort-listeners.js";
@@ -55,6 +65,24 @@ describe("LangGraph's config as the step budget reads it", () => {
     await graph.invoke({}, config);
     expect(seen.map((s) => s.step)).toEqual([1, 2, 3, 6, 7, 8]);
     expect(seen[3]?.run).not.toBe(seen[0]?.run);
+  });
+
+  it("a run resumed after interrupt(): a control object of its own, and the resumed task reads as resumed", async () => {
+    const seen: StepReading[] = [];
+    const graph = new StateGraph(Inner)
+      .addNode("ask", () => {
+        seen.push(readStep(getConfig()) as StepReading);
+        return { hidden: String(interrupt("go on?")) };
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "asked" } };
+    await graph.invoke({}, config);
+    await graph.invoke(new Command({ resume: "yes" }), config);
+    expect(seen.map((s) => s.resumed)).toEqual([false, true]); // `configurable.__pregel_resuming` (an internal)
+    expect(seen[1]?.run).not.toBe(seen[0]?.run);
+    expect(seen[1]?.step).toBe(seen[0]?.step);
   });
 
   it("graphs invoked inside a node: the run's control object, a namespace each, steps from 1", async () => {

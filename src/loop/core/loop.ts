@@ -4,6 +4,7 @@ import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../common/similar
 import { similarityAtLeast } from "../../common/similarity/similarity.js";
 import { StatefulGuard } from "../../common/stateful-guard.js";
 import { STOP_REASON_TEXTS } from "../../common/texts/run-end.js";
+import type { TaskSpending } from "./task-budget.js";
 
 /**
  * A similarity scorer: two outputs → 0..1.
@@ -118,6 +119,8 @@ export interface LoopState {
   asking?: StopReason | null | undefined;
   /** The agent whose counts these are (see `toolGuard.agent`); absent outside a graph. */
   agent?: string | undefined;
+  /** What the task had spent at this agent's last turn (`configurable.taskBudget`): a resume goes on from it. */
+  task?: TaskSpending | undefined;
 }
 
 /**

@@ -21,6 +21,7 @@ const loopStateSchema = z.looseObject({
   raised: z.record(z.string(), count).optional(),
   asking: stopReason.nullable().optional(),
   agent: text.optional(),
+  task: z.looseObject({ iterations: count, tokens: count, cost: count, startedAt: count.nullable() }).optional(),
 });
 
 /**

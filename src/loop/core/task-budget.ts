@@ -2,8 +2,9 @@
  * One budget for a task that several agents share: a parent and the sub-agents it starts, a supervisor and its
  * workers, the agents of a swarm. Each agent's own limits count its own turns (and start afresh where LangGraph
  * drops an agent's state at a hand-off); the task's budget counts every turn of every guarded agent that runs under
- * the invocation that carries it, so a task's total is bounded whoever spends it. Its spending lives for that
- * invocation (the budget is given with each `invoke`); a person's next message is a new task.
+ * the invocation that carries it, so a task's total is bounded whoever spends it. A task is one top-level `invoke`
+ * (a resume after a person's answer goes on with it; the budget object may be shared by every invocation), and a
+ * turn is charged once whatever the number of guards that see it: src/loop/turn.ts keeps the spending.
  */
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
