@@ -6,7 +6,8 @@
  * change, and recorded as OpenTelemetry counters when `@opentelemetry/api` can be loaded (imported only then, when
  * the handler is made: without it nothing is imported and the counts still work).
  */
-import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { GraphCallbackHandler, type GraphInterruptEvent } from "@langchain/langgraph";
 import { isGuardStreamEvent } from "../common/events/stream-events.js";
 import { guardVerdict } from "./verdict.js";
 
@@ -157,9 +158,9 @@ export interface GuardMetrics extends BaseCallbackHandler {
 }
 
 /** The handler behind {@link GuardMetrics}. */
-class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
+class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
   /** The handler's name, as LangChain's callback managers know it. */
-  name = "langgraph_guards_metrics";
+  override name = "langgraph_guards_metrics";
   readonly #counts: GuardMetricCounts = {
     callsRun: 0,
     blocked: 0,
@@ -171,6 +172,8 @@ class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
   };
   readonly #onCount: GuardMetricsOptions["onCount"];
   #counters: Map<GuardMetricName, GuardCounter> | undefined;
+  /** Outermost runs paused by an interrupt: their chain end is a pause, not an end (the resume's end counts). */
+  readonly #paused = new Set<string | undefined>();
   /** Counts waiting for the meter (`undefined`: none will come, or the meter is there). */
   #pending: [GuardMetricName, number, GuardMetricAttributes][] | undefined;
 
@@ -265,13 +268,19 @@ class GuardMetricsHandler extends BaseCallbackHandler implements GuardMetrics {
     this.#count("context.chars_kept_out", data.bytesSaved ?? 0, { ...tool, guard: data.guard });
   }
 
+  /** The outermost graph paused (`interrupt()`, or a static interrupt): LangGraph says so before its chain ends. */
+  override handleInterrupt(event: GraphInterruptEvent): void {
+    this.#paused.add(event.runId);
+  }
+
   /** The outermost run ended: counted, and as stopped when its final message is a guard's (`guardVerdict`). */
-  override handleChainEnd(outputs: unknown, _runId: string, parentRunId?: string): void {
+  override handleChainEnd(outputs: unknown, runId: string, parentRunId?: string): void {
     // The outermost run only: nodes and subgraphs end before it, with parts of its state.
     if (parentRunId !== undefined || outputs === null || typeof outputs !== "object") return;
+    // A run paused for a person's answer has not ended (its outputs are the state so far): the resume ends it.
+    if (this.#paused.delete(runId)) return;
     const messages = (outputs as { messages?: unknown }).messages;
-    // A run paused for a person's answer (`interrupt()`) has not ended: it ends when resumed.
-    if (!Array.isArray(messages) || "__interrupt__" in outputs) return;
+    if (!Array.isArray(messages)) return;
     this.#count("runs.ended", 1);
     const verdict = guardVerdict(messages);
     if (verdict !== undefined) this.#count("runs.stopped", 1, { guard: verdict.guard, rule: verdict.rule });

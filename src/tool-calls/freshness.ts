@@ -8,7 +8,17 @@
  * touches the file system: it only asks.
  */
 import { createHash } from "node:crypto";
-import { type BigIntStats, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type CallEffect, isShellTool } from "../common/identity/classify.js";
 import { type DecideContext, identifyCall, type ToolCallInput } from "./core/detect.js";
@@ -32,6 +42,11 @@ export type FingerprintedResult = RecordedResult & {
 
 /** Files up to this size are fingerprinted by their content too (a same-size rewrite in one timestamp tick). */
 const SMALL_FILE_BYTES = 64 * 1024;
+/**
+ * Kernel and device files, by their real path: fingerprinted by their stat alone. A `/proc` file says size 0 and may
+ * never end (`/proc/self/pagemap`) or block its reader (`/proc/kmsg`); opening a device may act (a watchdog).
+ */
+const KERNEL_FILES = /^\/(?:proc|sys|dev)(?:\/|$)/;
 /** A folder of up to this many entries is fingerprinted with each entry's stat (`ls -l` shows sizes and times). */
 const FOLDER_ENTRIES = 256;
 
@@ -53,8 +68,10 @@ export function shellReadPaths(tool: string, effect: CallEffect): readonly strin
 
 /**
  * A fingerprint of what `paths` hold now: per path its inode, size, modification and status-change times (ns), the
- * content of a file up to 64 KiB, and for a folder of up to 256 entries each entry's stat; a path that cannot be
- * read is fingerprinted as such (created later, it has changed). Cheap: a `stat` per path, at most 64 KiB read.
+ * content of a regular file up to 64 KiB, and for a folder of up to 256 entries each entry's stat; a path that
+ * cannot be read is fingerprinted as such (created later, it has changed). Kernel and device files (`/proc`, `/sys`,
+ * `/dev`, by the real path) and whatever is not a regular file or folder: their stat alone. Cheap and never waits:
+ * a `stat` per path, at most 64 KiB + 1 read of each.
  *
  * @example
  * ```ts
@@ -79,14 +96,34 @@ function pathStamp(path: string): string {
   }
   const own = statStamp(stats);
   try {
-    if (stats.isFile() && stats.size <= BigInt(SMALL_FILE_BYTES)) {
-      return `${own}:${createHash("sha256").update(readFileSync(path)).digest("base64url")}`;
-    }
+    if (KERNEL_FILES.test(realpathSync(path))) return own;
+    if (stats.isFile() && stats.size <= BigInt(SMALL_FILE_BYTES)) return `${own}:${contentStamp(path, stats)}`;
     if (stats.isDirectory()) return `${own}:${folderStamp(path)}`;
   } catch {
     return `${own}:unreadable`; // removed or locked between the stat and the read: the stat stands
   }
   return own;
+}
+
+/**
+ * The hash of a small regular file's first 64 KiB + 1 bytes, whatever its size says. Opened without waiting (a path
+ * swapped for a FIFO since the stat must not block) and checked to be the file that was stat'ed.
+ */
+function contentStamp(path: string, stats: BigIntStats): string {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const now = fstatSync(fd, { bigint: true });
+    if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) return "replaced";
+    const buffer = Buffer.alloc(SMALL_FILE_BYTES + 1);
+    let [length, read] = [0, -1];
+    while (read !== 0 && length < buffer.length) {
+      read = readSync(fd, buffer, length, buffer.length - length, null);
+      length += read;
+    }
+    return createHash("sha256").update(buffer.subarray(0, length)).digest("base64url");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A stat as a stamp: inode, size, modification and status-change times (ns). */
