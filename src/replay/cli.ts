@@ -7,11 +7,22 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { GuardOptionsError } from "../common/options.js";
-import { callsWithoutResult, type ReplayFormat, ReplayInputError } from "./formats.js";
-import { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readRunsFromFile } from "./input.js";
-import { type ReplayOptions, type ReplayRun, replayGuards } from "./replay.js";
+import type { ReplayFormat } from "./formats.js";
+import { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readItems } from "./input.js";
+import type { InputItem } from "./lines.js";
+import { guardReplayer, type ReplayOptions, type ReplayResult, type ReplayRun } from "./replay.js";
 import { SUMMARY_LEGEND, summaryTable } from "./report.js";
-import { addTotals, emptyTotals, type ReplayTotals, rates } from "./totals.js";
+import {
+  BATCH_RUNS,
+  type BatchOutcome,
+  defaultThreads,
+  PROBLEMS_SHOWN,
+  type Problem,
+  ReplayThreads,
+  type RunReport,
+  replayBatch,
+} from "./threads.js";
+import { addInto, emptyTotals, type ReplayTotals, rates } from "./totals.js";
 
 const USAGE = `Usage: langgraph-guards replay FILE... [options]
 
@@ -36,6 +47,8 @@ Options:
   --max-document-bytes N
                      the largest file that is one JSON document, not JSON Lines (default 128m)
                      (sizes in bytes, or with k, m, g: powers of 1024; a cap that is hit is an error, exit 1)
+  --threads N        worker threads that replay the runs of a large file while this one reads it (default: one
+                     per core; 0: all on one thread); the report is the same
   --no-progress      no progress bar
   -h, --help         this text`;
 
@@ -92,32 +105,40 @@ function progressBar(enabled: boolean): {
   };
 }
 
-interface RunReport {
-  id: string;
-  source?: string | undefined;
-  file: string;
-  totals: ReplayTotals;
-  notRun: { index: number; toolName: string; action: string; rule?: string | undefined; waste: boolean }[];
-}
+/** The sources listed one by one; the runs of every later source are added up in one row, "other sources". */
+const SOURCES_LISTED = 100;
 
 /**
- * The totals of the runs replayed, of all and per source (the run's `source`, else its file), added up as they come;
- * and each run's report, kept only when it is printed (`--json`, `--detail`), so that memory does not grow with the
- * runs of a large file.
+ * The totals of the runs replayed, of all and per source (the run's `source`, else its file: the first
+ * {@link SOURCES_LISTED}, then the rest together), added up as they come; and each run's report, kept only when it
+ * is printed (`--json`, `--detail`), so that memory does not grow with the runs of a large file.
  */
 class Tally {
-  all = emptyTotals();
+  readonly all = emptyTotals();
   readonly bySource = new Map<string, ReplayTotals>();
+  /** The runs of the sources beyond those listed, added up. */
+  others: ReplayTotals | undefined;
   readonly reports: RunReport[] = [];
   runs = 0;
-  constructor(private readonly keepReports: boolean) {}
+  constructor(readonly keepReports: boolean) {}
 
-  add(report: RunReport): void {
-    this.runs += 1;
-    this.all = addTotals(this.all, report.totals);
-    const key = report.source ?? basename(report.file);
-    this.bySource.set(key, addTotals(this.bySource.get(key) ?? emptyTotals(), report.totals));
-    if (this.keepReports) this.reports.push(report);
+  /** A batch's outcome: the totals of its runs by source, in the order the sources first appear, and its reports. */
+  add({ sources, reports }: BatchOutcome): void {
+    for (const [key, totals] of sources) {
+      this.runs += totals.runs;
+      addInto(this.all, totals);
+      let into = this.bySource.get(key);
+      if (into === undefined && this.bySource.size < SOURCES_LISTED) {
+        into = emptyTotals();
+        this.bySource.set(key, into);
+      }
+      if (into === undefined) {
+        this.others ??= emptyTotals();
+        into = this.others;
+      }
+      addInto(into, totals);
+    }
+    if (this.keepReports) for (const report of reports) this.reports.push(report);
   }
 }
 
@@ -152,16 +173,26 @@ export async function main(argv: string[]): Promise<number> {
   const problems: Problem[] = [];
   const tally = new Tally(parsed.json || parsed.detail);
   const bar = progressBar(parsed.progress && process.stderr.isTTY === true && !parsed.json);
+  // Worker threads, started when a file has many runs (`--threads`; 0: every run on this thread).
+  let pool: ReplayThreads | undefined;
+  const threads = () => {
+    const format = parsed.read.format ?? "auto";
+    if (parsed.threads > 0) pool ??= new ReplayThreads(options, tally.keepReports, format, parsed.threads);
+    return pool;
+  };
   try {
+    const replay = guardReplayer(options);
     for (const file of parsed.files) {
       const onProgress = (read: number, size: number) => bar.tick(file, read, size, tally.runs);
-      await replayFile(file, { ...parsed.read, onProgress }, options, tally, problems);
+      await replayFile(file, { ...parsed.read, onProgress }, replay, tally, problems, threads);
     }
   } catch (e) {
     if (!(e instanceof GuardOptionsError)) throw e;
     bar.end();
     process.stderr.write(`langgraph-guards: ${e.message}\n`);
     return 2;
+  } finally {
+    await (pool as ReplayThreads | undefined)?.close();
   }
   bar.end();
   // Incomplete input is an error unless --lenient makes it a warning.
@@ -183,93 +214,79 @@ export async function main(argv: string[]): Promise<number> {
   return errors.length > 0 ? 1 : 0;
 }
 
-/** Something wrong with the input: an error, or (`incomplete`) input that `--lenient` accepts with a warning. */
-interface Problem {
-  message: string;
-  incomplete?: boolean;
-}
-
 /**
- * Replays every run of one file as it is read (the file is streamed: one run in memory at a time). Files that cannot
- * be read, bad lines and caps are problems; so are, as incomplete input, a truncated `.gz` file (its complete lines
- * are read) and message runs with tool calls that no result answers. Throws `GuardOptionsError` (bad options).
+ * Replays every run of one file as it is read (the file is streamed: one run in memory at a time, or a few batches of
+ * runs once worker threads replay them: `threads()` gives them after the first {@link THREADS_AFTER} items). Files
+ * that cannot be read, bad lines and caps are problems; so are, as incomplete input, a truncated `.gz` file (its
+ * complete lines are read) and message runs with tool calls that no result answers. Throws `GuardOptionsError` (bad
+ * options).
  */
 async function replayFile(
   file: string,
   read: ReadRunsFromFileOptions,
-  options: ReplayOptions,
+  replay: (run: ReplayRun) => ReplayResult,
   tally: Tally,
   problems: Problem[],
+  threads: () => ReplayThreads | undefined,
 ): Promise<void> {
   // The first problems of a file are kept as they are (with their line numbers); the rest only counted, so that a
   // file of millions of bad lines takes the memory and the time of a few.
   let kept = 0;
   let more = 0;
   let moreErrors = false;
-  const note = (problem: Problem) => {
-    if (kept < PROBLEMS_SHOWN) {
-      kept += 1;
-      problems.push(problem);
-    } else {
-      more += 1;
-      moreErrors ||= problem.incomplete !== true;
+  const apply = (outcome: BatchOutcome) => {
+    for (const problem of outcome.problems) {
+      if (kept < PROBLEMS_SHOWN) {
+        kept += 1;
+        problems.push(problem);
+      } else {
+        more += 1;
+        moreErrors ||= problem.incomplete !== true;
+      }
     }
+    more += outcome.more;
+    moreErrors ||= outcome.moreErrors;
+    if (outcome.fatal !== undefined) throw new GuardOptionsError(outcome.fatal);
+    tally.add(outcome);
   };
-  for await (const item of readRunsFromFile(file, { ...read, file: basename(file) })) {
-    if ("error" in item) {
-      note({ message: item.error.message, incomplete: item.incomplete });
-      continue;
+  // Batches given to the worker threads, answered in order; a few at most, so that memory stays bounded.
+  const given: Promise<BatchOutcome>[] = [];
+  let batch: InputItem[] = [];
+  let items = 0;
+  let pool: ReplayThreads | undefined;
+  const send = async (limit: number) => {
+    if (pool !== undefined && batch.length > 0) {
+      const outcome = pool.replay(file, batch);
+      outcome.catch(() => {}); // a worker's failure is thrown where its batch is awaited, in order
+      given.push(outcome);
     }
-    const { run } = item;
-    const missing = missingResultsProblem(run);
-    if (missing !== undefined) note({ message: missing, incomplete: true });
-    try {
-      tally.add(replayOne(file, run, options));
-    } catch (e) {
-      if (e instanceof GuardOptionsError) throw e;
-      note({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
-    }
+    batch = [];
+    while (given.length > limit) apply(await (given.shift() as Promise<BatchOutcome>));
+  };
+  const name = basename(file);
+  const format = read.format ?? "auto";
+  // Once worker threads replay the runs, the lines of JSON Lines go to them unread (they parse them).
+  for await (const item of readItems(file, { ...read, file: name }, () => pool !== undefined)) {
+    items += 1;
+    if (items > THREADS_AFTER) pool ??= threads();
+    if (pool === undefined) apply(replayBatch(file, [item], replay, tally.keepReports, format));
+    else if (batch.push(item) >= BATCH_RUNS) await send(2 * pool.size);
   }
+  await send(0);
   // The count is incomplete input (a warning with --lenient) only when every problem it counts is.
-  const message = `${basename(file)}: … and ${more} more problems (the first ${kept} are above)`;
+  const message = `${name}: … and ${more} more problems (the first ${kept} are above)`;
   if (more > 0) problems.push({ message, incomplete: !moreErrors });
 }
 
-/** The problems of one file listed one by one; beyond them, their count. */
-const PROBLEMS_SHOWN = 20;
-
-/** "f.jsonl:3 (run "r"): tool call c7 (search, message 5) has no result", or undefined when every call has one. */
-function missingResultsProblem(run: ReplayRun): string | undefined {
-  const missing = callsWithoutResult(run);
-  if (missing === undefined) return undefined;
-  const shown = missing.calls.slice(0, 10).map((c) => `${c.id ?? "(no id)"} (${c.name}, message ${c.message})`);
-  const more = missing.calls.length > shown.length ? ` and ${missing.calls.length - shown.length} more` : "";
-  const which =
-    missing.calls.length === 1
-      ? `tool call ${shown[0]} has no result`
-      : `${missing.calls.length} tool calls have no result: ${shown.join(", ")}${more}`;
-  const where = run.id === missing.where ? missing.where : `${missing.where} (run ${JSON.stringify(run.id)})`;
-  return `${where}: ${which}`;
-}
-
-function replayOne(file: string, run: ReplayRun, options: ReplayOptions): RunReport {
-  const { decisions, totals } = replayGuards(run, options);
-  return {
-    id: run.id,
-    source: run.source,
-    file,
-    totals,
-    notRun: decisions
-      .filter((d) => d.action !== "allow" && d.recorded)
-      .map((d) => ({ index: d.index, toolName: d.toolName, action: d.action, rule: d.rule, waste: d.waste })),
-  };
-}
+/** Items replayed on the reading thread before worker threads take over (they take a moment to start). */
+const THREADS_AFTER = 20_000;
 
 function jsonReport(tally: Tally, errors: string[], warnings: string[], detail: boolean): string {
   const out = {
     totals: tally.all,
     rates: rates(tally.all),
     sources: Object.fromEntries([...tally.bySource].map(([k, t]) => [k, { totals: t, rates: rates(t) }])),
+    ...(tally.others && { otherSources: { totals: tally.others, rates: rates(tally.others) } }),
     runs: detail ? tally.reports : tally.reports.map(({ notRun: _n, ...r }) => r),
     errors,
     warnings,
@@ -279,6 +296,7 @@ function jsonReport(tally: Tally, errors: string[], warnings: string[], detail: 
 
 function textReport(tally: Tally, detail: boolean): string {
   const rows = tally.bySource.size > 1 ? [...tally.bySource].map(([label, totals]) => ({ label, totals })) : [];
+  if (tally.others) rows.push({ label: `other sources (beyond the first ${SOURCES_LISTED})`, totals: tally.others });
   let text = `${summaryTable([...rows, { label: "all", totals: tally.all }])}\n\n${SUMMARY_LEGEND}\n`;
   if (!detail) return text;
   // Runs whose calls all ran have nothing to show; calls are numbered from 1, as a person counts them.
@@ -315,6 +333,7 @@ function parse(argv: string[]) {
       json: { type: "boolean", default: false },
       detail: { type: "boolean", default: false },
       "no-progress": { type: "boolean", default: false },
+      threads: { type: "string" },
       lenient: { type: "boolean", default: false },
       "max-bytes": { type: "string" },
       "max-line-bytes": { type: "string" },
@@ -323,7 +342,7 @@ function parse(argv: string[]) {
     },
   });
   const flags = { json: values.json, detail: values.detail, lenient: values.lenient, options: values.options };
-  if (values.help) return { help: true, files: [], read: {}, progress: false, ...flags };
+  if (values.help) return { help: true, files: [], read: {}, progress: false, threads: 0, ...flags };
   const [command, ...files] = positionals;
   if (command !== "replay") throw new UsageError(command ? `unknown command "${command}"` : "missing command");
   if (files.length === 0) throw new UsageError("replay needs at least one FILE");
@@ -338,7 +357,11 @@ function parse(argv: string[]) {
     maxDocumentBytes:
       parseSize("--max-document-bytes", values["max-document-bytes"]) ?? REPLAY_INPUT_CAPS.maxDocumentBytes,
   };
-  return { help: false, files, read, progress: !values["no-progress"], ...flags };
+  const threads = values.threads === undefined ? defaultThreads() : Number(values.threads);
+  if (!Number.isSafeInteger(threads) || threads < 0 || threads > 64) {
+    throw new UsageError(`--threads "${values.threads}": expected a number of threads from 0 to 64`);
+  }
+  return { help: false, files, read, progress: !values["no-progress"], threads, ...flags };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]);

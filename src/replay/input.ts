@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { pipeline, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { type ReplayFormat, ReplayInputError } from "./formats.js";
-import { formatBytes, LineSplitter, type ReplayInputItem, RunAssembler } from "./lines.js";
+import { formatBytes, type InputItem, LineSplitter, type ReplayInputItem, RunAssembler } from "./lines.js";
 
 /**
  * The default caps of {@link readRunsFromFile} (and of the `langgraph-guards replay` command): `maxBytes` on the text
@@ -152,10 +152,22 @@ function brokenItem(
  * }
  * ```
  */
-export async function* readRunsFromFile(
+export function readRunsFromFile(
   path: string,
   options: ReadRunsFromFileOptions = {},
 ): AsyncGenerator<ReplayInputItem, void, undefined> {
+  return readItems(path, options) as AsyncGenerator<ReplayInputItem, void, undefined>;
+}
+
+/**
+ * {@link readRunsFromFile}, whose lines of JSON Lines are given as they are while `defer()` says so (the CLI's
+ * worker threads read and replay them).
+ */
+export async function* readItems(
+  path: string,
+  options: ReadRunsFromFileOptions = {},
+  defer?: () => boolean,
+): AsyncGenerator<InputItem, void, undefined> {
   const file = options.file ?? basename(path);
   const caps = { ...REPLAY_INPUT_CAPS, ...definedCaps(options) };
   const opened = await openRegular(path);
@@ -165,13 +177,14 @@ export async function* readRunsFromFile(
   }
   const { source, file: bytes } = bytesOf(opened.handle, options.gzip ?? path.endsWith(".gz"));
   const splitter = new LineSplitter(caps.maxLineBytes);
-  const runs = new RunAssembler(file, options.format ?? "auto", caps);
+  const runs = new RunAssembler(file, options.format ?? "auto", caps, defer);
   let ending: Ending = { kind: "end" };
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
       const room = caps.maxBytes - splitter.total;
       for (const event of splitter.push(chunk.length > room ? chunk.subarray(0, room) : chunk)) {
-        yield* runs.take(event);
+        // Not yield*: an async generator delegating to an array wraps each item in a promise more.
+        for (const item of runs.take(event)) yield item;
         if (runs.refused) return;
       }
       if (chunk.length > room) {

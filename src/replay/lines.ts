@@ -37,6 +37,23 @@ export type ReplayInputItem =
       incomplete: boolean;
     };
 
+/** A line of JSON Lines left to be read where its run is replayed (a worker thread of the CLI): `where` is `file:n`. */
+export interface DeferredLine {
+  line: string;
+  where: string;
+}
+
+/** What the reader gives: an item, or (when asked to defer) a line of JSON Lines still to be read. */
+export type InputItem = ReplayInputItem | DeferredLine;
+
+/** The runs, or the error, of one line of JSON Lines at `where` (`file:n`). */
+export function lineItems(text: string, where: string, format: ReplayFormat | "auto"): ReplayInputItem[] {
+  const parsed = parseLine(text, where);
+  if (!("value" in parsed)) return [{ error: parsed.error, incomplete: false }];
+  const { runs, errors } = runsOfParsed(parsed.value, where, format);
+  return [...runs.map((run) => ({ run })), ...errors.map((error) => ({ error, incomplete: false }))];
+}
+
 /** A size for messages: "64 MiB", "4 KiB", "300 B". */
 export function formatBytes(n: number): string {
   for (const [unit, size] of [
@@ -144,14 +161,16 @@ export class RunAssembler {
   private document: string[] = [];
   private documentBytes = 0;
 
+  /** `defer`: asked at each line of JSON Lines, whether to give it as a {@link DeferredLine} rather than read it. */
   constructor(
     private readonly file: string,
     private readonly format: ReplayFormat | "auto",
     private readonly caps: { maxLineBytes: number; maxDocumentBytes: number },
+    private readonly defer?: () => boolean,
   ) {}
 
   /** What one event of the splitter gives. */
-  take(event: LineEvent): ReplayInputItem[] {
+  take(event: LineEvent): InputItem[] {
     if (event.kind === "long") {
       const items = this.flushPending();
       if (this.mode === "start") this.mode = "lines";
@@ -206,10 +225,11 @@ export class RunAssembler {
     return this.items(runsOfParsed(value, `${this.file}:${n}`, this.format));
   }
 
-  private line(text: string, n: number): ReplayInputItem[] {
+  private line(text: string, n: number): InputItem[] {
     const where = `${this.file}:${n}`;
-    const parsed = parseLine(text, where);
-    return "value" in parsed ? this.items(runsOfParsed(parsed.value, where, this.format)) : [this.error(parsed.error)];
+    const items: InputItem[] = this.defer?.() === true ? [{ line: text, where }] : lineItems(text, where, this.format);
+    for (const item of items) if (!("error" in item)) this.runs += 1; // a deferred line holds a run (or an error)
+    return items;
   }
 
   /** `count` empty lines: nothing between JSON lines, kept in a document (up to its cap). */

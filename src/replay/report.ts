@@ -63,7 +63,8 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
       compact(t.charsSaved),
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? "").length)));
+  // Not Math.max(...cells): a table of 100k rows would overflow the stack.
+  const widths = header.map((h, i) => body.reduce((w, row) => Math.max(w, (row[i] ?? "").length), h.length));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");

@@ -50,11 +50,13 @@ export interface ReplayTotals {
  * ```
  */
 export function emptyTotals(): ReplayTotals {
+  const blocked = {} as Record<BlockRule, number>;
+  for (const rule of BLOCK_RULES) blocked[rule] = 0; // not Object.fromEntries: 5 µs, at every run replayed
   return {
     runs: 0,
     calls: 0,
     allowed: 0,
-    blocked: Object.fromEntries(BLOCK_RULES.map((l) => [l, 0])) as Record<BlockRule, number>,
+    blocked,
     escalation: [0, 0, 0, 0, 0],
     cached: 0,
     stopped: 0,
@@ -77,24 +79,37 @@ export function emptyTotals(): ReplayTotals {
  * ```
  */
 export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
-  const blocked = { ...a.blocked };
-  for (const rule of BLOCK_RULES) blocked[rule] += b.blocked[rule];
-  return {
-    runs: a.runs + b.runs,
-    calls: a.calls + b.calls,
-    allowed: a.allowed + b.allowed,
-    blocked,
-    escalation: a.escalation.map((n, i) => n + (b.escalation[i] ?? 0)) as ReplayTotals["escalation"],
-    cached: a.cached + b.cached,
-    stopped: a.stopped + b.stopped,
-    runsStopped: a.runsStopped + b.runsStopped,
-    waste: a.waste + b.waste,
-    wasteCaught: a.wasteCaught + b.wasteCaught,
-    progressBlocked: a.progressBlocked + b.progressBlocked,
-    charsSaved: a.charsSaved + b.charsSaved,
-    deduped: a.deduped + b.deduped,
-    charsDeduped: a.charsDeduped + b.charsDeduped,
-  };
+  return addInto(addInto(emptyTotals(), a), b);
+}
+
+/**
+ * Adds `b` into `into` (changed in place) and returns it: what the CLI adds millions of runs up with.
+ *
+ * @example
+ * ```ts
+ * const all = emptyTotals();
+ * for (const run of runs) addInto(all, replayGuards(run).totals);
+ * ```
+ */
+export function addInto(into: ReplayTotals, b: ReplayTotals): ReplayTotals {
+  for (const rule of BLOCK_RULES) into.blocked[rule] += b.blocked[rule];
+  const escalation: number[] = into.escalation;
+  b.escalation.forEach((n, i) => {
+    escalation[i] = (escalation[i] ?? 0) + n;
+  });
+  into.runs += b.runs;
+  into.calls += b.calls;
+  into.allowed += b.allowed;
+  into.cached += b.cached;
+  into.stopped += b.stopped;
+  into.runsStopped += b.runsStopped;
+  into.waste += b.waste;
+  into.wasteCaught += b.wasteCaught;
+  into.progressBlocked += b.progressBlocked;
+  into.charsSaved += b.charsSaved;
+  into.deduped += b.deduped;
+  into.charsDeduped += b.charsDeduped;
+  return into;
 }
 
 /**

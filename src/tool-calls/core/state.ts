@@ -190,7 +190,9 @@ class ChannelState {
 }
 
 function zeroCounts(): Record<BlockRule, number> {
-  return Object.fromEntries(BLOCK_RULES.map((rule) => [rule, 0])) as Record<BlockRule, number>;
+  const counts = {} as Record<BlockRule, number>;
+  for (const rule of BLOCK_RULES) counts[rule] = 0; // not Object.fromEntries: 5 µs, at every run the CLI replays
+  return counts;
 }
 
 /** The answers after a result: the call's ToolMessage holds its full result now (unless it was a dedupe note). */
