@@ -31,7 +31,7 @@ export { defaultRepeatHint, type RepeatHintInfo } from "./common/texts/repeat-qu
 // Also at their own entry points (langgraph-guards/fs, langgraph-guards/replay)
 export { createFileTools, type FileToolsOptions } from "./fs/index.js";
 export type { LoopState, SafetyOptions, StopReason, TokenUsage } from "./loop/core/loop.js";
-export type { TaskBudget } from "./loop/core/task-budget.js";
+export type { TaskBudget, TaskSpending } from "./loop/core/task-budget.js";
 // Loop detection and safety limits
 export {
   defaultTurnOutput,

@@ -46,7 +46,15 @@ export interface TaskBudget {
   maxRuntimeMs?: number | undefined;
 }
 
-/** What a task has spent so far. */
+/**
+ * What a task has spent so far (`configurable.taskBudget`), as an agent's `loopGuard.task` keeps it for a resume.
+ *
+ * @example
+ * ```ts
+ * const spent: TaskSpending | undefined = state.loopGuard.task;
+ * console.log(`${spent?.iterations ?? 0} model turns of the task so far`);
+ * ```
+ */
 export interface TaskSpending {
   /** Model turns counted (every agent's). */
   iterations: number;
