@@ -354,7 +354,9 @@ const { tool } = require("@langchain/core/tools");
 const { Command, isInterrupted, MemorySaver } = require("@langchain/langgraph");
 const { createReactAgent } = require("@langchain/langgraph/prebuilt");
 const { z } = require("zod");
-const { escalationHook, GuardedToolNode, GuardMessagesState } = require("${pkg.name}");
+const { StateGraph, START, END } = require("@langchain/langgraph");
+const { escalationHook, escalationNode, GuardedToolNode, GuardMessagesState, guardMessagesStateSchema, guardVerdict } =
+  require("${pkg.name}");
 const { ScriptedChatModel } = require("${pkg.name}/testing");
 
 async function main() {
@@ -378,6 +380,20 @@ ${entryPoints.map(([alias, spec]) => `    ${alias}: await import("${spec}"),`).j
   const last = await agent.invoke(new Command({ resume: "Say you cannot get it." }), config);
   const text = String(last.messages.at(-1)?.content ?? "");
   if (!text) throw new Error("no final message");
+  // A zod StateGraph of LangGraph's CommonJS copy: the root's CommonJS file registered the zod forms' reducers there.
+  const zodTools = new GuardedToolNode([getWeather]);
+  const bound = llm.bindTools([getWeather]);
+  const graph = new StateGraph(guardMessagesStateSchema)
+    .addNode("agent", async (state) => ({ messages: [await bound.invoke(state.messages)] }))
+    .addNode("tools", zodTools)
+    .addNode("escalation", escalationNode(zodTools))
+    .addEdge(START, "agent")
+    .addEdge("agent", "escalation")
+    .addConditionalEdges("escalation", (state) => (guardVerdict(state) ? END : "tools"))
+    .addEdge("tools", "agent")
+    .compile();
+  const zodRun = await graph.invoke({ messages: [{ role: "user", content: "Weather in Paris?" }] }, { recursionLimit: 100 });
+  if (guardVerdict(zodRun)?.level !== 4) throw new Error("the zod StateGraph did not end at level 4");
   console.log(JSON.stringify({ entryPoints: Object.keys(mods).length, finalChars: text.length }));
 }
 main().catch((error) => { console.error(error); process.exit(1); });
@@ -389,7 +405,7 @@ else {
   const { entryPoints: n, finalChars } = JSON.parse(r.stdout.trim().split("\n").at(-1));
   console.log(
     `ok   full: node require.cjs: ${n} entry points require()d, the same values as import; the quick start ` +
-      `interrupts at strike 3, then ends with ${finalChars} chars (${r.seconds}s)`,
+      `interrupts at strike 3, then ends with ${finalChars} chars; a zod StateGraph ends at level 4 (${r.seconds}s)`,
   );
 }
 

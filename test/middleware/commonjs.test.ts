@@ -7,7 +7,15 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { escalationHook, GuardedToolNode, GuardMessagesState, guardVerdict } from "../../src/index.js";
+import { registerZodForms } from "../../src/channels/index.js";
+import {
+  escalationHook,
+  escalationNode,
+  GuardedToolNode,
+  GuardMessagesState,
+  guardMessagesStateSchema,
+  guardVerdict,
+} from "../../src/index.js";
 import { guardMiddleware, loopDetectMiddleware, safetyLimitsMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel } from "../../src/testing/index.js";
 
@@ -17,6 +25,7 @@ const langgraph: typeof import("@langchain/langgraph") = require("@langchain/lan
 const prebuilt: typeof import("@langchain/langgraph/prebuilt") = require("@langchain/langgraph/prebuilt");
 const { tool }: typeof import("@langchain/core/tools") = require("@langchain/core/tools");
 const { z }: typeof import("zod") = require("zod");
+const zodOfCommonJs: typeof import("@langchain/langgraph/zod") = require("@langchain/langgraph/zod");
 
 const getWeather = tool(
   async () => {
@@ -75,11 +84,11 @@ describe("the guards under the CommonJS copy of LangGraph", () => {
   });
 
   it("a StateGraph from require() on guardMessagesStateSchema (zod) keeps the guards' reducers", async () => {
-    // The package's own CommonJS entry (dist/index.cjs, built by `npm ci`): it registers the zod forms' reducers in
-    // the registry of LangGraph's CommonJS copy, which this StateGraph reads. Before: no reducer, no default, and
-    // GuardedToolNode found no guard channels (GuardStateMissingError).
-    const { escalationNode, GuardedToolNode, guardMessagesStateSchema }: typeof import("../../src/index.js") =
-      require("../../dist/index.cjs");
+    // What the package's CommonJS entry does (scripts/build.mjs writes the call into dist/index.cjs; check-install
+    // runs this graph from the packed tarball): register the zod forms' reducers in the registry of LangGraph's
+    // CommonJS copy, which this StateGraph reads. Without it: no reducer, no default, and GuardedToolNode found no
+    // guard channels (GuardStateMissingError).
+    registerZodForms(zodOfCommonJs.schemaMetaRegistry);
     const tools = new GuardedToolNode([getWeather]);
     const llm = forever().bindTools([getWeather]);
     const graph = new langgraph.StateGraph(guardMessagesStateSchema)
