@@ -16,8 +16,9 @@ import {
   BATCH_RUNS,
   type BatchOutcome,
   defaultThreads,
-  PROBLEMS_SHOWN,
+  noteProblem,
   type Problem,
+  type ProblemList,
   ReplayThreads,
   type RunReport,
   replayBatch,
@@ -231,21 +232,11 @@ async function replayFile(
 ): Promise<void> {
   // The first problems of a file are kept as they are (with their line numbers); the rest only counted, so that a
   // file of millions of bad lines takes the memory and the time of a few.
-  let kept = 0;
-  let more = 0;
-  let moreErrors = false;
+  const own: ProblemList = { problems: [], more: 0, moreErrors: false };
   const apply = (outcome: BatchOutcome) => {
-    for (const problem of outcome.problems) {
-      if (kept < PROBLEMS_SHOWN) {
-        kept += 1;
-        problems.push(problem);
-      } else {
-        more += 1;
-        moreErrors ||= problem.incomplete !== true;
-      }
-    }
-    more += outcome.more;
-    moreErrors ||= outcome.moreErrors;
+    for (const problem of outcome.problems) noteProblem(own, problem);
+    own.more += outcome.more;
+    own.moreErrors ||= outcome.moreErrors;
     if (outcome.fatal !== undefined) throw new GuardOptionsError(outcome.fatal);
     tally.add(outcome);
   };
@@ -274,8 +265,9 @@ async function replayFile(
   }
   await send(0);
   // The count is incomplete input (a warning with --lenient) only when every problem it counts is.
-  const message = `${name}: … and ${more} more problems (the first ${kept} are above)`;
-  if (more > 0) problems.push({ message, incomplete: !moreErrors });
+  problems.push(...own.problems);
+  const message = `${name}: … and ${own.more} more problems (the first ${own.problems.length} are above)`;
+  if (own.more > 0) problems.push({ message, incomplete: !own.moreErrors });
 }
 
 /** Items replayed on the reading thread before worker threads take over (they take a moment to start). */

@@ -28,16 +28,28 @@ export interface RunReport {
   notRun: { index: number; toolName: string; action: string; rule?: string | undefined; waste: boolean }[];
 }
 
+/** The first {@link PROBLEMS_SHOWN} problems; the rest counted, and whether any of them is an error. */
+export interface ProblemList {
+  problems: Problem[];
+  more: number;
+  moreErrors: boolean;
+}
+
+/** Notes `problem` in `list`: kept while fewer than {@link PROBLEMS_SHOWN} are, else counted. */
+export function noteProblem(list: ProblemList, problem: Problem): void {
+  if (list.problems.length < PROBLEMS_SHOWN) list.problems.push(problem);
+  else {
+    list.more += 1;
+    list.moreErrors ||= problem.incomplete !== true;
+  }
+}
+
 /**
  * What a batch of items gives: their problems in order; the totals of their runs by source (the run's `source`, else
  * its file), in the order the sources first appear; each run's report when kept (`--json`, `--detail`); `fatal`: the
  * options are bad (exit 2).
  */
-export interface BatchOutcome {
-  /** The first {@link PROBLEMS_SHOWN} problems; the rest counted, and whether any of them is an error. */
-  problems: Problem[];
-  more: number;
-  moreErrors: boolean;
+export interface BatchOutcome extends ProblemList {
   sources: [string, ReplayTotals][];
   reports: RunReport[];
   fatal?: string | undefined;
@@ -53,13 +65,7 @@ export function replayBatch(
 ): BatchOutcome {
   const outcome: BatchOutcome = { problems: [], more: 0, moreErrors: false, sources: [], reports: [] };
   const sources = new Map<string, ReplayTotals>();
-  const note = (problem: Problem) => {
-    if (outcome.problems.length < PROBLEMS_SHOWN) outcome.problems.push(problem);
-    else {
-      outcome.more += 1;
-      outcome.moreErrors ||= problem.incomplete !== true;
-    }
-  };
+  const note = (problem: Problem) => noteProblem(outcome, problem);
   const one = (item: ReplayInputItem) => {
     if ("error" in item) return note({ message: item.error.message, incomplete: item.incomplete });
     const { run } = item;

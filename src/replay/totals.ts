@@ -82,6 +82,22 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
   return addInto(addInto(emptyTotals(), a), b);
 }
 
+/** The plain counts of {@link ReplayTotals} (beside `blocked` and `escalation`). */
+const COUNTS = [
+  "runs",
+  "calls",
+  "allowed",
+  "cached",
+  "stopped",
+  "runsStopped",
+  "waste",
+  "wasteCaught",
+  "progressBlocked",
+  "charsSaved",
+  "deduped",
+  "charsDeduped",
+] as const satisfies readonly (keyof ReplayTotals)[];
+
 /**
  * Adds `b` into `into` (changed in place) and returns it: what the CLI adds millions of runs up with.
  *
@@ -97,18 +113,7 @@ export function addInto(into: ReplayTotals, b: ReplayTotals): ReplayTotals {
   b.escalation.forEach((n, i) => {
     escalation[i] = (escalation[i] ?? 0) + n;
   });
-  into.runs += b.runs;
-  into.calls += b.calls;
-  into.allowed += b.allowed;
-  into.cached += b.cached;
-  into.stopped += b.stopped;
-  into.runsStopped += b.runsStopped;
-  into.waste += b.waste;
-  into.wasteCaught += b.wasteCaught;
-  into.progressBlocked += b.progressBlocked;
-  into.charsSaved += b.charsSaved;
-  into.deduped += b.deduped;
-  into.charsDeduped += b.charsDeduped;
+  for (const key of COUNTS) into[key] += b[key];
   return into;
 }
 
