@@ -4,8 +4,8 @@
 //   node scripts/code-limits.mjs            (npm run check:limits) prints a table of the offenders, exits 1 if any
 //   node scripts/code-limits.mjs --json     prints the offenders as JSON instead
 //
-// It also runs the layers check of scripts/layers.mjs on src/ (no folder cycle, no value file cycle, pure cores free
-// of LangChain, no guard importing another): its violations follow the table, and in --json they join the array
+// It also runs the layers check of scripts/layers.mjs on src/ (no folder or file cycle, type imports counted; pure
+// cores free of LangChain; no guard importing another; src/common/ importing nothing above it): its violations follow the table, and in --json they join the array
 // as `{ kind: "layers", rule, message, files }`.
 //
 // A file's size is its count of lines. A function's size is its count of lines of code from its first line (after
@@ -205,7 +205,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     }
     if (violations.length === 0)
       console.log(
-        "layers: no folder cycle, no value file cycle, pure cores free of LangChain, no guard importing another",
+        "layers: no folder or file cycle (type imports counted), pure cores free of LangChain, no guard importing another, common/ a floor",
       );
     else {
       console.log(`\n${layersTable(violations)}`);

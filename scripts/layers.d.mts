@@ -10,14 +10,16 @@ export interface LayersConfig {
   pure: readonly string[];
   /** The packages a pure core may not reach: `@scope/*` (every package of the scope) or an exact name. */
   impure: readonly string[];
+  /** The floor (`src/common/`): a file under it may import no file outside it, type-only imports included. */
+  floor?: string;
 }
 
-/** The target layout: the guard folders, the pure cores, `@langchain/*`. */
+/** The target layout: the guard folders, the pure cores, `@langchain/*`, the floor. */
 export declare const LAYERS: LayersConfig;
 
 /** A broken layers rule. */
 export interface LayersViolation {
-  rule: "folder-cycle" | "file-cycle" | "pure-core" | "guard-import" | "stale-config";
+  rule: "folder-cycle" | "file-cycle" | "pure-core" | "guard-import" | "floor" | "stale-config";
   /** Names the files (and for a cycle, the whole cycle). */
   message: string;
   /** The files involved, relative to the root, `/`-separated. */

@@ -1,23 +1,24 @@
 // The layers check (run by scripts/code-limits.mjs, `npm run check:limits`): the import graph of src/ keeps the
 // layout's promises. Imports are read with TypeScript's own parser; a relative `./x.js` is the file `./x.ts` (or
-// `./x/index.ts`); non-relative imports count only for rule 3. An import is type-only when it is `import type` /
-// `export type`, or every one of its named specifiers is `type`: TypeScript erases it at build (verbatimModuleSyntax
-// is off). An unmarked import of types is erased too, but reads as a value import here: mark it `type`. An
-// `import("./x.js")` call is a value import, an `import("./x.js").T` type is not.
+// `./x/index.ts`); non-relative imports count only for rule 3. Every rule counts every import, type-only ones
+// (`import type`, `export type`, `import("./x.js").T`) included: a type names what it depends on as surely as a
+// value does, and a circle of types is a circle one must read all at once.
 //
 // 1. folder-cycle: no cycle between folders (a file's folder is its directory; a parent and its child folder are two
-//    folders) through value imports. A folder is a unit one can read, move or delete: in a cycle, no folder of it
-//    can be understood, or loaded, without the others. Each strongly connected set is reported once, with one cycle
-//    through it and, for each edge, one file import that makes it.
-// 2. file-cycle: no cycle between files through value imports. At run time, a cycle of ES modules means one module
-//    runs before the bindings it imports exist (a TDZ error, or `undefined` in a re-export). Type-only cycles are
-//    erased, so they pass.
+//    folders). A folder is a unit one can read, move or delete: in a cycle, no folder of it can be understood, or
+//    loaded, without the others. Each strongly connected set is reported once, with one cycle through it and, for
+//    each edge, one file import that makes it.
+// 2. file-cycle: no cycle between files. Through values, a cycle of ES modules means one module runs before the
+//    bindings it imports exist (a TDZ error, or `undefined` in a re-export); through types, two files that can only
+//    be read together.
 // 3. pure-core: a file under a `pure` prefix imports no `impure` package (`@langchain/*`, `langchain`), directly or
-//    through any file it imports, type-only imports included: the decision cores run and are tested without
-//    LangChain, and a core's types must not tie it to LangChain's either. The message gives the shortest chain.
-// 4. guard-import: a file under one `guards` folder imports no file under another, of any kind: each guard stands
-//    alone, so it can be read, changed, or left out on its own; what two guards share lives in src/common/.
-// 5. stale-config: every guard folder and pure prefix holds a file, or a moved folder would escape the check.
+//    through any file it imports: the decision cores run and are tested without LangChain, and a core's types must
+//    not tie it to LangChain's either. The message gives the shortest chain.
+// 4. guard-import: a file under one `guards` folder imports no file under another: each guard stands alone, so it
+//    can be read, changed, or left out on its own; what two guards share lives in src/common/.
+// 5. floor: a file under the `floor` folder (src/common/) imports no file outside it: what every guard stands on
+//    knows none of them. Shared vocabulary (a stop's reason, the guard artifacts) lives down there.
+// 6. stale-config: every guard folder, pure prefix and the floor hold a file, or a moved folder would escape the check.
 //
 // test/package/layers.test.ts plants small trees and checks each rule; it also runs the check on src/ with LAYERS.
 import { readdirSync, readFileSync } from "node:fs";
@@ -36,6 +37,7 @@ export const LAYERS = {
     "src/common/similarity/",
   ],
   impure: ["@langchain/*", "langchain"],
+  floor: "src/common/",
 };
 
 /** The TypeScript files below `dir` (relative to `root`, `/`-separated, sorted). */
@@ -222,7 +224,7 @@ export function checkLayers(root, config = LAYERS) {
   const folders = new Map();
   const fileAdj = new Map();
   for (const imp of [...graph.values()].flat()) {
-    if (!imp.to || imp.typeOnly) continue;
+    if (!imp.to) continue;
     addEdge(fileAdj, imp.from, imp.to, imp);
     const [a, b] = [path.posix.dirname(imp.from), path.posix.dirname(imp.to)];
     if (a !== b) addEdge(folders, a, b, imp);
@@ -241,11 +243,18 @@ export function checkLayers(root, config = LAYERS) {
       violations.push({ rule: "guard-import", message, files: [imp.from, imp.to] });
     }
   }
-  for (const p of [...config.guards.map((g) => `${g}/`), ...config.pure])
+  const floor = config.floor;
+  for (const imp of [...graph.values()].flat())
+    if (floor && imp.from.startsWith(floor) && imp.to && !imp.to.startsWith(floor)) {
+      const kind = imp.typeOnly ? " (type-only)" : "";
+      const message = `floor ${floor} imports above it: ${imp.from}:${imp.line} imports ${imp.to}${kind}`;
+      violations.push({ rule: "floor", message, files: [imp.from, imp.to] });
+    }
+  for (const p of [...config.guards.map((g) => `${g}/`), ...config.pure, ...(floor ? [floor] : [])])
     if (!files.some((f) => f.startsWith(p)))
       violations.push({
         rule: "stale-config",
-        message: `no file under ${p} (a guard or pure core of the config)`,
+        message: `no file under ${p} (a guard, pure core or the floor of the config)`,
         files: [],
       });
   return violations;

@@ -3,7 +3,6 @@
  * turn checks the channels it writes before it runs a tool (tool-calls/traits.ts), so the check is shared.
  */
 import { z } from "zod/v4";
-import type { FileCacheState } from "../fs/cache.js";
 import { StoredValues } from "./state-error.js";
 
 const count = z.number();
@@ -17,11 +16,12 @@ const fileCacheSchema = z.looseObject({
 
 /**
  * The file cache as the guards read it (`read`): a stored value checked once, a damaged one (a part missing too)
- * refused with a `GuardStateError`; a cache the reducer made is marked with `trust` (its next read is a lookup).
+ * refused with a `GuardStateError`; a cache the reducer made is marked with `trust` (its next read is a lookup). Its
+ * type (`FileCacheState`) is the file tools' (src/fs/cache.ts): the floor checks the shape without knowing it.
  *
  * @example
  * ```ts
  * fileCaches.read({ files: {} }); // throws GuardStateError: fileCache, bytes
  * ```
  */
-export const fileCaches = new StoredValues<FileCacheState>("fileCache", "the file cache", fileCacheSchema);
+export const fileCaches = new StoredValues<object>("fileCache", "the file cache", fileCacheSchema);

@@ -2,13 +2,8 @@
 import { type AIMessage, type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
-import type { StopReason } from "../loop/core/loop.js";
-import type { GuardArtifact, StopArtifact } from "../tool-calls/answers.js";
-import type { ToolCallInput } from "../tool-calls/core/detect.js";
-import type { TurnInput } from "../tool-calls/core/plan.js";
-import { distinctCallIds } from "./call-ids.js";
 import { canonicalJson, digest } from "./identity/signature.js";
-import { notRunStopped } from "./texts/run-end.js";
+import type { GuardArtifact, StopArtifact, StopReason } from "./vocabulary.js";
 
 /**
  * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).
@@ -82,58 +77,6 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
   return calls.filter((c) => c.id == null || !answered.has(c.id));
 }
 
-const toInput = (call: ToolCall, id: string | undefined = call.id): ToolCallInput => ({
-  name: call.name,
-  args: call.args,
-  id,
-});
-
-/**
- * The calls as the guards decide them: each with the id the guards know it by ({@link distinctCallIds} over the whole
- * response `siblings`: a call whose id is empty or shared with another call of the response gets one of its own).
- * `calls` are some of `siblings` (the same objects), or all of them.
- *
- * @example
- * ```ts
- * callInputs(aiMessage.tool_calls).map((c) => c.id); // ["x#1", "x#2"] for two calls that share the id "x"
- * ```
- */
-export function callInputs(siblings: readonly ToolCall[], calls: readonly ToolCall[] = siblings): ToolCallInput[] {
-  const ids = distinctCallIds(siblings.map((c) => c.id));
-  if (calls === siblings) return siblings.map((c, i) => toInput(c, ids[i]));
-  return calls.map((c) => {
-    const at = siblings.indexOf(c);
-    return at < 0 ? toInput(c) : toInput(c, ids[at]);
-  });
-}
-
-/**
- * A model response as the turn procedure takes it: its id (or one derived from its calls' ids), its text, the calls
- * to decide and all of its calls.
- *
- * @example
- * ```ts
- * planTurn(state.toolGuard, turnInput(aiMessage, unansweredCalls(aiMessage, state.messages)), options);
- * ```
- */
-export function turnInput(
-  message: AIMessage | undefined,
-  calls: readonly ToolCall[],
-  messages: readonly BaseMessage[] = [],
-): TurnInput {
-  const siblings = message?.tool_calls ?? [];
-  const sameCalls = calls.length === siblings.length && calls.every((c, i) => c === siblings[i]);
-  const all = callInputs(siblings);
-  const inputs = sameCalls ? all : callInputs(siblings, calls);
-  return {
-    id: message?.id ?? digest(canonicalJson(siblings.map((c) => c.id ?? c.name))),
-    text: message === undefined ? "" : messageText(message),
-    calls: inputs,
-    siblings: sameCalls ? inputs : all,
-    run: runMarker(messages),
-  };
-}
-
 /**
  * What marks a new run: the id of the person's message (or, without an id, its position and content) the latest
  * model turn answers, when the person spoke since the model's previous turn: the last person's message is followed
@@ -180,6 +123,11 @@ export function guardAnswer(
     content,
     artifact: { guard },
   });
+}
+
+/** The answer of a pending tool call the loop guard will not run: the stop reason's message. */
+export function notRunStopped(reason: string): string {
+  return `Not run: ${reason}`;
 }
 
 /** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */

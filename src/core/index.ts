@@ -8,7 +8,6 @@
 
 export {
   emptyGuardLog,
-  escalationStreamEvent,
   GUARD_EVENT_VERSION,
   GUARD_LOG_LIMIT,
   type GuardLog,
@@ -18,7 +17,6 @@ export {
   isGuardStreamEvent,
   reduceGuardLog,
   stopStreamEvent,
-  turnStreamEvents,
 } from "../common/events/stream-events.js";
 export {
   type CallEffect,
@@ -39,21 +37,7 @@ export {
   similarityScore,
   tokenSortRatio,
 } from "../common/similarity/similarity.js";
-export {
-  DEFAULT_MESSAGES,
-  duplicateFeedback,
-  type EndExplanationInput,
-  type EscalationFeedbackInput,
-  endExplanation,
-  escalationFeedback,
-  type FeedbackLimits,
-  fileEditsReminder,
-  missingHookMessage,
-  notRunAnswer,
-  reminderFeedback,
-  userQuestion,
-  withNoteAfter,
-} from "../common/texts/tool-calls.js";
+export type { BlockRule, StopKind, StopReason } from "../common/vocabulary.js";
 export {
   addUsage,
   checkLimits,
@@ -68,8 +52,6 @@ export {
   resolveSafetyOptions,
   type SafetyOptions,
   type Scorer,
-  type StopKind,
-  type StopReason,
   stepLoopGuard,
   type TokenUsage,
 } from "../loop/core/loop.js";
@@ -84,6 +66,7 @@ export {
   type QueryParserName,
   unionQueries,
 } from "../repeat-query/core/query.js";
+export type { ToolCallInput } from "../tool-calls/core/call.js";
 export { decideToolCall, type ToolCallDecision } from "../tool-calls/core/decide.js";
 export {
   type AnswerNow,
@@ -91,7 +74,6 @@ export {
   type Detection,
   detectCall,
   identifyCall,
-  type ToolCallInput,
 } from "../tool-calls/core/detect.js";
 export {
   type ArgsView,
@@ -117,7 +99,8 @@ export {
   textAcknowledges,
 } from "../tool-calls/core/escalation.js";
 export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
-export { normalizeResult, type ResultNormalizer } from "../tool-calls/core/normalize.js";
+export { normalizeResult } from "../tool-calls/core/normalize.js";
+export type { ResultNormalizer } from "../tool-calls/core/options.js";
 export {
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
@@ -151,19 +134,30 @@ export type {
   RepetitionState,
 } from "../tool-calls/core/repetition.js";
 export type { CacheEntry, CacheHit, CacheTerms } from "../tool-calls/core/result-cache.js";
-export {
-  BLOCK_RULES,
-  type BlockContext,
-  type BlockRule,
-  blockMessage,
-  type MessageTemplate,
-} from "../tool-calls/core/rules.js";
+export { BLOCK_RULES, blockMessage, type MessageTemplate } from "../tool-calls/core/rules.js";
 export {
   type AnswerRecord,
   emptyToolGuardState,
   type GuardEvent,
   type GuardStats,
-  type ObservedBlock,
   reduceToolGuard,
   type ToolGuardState,
 } from "../tool-calls/core/state.js";
+export type { ObservedBlock } from "../tool-calls/core/state-events.js";
+export type { BlockContext } from "../tool-calls/core/texts.js";
+export {
+  DEFAULT_MESSAGES,
+  duplicateFeedback,
+  type EndExplanationInput,
+  type EscalationFeedbackInput,
+  endExplanation,
+  escalationFeedback,
+  type FeedbackLimits,
+  fileEditsReminder,
+  missingHookMessage,
+  notRunAnswer,
+  reminderFeedback,
+  userQuestion,
+  withNoteAfter,
+} from "../tool-calls/core/texts.js";
+export { escalationStreamEvent, turnStreamEvents } from "../tool-calls/events.js";

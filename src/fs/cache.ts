@@ -355,7 +355,7 @@ export function reduceFileCache(
   state: FileCacheState | undefined,
   writes: readonly (FileCacheWrite | readonly FileCacheWrite[])[],
 ): FileCacheState {
-  let current = state === undefined ? emptyFileCache() : fileCaches.read(state);
+  let current = state === undefined ? emptyFileCache() : (fileCaches.read(state) as FileCacheState);
   for (const write of writes) {
     if (Array.isArray(write)) for (const w of write as FileCacheWrite[]) current = apply(current, w);
     else current = apply(current, write as FileCacheWrite);

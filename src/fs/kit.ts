@@ -10,11 +10,11 @@ import type { z } from "zod/v4";
 import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { digest } from "../common/identity/signature.js";
-import { cacheEventText } from "../common/texts/fs.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
 import { ROOT_GONE, rootGone } from "./io.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";
 import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
+import { cacheEventText } from "./texts.js";
 
 /**
  * What a file tool's ToolMessage carries in `artifact` (never sent to the model).

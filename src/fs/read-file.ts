@@ -7,7 +7,6 @@ import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { digest } from "../common/identity/signature.js";
-import { unchangedReadText } from "../common/texts/fs.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
 import { failed, kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";
@@ -23,6 +22,7 @@ import {
   type Target,
 } from "./kit.js";
 import { type LineView, looksBinary, viewLines } from "./read.js";
+import { unchangedReadText } from "./texts.js";
 
 /**
  * Digests of recent long texts, by text: a repeat read digests the same whole content again (the numbered lines it

@@ -5,8 +5,8 @@ import { z } from "zod/v4";
 import type { GuardStreamEvent } from "../common/events/stream-events.js";
 import { parseOptions } from "../common/options.js";
 import { endAtHook, endIfOutOfSteps, hookBudget } from "../run-end/hook.js";
-import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 import type { LoopState } from "./core/loop.js";
+import { askToGoOn, offer, raiseLimit } from "./limit-ask.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,

@@ -6,22 +6,23 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { defineMiddleware } from "../common/agent/define.js";
-import { withStepBudget } from "../common/agent/stack.js";
 import { agentFieldOf } from "../common/channel.js";
 import { guardLogChannel, stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { agentOf, ownValue } from "../common/owner.js";
+import type { StopReason } from "../common/vocabulary.js";
 import type { StepBudget } from "../run-end/invocations.js";
-import { askToGoOn, offer, raiseLimit } from "../run-end/limit-ask.js";
 import { endModelCall, guardedModelCall, modelCallBudget, type ResponseStands } from "../run-end/model-call.js";
+import { withStepBudget } from "../run-end/stack.js";
 import {
   isGuardFinal,
   type ModelCallHandler,
   type ModelCallRequest,
   type ModelCallResult,
 } from "../run-end/wrap-up.js";
-import type { LoopState, StopReason } from "./core/loop.js";
+import type { LoopState } from "./core/loop.js";
 import { loopGuardChannel, readLoopState } from "./core/state-check.js";
+import { askToGoOn, offer, raiseLimit } from "./limit-ask.js";
 import {
   type LoopDetectOptions,
   type LoopGuardSettings,

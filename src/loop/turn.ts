@@ -9,22 +9,23 @@ import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { canonicalJson } from "../common/identity/signature.js";
 import { isPersonMessage, lastAIMessageIndex, messageText, notRunAnswers, runMarker } from "../common/messages.js";
 import { agentOf, ownValue } from "../common/owner.js";
-import { STOP_REASON_TEXTS } from "../common/texts/run-end.js";
+import type { StopReason } from "../common/vocabulary.js";
 import { currentStep } from "../run-end/steps.js";
 import { reportRunEnd } from "../run-end/sub-agents.js";
 import { isGuardFinal } from "../run-end/wrap-up.js";
 import { handoffsWithoutProgress, type RunStep } from "./core/handoffs.js";
+import type { TaskSpending } from "./core/loop.js";
 import {
   emptyLoopState,
   iterationLimitBefore,
   type LoopState,
   type LoopTurn,
-  type StopReason,
   stepLoopGuard,
   turnOutput,
 } from "./core/loop.js";
 import { loopStates, readLoopState } from "./core/state-check.js";
-import { readTaskBudget, spendTask, type TaskBudget, type TaskSpending } from "./core/task-budget.js";
+import { readTaskBudget, spendTask, type TaskBudget } from "./core/task-budget.js";
+import { STOP_REASON_TEXTS } from "./core/texts.js";
 import type { LoopGuardSettings } from "./options.js";
 
 type ToolCallLike = { id?: string; name: string; args: unknown };

@@ -6,10 +6,10 @@
  * @module langgraph-guards/middleware
  */
 
-export { guardStack, stackShape } from "../common/agent/stack.js";
 export { guardSubAgents } from "../common/agent/sub-agents.js";
 export { fileToolsMiddleware } from "../fs/middleware.js";
 export { loopDetectMiddleware, type SafetyLimitsOptions, safetyLimitsMiddleware } from "../loop/middleware.js";
+export { guardStack, stackShape } from "../run-end/stack.js";
 export type { WrapUpModel, WrapUpOption } from "../run-end/wrap-up.js";
 export { type GuardMiddlewareOptions, guardMiddleware } from "../tool-calls/middleware.js";
 export type { AgentTool } from "../tool-calls/traits.js";

@@ -1,7 +1,6 @@
 /** The repeat-query guard as a graph step: a node that writes a hint, and labelled `on_ok` / `on_repeat` edges. */
 
 import { GuardOptionsError } from "../common/options.js";
-import { defaultRepeatHint, type RepeatHintInfo } from "../common/texts/repeat-query.js";
 import { decideRepeatQuery } from "./core/query.js";
 import {
   type RepeatQueryRouter,
@@ -9,6 +8,7 @@ import {
   type RepeatQueryState,
   repeatQueryRouter,
 } from "./router.js";
+import { defaultRepeatHint, type RepeatHintInfo } from "./texts.js";
 
 /**
  * Options of {@link repeatQueryGuard}.

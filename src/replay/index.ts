@@ -8,7 +8,6 @@ export { type ReadRunsResult, type ReplayFormat, ReplayInputError, readRuns, run
 export { REPLAY_INPUT_CAPS, type ReadRunsFromFileOptions, readRunsFromFile } from "./input.js";
 export type { ReplayInputItem } from "./lines.js";
 export {
-  type ReplayDecision,
   type ReplayLoopResult,
   type ReplayOptions,
   type ReplayResult,
@@ -19,4 +18,5 @@ export {
   replayLoopDetector,
 } from "./replay.js";
 export { SUMMARY_LEGEND, type SummaryRow, summaryTable } from "./report.js";
+export type { ReplayDecision } from "./totals.js";
 export { addTotals, emptyTotals, type ReplayTotals, rates } from "./totals.js";

@@ -3,17 +3,17 @@ import { distinctCallIds } from "../common/call-ids.js";
 import { isShellTool } from "../common/identity/classify.js";
 import { canonicalJson } from "../common/identity/signature.js";
 import { parseOptions } from "../common/options.js";
-import { missingHookMessage, notRunAnswer, withNoteAfter } from "../common/texts/tool-calls.js";
+import type { StopReason } from "../common/vocabulary.js";
 import {
   emptyLoopState,
   type LoopTurn,
   resolveSafetyOptions,
   type SafetyOptions,
-  type StopReason,
   stepLoopGuard,
   turnOutput,
 } from "../loop/core/loop.js";
-import { identifyCall, type ToolCallInput } from "../tool-calls/core/detect.js";
+import type { ToolCallInput } from "../tool-calls/core/call.js";
+import { identifyCall } from "../tool-calls/core/detect.js";
 import {
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
@@ -27,11 +27,11 @@ import {
   type TurnPlan,
   unchangedNote,
 } from "../tool-calls/core/plan.js";
-import type { BlockRule } from "../tool-calls/core/rules.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../tool-calls/core/state.js";
+import { missingHookMessage, notRunAnswer, withNoteAfter } from "../tool-calls/core/texts.js";
 import { shellReadPaths } from "../tool-calls/freshness.js";
 import { type AgentTool, ToolTraits, type TurnContext } from "../tool-calls/traits.js";
-import { type ReplayTotals, totalsOf } from "./totals.js";
+import { type ReplayDecision, type ReplayTotals, totalsOf } from "./totals.js";
 
 /**
  * One step of a recorded run, in the normalized form of the shared data set (other formats are read into it).
@@ -111,45 +111,6 @@ export interface ReplayRun {
   meta?: Record<string, unknown> | undefined;
   /** The run's steps, in order. */
   steps: ReplayStep[];
-}
-
-/**
- * What the guards would have done with one of the agent's tool calls: `allow` (it runs), `block` (a guard answers
- * instead), `cache` (answered from the result cache, an earlier identical call's result, instead of running), `stop`
- * (the run would have ended, or been interrupted for a person, before this call).
- *
- * @example
- * ```ts
- * const blocked = decisions.filter((d: ReplayDecision) => d.action === "block").map((d) => d.rule);
- * ```
- */
-export interface ReplayDecision {
-  /** Position among the run's agent tool calls. */
-  index: number;
-  /** Position of the call's assistant step in `run.steps`. */
-  step: number;
-  /** The tool's name. */
-  toolName: string;
-  /** The call's arguments. */
-  args: unknown;
-  /** What the guards would have done (see above). */
-  action: "allow" | "block" | "cache" | "stop";
-  /** The rule that blocked the call (or would have, for an allowed call in observe mode). */
-  rule?: BlockRule | undefined;
-  /** Escalation level of a block (1 ask, 2 options, 3 a person is asked, 4 the run ends). */
-  escalation?: number | undefined;
-  /** A block that is a reminder to acknowledge. */
-  reminder?: boolean | undefined;
-  /** What the model would have read for this call: the recorded result, the block's feedback, or why it stopped. */
-  content: string;
-  /** Ground truth: the call produced nothing new (an earlier identical call returned exactly the same). */
-  waste: boolean;
-  /** The recorded result's length (characters a block or stop keeps out of the context). */
-  resultChars: number;
-  /** Whether the run recorded a result for this call (calls without one are left out of the totals). */
-  recorded: boolean;
-  /** The call ran, and its result repeated an earlier identical call's: the model read a short note instead. */
-  deduped?: boolean | undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The totals of a replay: what the guards would have blocked, cached or stopped, judged by the ground truth. */
-import { BLOCK_RULES, type BlockRule } from "../tool-calls/core/rules.js";
-import type { ReplayDecision } from "./replay.js";
+import type { BlockRule } from "../common/vocabulary.js";
+import { BLOCK_RULES } from "../tool-calls/core/rules.js";
 
 /**
  * Totals of a replay (one run, or several added up with {@link addTotals}).
@@ -140,6 +140,45 @@ export function rates(t: ReplayTotals): {
     harmfulBlockRate: notRun === 0 ? 0 : t.progressBlocked / notRun,
     notRun,
   };
+}
+
+/**
+ * What the guards would have done with one of the agent's tool calls: `allow` (it runs), `block` (a guard answers
+ * instead), `cache` (answered from the result cache, an earlier identical call's result, instead of running), `stop`
+ * (the run would have ended, or been interrupted for a person, before this call).
+ *
+ * @example
+ * ```ts
+ * const blocked = decisions.filter((d: ReplayDecision) => d.action === "block").map((d) => d.rule);
+ * ```
+ */
+export interface ReplayDecision {
+  /** Position among the run's agent tool calls. */
+  index: number;
+  /** Position of the call's assistant step in `run.steps`. */
+  step: number;
+  /** The tool's name. */
+  toolName: string;
+  /** The call's arguments. */
+  args: unknown;
+  /** What the guards would have done (see above). */
+  action: "allow" | "block" | "cache" | "stop";
+  /** The rule that blocked the call (or would have, for an allowed call in observe mode). */
+  rule?: BlockRule | undefined;
+  /** Escalation level of a block (1 ask, 2 options, 3 a person is asked, 4 the run ends). */
+  escalation?: number | undefined;
+  /** A block that is a reminder to acknowledge. */
+  reminder?: boolean | undefined;
+  /** What the model would have read for this call: the recorded result, the block's feedback, or why it stopped. */
+  content: string;
+  /** Ground truth: the call produced nothing new (an earlier identical call returned exactly the same). */
+  waste: boolean;
+  /** The recorded result's length (characters a block or stop keeps out of the context). */
+  resultChars: number;
+  /** Whether the run recorded a result for this call (calls without one are left out of the totals). */
+  recorded: boolean;
+  /** The call ran, and its result repeated an earlier identical call's: the model read a short note instead. */
+  deduped?: boolean | undefined;
 }
 
 /** The totals of one replayed run. */

@@ -13,8 +13,8 @@
  * fit: the offset of that point inside its turn cancels out, so where the guard sits does not matter.
  */
 
-import { stepBudgetReason } from "../common/texts/run-end.js";
-import type { StopReason } from "../loop/core/loop.js";
+import type { StopReason } from "../common/vocabulary.js";
+import { stepBudgetReason } from "./texts.js";
 
 /**
  * The hook nodes of a stack, as the step budget counts them.

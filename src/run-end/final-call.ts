@@ -8,11 +8,11 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { passesThrough } from "../common/messages.js";
+import type { EndReason } from "../common/vocabulary.js";
 import { graphHasChannel, type StepReading } from "./steps.js";
 import { reportRunEnd } from "./sub-agents.js";
 import {
   adoptId,
-  type EndReason,
   finalMessage,
   type ModelCallHandler,
   type ModelCallRequest,

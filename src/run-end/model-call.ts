@@ -8,14 +8,13 @@ import { AIMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
-import type { StopReason } from "../loop/core/loop.js";
+import type { EndReason, StopReason } from "../common/vocabulary.js";
 import { type StackShape, stepsStop } from "./budget.js";
 import { finalModelCall } from "./final-call.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep, readGraphChannels, type StepReading } from "./steps.js";
 import {
   adoptId,
-  type EndReason,
   isGuardFinal,
   isWrapUpInput,
   type ModelCallHandler,

@@ -14,8 +14,8 @@ import { ToolMessage } from "@langchain/core/messages";
 import { Command, getConfig, isCommand } from "@langchain/langgraph";
 import { messageText } from "../common/messages.js";
 import { agentOf } from "../common/owner.js";
-import { nestedStopNote, stopVerdict, subAgentStoppedText } from "../common/texts/run-end.js";
-import type { EndReason } from "./wrap-up.js";
+import type { EndReason } from "../common/vocabulary.js";
+import { nestedStopNote, stopVerdict, subAgentStoppedText } from "./texts.js";
 
 /** A run the guards ended, and the words it ends in (what a tool hands back of it: any of them). */
 interface EndedRun {

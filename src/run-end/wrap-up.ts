@@ -7,21 +7,12 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
 import { messageText } from "../common/messages.js";
-import { wrapUpInstruction } from "../common/texts/run-end.js";
+import type { EndReason } from "../common/vocabulary.js";
 import { reportRunEnd, withStopNote } from "./sub-agents.js";
+import { wrapUpInstruction } from "./texts.js";
 
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
 export const WRAP_UP_ID = "langgraph-guards-wrap-up";
-
-/** Why the run ends, as the final message's `response_metadata.guard` carries it. */
-export interface EndReason {
-  /** Which guard or limit ended the run (`"steps"`, `"loop"`, `"iterations"`, `"escalation"`, …). */
-  kind: string;
-  /** The canned message: the reason in words, and the fallback final message. */
-  message: string;
-  /** More of the guard's reason (level, tool, value, limit…). */
-  [key: string]: unknown;
-}
 
 /**
  * The model's input for the wrap-up: the conversation, then the instruction.

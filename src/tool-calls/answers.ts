@@ -8,70 +8,13 @@ import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream
 import { canonicalJson } from "../common/identity/signature.js";
 import { guardAnswer, passesThrough } from "../common/messages.js";
 import { capText, cutEnd } from "../common/texts/format.js";
-import {
-  servedElsewhereText,
-  toolErrorText,
-  toolThrewText,
-  unknownToolText,
-  withNoteAfter,
-} from "../common/texts/tool-calls.js";
+import type { GuardArtifact, ServedArtifact } from "../common/vocabulary.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { type CallOutcome, unchangedNote } from "./core/plan.js";
 import { resultDigest } from "./core/repetition.js";
-import type { BlockRule } from "./core/rules.js";
 import type { ToolGuardState } from "./core/state.js";
-
-/**
- * What a blocked call's ToolMessage carries in `artifact.guard` (never sent to the model).
- *
- * @example
- * ```ts
- * const guard = (message.artifact as { guard?: GuardArtifact } | undefined)?.guard;
- * if (guard?.blocked) console.log(`blocked (${guard.rule}), escalation ${guard.escalation}`);
- * ```
- */
-export interface GuardArtifact {
-  /** Always `true`: the call was blocked (it did not run). */
-  blocked: true;
-  /** The rule the call broke. */
-  rule: BlockRule;
-  /** Identical calls the window would have held with this one. */
-  count: number;
-  /** The rule's message (without the arguments and the previous result). */
-  message: string;
-  /** Escalation level of the block (1 ask, 2 options, 3 the user was asked, 4 the run ended); 0 when off. */
-  escalation?: number | undefined;
-  /** Strikes of the thread with this block. */
-  strikes?: number | undefined;
-  /** The call was held back with a reminder to acknowledge (no strike). */
-  reminder?: boolean | undefined;
-  /** At level 3: the person's answer given to the model. */
-  answer?: string | undefined;
-}
-
-/**
- * What a ToolMessage served from the result cache carries in `artifact.guard` (never sent to the model): the call
- * did not run; its answer is the result of the earlier identical call `from`.
- *
- * @example
- * ```ts
- * const guard = (message.artifact as { guard?: ServedArtifact } | undefined)?.guard;
- * if (guard?.served) console.log(`served from the cache: the result of ${guard.from}`);
- * ```
- */
-export interface ServedArtifact {
-  /** Always `true`: the call was answered from the result cache (it did not run). */
-  served: true;
-  /** The call id of the earlier answer whose result was served. */
-  from: string;
-}
-
-/** What a not-run call's ToolMessage carries in `artifact.guard` when the run stopped before it. */
-export interface StopArtifact {
-  stopped: true;
-  kind: string;
-}
+import { servedElsewhereText, toolErrorText, toolThrewText, unknownToolText, withNoteAfter } from "./core/texts.js";
 
 /** The artifact of a blocked call's ToolMessage, from its decision. */
 export function blockArtifact(decision: ToolCallDecision, extra: Partial<GuardArtifact> = {}): GuardArtifact {

@@ -2,7 +2,6 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { Command, END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod/v4";
-import { GuardStateMissingError } from "../common/errors.js";
 import type { GuardStreamEvent } from "../common/events/stream-events.js";
 import { lastAIMessageIndex } from "../common/messages.js";
 import { parseOptions } from "../common/options.js";
@@ -10,6 +9,7 @@ import { endAtHook, endIfOutOfSteps, hookBudget } from "../run-end/hook.js";
 import type { StepBudget } from "../run-end/invocations.js";
 import { isWrapUpOption, type WrapUpOption } from "../run-end/wrap-up.js";
 import type { GuardEvent, ToolGuardState } from "./core/state.js";
+import { GuardStateMissingError } from "./errors.js";
 import type { StopResult } from "./stop.js";
 import { type GuardedToolNode, turnEnvOf } from "./tool-node.js";
 import { openAfterModel } from "./turn.js";

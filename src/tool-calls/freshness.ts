@@ -21,7 +21,8 @@ import {
 } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type CallEffect, isShellTool } from "../common/identity/classify.js";
-import { type DecideContext, identifyCall, type ToolCallInput } from "./core/detect.js";
+import type { ToolCallInput } from "./core/call.js";
+import { type DecideContext, identifyCall } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import type { RecordedResult } from "./core/repetition.js";
 

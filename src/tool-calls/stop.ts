@@ -6,14 +6,15 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { isGraphInterrupt } from "@langchain/langgraph";
-import {
-  escalationStreamEvent,
-  type GuardStreamEvent,
-  guardStreamEvent,
-  turnStreamEvents,
-} from "../common/events/stream-events.js";
+import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { isPersonMessage } from "../common/messages.js";
+import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
+import { reportRunEnd } from "../run-end/sub-agents.js";
+import { answerAll } from "./answers.js";
+import type { ToolCallDecision } from "./core/decide.js";
+import type { TurnStop } from "./core/plan.js";
+import type { GuardEvent, ToolGuardState } from "./core/state.js";
 import {
   endExplanation,
   HOW_TO_ANSWER,
@@ -21,13 +22,8 @@ import {
   notRunAnswer,
   personAnsweredText,
   userQuestion,
-} from "../common/texts/tool-calls.js";
-import { askPerson, type EscalationInterrupt } from "../run-end/interrupt.js";
-import { reportRunEnd } from "../run-end/sub-agents.js";
-import { answerAll } from "./answers.js";
-import type { ToolCallDecision } from "./core/decide.js";
-import type { TurnStop } from "./core/plan.js";
-import type { GuardEvent, ToolGuardState } from "./core/state.js";
+} from "./core/texts.js";
+import { escalationStreamEvent, turnStreamEvents } from "./events.js";
 
 /** What a stopped response turned into: its calls answered (level 3), or the run ended (level 4). */
 export interface StopResult {

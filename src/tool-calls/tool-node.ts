@@ -4,13 +4,13 @@ import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { GuardEscalationError, GuardStateMissingError } from "../common/errors.js";
 import { watchSubAgents } from "../run-end/sub-agents.js";
 import { thrownAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
 import type { TurnPlan } from "./core/plan.js";
 import type { ToolGuardState } from "./core/state.js";
+import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { ToolTraits } from "./traits.js";
 import { GuardedTurn, type TurnEnv } from "./turn.js";
 

@@ -8,7 +8,8 @@ import { readGuardLog } from "../common/events/stream-events.js";
 import { fileCaches } from "../common/file-cache-check.js";
 import type { ToolTraits as CallTraits } from "../common/identity/classify.js";
 import { agentOf } from "../common/owner.js";
-import type { AnswerNow, DecideContext, ToolCallInput } from "./core/detect.js";
+import type { ToolCallInput } from "./core/call.js";
+import type { AnswerNow, DecideContext } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChangedCheck } from "./freshness.js";
 

@@ -9,19 +9,11 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Command } from "@langchain/langgraph";
 import { callPosition } from "../common/call-ids.js";
-import { type GuardStreamEvent, turnStreamEvents } from "../common/events/stream-events.js";
+import type { GuardStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { canonicalJson } from "../common/identity/signature.js";
-import {
-  callInputs,
-  guardAnswer,
-  isAI,
-  lastAIMessageIndex,
-  runMarker,
-  turnInput,
-  unansweredCalls,
-} from "../common/messages.js";
-import type { EndReason } from "../run-end/wrap-up.js";
+import { guardAnswer, isAI, lastAIMessageIndex, runMarker, unansweredCalls } from "../common/messages.js";
+import type { EndReason } from "../common/vocabulary.js";
 import { blockArtifact, dedupe, heldAnswer, servedAnswer, withNote } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";
@@ -36,7 +28,9 @@ import {
   type TurnStop,
 } from "./core/plan.js";
 import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "./core/state.js";
+import { turnStreamEvents } from "./events.js";
 import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
+import { callInputs, turnInput } from "./inputs.js";
 import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 

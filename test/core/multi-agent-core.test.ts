@@ -5,9 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { agentOf, ownValue, wholeValueStands } from "../../src/common/owner.js";
 import { handoffsWithoutProgress, type RunStep } from "../../src/loop/core/handoffs.js";
+import type { TaskSpending } from "../../src/loop/core/loop.js";
 import { emptyLoopState } from "../../src/loop/core/loop.js";
 import { reduceLoopState } from "../../src/loop/core/state-check.js";
-import { readTaskBudget, spendTask, type TaskSpending } from "../../src/loop/core/task-budget.js";
+import { readTaskBudget, spendTask } from "../../src/loop/core/task-budget.js";
 import { emptyToolGuardState, reduceToolGuard } from "../../src/tool-calls/core/state.js";
 
 const none: TaskSpending = { iterations: 0, tokens: 0, cost: 0, startedAt: null };

@@ -10,7 +10,7 @@ import {
   suggestToolNames,
   toolNameKey,
 } from "../../src/common/identity/tool-names.js";
-import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/common/texts/tool-calls.js";
+import { MAX_LISTED_TOOLS, unknownToolText } from "../../src/tool-calls/core/texts.js";
 
 const TOOLS = ["read_file", "list_files", "write_to_file", "execute_command", "grep"];
 

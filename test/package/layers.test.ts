@@ -105,25 +105,52 @@ describe("layers check", () => {
     ]);
   });
 
-  it("passes a file cycle of type-only imports", () => {
+  it("finds a file cycle of type-only imports: two files that can only be read together", () => {
     expect(
       rulesAndFiles({
         "src/a.ts": 'import type { B } from "./b.js";\nexport interface A { b: B }\n',
         "src/b.ts": 'import { type A } from "./a.js";\nexport type { A };\nexport interface B { a: A }\n',
         "src/c.ts": 'export type { A } from "./a.js";\nimport { type B } from "./b.js";\nexport type C = B;\n',
       }),
-    ).toEqual([]);
+    ).toEqual([["file-cycle", ["src/a.ts", "src/b.ts"]]]);
   });
 
-  it("passes a folder cycle whose back edge is type-only", () => {
-    expect(
-      rulesAndFiles({
+  it("finds a folder cycle whose back edge is type-only, through an import type too", () => {
+    const violations = checkLayers(
+      plant({
         "src/a/x.ts": 'import { y } from "../b/y.js";\nexport const x = y;\n',
-        "src/b/y.ts": 'import type { Z } from "../a/z.js";\nexport const y: Z = 1;\n',
+        "src/b/y.ts": 'export const y: number = 1;\n',
         "src/b/w.ts": 'export type W = import("../a/z.js").Z;\n',
         "src/a/z.ts": "export type Z = number;\n",
       }),
-    ).toEqual([]);
+      NONE,
+    );
+    expect(violations.map((v) => v.message)).toEqual([
+      "folder cycle src/a -> src/b -> src/a; src/a/x.ts:1 imports src/b/y.ts; src/b/w.ts:1 imports src/a/z.ts",
+    ]);
+  });
+
+  it("finds the floor importing above it, a type-only import too; the floor importing itself passes", () => {
+    const config = { ...NONE, floor: "src/common/" };
+    const violations = checkLayers(
+      plant({
+        "src/common/words.ts": 'import type { Reason } from "../loop/reason.js";\nexport type Words = Reason;\n',
+        "src/common/texts/say.ts":
+          'import { limit } from "../../loop/limit.js";\nimport type { Words } from "../words.js";\n' +
+          "export const say = (w: Words) => `${w} ${limit}`;\n",
+        "src/loop/reason.ts": "export type Reason = string;\n",
+        "src/loop/limit.ts": "export const limit = 3;\n",
+        "src/loop/guard.ts": 'import { say } from "../common/texts/say.js";\nexport const guard = say;\n',
+      }),
+      config,
+    );
+    expect(violations.filter((v) => v.rule === "floor").map((v) => v.message)).toEqual([
+      "floor src/common/ imports above it: src/common/texts/say.ts:1 imports src/loop/limit.ts",
+      "floor src/common/ imports above it: src/common/words.ts:1 imports src/loop/reason.ts (type-only)",
+    ]);
+    // The same imports make a folder cycle (common/texts -> loop -> common/texts) that the cycle rules report too.
+    expect(violations.some((v) => v.rule === "folder-cycle")).toBe(true);
+    expect(rulesAndFiles({ "src/loop/x.ts": "export {};\n" }, config)).toEqual([["stale-config", []]]);
   });
 
   it("finds a pure core importing @langchain/core or langchain, directly or through a type-only chain", () => {

@@ -111,7 +111,7 @@ describe("README createReactAgent block", () => {
   it("runs as written on the quick start's tool and model: the same strikes 3 and 4", async () => {
     const preamble = `import { MemorySaver } from "@langchain/langgraph";
 import { ScriptedChatModel } from "langgraph-guards/testing";
-import { getWeather } from "./quick-start.ts";
+import { getWeather } from "./quick-start.js";
 const llm = new ScriptedChatModel(() => ({ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }));
 const tools = [getWeather];
 const checkpointer = new MemorySaver();

@@ -4,7 +4,7 @@
  * names (minutes for runtime, dollars for cost); an answer that reads as none of these is asked again.
  */
 import { describe, expect, it } from "vitest";
-import { readLimitAnswer } from "../../src/run-end/limit-ask.js";
+import { readLimitAnswer } from "../../src/loop/limit-ask.js";
 
 describe("readLimitAnswer", () => {
   it.each([

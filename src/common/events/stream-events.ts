@@ -6,15 +6,11 @@
  */
 
 import { z } from "zod/v4";
-import type { StopReason } from "../../loop/core/loop.js";
-import type { ToolCallDecision } from "../../tool-calls/core/decide.js";
-import type { TurnStop } from "../../tool-calls/core/plan.js";
-import type { BlockRule } from "../../tool-calls/core/rules.js";
 import type { ChannelSpec } from "../channel.js";
 import { canonicalJson } from "../identity/signature.js";
 import { GuardStateError, kindOf, StoredValues } from "../state-error.js";
 import { capText } from "../texts/format.js";
-import { EVENT_TEXTS } from "../texts/tool-calls.js";
+import type { BlockRule, StopReason } from "../vocabulary.js";
 
 /**
  * The version of {@link GuardStreamEvent}'s shape. Fields may be added within a version; a field that changes
@@ -271,92 +267,6 @@ export function guardStreamEvent(
   if (message !== undefined) event.message = capText(message, 300);
   for (const key of Object.keys(event) as (keyof GuardStreamEvent)[]) if (event[key] === undefined) delete event[key];
   return event;
-}
-
-/** The near-miss event of a call that ran with a reminder after its result (file edits, the repeat ceiling). */
-function reminderEvent(
-  d: ToolCallDecision,
-  rule: "file_edits" | "repeat_ceiling",
-  count: number,
-  message: string,
-): GuardStreamEvent {
-  const { call } = d;
-  return guardStreamEvent({
-    kind: "near-miss",
-    guard: "tool-calls",
-    ...{ tool: call.name, callId: call.id, args: call.args, count },
-    rule,
-    message,
-  });
-}
-
-/** The event of one decision, or none (a call that ran and repeats nothing). */
-function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
-  if (d.served !== undefined) {
-    const { call } = d;
-    const reminder = d.repeats?.reminder;
-    const served = { kind: "cache" as const, guard: "tool-calls" as const, tool: call.name, callId: call.id };
-    const count = d.repeats?.calls;
-    return guardStreamEvent({ ...served, args: call.args, count, message: reminder ?? EVENT_TEXTS.served });
-  }
-  if (d.allowed && d.fileEdits?.reminder !== undefined) {
-    return reminderEvent(d, "file_edits", d.fileEdits.writes, d.fileEdits.reminder);
-  }
-  if (d.allowed && d.repeats?.reminder !== undefined) {
-    return reminderEvent(d, "repeat_ceiling", d.repeats.calls, d.repeats.reminder);
-  }
-  if (d.allowed && !d.observed && d.count < 2) return undefined; // a new call: nothing to tell
-  const call = { tool: d.call.name, callId: d.call.id, args: d.call.args, count: d.count };
-  if (!d.allowed) {
-    const escalation = d.escalation ? { level: d.escalation, strikes: d.strikes } : {};
-    const message = d.reminder ? EVENT_TEXTS.reminder : d.message;
-    return guardStreamEvent({ kind: "blocked", guard: "tool-calls", ...call, rule: d.rule, ...escalation, message });
-  }
-  if (d.observed) return guardStreamEvent({ kind: "observed", guard: "tool-calls", ...call, rule: d.rule });
-  return guardStreamEvent({ kind: "near-miss", guard: "tool-calls", ...call }); // allowed, 2+ in the window
-}
-
-/**
- * The guard events of a response's decisions: one per call blocked, let through in observe mode, or let through
- * although it repeats an earlier identical call.
- *
- * @example
- * ```ts
- * const plan = planTurn(state, turn, options);
- * for (const event of turnStreamEvents(plan.decisions)) writer(event);
- * ```
- */
-export function turnStreamEvents(decisions: readonly ToolCallDecision[]): GuardStreamEvent[] {
-  const events: GuardStreamEvent[] = [];
-  for (const decision of decisions) {
-    const event = decisionEvent(decision);
-    if (event !== undefined) events.push(event);
-  }
-  return events;
-}
-
-/**
- * The event of a response that reached escalation level 3 or 4, with what happens: a person is asked, or the run
- * ends (level 4, level 3 without a checkpointer or with `interrupt: false`, or a person's "end").
- *
- * @example
- * ```ts
- * if (plan.stop) writer(escalationStreamEvent(plan.stop, plan.stop.level >= 4 ? "end" : "ask"));
- * ```
- */
-export function escalationStreamEvent(stop: TurnStop, action: "ask" | "end"): GuardStreamEvent {
-  const { call, rule } = stop.decision;
-  return guardStreamEvent({
-    kind: "escalation",
-    guard: "tool-calls",
-    tool: call.name,
-    callId: call.id,
-    args: call.args,
-    rule,
-    level: stop.level,
-    strikes: stop.strikes,
-    message: action === "end" ? EVENT_TEXTS.ends : EVENT_TEXTS.asks,
-  });
 }
 
 /**

@@ -3,8 +3,8 @@ import { guardLoggerSchema, parseOptions } from "../../common/options.js";
 import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../common/similarity/scorers.js";
 import { similarityAtLeast } from "../../common/similarity/similarity.js";
 import { StatefulGuard } from "../../common/stateful-guard.js";
-import { STOP_REASON_TEXTS } from "../../common/texts/run-end.js";
-import type { TaskSpending } from "./task-budget.js";
+import type { StopKind, StopReason } from "../../common/vocabulary.js";
+import { STOP_REASON_TEXTS } from "./texts.js";
 
 /**
  * A similarity scorer: two outputs → 0..1.
@@ -51,34 +51,23 @@ export type PriceTable =
   | ((usage: TokenUsage) => number);
 
 /**
- * Which limit stopped a run (`"steps"`: LangGraph's step budget, `recursionLimit`, would not allow another turn).
+ * What a task has spent so far (`configurable.taskBudget`), as an agent's `loopGuard.task` keeps it for a resume.
  *
  * @example
  * ```ts
- * if (state.loopGuard.stopped?.kind === ("loop" satisfies StopKind)) notifyTeam();
+ * const spent: TaskSpending | undefined = state.loopGuard.task;
+ * console.log(`${spent?.iterations ?? 0} model turns of the task so far`);
  * ```
  */
-export type StopKind = "loop" | "handoffs" | "iterations" | "runtime" | "cost" | "tokens" | "failures" | "steps";
-
-/**
- * Why a run was stopped: the limit, the value reached, and a sentence for people and models.
- *
- * @example
- * ```ts
- * const reason: StopReason | null = guard.checkLimits(); // { kind, value, limit, message }
- * ```
- */
-export interface StopReason {
-  /** Which limit stopped the run. */
-  kind: StopKind;
-  /** The value that reached the limit (similarity 0..1 for a loop). */
-  value: number;
-  /** The limit (threshold for a loop). */
-  limit: number;
-  /** A sentence saying why the run stopped, for people and models. */
-  message: string;
-  /** The limit is the task's budget, shared by every agent of the task (`configurable.taskBudget`), not the agent's own. */
-  task?: true | undefined;
+export interface TaskSpending {
+  /** Model turns counted (every agent's). */
+  iterations: number;
+  /** Tokens. */
+  tokens: number;
+  /** Dollars. */
+  cost: number;
+  /** When the first turn was counted (ms since the epoch), or null. */
+  startedAt: number | null;
 }
 
 /**

@@ -8,8 +8,9 @@
  */
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
-import { TASK_BUDGET_TEXTS } from "../../common/texts/run-end.js";
-import { addUsage, emptyLoopState, type PriceTable, type StopReason, type TokenUsage } from "./loop.js";
+import type { StopReason } from "../../common/vocabulary.js";
+import { addUsage, emptyLoopState, type PriceTable, type TaskSpending, type TokenUsage } from "./loop.js";
+import { TASK_BUDGET_TEXTS } from "./texts.js";
 
 const positive = z.number().positive();
 
@@ -44,26 +45,6 @@ export interface TaskBudget {
   maxCost?: number | undefined;
   /** Wall time from the task's first model turn, in ms. */
   maxRuntimeMs?: number | undefined;
-}
-
-/**
- * What a task has spent so far (`configurable.taskBudget`), as an agent's `loopGuard.task` keeps it for a resume.
- *
- * @example
- * ```ts
- * const spent: TaskSpending | undefined = state.loopGuard.task;
- * console.log(`${spent?.iterations ?? 0} model turns of the task so far`);
- * ```
- */
-export interface TaskSpending {
-  /** Model turns counted (every agent's). */
-  iterations: number;
-  /** Tokens. */
-  tokens: number;
-  /** Dollars. */
-  cost: number;
-  /** When the first turn was counted (ms since the epoch), or null. */
-  startedAt: number | null;
 }
 
 /** A task's budget as given, checked (`GuardOptionsError` for a bad one). */

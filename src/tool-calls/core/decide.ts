@@ -8,14 +8,9 @@ import { posix } from "node:path";
 import type { CallEffect } from "../../common/identity/classify.js";
 import { ownEntry } from "../../common/identity/classify.js";
 import { canonicalJson } from "../../common/identity/signature.js";
-import {
-  escalationFeedback,
-  fileEditsReminder,
-  NEXT_STRIKE_STOPS,
-  reminderFeedback,
-  repeatCeilingReminder,
-} from "../../common/texts/tool-calls.js";
-import { type DecideContext, type Detection, detectCall, escalationCompare, type ToolCallInput } from "./detect.js";
+import type { BlockRule } from "../../common/vocabulary.js";
+import type { ToolCallInput } from "./call.js";
+import { type DecideContext, type Detection, detectCall, escalationCompare } from "./detect.js";
 import {
   type ArgsView,
   type BlockedCall,
@@ -30,8 +25,15 @@ import type { ResolvedToolGuardOptions } from "./options.js";
 import { repeatKind } from "./repeat-ceiling.js";
 import { countInWindow } from "./repetition.js";
 import { type CacheHit, type CacheTerms, cacheTtlMs } from "./result-cache.js";
-import { type BlockRule, blockMessage } from "./rules.js";
+import { blockMessage } from "./rules.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
+import {
+  escalationFeedback,
+  fileEditsReminder,
+  NEXT_STRIKE_STOPS,
+  reminderFeedback,
+  repeatCeilingReminder,
+} from "./texts.js";
 
 /**
  * The guards' decision for one tool call.

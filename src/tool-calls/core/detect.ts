@@ -14,6 +14,8 @@ import {
   letsTimePass,
   ownEntry,
 } from "../../common/identity/classify.js";
+import type { BlockRule } from "../../common/vocabulary.js";
+import type { ToolCallInput } from "./call.js";
 import { findCycle } from "./cycles.js";
 import {
   type ArgsView,
@@ -35,25 +37,7 @@ import {
   windowHolds,
 } from "./repetition.js";
 import { type CacheHit, cacheHit, cacheTtlMs, entryOf } from "./result-cache.js";
-import type { BlockRule } from "./rules.js";
 import type { ToolGuardState } from "./state.js";
-
-/**
- * A tool call as the guards see it.
- *
- * @example
- * ```ts
- * const call: ToolCallInput = { name: "read_file", args: { path: "a.py" }, id: "call_1" };
- * ```
- */
-export interface ToolCallInput {
-  /** The tool's name. */
-  name: string;
-  /** The call's arguments as the model sent them (usually an object). */
-  args: unknown;
-  /** The tool-call id, when the model gave one. */
-  id?: string | undefined;
-}
 
 /**
  * Run-time switches and what the guards know about the response a call belongs to.

@@ -1,7 +1,6 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
 import { StatefulGuard } from "../../common/stateful-guard.js";
-import { duplicateFeedback } from "../../common/texts/tool-calls.js";
 import {
   type BlockedCall,
   blockedCall,
@@ -14,6 +13,7 @@ import {
   responseAcknowledges,
   sameInSubstance,
 } from "./escalation.js";
+import { duplicateFeedback } from "./texts.js";
 
 export type { BlockedCall, CallLike };
 export { duplicateFeedback };

@@ -13,17 +13,6 @@
 
 import type { ResolvedToolGuardOptions } from "./options.js";
 
-/**
- * A replacement for the default normalizer: gets a result's text and the tool's name, returns the text the rules
- * compare (never shown to the model).
- *
- * @example
- * ```ts
- * const dropNonce: ResultNormalizer = (text) => text.replace(/nonce=\w+/g, "nonce=…");
- * ```
- */
-export type ResultNormalizer = (text: string, tool: string) => string;
-
 /** Keys whose value is a per-call id or time (compared without `_` and `-`, lower-case), besides `*_at`, `*At`. */
 const VOLATILE_KEYS = new Set(
   (

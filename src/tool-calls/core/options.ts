@@ -1,8 +1,8 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
+import type { BlockRule } from "../../common/vocabulary.js";
 import { escalationOptionsSchema } from "./escalation.js";
-import type { ResultNormalizer } from "./normalize.js";
-import type { BlockContext, BlockRule } from "./rules.js";
+import type { BlockContext } from "./texts.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
 const positiveInt = z.number().int().min(1);
@@ -11,6 +11,17 @@ const positiveInt = z.number().int().min(1);
  * How results are compared (`rules.normalizeResult`, `tools.<name>.normalizeResult`): `true` the default normalizer,
  * `false` the exact text, or a function `(text, tool) => string`.
  */
+/**
+ * A replacement for the default normalizer: gets a result's text and the tool's name, returns the text the rules
+ * compare (never shown to the model).
+ *
+ * @example
+ * ```ts
+ * const dropNonce: ResultNormalizer = (text) => text.replace(/nonce=\w+/g, "nonce=…");
+ * ```
+ */
+export type ResultNormalizer = (text: string, tool: string) => string;
+
 const normalizeResultOption = z.custom<boolean | ResultNormalizer>(
   (v) => typeof v === "boolean" || typeof v === "function",
   "expected true, false or a function (text, tool) => string",

@@ -6,15 +6,16 @@
 
 import type { CallEffect } from "../../common/identity/classify.js";
 import { truncate } from "../../common/texts/format.js";
-import { unchangedResultNote, withNoteAfter } from "../../common/texts/tool-calls.js";
+import type { ToolCallInput } from "./call.js";
 import { allowedDecision, cacheIfGood, decideToolCall, type ToolCallDecision } from "./decide.js";
-import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys, type ToolCallInput } from "./detect.js";
+import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys } from "./detect.js";
 import { type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { countsEdits, writeSameFile } from "./file-edits.js";
 import { normalizerFor } from "./normalize.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
 import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+import { unchangedResultNote, withNoteAfter } from "./texts.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of

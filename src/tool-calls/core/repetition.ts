@@ -5,8 +5,9 @@ import { digest, type SignatureOptions, toolCallSignature } from "../../common/i
 import { ListIndexes } from "../../common/list-index.js";
 import { parseOptions } from "../../common/options.js";
 import { cutEnd } from "../../common/texts/format.js";
+import type { BlockRule } from "../../common/vocabulary.js";
 import { repetitionRulesSchema } from "./options.js";
-import { type BlockRule, blockMessage, type MessageTemplate } from "./rules.js";
+import { blockMessage, type MessageTemplate } from "./rules.js";
 
 /**
  * The outcome of a call that ran: whether it succeeded, a digest of its result, and the start of its text.

@@ -7,7 +7,7 @@
  * served (the call runs). Pure: the adapters say what time it is and whether a message is still there.
  */
 import { type CallEffect, isShellTool, isStatefulCall, ownEntry } from "../../common/identity/classify.js";
-import type { DecideContext, ToolCallInput } from "./detect.js";
+import type { ToolCallInput } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { staleAfter } from "./redundancy.js";
 
@@ -65,11 +65,27 @@ export interface CacheTerms {
   limit: number;
 }
 
+/**
+ * What the tools' metadata says of them, by tool name: MCP's `readOnlyHint` and `idempotentHint` (a `DecideContext`
+ * gives them; this file cannot import it, which imports this file).
+ *
+ * @example
+ * ```ts
+ * const hints: ToolHints = { readOnlyHints: { get_weather: true }, idempotentHints: { get_weather: true } };
+ * ```
+ */
+export interface ToolHints {
+  /** Metadata `readOnlyHint` by tool name. */
+  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+  /** Metadata `idempotentHint` by tool name (with `readOnlyHint`, a tool whose repeats the cache serves). */
+  idempotentHints?: Readonly<Record<string, boolean | undefined>> | undefined;
+}
+
 /** The settings the cache gives a tool's calls: how long a result is good (ms), or `undefined` when not cached. */
 export function cacheTtlMs(
   call: ToolCallInput,
   options: Pick<ResolvedToolGuardOptions, "memory" | "tools">,
-  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints">,
+  ctx: ToolHints,
 ): number | undefined {
   const cache = options.memory.cache;
   if (cache === false) return undefined;
@@ -89,7 +105,7 @@ export function cacheTtlMs(
 function cachedByDefault(
   call: ToolCallInput,
   tool: ResolvedToolGuardOptions["tools"][string] | undefined,
-  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints">,
+  ctx: ToolHints,
 ): boolean {
   const readOnly = tool?.readOnly ?? ownEntry(ctx.readOnlyHints ?? {}, call.name);
   if (readOnly !== true) return false;

@@ -2,15 +2,36 @@
  * The events the `toolGuard` reducer applies (src/tool-calls/core/state.ts): what a node writes to the channel.
  */
 import type { CallEffect } from "../../common/identity/classify.js";
+import type { BlockRule } from "../../common/vocabulary.js";
 import type { EscalationEvent } from "./escalation.js";
 import type { OperationLimits } from "./redundancy.js";
 import type { RepeatKind } from "./repeat-ceiling.js";
 import type { RecordedResult } from "./repetition.js";
 import type { CacheTerms } from "./result-cache.js";
-import type { ObservedBlock, ToolGuardState } from "./state.js";
 
 /**
- * A change to {@link ToolGuardState}. Nodes return events and the channel's reducer applies them, so parallel
+ * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
+ *
+ * @example
+ * ```ts
+ * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, rule, count, enforced }
+ * ```
+ */
+export interface ObservedBlock {
+  /** The tool's name. */
+  tool: string;
+  /** The rule that blocked the call (or would have). */
+  rule: BlockRule;
+  /** Identical calls the window would have held with this one. */
+  count: number;
+  /** The tool-call id, when the model gave one. */
+  toolCallId?: string | undefined;
+  /** Whether the call was really blocked (`false` in observe mode). */
+  enforced: boolean;
+}
+
+/**
+ * A change to `ToolGuardState`. Nodes return events and the channel's reducer applies them, so parallel
  * writers never overwrite each other.
  *
  * @example

@@ -3,6 +3,7 @@ import type { CallEffect } from "../../common/identity/classify.js";
 import { ListIndexes } from "../../common/list-index.js";
 import { wholeValueStands } from "../../common/owner.js";
 import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
+import type { BlockRule } from "../../common/vocabulary.js";
 import { type EscalationEvent, type EscalationState, emptyEscalationState, reduceEscalation } from "./escalation.js";
 import { type FileEditCount, noteWrites } from "./file-edits.js";
 import {
@@ -21,31 +22,10 @@ import {
   recordResult,
 } from "./repetition.js";
 import { type CacheEntry, type CacheTerms, invalidateCache, noteCached } from "./result-cache.js";
-import { BLOCK_RULES, type BlockRule } from "./rules.js";
-import type { GuardEvent } from "./state-events.js";
+import { BLOCK_RULES } from "./rules.js";
+import type { GuardEvent, ObservedBlock } from "./state-events.js";
 
 export type { GuardEvent } from "./state-events.js";
-
-/**
- * A call that would have been blocked in observe mode (or was blocked in enforce mode), kept for inspection.
- *
- * @example
- * ```ts
- * const last: ObservedBlock | undefined = state.toolGuard.observed.at(-1); // { tool, rule, count, enforced }
- * ```
- */
-export interface ObservedBlock {
-  /** The tool's name. */
-  tool: string;
-  /** The rule that blocked the call (or would have). */
-  rule: BlockRule;
-  /** Identical calls the window would have held with this one. */
-  count: number;
-  /** The tool-call id, when the model gave one. */
-  toolCallId?: string | undefined;
-  /** Whether the call was really blocked (`false` in observe mode). */
-  enforced: boolean;
-}
 
 /**
  * Counters for a thread.

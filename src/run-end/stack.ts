@@ -3,8 +3,8 @@
  * step budget counts the hooks it knows (the pack's, langchain's limit middleware) and measures the rest after the
  * first turn. Given the list, every hook is counted from the start.
  */
-import type { StackShape } from "../../run-end/budget.js";
-import type { StepBudget } from "../../run-end/invocations.js";
+import type { StackShape } from "./budget.js";
+import type { StepBudget } from "./invocations.js";
 
 /** Where a middleware of the pack keeps its step budget (a symbol, not enumerable: not part of its type). */
 const STEP_BUDGET = Symbol("langgraph-guards.stepBudget");

@@ -1,4 +1,4 @@
-import { missingHookMessage } from "./texts/tool-calls.js";
+import { missingHookMessage } from "./core/texts.js";
 
 /**
  * Thrown when a {@link GuardedToolNode} runs in a graph whose state has no guard channels.

@@ -1,8 +1,8 @@
 /**
  * The tool-call guards' texts, word for word (tests and the eval compare them): edit the wording here. Each text is
  * a constant or a small pure function of what it shows; the code that decides when to send it lives with the guard.
- * The other guards' texts are beside this file: run-end.ts (stop reasons, the step budget, the wrap-up, a limit's
- * question), repeat-query.ts, fs.ts. Sections, in order:
+ * The other guards' texts live in their own folders (src/repeat-query/texts.ts, src/fs/texts.ts, src/run-end/texts.ts).
+ * Sections, in order:
  *
  * 1. Tool-call rules: the block message of each rule ({@link DEFAULT_MESSAGES}).
  * 2. Escalation, to the model: a blocked call's feedback per level and the options at level 2
@@ -20,15 +20,47 @@
  * Framework-free (no LangGraph import).
  */
 
-import type { CallLike } from "../../tool-calls/core/escalation.js";
-import type { BlockContext, BlockRule } from "../../tool-calls/core/rules.js";
-import { canonicalJson } from "../identity/signature.js";
-import { nearestToolNames, suggestToolNames } from "../identity/tool-names.js";
-import { capText, ordinal, truncate } from "./format.js";
+import { canonicalJson } from "../../common/identity/signature.js";
+import { nearestToolNames, suggestToolNames } from "../../common/identity/tool-names.js";
+import { capText, ordinal, truncate } from "../../common/texts/format.js";
+import type { BlockRule } from "../../common/vocabulary.js";
+import type { CallLike } from "./escalation.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Tool-call rules
 // ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * What a message builder knows about the blocked call.
+ *
+ * @example
+ * ```ts
+ * const message = (ctx: BlockContext) => `${ctx.tool} repeated ${ctx.count} times (${ctx.rule})`;
+ * ```
+ */
+export interface BlockContext {
+  /** The tool that was called. */
+  tool: string;
+  /** The arguments of the blocked call, as the model sent them. */
+  args: unknown;
+  /**
+   * How many identical calls this one would make (including itself) within the window; for `repeat_failure` the
+   * failures in a row, for `file_edits` the writes (or with `rewrites`, the whole-file rewrites) of the file in the run
+   * with this one, for `repeat_ceiling` the identical calls in the run with this one.
+   */
+  count: number;
+  /** The rule that blocked it. */
+  rule: BlockRule;
+  /** Whether the earlier identical call the block refers to succeeded (`false`: it failed), when known. */
+  previousOk?: boolean | undefined;
+  /** For `file_edits`: the file written too often (as the guards know its path). */
+  path?: string | undefined;
+  /**
+   * For `file_edits`: the block counts the rewrites of the file's whole content (`rules.fileEdits.blockRewritesAt`),
+   * and `count` is this rewrite of it; absent: it counts every write.
+   */
+  rewrites?: boolean | undefined;
+}
 
 /**
  * The default block messages (the first three are the redundancy-protection spec's, word for word).

@@ -3,10 +3,11 @@
  * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
  */
 
-import { LIMIT_HOW_TO_ANSWER, limitQuestion, limitQuestionAgain } from "../common/texts/run-end.js";
-import type { LoopState, StopReason } from "../loop/core/loop.js";
-import type { LimitAsk } from "../loop/options.js";
-import { interruptIfResumable } from "./interrupt.js";
+import type { StopReason } from "../common/vocabulary.js";
+import { interruptIfResumable } from "../run-end/interrupt.js";
+import type { LoopState } from "./core/loop.js";
+import { LIMIT_HOW_TO_ANSWER, limitQuestion, limitQuestionAgain } from "./core/texts.js";
+import type { LimitAsk } from "./options.js";
 
 /** The limits that may ask. */
 type AskingLimit = "iterations" | "runtime" | "tokens" | "cost";

@@ -1,6 +1,6 @@
 /** The repeat-query guard's text: the hint after a repeated retrieval query, word for word. */
 
-import { normalizeQuery } from "../../repeat-query/core/query.js";
+import { normalizeQuery } from "./core/query.js";
 
 /**
  * What a hint builder knows.
