@@ -26,10 +26,8 @@ import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgra
 import { fdir } from "fdir";
 import ignore from "ignore";
 import { z } from "zod";
-import { digest } from "../src/common/identity/signature.js";
 import { emptyFileCache, type FileCacheState, type FileCacheWrite, reduceFileCache } from "../src/fs/cache.js";
 import { viewLines } from "../src/fs/read.js";
-import { digestOf } from "../src/fs/read-file.js";
 import { createFileTools } from "../src/fs/tools.js";
 import { DEFAULT_IGNORED } from "../src/fs/tree.js";
 import { GuardedToolNode, GuardMessagesState } from "../src/index.js";
@@ -370,26 +368,6 @@ row(
   reads.reference as number,
   reads.fresh as number,
   "fresh read",
-  undefined,
-  false,
-);
-
-// A repeat read digests the same content again (the bytes read, then the numbered view it answers with): read_file
-// remembers the digests of recent long texts, and a lookup compares the text instead of hashing it.
-const contentBytes = Buffer.from(content);
-const digests = await interleaved(
-  {
-    remembered: () => digestOf(contentBytes.toString("utf8")),
-    sha256: () => digest(contentBytes.toString("utf8")),
-  },
-  quick ? 25 : 201,
-);
-mustEqual("the remembered digest", digestOf(content), digest(content));
-row(
-  "digest of a 100 KB text read again, remembered vs SHA-256",
-  digests.remembered as number,
-  digests.sha256 as number,
-  "SHA-256",
   undefined,
   false,
 );

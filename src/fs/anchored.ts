@@ -1,14 +1,7 @@
 /**
- * Folders reached from the root one component at a time, each opened without following a symlink (`O_NOFOLLOW`,
- * `O_DIRECTORY`) below the one opened before it, and missing ones created the same way. On Linux every later step
- * (a `mkdir`, the next `open`, a file created in the folder, a rename) goes through the open folder itself, by its
- * `/proc/self/fd/N` path, so another process that swaps a folder on the way for a symlink cannot redirect it: the
- * swapped component is refused (it is a symlink now), and what was opened before it is the real folder, wherever it
- * was moved. Each folder opened is checked to be inside the root (its `/proc/self/fd` path), so a real folder moved
- * out of the root is refused too, and folders created for a refused write are removed again.
- *
- * Elsewhere (no `/proc/self/fd`), each component is checked by its real path after it is opened or made: a swap in
- * the short window between that check and the next step is not caught there.
+ * Folders reached from the root one component at a time, each opened without following a symlink; on Linux every
+ * later step goes through the open folder (`/proc/self/fd/N`), so a folder swapped for a symlink cannot redirect it.
+ * Elsewhere each component is checked by its real path after it is opened: a swap right after that is not caught.
  */
 import {
   closeSync,
@@ -29,13 +22,12 @@ import { join } from "node:path";
 import { failed, fdInside, type IoFailure } from "./io.js";
 import { errorCode } from "./sandbox.js";
 
-/** Flags of a folder opened as a step of a walk: never through a symlink, never blocking. */
 const FOLDER_FLAGS =
   constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 let procFd: boolean | undefined;
 
-/** Whether an open folder can be reached by its `/proc/self/fd/N` path (Linux), tested once. */
+/** Whether an open folder can be reached by its `/proc/self/fd/N` path (Linux). */
 function hasProcFd(): boolean {
   if (procFd !== undefined) return procFd;
   let fd: number | undefined;
@@ -51,24 +43,18 @@ function hasProcFd(): boolean {
 }
 
 /**
- * A folder opened by {@link openFolderInside}: the entries below it are reached through the open folder (Linux),
- * not through its path.
+ * A folder opened by {@link openFolderInside}: its entries are reached through the open folder (Linux).
  *
  * @example
  * ```ts
- * const opened = openFolderInside("/repo", "src/new", true);
- * if (opened.ok) {
- *   writeFileSync(opened.folder.at("a.ts"), "x"); // in the folder opened, wherever its path points now
- *   opened.folder.close();
- * }
+ * writeFileSync(opened.folder.at("a.ts"), "x"); // in the folder opened, wherever its path points now
  * ```
  */
 export interface OpenFolder {
-  /** The folder's descriptor. */
   readonly fd: number;
-  /** The path the folder was reached by (the root joined with the components walked). */
+  /** The path the folder was reached by. */
   readonly path: string;
-  /** The path of its entry `name`, resolved through the open folder where the system allows it. */
+  /** The path of its entry `name`, through the open folder where the system allows it. */
   at(name: string): string;
   /** Removes the folders the walk created (deepest first, only while empty): for a write that did not happen. */
   undo(): void;
@@ -76,32 +62,19 @@ export interface OpenFolder {
   close(): void;
 }
 
-/**
- * A folder opened by a walk from the root, or why not.
- *
- * @example
- * ```ts
- * const opened: OpenFolderResult = openFolderInside("/repo", "src", false);
- * ```
- */
 type OpenFolderResult = { ok: true; folder: OpenFolder } | IoFailure;
 
-/** The path of the entry `name` of the open folder `fd` whose path is `path`. */
 function entryOf(fd: number, path: string, name: string): string {
   return hasProcFd() ? `/proc/self/fd/${fd}/${name}` : join(path, name);
 }
 
-/** One open folder of a walk: its descriptor, its path, and whether the walk made it. */
 interface Step {
   fd: number;
   path: string;
   created: boolean;
 }
 
-/**
- * Why the component at `entry` could not be opened as a folder: a symlink now, or gone again after it was made (both
- * the work of another process: `swapped`), a file in the way, or an error.
- */
+/** Why the component at `entry` could not be opened as a folder: `swapped` by another process, a file, an error. */
 function refusal(entry: string, error: unknown): IoFailure {
   const code = errorCode(error);
   if (code === "ENOTDIR" || code === "ELOOP") {
@@ -152,7 +125,6 @@ function stillInside(root: string, s: Step): boolean {
   }
 }
 
-/** The steps as an {@link OpenFolder}. */
 function openFolder(steps: Step[]): OpenFolder {
   const last = steps[steps.length - 1] as Step;
   return {
@@ -178,15 +150,13 @@ function openFolder(steps: Step[]): OpenFolder {
 }
 
 /**
- * Opens the folder `rel` (relative to the real path `root`, `/`-separated; `""` for the root) component by component
- * (see the module's comment), creating the missing ones with `create`. Refused: the root gone (removed, or no longer
- * a folder), a component that is a symlink (one swapped in after the path was resolved) or a file, a folder outside
- * the root; what the walk created before a refusal is removed again.
+ * Opens the folder `rel` (relative to the real path `root`, `/`-separated; `""` for the root) component by component,
+ * creating the missing ones with `create`. Refused: the root gone, a component that is a symlink or a file, a folder
+ * outside the root; what the walk created before a refusal is removed again.
  *
  * @example
  * ```ts
- * const opened = openFolderInside("/repo", "src/new", true);
- * if (!opened.ok) console.log(problemMessage("src/new/a.ts", opened.problem, "written"));
+ * const opened = openFolderInside("/repo", "src/new", true); // { ok: true, folder } or { ok: false, problem }
  * ```
  */
 export function openFolderInside(root: string, rel: string, create: boolean): OpenFolderResult {
@@ -216,15 +186,12 @@ export function openFolderInside(root: string, rel: string, create: boolean): Op
 }
 
 /**
- * The stat and entries of the folder at `path` (a real path: the root and real names below it), read through the
- * folder opened without following a symlink and checked to be the folder at that path (its `/proc/self/fd` path on
- * Linux; elsewhere its real path and inode after the read). Undefined when it is not, or cannot be read: a folder on
- * the way swapped for a symlink is never read through, whatever the timing.
+ * The stat and entries of the folder at the real path `path`, read through the folder opened without following a
+ * symlink and checked to be the one at that path; undefined when it is not, or cannot be read.
  *
  * @example
  * ```ts
- * const read = readFolderAt("/repo/src");
- * read?.dirents.map((d) => d.name);
+ * readFolderAt("/repo/src")?.dirents.map((d) => d.name);
  * ```
  */
 export function readFolderAt(path: string): { stat: Stats; dirents: Dirent[] } | undefined {

@@ -1,15 +1,7 @@
 /**
- * How the file tools replace a file: the new content goes to a temporary file in the same folder, is flushed to
- * disk (`fsync`) and renamed over the original (a new file is linked in place, so one made meanwhile by someone else
- * is never overwritten). The file is therefore at every moment its old or its new content: a process killed
- * half-way, a full disk or a file size limit (`ENOSPC`, `EFBIG`) leave the original as it was, and the temporary
- * file is removed (after `kill -9` it stays behind, as `.<name>.<pid>-<random>.tmp`, until a later write in its
- * folder finds its process gone and the file ten minutes old). The original's mode (and, where the process may, its
- * owner) is kept.
- *
- * The folder is reached from the root component by component and the file's entries are made through the open
- * folder (see `anchored.ts`): a folder on the way swapped for a symlink by another process refuses the write, and
- * nothing is ever created outside the root; folders made for a write that did not happen are removed again.
+ * How the file tools replace a file: a temporary file in the same folder, flushed and renamed over the original (a
+ * new file linked in place), so the file is at every moment its old or its new content. The folder is reached
+ * through `anchored.ts`: nothing is ever created outside the root.
  */
 import { randomBytes } from "node:crypto";
 import { constants, fstatSync, linkSync, lstatSync, readdirSync, renameSync, type Stats, unlinkSync } from "node:fs";
@@ -19,43 +11,22 @@ import { type OpenFolder, openFolderInside } from "./anchored.js";
 import { failed, fdInside, type IoFailure, IoTimeout, unfit, withTimeout } from "./io.js";
 import { errorCode } from "./sandbox.js";
 
-/** `O_NOFOLLOW` where the platform has it (not on Windows). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** Errors of `link` on file systems without hard links: the new file is renamed in place instead. */
 const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
 
-/**
- * The result of a write: whether it created the file, and the stat of what was written; or why nothing was.
- *
- * @example
- * ```ts
- * const w: WriteResult = await writeFileAtomic("/repo/a.txt", Buffer.from("x\n"), options);
- * ```
- */
 type WriteResult = { ok: true; created: boolean; stat: Stats } | IoFailure;
 
-/**
- * Options of one write.
- *
- * @example
- * ```ts
- * const options: WriteOptions = { root: "/repo", timeoutMs: 10_000, refuseHardLinks: false };
- * ```
- */
-export interface WriteOptions {
+interface WriteOptions {
   /** The real path of the root: the files opened must be inside it. */
   root: string;
-  /** Time the write may take; after it, nothing is changed (a write already renamed in place is waited for). */
+  /** After it, nothing is changed (a write already renamed in place is waited for). */
   timeoutMs: number;
-  /** Refuse a file with more than one hard link. */
   refuseHardLinks: boolean;
-  /**
-   * The stat the caller read the file's current content with: the file must still have it when it is replaced,
-   * else the write is refused as `changed`. Undefined: whatever file is there is replaced.
-   */
+  /** The stat the caller read the file with: the file must still have it, else the write is refused (`changed`). */
   expected?: Stats | undefined;
-  /** Create the missing folders on the way (inside the root, component by component). Default false. */
+  /** Create the missing folders on the way. Default false. */
   createFolders?: boolean;
 }
 
@@ -64,16 +35,11 @@ function sameFile(a: Stats, b: Stats): boolean {
   return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
 
-const isFailure = (value: unknown): value is IoFailure =>
-  typeof value === "object" && value !== null && "problem" in value;
-
 const changed = (removed: boolean): IoFailure => ({ ok: false, problem: { kind: "changed", removed } });
 
 /**
  * The stat of the file the write replaces (null when there is none), or why it may not be replaced: not a regular
- * file (a symlink is not followed; a FIFO or a device is never opened), more than one hard link (with
- * `refuseHardLinks`), or not the file the caller read (`expected`). Nothing is opened: the new content goes to a
- * new file, and the one opened is checked to be inside the root.
+ * file (a symlink is not followed), more than one hard link (with `refuseHardLinks`), or not `expected`.
  */
 async function existing(entry: string, options: WriteOptions): Promise<Stats | null | IoFailure> {
   let stat: Stats;
@@ -100,11 +66,10 @@ function tempNameFor(name: string): string {
   return `.${cut}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
 }
 
-/** A temporary file of {@link tempNameFor}: the writer's process id. */
 const TEMP_NAME = /^\..+\.(\d+)-[0-9a-f]{12}\.tmp$/;
 /** How old a temporary file of a process that is gone must be to be removed (no write of ours takes that long). */
 export const LEFTOVER_AGE_MS = 10 * 60_000;
-/** When each folder (device and inode) was last swept for leftovers: at most once per {@link LEFTOVER_AGE_MS}. */
+/** When each folder (device:inode) was last swept for leftovers. */
 const swept = new Map<string, number>();
 
 /** Whether a process with this id runs here (one of another user's counts as running). */
@@ -118,9 +83,8 @@ function running(pid: number): boolean {
 }
 
 /**
- * Removes the temporary files a killed writer left in the folder (`kill -9` between creating and renaming one): a
- * name of {@link tempNameFor} whose process is not running, untouched for {@link LEFTOVER_AGE_MS}. Once per folder
- * per {@link LEFTOVER_AGE_MS}; never fails the write that calls it.
+ * Removes the temporary files a killed writer left in the folder: a name of {@link tempNameFor} whose process is not
+ * running, untouched for {@link LEFTOVER_AGE_MS}. Once per folder per {@link LEFTOVER_AGE_MS}; never throws.
  */
 export function sweepLeftovers(folder: Pick<OpenFolder, "fd" | "at">, now = Date.now()): number {
   let removed = 0;
@@ -153,7 +117,6 @@ function removeQuietly(path: string): void {
   }
 }
 
-/** Gives the temporary file the original's owner (where the process may) and mode. */
 async function keepOwnerAndMode(handle: FileHandle, original: Stats): Promise<void> {
   const mine = await handle.stat();
   if (mine.uid !== original.uid || mine.gid !== original.gid) {
@@ -162,30 +125,25 @@ async function keepOwnerAndMode(handle: FileHandle, original: Stats): Promise<vo
   await handle.chmod(original.mode & 0o7777);
 }
 
-/** Whether the write was given up (its timeout passed) and whether the new content is in place. */
 interface Progress {
   cancelled: boolean;
   committed: boolean;
 }
 
-/** The entries of one write, in the folder opened for it: the file and the temporary file. */
+/** The file's and the temporary file's entries, as paths through the open folder. */
 interface Entries {
   folder: OpenFolder;
-  /** The file's entry (a path through the open folder). */
   path: string;
-  /** The temporary file's entry. */
   temp: string;
 }
 
 /**
  * Puts the temporary file in place, synchronously (no timeout can fire in between): renamed over the original when
- * it is still the file that was checked, linked in place when there was none (a file made meanwhile is never
- * overwritten). Undefined when done, else why not.
+ * it is still the file checked, linked in place when there was none (a file made meanwhile is never overwritten).
  */
 function commit(entries: Entries, before: Stats | null, root: string, progress: Progress): IoFailure | undefined {
   const { path, temp } = entries;
   if (progress.cancelled) return { ok: false, problem: { kind: "timeout", ms: 0 } };
-  // The folder is still inside the root (a real folder moved out of it meanwhile is refused).
   if (fdInside(entries.folder.fd, root) === false) return { ok: false, problem: { kind: "outside" } };
   if (before === null) {
     try {
@@ -208,7 +166,6 @@ function commit(entries: Entries, before: Stats | null, root: string, progress: 
   return undefined;
 }
 
-/** Flushes a folder's entries (the rename) to disk, where the system allows it. */
 async function syncFolder(folder: OpenFolder): Promise<void> {
   try {
     const handle = await open(folder.at("."), constants.O_RDONLY);
@@ -218,7 +175,6 @@ async function syncFolder(folder: OpenFolder): Promise<void> {
   }
 }
 
-/** The write itself (see {@link writeFileAtomic}) in the open folder; `progress` tells whether it is in place. */
 async function replaceIn(
   entries: Entries,
   data: Buffer,
@@ -227,7 +183,7 @@ async function replaceIn(
 ): Promise<WriteResult> {
   const { path, temp } = entries;
   const before = await existing(path, options);
-  if (isFailure(before)) return before;
+  if (before !== null && "problem" in before) return before;
   let handle: FileHandle;
   try {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -253,10 +209,7 @@ async function replaceIn(
   }
 }
 
-/**
- * Opens the file's folder from the root (creating it with `createFolders`), writes in it, and closes it; the folders
- * made for a write that did not happen are removed again.
- */
+/** Writes in the file's folder, opened from the root; the folders made for a write that did not happen are removed. */
 async function replace(path: string, data: Buffer, options: WriteOptions, progress: Progress): Promise<WriteResult> {
   const rel = relative(options.root, dirname(path));
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { ok: false, problem: { kind: "outside" } };
@@ -275,22 +228,14 @@ async function replace(path: string, data: Buffer, options: WriteOptions, progre
 }
 
 /**
- * Replaces the regular file at `path` (created if missing) with `data`, atomically: a temporary file in the same
- * folder, written, given the original's mode, flushed (`fsync`), then renamed over the original (see the module's
- * comment). Refused before anything is written: a FIFO, socket, device or folder (never opened for writing, never
- * waited on), a symlink (never followed), a file with other hard links (with `refuseHardLinks`), a file outside the
- * root (Linux, `/proc/self/fd`), and, with `expected`, a file changed since the caller read it (also when it changes
- * while the new content is written: the stat is compared again just before the rename). Within `timeoutMs`: a write
- * that runs out of time changes nothing.
+ * Replaces the regular file at `path` (created if missing) with `data`, atomically, keeping its mode (and owner,
+ * where the process may). Refused before anything is written: not a regular file, a symlink, a file with other hard
+ * links (with `refuseHardLinks`), one outside the root, and with `expected` one changed since the caller read it
+ * (compared again just before the rename). A write that runs out of `timeoutMs` changes nothing.
  *
  * @example
  * ```ts
- * const w = await writeFileAtomic("/repo/a.txt", Buffer.from("x\n"), {
- *   root: "/repo",
- *   timeoutMs: 10_000,
- *   refuseHardLinks: false,
- * });
- * if (!w.ok) console.log(problemMessage("a.txt", w.problem, "written"));
+ * await writeFileAtomic("/repo/a.txt", data, { root: "/repo", timeoutMs: 10_000, refuseHardLinks: false });
  * ```
  */
 export async function writeFileAtomic(path: string, data: Buffer, options: WriteOptions): Promise<WriteResult> {
@@ -301,7 +246,7 @@ export async function writeFileAtomic(path: string, data: Buffer, options: Write
   } catch (error) {
     if (!(error instanceof IoTimeout)) return failed(error);
     progress.cancelled = true;
-    // Renamed in place already (only the folder's flush was left): the write happened, say so.
+    // Renamed in place already (only the folder's flush was left): the write happened.
     if (progress.committed) return await work;
     return { ok: false, problem: { kind: "timeout", ms: error.ms } };
   }

@@ -1,10 +1,9 @@
 /**
- * The file cache of the file tools, as plain state and a batch reducer. The cache holds no file contents: per file,
- * a digest of the content, the stat it was read with and the content's length (about 200 bytes an entry), so it
- * lives in an ordinary reducer channel and a checkpoint stays small; a hit re-reads the file and compares its
- * digest (issue 21: a `DeltaChannel` holding the contents made every read of the thread walk its history).
+ * The file tools' cache as plain state and a batch reducer: per file a digest, the stat it was read with and its
+ * length, never the content (a checkpoint stays small; a hit re-reads the file and compares the digest).
  */
 
+import type { Stats } from "node:fs";
 import type { ChannelSpec } from "../common/channel.js";
 import { fileCaches } from "../common/file-cache-check.js";
 import { GuardStateError, kindOf } from "../common/state-error.js";
@@ -203,10 +202,8 @@ function without(files: Record<string, CachedFile>, path: string): Record<string
   return rest;
 }
 
-/** One write of the file-cache channel, by its `op`. */
 type WriteOf<Op extends FileCacheWrite["op"]> = Extract<FileCacheWrite, { op: Op }>;
 
-/** Caches a file as the most recently used, evicting the least recently used ones beyond the budget. */
 function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
   const old = state.files[write.path];
   const file = write.file;
@@ -214,7 +211,6 @@ function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
   let bytes = state.bytes - (old?.chars ?? 0) + file.chars;
   let count = Object.keys(files).length;
   const maxFiles = write.maxFiles ?? DEFAULT_CACHE_MAX_FILES;
-  // Evict least recently used files beyond the budget (an evicted file is simply read again).
   for (const path of Object.keys(files)) {
     if (bytes <= write.budget && count <= maxFiles) break;
     bytes -= (files[path] as CachedFile).chars;
@@ -224,7 +220,6 @@ function putFile(state: FileCacheState, write: WriteOf<"put">): FileCacheState {
   return { ...state, files, bytes };
 }
 
-/** Forgets the cached files of `paths`. */
 function dropFiles(state: FileCacheState, write: WriteOf<"drop">): FileCacheState {
   let files = state.files;
   let bytes = state.bytes;
@@ -237,7 +232,6 @@ function dropFiles(state: FileCacheState, write: WriteOf<"drop">): FileCacheStat
   return files === state.files ? state : { ...state, files, bytes };
 }
 
-/** Sets folders of the tree (all of them when the write is complete; `null` removes one). */
 function setTree(state: FileCacheState, write: WriteOf<"treeSet">): FileCacheState {
   if (write.complete) {
     const tree: DirTree = {};
@@ -253,7 +247,6 @@ function setTree(state: FileCacheState, write: WriteOf<"treeSet">): FileCacheSta
   return { ...state, tree };
 }
 
-/** Adds a file (and the folders above it) to the tree. */
 function addToTree(state: FileCacheState, write: WriteOf<"treeAdd">): FileCacheState {
   if (state.tree === null) return state;
   const tree: DirTree = { ...state.tree };
@@ -269,7 +262,6 @@ function addToTree(state: FileCacheState, write: WriteOf<"treeAdd">): FileCacheS
   return { ...state, tree };
 }
 
-/** Adds to the hit, miss and saving counts. */
 function countStats(state: FileCacheState, write: WriteOf<"count">): FileCacheState {
   const s = state.stats;
   return {
@@ -283,7 +275,6 @@ function countStats(state: FileCacheState, write: WriteOf<"count">): FileCacheSt
   };
 }
 
-/** Applies one write of the file-cache channel. */
 function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
   switch (write.op) {
     case "put":
@@ -313,7 +304,7 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
     case "count":
       return countStats(state, write);
     default: {
-      // A write of no known kind is refused, never applied (it used to set the whole channel to `undefined`).
+      // A write of no known kind is refused, never applied.
       const op = (write as { op?: unknown } | null)?.op;
       const what = op === undefined ? `${kindOf(write)} (not a cache write)` : `an unknown write op '${String(op)}'`;
       throw new GuardStateError("fileCache", what, true);
@@ -322,10 +313,9 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
 }
 
 /**
- * The file-cache channel's reducer (the Annotation and zod forms and the createAgent middleware): writes are applied
- * ({@link reduceFileCache}); a whole cache replaces the current one (createAgent feeds each channel's own value back
- * on every invoke); `null` resets it (how a damaged cache is reset: `graph.updateState(config, { fileCache: null })`);
- * anything else is refused with a `GuardStateError`.
+ * The file-cache channel's reducer: writes are applied ({@link reduceFileCache}); a whole cache replaces the current
+ * one (createAgent feeds each channel's own value back on every invoke); `null` resets it (how a damaged cache is
+ * reset: `graph.updateState(config, { fileCache: null })`); anything else is refused with a `GuardStateError`.
  *
  * @example
  * ```ts
@@ -344,7 +334,6 @@ export function reduceFileCacheUpdate(
 
 /**
  * The batch reducer of the file-cache channel: applies writes in order (a write may be one change or a list).
- * Deterministic and batching-invariant.
  *
  * @example
  * ```ts
@@ -364,26 +353,19 @@ export function reduceFileCache(
 }
 
 /**
- * What `stat` says about a file now.
+ * What the cache compares of a file's stat.
  *
  * @example
  * ```ts
- * const { mtimeMs, size, ino }: FileStat = await stat("/repo/src/app.ts");
+ * const s: FileStat = statSync("/repo/src/app.ts");
  * ```
  */
-export interface FileStat {
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
-}
+export type FileStat = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
 /**
- * Whether a cached file may be served without re-reading: its stat (taken before any bytes are read) must match —
- * mtime, size, inode and ctime (which no user can set back, so a rewrite that restores the size and the mtime is
- * still seen) — and when the file changed within `racyWindowMs` of the time it was cached (an edit in the same
- * clock tick keeps both times), or the entry has no ctime (stored by an older version), the caller must verify
- * the content hash: this returns `"verify"` then.
+ * Whether a cached file's stat (taken before any bytes are read) still matches it: mtime, size, inode and ctime
+ * (which no user can set back); `"verify"` (compare the digest) when it changed within `racyWindowMs` of being
+ * cached (an edit in the same clock tick keeps both times) or the entry has no ctime.
  *
  * @example
  * ```ts

@@ -1,7 +1,6 @@
 /**
- * `execute_command` (only with `allowCommands: true`): runs `bash -c` in the root (see `run-command.ts`: its own
- * process group, stdin closed, everything it started stopped on a timeout), then drops from the cache what the
- * command may have changed (everything, when the command is not understood: see `changedPaths`).
+ * `execute_command` (with `allowCommands: true`): runs `bash -c` in the root (`run-command.ts`), then drops from the
+ * cache what the command may have changed (everything, when `changedPaths` does not understand it).
  */
 import { resolve } from "node:path";
 import { z } from "zod/v4";
@@ -16,7 +15,7 @@ const schema = z.object({
   command: z.string(),
 });
 
-/** The folders of the tree a change of `paths` (absolute) makes stale: each path's parent, and itself with every folder below. */
+/** The folders of the tree a change of `paths` (absolute) makes stale: each one's parent, itself and all below. */
 function staleFolders(root: string, paths: string[], tree: FileCacheState["tree"]): Record<string, null> {
   const dirs: Record<string, null> = {};
   for (const p of paths) {
@@ -28,7 +27,6 @@ function staleFolders(root: string, paths: string[], tree: FileCacheState["tree"
   return dirs;
 }
 
-/** The cache writes after `command` ran: drop the files and folders it may have changed. */
 function invalidations(kit: FileToolKit, cache: FileCacheState, command: string): FileCacheWrite[] {
   const changed = changedPaths(command, kit.root);
   if (changed === undefined) {
@@ -47,7 +45,6 @@ function invalidations(kit: FileToolKit, cache: FileCacheState, command: string)
   return writes;
 }
 
-/** The answer's text: how the command ended, its output, and a note when background output was cut. */
 function commandText(result: CommandResult, timeoutMs: number): string {
   if (result.startError !== undefined)
     return `The command could not be started: bash failed to start (${result.startError}).`;

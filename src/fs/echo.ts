@@ -1,10 +1,7 @@
 /** How the file tools echo a value they were given (a path, a command) in an error or a summary: capped. */
 import { cutEnd } from "../common/texts/format.js";
 
-/**
- * Characters of one echoed value kept in a message: a path longer than this (a 1 MB path, say) is cut, so an
- * error never costs more than a few hundred characters whatever the input.
- */
+/** Characters of one echoed value kept in a message (a message stays short whatever the input). */
 export const MAX_ECHO_CHARS = 300;
 
 /**

@@ -1,31 +1,22 @@
 /**
- * What the write tools check before they change a file:
- *
- * - **One edit of a path at a time.** Edits of one file (by its real path) run one after the other within the
- *   process, in the order they were called ({@link serialized}), so two diffs of one model response both apply, the
- *   second to the first's result.
- * - **The file is what the model last saw.** With the cache on, a file the thread has read or written through the
- *   tools has an entry in `fileCache` (the digest of its content). Before a write or a diff, the file on disk is
- *   read and its digest compared with that entry; a file changed since (or removed) is not written: the answer says
- *   so and shows the new content. Content the tools themselves wrote for another call of the same model response
- *   (not yet in state, which is updated when the step ends) counts as seen ({@link recordToolWrite}). Without an
- *   entry — the cache off, a file never read, or one evicted from the cache — nothing is compared.
+ * What the write tools check before they change a file: edits of one file run one at a time ({@link serialized}),
+ * and with the cache on, a file the thread has an entry for must still have that entry's digest (content the tools
+ * wrote for another call of the same model response counts as seen: {@link recordToolWrite}).
  */
 import type { Stats } from "node:fs";
 import { AIMessage } from "@langchain/core/messages";
 import { digest } from "../common/identity/signature.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
-import { problemMessage, readRegularFile } from "./io.js";
+import { problemMessage } from "./io.js";
 import { type Answer, type CallContext, type FileToolKit, fail, type Target } from "./kit.js";
 import { looksBinary, viewLines } from "./read.js";
 
-/** The end of the queue of edits of each path: a promise that settles when the last edit queued has finished. */
+/** The end of the queue of edits of each path. */
 const queues = new Map<string, Promise<void>>();
 
 /**
- * Runs `work` when every edit of `path` queued before it has finished (within this process), and answers its
- * result: edits of one file never overlap, and run in the order they were queued.
+ * Runs `work` when every edit of `path` queued before it in this process has finished, and answers its result.
  *
  * @example
  * ```ts
@@ -55,14 +46,13 @@ interface ToolWrite {
 }
 
 /**
- * The writes the tools made for the calls of each model response, by its AI message: the object in the state of
- * the thread that holds it. Tool-call ids (`call_0`), message ids and positions in the history repeat across
- * responses, threads and runs without one; the object does not, and its writes go with it.
+ * The writes the tools made for the calls of each model response, by its AI message object: tool-call ids, message
+ * ids and positions repeat across responses, threads and runs; the object does not, and its writes go with it.
  */
 const writesOf = new WeakMap<AIMessage, ToolWrite[]>();
 
 /**
- * The model response this call belongs to: its AI message in the state (none without a tool call id or state).
+ * The model response this call belongs to: its AI message in the state.
  *
  * @example
  * ```ts
@@ -95,8 +85,7 @@ function writtenSince(path: string, seen: string, now: string, response: AIMessa
 }
 
 /**
- * The file as an edit found it: its bytes and stat (null when there is none; undefined when it was not read) and
- * the digest of its content (what the cache compares), or the answer refusing the edit.
+ * The file as an edit found it (null: none; undefined: not read) and its digest, or the answer refusing the edit.
  *
  * @example
  * ```ts
@@ -109,8 +98,7 @@ export type Baseline =
 
 /**
  * The refusal of an edit of a file that changed since the model saw it: removed (null), grown past what the tools
- * read (a size), or with other content, which the answer shows (and the cache notes, so the next edit is checked
- * against it).
+ * read (a size), or with other content, which the answer shows and the cache notes.
  */
 function refusal(
   kit: FileToolKit,
@@ -132,7 +120,6 @@ function refusal(
   const shown = looksBinary(current.bytes)
     ? `${head} It is now a binary file (${current.bytes.length} bytes).`
     : `${head} Its current content is below: make your change against it.\n\n${viewLines(current.bytes.toString("utf8"), {}, kit.options.limits).text}`;
-  // The answer shows the new content: the next edit is checked against it.
   const o = kit.options;
   const file = kit.cacheEntry(current.bytes, current.stat, readAt);
   const writes: FileCacheWrite[] = [
@@ -143,14 +130,12 @@ function refusal(
 }
 
 /**
- * Checks the file against what the thread last saw of it (see the module's comment): `current` is the file as read
- * now (null when missing; `readAt` the clock's time before it was read), or undefined to read it here (only when
- * the cache has an entry to compare with).
+ * Checks the file against what the thread last saw of it: `current` is the file as read now (null when missing;
+ * `readAt` the clock before it was read), or undefined to read it here (only when the cache has an entry).
  *
  * @example
  * ```ts
- * const seen = await checkBaseline(kit, call, target, undefined);
- * if (!seen.ok) return seen.answer;
+ * const seen = await checkBaseline(kit, call, target, undefined); // seen.answer when refused
  * ```
  */
 export async function checkBaseline(
@@ -166,12 +151,7 @@ export async function checkBaseline(
   }
   let now = current;
   if (now === undefined) {
-    const o = kit.options;
-    const read = await readRegularFile(target.path, {
-      root: kit.root,
-      maxBytes: o.limits.maxFileBytes,
-      timeoutMs: o.limits.ioTimeoutMs,
-    });
+    const read = await kit.read(target.path);
     if (!read.ok && read.problem.kind === "too-large") {
       return { ok: false, answer: refusal(kit, target, read.problem.size, readAt) };
     }

@@ -1,7 +1,6 @@
 /**
- * The ignore rules of the directory tree (see `tree.ts`): the default names and the `.gitignore` files of every
- * level, each probed and read at most once a scan, and only when it is a regular file inside the root; the `ignore`
- * package judges only the names that a rule could match at all (see {@link nameCondition}).
+ * The ignore rules of the directory tree: the default names and the `.gitignore` files of every level, each read at
+ * most once a scan and only when it is a regular file inside the root.
  */
 import { lstatSync, type Stats } from "node:fs";
 import ignore, { type Ignore } from "ignore";
@@ -12,20 +11,14 @@ import { below, nameOf, parentOf } from "./tree-paths.js";
 /** A stat as a signature: what changes when the file is replaced, rewritten or touched. */
 const signature = (s: Stats) => `${kindOf(s)}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 
-/** What a folder's `.gitignore` is now: its signature, when it last changed, and where to read it from. */
+/** What a folder's `.gitignore` is now (`sig` null: none), when it last changed, and its real path inside the root. */
 interface GitignoreProbe {
-  /** null when the folder has none. */
   sig: string | null;
-  /** The latest mtime or ctime of the file (and of its link): for the racy window. */
   changedAt: number;
-  /** Its real path, when it resolves inside the root. */
   real?: string;
 }
 
-/**
- * Probes `folder/.gitignore` without following it anywhere outside the root: `lstat`, and when it is a symlink,
- * its real path (which must be inside the root) and that file's `lstat`.
- */
+/** Probes `folder/.gitignore` (and, for a symlink, its target inside the root) without following it outside. */
 function probeGitignore(root: string, folder: string): GitignoreProbe {
   const path = below(folder, ".gitignore");
   const link = lstatSync(path, { throwIfNoEntry: false });
@@ -39,7 +32,6 @@ function probeGitignore(root: string, folder: string): GitignoreProbe {
   return real === undefined ? { sig, changedAt } : { sig, changedAt, real };
 }
 
-/** Why a `.gitignore` was not applied, for the note of its folder. */
 function ignoreNote(dir: string, problem: IoProblem | "outside"): string | undefined {
   const file = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
   const why = (() => {
@@ -114,13 +106,11 @@ function fileCondition(text: string): string | null {
   return sources.length === 0 ? "(?!)" : sources.join("|");
 }
 
-/** One applied `.gitignore`: its folder, its rules, and what a name must be like for a rule to match it. */
+/** One applied `.gitignore`: its folder, its rules, and what a name must be like for a rule to match it (null: any). */
 interface Matcher {
   dir: string;
   matcher: Ignore;
-  /** Null when any name may match. */
   condition: RegExp | null;
-  /** Its source, for the condition of a chain. */
   source: string | null;
 }
 
@@ -158,8 +148,6 @@ export class IgnoreRules {
   private readonly probes = new Map<string, GitignoreProbe>();
   private readonly notes = new Map<string, string>();
   private readonly defaults: ReadonlySet<string>;
-  /** The first characters of the default names: most names start with another, and need no lookup. */
-  private readonly defaultStarts: ReadonlySet<number>;
 
   constructor(
     private readonly root: string,
@@ -167,15 +155,12 @@ export class IgnoreRules {
     private readonly maxBytes: number,
   ) {
     this.defaults = new Set(defaults);
-    this.defaultStarts = new Set(defaults.map((name) => name.charCodeAt(0)));
   }
 
-  /** Whether `name` is one of the default names, never listed. */
   isDefault(name: string): boolean {
-    return this.defaultStarts.has(name.charCodeAt(0)) && this.defaults.has(name);
+    return this.defaults.has(name);
   }
 
-  /** The folder's `.gitignore` as probed by this scan (once per folder). */
   probe(dir: string): GitignoreProbe {
     let probe = this.probes.get(dir);
     if (probe === undefined) {
@@ -185,15 +170,11 @@ export class IgnoreRules {
     return probe;
   }
 
-  /**
-   * Records that the folder has no `.gitignore` (its entries, just read, hold none), unless it was probed already:
-   * one that appears later changes the folder's ctime, so the next check of the folder sees it.
-   */
+  /** Records that the folder has no `.gitignore` (its entries hold none; one added later changes its ctime). */
   absent(dir: string): void {
     if (!this.probes.has(dir)) this.probes.set(dir, { sig: null, changedAt: 0 });
   }
 
-  /** Why the folder's `.gitignore` is not applied, if it is not. */
   note(dir: string): string | undefined {
     this.chain(dir);
     return this.notes.get(dir);
@@ -266,10 +247,7 @@ export class IgnoreRules {
     return rules;
   }
 
-  /**
-   * Whether the entry `name` of the folder judged by `folder` (a file or, with `isDir`, a folder) is excluded by
-   * the `.gitignore` files (the defaults are the caller's).
-   */
+  /** Whether the entry `name` (a folder with `isDir`) is excluded by the `.gitignore` files (not the defaults). */
   ignores(folder: FolderRules, name: string, isDir: boolean): boolean {
     const { chain } = folder;
     if (chain.condition !== null && !chain.condition.test(name)) return folder.anyExcluded;

@@ -1,39 +1,18 @@
 /**
- * How the file tools touch file contents: only regular files, opened so that nothing can block (`O_NONBLOCK`, the
- * opened descriptor's type checked with `fstat` before a byte is read), never more than a size cap, under a
- * timeout, and — where the system can tell (Linux's `/proc/self/fd`) — only when the opened file is inside the
- * root. FIFOs, sockets and devices are reported as such, never opened for reading.
+ * How the file tools touch file contents: only regular files, opened non-blocking and checked with `fstat` before a
+ * byte is read, under a size cap and a timeout, and (Linux, `/proc/self/fd`) only when the opened file is in the root.
  */
+import type { Dirent } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import { sep } from "node:path";
 import { echo } from "./echo.js";
-import { errorCode } from "./sandbox.js";
+import { errorCode, isInside } from "./sandbox.js";
 
-/** `O_NONBLOCK` / `O_NOFOLLOW` where the platform has them (not on Windows). */
+// Not on Windows.
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
-/**
- * What a directory entry or a stat says a path is.
- *
- * @example
- * ```ts
- * kindOf(statSync("/tmp/pipe")); // "fifo"
- * ```
- */
 type FileKind = "file" | "folder" | "symlink" | "fifo" | "socket" | "character device" | "block device" | "other";
-
-/** What `kindOf` needs: a `Stats` or a `Dirent`. */
-interface Typed {
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}
 
 /**
  * The kind of a `Stats` or `Dirent`.
@@ -43,7 +22,7 @@ interface Typed {
  * kindOf(lstatSync("src")); // "folder"
  * ```
  */
-export function kindOf(s: Typed): FileKind {
+export function kindOf(s: Stats | Dirent): FileKind {
   if (s.isFile()) return "file";
   if (s.isDirectory()) return "folder";
   if (s.isSymbolicLink()) return "symlink";
@@ -60,7 +39,6 @@ export function kindOf(s: Typed): FileKind {
  * @example
  * ```ts
  * specialMarker("fifo"); // " [fifo]"
- * specialMarker("file"); // ""
  * ```
  */
 export function specialMarker(kind: FileKind): string {
@@ -90,8 +68,7 @@ export type IoProblem =
   | { kind: "error"; code: string };
 
 /**
- * What every tool answers once the project root is gone (removed, moved, or replaced by something that is not a
- * folder): nothing is read, listed, written, created or run.
+ * What every tool answers once the project root is gone (removed, moved, or no longer a folder).
  *
  * @example
  * ```ts
@@ -101,7 +78,7 @@ export type IoProblem =
 export const ROOT_GONE = "The project root no longer exists (it was removed or moved); nothing can be done in it.";
 
 /**
- * Whether the project root (its real path) is gone: missing, or no longer a real folder. One `lstat`.
+ * Whether the project root (its real path) is gone: missing, or no longer a real folder.
  *
  * @example
  * ```ts
@@ -117,13 +94,11 @@ export function rootGone(root: string): boolean {
 }
 
 /**
- * The message for the model about a problem with the file shown as `shown` (already capped by the caller or not:
- * it is capped here again).
+ * The message for the model about a problem with the file shown as `shown` (capped here).
  *
  * @example
  * ```ts
- * problemMessage("pipe", { kind: "special", what: "fifo" }, "read");
- * // "pipe is a fifo, not a regular file: only regular files can be read."
+ * problemMessage("a.py", { kind: "missing" }, "read"); // "File not found: a.py"
  * ```
  */
 export function problemMessage(shown: string, problem: IoProblem, action: "read" | "written" | "changed"): string {
@@ -167,7 +142,6 @@ export function problemMessage(shown: string, problem: IoProblem, action: "read"
   }
 }
 
-/** A problem from a system error. */
 function problemOf(error: unknown): IoProblem {
   const code = errorCode(error) ?? (error as Error)?.message ?? "unknown error";
   if (code === "ENOENT") return { kind: "missing" };
@@ -182,7 +156,7 @@ function problemOf(error: unknown): IoProblem {
  *
  * @example
  * ```ts
- * try { await withTimeout(work, 1000); } catch (e) { if (e instanceof IoTimeout) console.log(e.ms); }
+ * if (error instanceof IoTimeout) console.log(error.ms);
  * ```
  */
 export class IoTimeout extends Error {
@@ -192,8 +166,7 @@ export class IoTimeout extends Error {
 }
 
 /**
- * `work`'s result, or an `IoTimeout` rejection after `ms` (the work itself cannot be cancelled: it finishes in
- * the background, and its `finally` clean-up still runs).
+ * `work`'s result, or an `IoTimeout` rejection after `ms` (the work is not cancelled: its clean-up still runs).
  *
  * @example
  * ```ts
@@ -217,17 +190,16 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * ```
  */
 export type IoFailure = { ok: false; problem: IoProblem };
-type Failure = IoFailure;
 
 /**
  * A failure from a system error (or anything thrown).
  *
  * @example
  * ```ts
- * failed(Object.assign(new Error("x"), { code: "ENOENT" })); // { ok: false, problem: { kind: "missing" } }
+ * failed(enoentError); // { ok: false, problem: { kind: "missing" } }
  * ```
  */
-export function failed(error: unknown): Failure {
+export function failed(error: unknown): IoFailure {
   return { ok: false, problem: problemOf(error) };
 }
 
@@ -239,7 +211,7 @@ export function failed(error: unknown): Failure {
  * unfit(await handle.stat()); // undefined for a regular file
  * ```
  */
-export function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): Failure | undefined {
+export function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): IoFailure | undefined {
   const kind = kindOf(stat);
   if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
   if (kind !== "file") return { ok: false, problem: { kind: "special", what: kind } };
@@ -248,7 +220,7 @@ export function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): Failure
 }
 
 /** Runs `work` under a timeout; a timeout or anything thrown becomes a failure. */
-async function bounded<R>(work: () => Promise<R | Failure>, ms: number): Promise<R | Failure> {
+async function bounded<R>(work: () => Promise<R | IoFailure>, ms: number): Promise<R | IoFailure> {
   try {
     return await withTimeout(work(), ms);
   } catch (error) {
@@ -258,9 +230,8 @@ async function bounded<R>(work: () => Promise<R | Failure>, ms: number): Promise
 }
 
 /**
- * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux): true or false, or
- * undefined where the system cannot tell. Closes the race between resolving a path and opening it (a folder on
- * the way swapped for a symlink in between).
+ * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux); undefined where the system
+ * cannot tell. Closes the race between resolving a path and opening it.
  *
  * @example
  * ```ts
@@ -274,27 +245,18 @@ export function fdInside(fd: number, root: string): boolean | undefined {
   } catch {
     return undefined;
   }
-  const live = path.endsWith(" (deleted)") ? path.slice(0, -" (deleted)".length) : path;
-  return live === root || live.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+  return isInside(root, path.endsWith(" (deleted)") ? path.slice(0, -" (deleted)".length) : path);
 }
 
 /**
- * The bytes of a regular file, or why not.
+ * The bytes of a regular file and the stat they were read with, or why not.
  *
  * @example
  * ```ts
- * const read: ReadResult = await readRegularFile("/repo/a.txt", { root: "/repo", maxBytes: 1e7, timeoutMs: 1e4 });
+ * const read: ReadResult = await kit.read("/repo/a.txt");
  * ```
  */
-type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | { ok: false; problem: IoProblem };
-
-/** Limits of one read. */
-interface ReadOptions {
-  /** The real path of the root: the opened file must be inside it. */
-  root: string;
-  maxBytes: number;
-  timeoutMs: number;
-}
+export type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | IoFailure;
 
 /** Reads at most `max + 1` bytes from the open file (so that growth past the cap is seen). */
 async function readCapped(handle: FileHandle, max: number, hint: number): Promise<Buffer> {
@@ -315,17 +277,16 @@ async function readCapped(handle: FileHandle, max: number, hint: number): Promis
 }
 
 /**
- * Reads a regular file: opened with `O_NONBLOCK` (a FIFO cannot block the open) and `O_NOFOLLOW`, its type and
- * size checked with `fstat` before anything is read, at most `maxBytes` read, within `timeoutMs`. The stat is
- * the opened file's, taken before reading (so a later change is seen by the cache).
+ * Reads a regular file inside the real path `root`: opened with `O_NONBLOCK` (a FIFO cannot block the open) and
+ * `O_NOFOLLOW`, checked with `fstat` before anything is read (the stat returned: a later change is seen by the
+ * cache), at most `maxBytes`, within `ms`.
  *
  * @example
  * ```ts
- * const r = await readRegularFile("/repo/a.txt", { root: "/repo", maxBytes: 10_000_000, timeoutMs: 10_000 });
- * if (r.ok) r.bytes.toString("utf8");
+ * const r = await readRegularFile("/repo/a.txt", "/repo", 10_000_000, 10_000);
  * ```
  */
-export async function readRegularFile(path: string, options: ReadOptions): Promise<ReadResult> {
+export async function readRegularFile(path: string, root: string, maxBytes: number, ms: number): Promise<ReadResult> {
   return bounded(async (): Promise<ReadResult> => {
     let handle: FileHandle;
     try {
@@ -335,12 +296,12 @@ export async function readRegularFile(path: string, options: ReadOptions): Promi
     }
     try {
       const stat = await handle.stat();
-      const refused = unfit(stat, options.maxBytes);
+      const refused = unfit(stat, maxBytes);
       if (refused) return refused;
-      if (fdInside(handle.fd, options.root) === false) return { ok: false, problem: { kind: "outside" } };
-      const bytes = await readCapped(handle, options.maxBytes, stat.size);
-      if (bytes.length > options.maxBytes) {
-        return { ok: false, problem: { kind: "too-large", size: bytes.length, limit: options.maxBytes } };
+      if (fdInside(handle.fd, root) === false) return { ok: false, problem: { kind: "outside" } };
+      const bytes = await readCapped(handle, maxBytes, stat.size);
+      if (bytes.length > maxBytes) {
+        return { ok: false, problem: { kind: "too-large", size: bytes.length, limit: maxBytes } };
       }
       return { ok: true, bytes, stat };
     } catch (error) {
@@ -348,12 +309,12 @@ export async function readRegularFile(path: string, options: ReadOptions): Promi
     } finally {
       await handle.close().catch(() => {});
     }
-  }, options.timeoutMs);
+  }, ms);
 }
 
 /**
- * The synchronous {@link readRegularFile} (for `.gitignore` files, read during a synchronous scan): the same
- * checks, no timeout (a regular file opened non-blocking does not block; a FIFO or device is never read).
+ * The synchronous {@link readRegularFile} (for `.gitignore` files, read during a synchronous scan): the same checks,
+ * no timeout (a regular file opened non-blocking does not block).
  *
  * @example
  * ```ts
@@ -391,17 +352,4 @@ export function readRegularFileSync(path: string, root: string, maxBytes: number
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * A short description of a system error for a message (its code, never its text, which may repeat a long path).
- *
- * @example
- * ```ts
- * errorSummary(Object.assign(new Error("ENAMETOOLONG: name too long, open '...'"), { code: "ENAMETOOLONG" }));
- * // "ENAMETOOLONG"
- * ```
- */
-function _errorSummary(error: unknown): string {
-  return errorCode(error) ?? echo((error as Error)?.message ?? String(error), 120);
 }

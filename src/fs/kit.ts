@@ -1,8 +1,4 @@
-/**
- * What the file tools share: one {@link FileToolKit} per `createFileTools` call (options, sandbox, clock, logger),
- * the context of one call (its id, the cache in state, the messages) and how an {@link Answer} becomes the tool's
- * result (a ToolMessage, with the cache writes in a Command when the graph has the `fileCache` channel).
- */
+/** What the file tools share: the kit of one `createFileTools` call, a call's context, and how an answer is sent. */
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
@@ -11,7 +7,7 @@ import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { digest } from "../common/identity/signature.js";
 import type { CachedFile, FileCacheState, FileCacheWrite, FileStat } from "./cache.js";
-import { ROOT_GONE, rootGone } from "./io.js";
+import { type ReadResult, ROOT_GONE, readRegularFile, rootGone } from "./io.js";
 import { type FileToolsOptions, type ResolvedFileToolsOptions, resolveFileToolsOptions } from "./options.js";
 import { createSandbox, type ResolvedPath, type Sandbox } from "./sandbox.js";
 import { cacheEventText } from "./texts.js";
@@ -47,11 +43,9 @@ export interface CallContext {
   /** The file cache in state (only when the graph has the channel). */
   cache?: FileCacheState | undefined;
   messages: BaseMessage[];
-  /** Whether the graph has the `fileCache` channel (so the tool can write to it). */
+  /** Whether the graph has the `fileCache` channel. */
   channel: boolean;
-  /** Whether the graph has the `guardLog` channel. */
   logChannel?: boolean;
-  /** LangGraph's custom-stream writer, when the tool runs in a graph. */
   writer?: WriterHost;
 }
 
@@ -60,7 +54,7 @@ export interface CallContext {
  *
  * @example
  * ```ts
- * const answer: Answer = { content: "Wrote 3 lines (12 characters) to a.py.", ok: true, writes: [] };
+ * const answer: Answer = { content: "Wrote 3 lines to a.py.", ok: true, writes: [] };
  * ```
  */
 export interface Answer {
@@ -75,8 +69,7 @@ export interface Answer {
  *
  * @example
  * ```ts
- * const target = kit.sandbox.resolve("src/app.ts");
- * if (target.ok) use(target satisfies Target);
+ * const target = kit.sandbox.resolve("src/app.ts"); // a Target when target.ok
  * ```
  */
 export type Target = Extract<ResolvedPath, { ok: true }>;
@@ -87,44 +80,29 @@ export type Target = Extract<ResolvedPath, { ok: true }>;
  * @example
  * ```ts
  * const kit: FileToolKit = createToolKit({ root: "/repo" });
- * kit.sandbox.resolve("src/app.ts");
  * ```
  */
 export interface FileToolKit {
-  /** The options, validated, defaults filled in. */
   readonly options: ResolvedFileToolsOptions;
   readonly sandbox: Sandbox;
   /** The real path of the root (symlinks resolved). */
   readonly root: string;
-  /** The clock (ms): the `clock` option, else `Date.now`. */
   now(): number;
-  /** Sends a `[TOOL_RUNNER]` line (e.g. `[CACHE_HIT] ...`) to the logger, if any. */
+  /** Sends a `[TOOL_RUNNER]` line to the logger, if any. */
   log(line: string): void;
+  /** A regular file inside the root, read under the size and time limits (see `readRegularFile`). */
+  read(path: string): Promise<ReadResult>;
   /**
    * The cache entry of bytes just read or written (the digest of the bytes: an edit that reads the same as UTF-8 is
-   * still a change), with the stat taken for them; `statAt` is the clock's time before that stat was taken (what the
-   * racy window is measured from), default now; `known`: the bytes as UTF-8 and their digest, when worked out already.
+   * still a change); `statAt`: the clock before the stat was taken (the racy window's start), default now; `known`:
+   * the bytes as UTF-8 and their digest, when worked out already.
    */
   cacheEntry(bytes: Buffer, stat: FileStat, statAt?: number, known?: { text?: string; hash?: string }): CachedFile;
 }
 
-/**
- * The context of one call: its id, and the file cache and messages of the graph state (when the tool runs in a
- * graph).
- *
- * @example
- * ```ts
- * contextOf({ toolCallId: "call_1", state: { messages: [], fileCache: emptyFileCache() } }).channel; // true
- * ```
- */
+/** The context of one call: its id, and the file cache and messages of the graph state (in a graph). */
 function contextOf(runtime: unknown): CallContext {
-  const r = runtime as
-    | {
-        toolCallId?: string;
-        toolCall?: { id?: string };
-        state?: Record<string, unknown>;
-      }
-    | undefined;
+  const r = runtime as { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown> } | undefined;
   const state = r?.state;
   const isState = state !== undefined && state !== null && typeof state === "object";
   const channel = isState && "fileCache" in state;
@@ -166,14 +144,8 @@ export function fail(content: string): Answer {
 }
 
 /**
- * The tool's result for an answer: the text alone when called without a tool call id (a failure then throws), else
- * the ToolMessage, wrapped in a Command with the cache writes when the cache is on and the graph has the
- * `fileCache` channel.
- *
- * @example
- * ```ts
- * respond("read_file", contextOf(runtime), { content: "(empty file)", ok: true }, kit); // a ToolMessage
- * ```
+ * The tool's result for an answer: the text alone without a tool call id (a failure then throws), else the
+ * ToolMessage, in a Command with the cache writes and guard events when the graph has their channels.
  */
 function respond(name: string, call: CallContext, answer: Answer, kit: FileToolKit): string | ToolMessage | Command {
   const cacheOn = kit.options.cache.enabled;
@@ -200,8 +172,7 @@ function respond(name: string, call: CallContext, answer: Answer, kit: FileToolK
  *
  * @example
  * ```ts
- * const kit = createToolKit({ root: "/repo", clock: () => 0 });
- * kit.now(); // 0
+ * createToolKit({ root: "/repo", clock: () => 0 }).now(); // 0
  * ```
  */
 export function createToolKit(options: FileToolsOptions): FileToolKit {
@@ -214,6 +185,7 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
     root: sandbox.root,
     now,
     log: (line) => o.feedback.logger?.info?.(`[TOOL_RUNNER]${line}`),
+    read: (path) => readRegularFile(path, sandbox.root, o.limits.maxFileBytes, o.limits.ioTimeoutMs),
     cacheEntry: (bytes, s, statAt, known = {}) => ({
       hash: known.hash ?? digest(bytes),
       chars: (known.text ?? bytes.toString("utf8")).length,
@@ -227,12 +199,11 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
 }
 
 /**
- * A file tool: `run` gets the input and the call's context (read from the tool runtime), and its answer becomes
- * the tool's result (see {@link respond}); when the project root is gone, `run` is not called and the answer says so. `fields` go to LangChain's `tool` as they are.
+ * A file tool: `run` gets the input and the call's context, and its answer becomes the tool's result (see
+ * {@link respond}); when the project root is gone, `run` is not called and the answer says so.
  *
  * @example
  * ```ts
- * const schema = z.object({ path: z.string() });
  * fileTool(kit, { name: "touch_file", description: "Touch a file.", schema }, (input) => fail(`No: ${input.path}`));
  * ```
  */
@@ -243,7 +214,6 @@ export function fileTool<S extends z.ZodObject, N extends string>(
 ) {
   return tool(async (input: z.output<S>, runtime: unknown): Promise<string | ToolMessage | Command> => {
     const call = contextOf(runtime);
-    // A root removed or moved: said so, before anything is read, listed, created (never the root itself) or run.
     const answer = rootGone(kit.root) ? fail(ROOT_GONE) : await run(input, call);
     return respond(fields.name, call, answer, kit);
   }, fields);
@@ -271,7 +241,7 @@ export function cachedReaderMetadata(answersNow: AnswersNow) {
 }
 
 /**
- * The kit as a freshness check uses it: nothing is logged (a check reads as the tool would, but answers no one).
+ * The kit as a freshness check uses it: nothing is logged.
  *
  * @example
  * ```ts
@@ -283,19 +253,13 @@ export function quiet(kit: FileToolKit): FileToolKit {
 }
 
 /**
- * The context a freshness check reads in `state`, a graph's state: the file cache when the graph has the channel.
+ * The context a freshness check reads in a graph's `state`: the file cache when the graph has the channel.
  *
  * @example
  * ```ts
- * const call = checkContext(state); // { cache, messages: [], channel }
+ * checkContext(state).cache; // the file cache in state, if the graph has the channel
  * ```
  */
 export function checkContext(state: unknown): CallContext {
-  const isState = state !== null && typeof state === "object";
-  const channel = isState && "fileCache" in state;
-  return {
-    cache: channel ? ((state as { fileCache?: FileCacheState }).fileCache ?? undefined) : undefined,
-    messages: [],
-    channel,
-  };
+  return contextOf({ state });
 }

@@ -1,7 +1,4 @@
-/**
- * `list_files`: a folder's entries from the directory tree in state, each listed folder checked by `stat` first
- * (see `refreshTree`); the first listing scans the whole root once.
- */
+/** `list_files`: a folder's entries from the directory tree in state, each listed folder checked first. */
 import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { z } from "zod/v4";
 import type { FileCacheWrite } from "./cache.js";
@@ -19,7 +16,6 @@ const schema = z.object({
   recursive: z.boolean().optional(),
 });
 
-/** A tree to list from, the cache writes that record it, and whether it was served unchanged from the cache. */
 interface CurrentTree {
   tree: DirTree;
   writes: FileCacheWrite[];
@@ -27,9 +23,8 @@ interface CurrentTree {
 }
 
 /**
- * A fresh scan: of the whole root when the cache is on (then cached), else of the folder `rel` only. Over the
- * entry cap the root scan is not cached and only the listed folder is scanned. A folder the root scan leaves out
- * (an ignored one, asked for by name) is scanned on its own, as a cached tree would do.
+ * A fresh scan: of the whole root when the cache is on (then cached), else of the folder `rel` only; over the entry
+ * cap only `rel`, uncached. A folder the root scan leaves out (an ignored one, asked for by name) is scanned alone.
  */
 function scan(kit: FileToolKit, rel: string, scanOptions: RefreshOptions): CurrentTree {
   const scanned = scanTree(kit.root, kit.options.cache.enabled ? "" : rel, scanOptions);
@@ -70,10 +65,7 @@ function currentTree(kit: FileToolKit, call: CallContext, rel: string, recursive
   return { tree, writes: [{ op: "treeSet", dirs: changes }], fromCache: false };
 }
 
-/**
- * Why the folder `shown` (real path `path`) is not in the tree: missing, not a folder, a folder that cannot be read
- * (permission denied), or one that changed while it was read (moved, or swapped for a symlink).
- */
+/** Why the folder `shown` (real path `path`) is not in the tree. */
 function notListed(shown: string, path: string): string {
   const name = echo(shown);
   let stat: Stats;
@@ -121,8 +113,7 @@ function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: 
  *
  * @example
  * ```ts
- * const list = listFilesTool(createToolKit({ root: "/repo" }));
- * await list.invoke({ path: "src", recursive: true });
+ * await listFilesTool(createToolKit({ root: "/repo" })).invoke({ path: "src", recursive: true });
  * ```
  */
 export function listFilesTool(kit: FileToolKit) {

@@ -10,13 +10,10 @@ import { createFileTools } from "./tools.js";
 /**
  * The file tools (`read_file`, `list_files`, `write_to_file`, `apply_source_code_diff`, and `execute_command` with
  * `allowCommands: true`) for langchain `createAgent`: the middleware registers the tools with the agent (do not pass
- * them in `tools` as well) and keeps their cache (digests and stats, no contents) and directory tree in its `fileCache` channel, per thread.
- * With {@link guardMiddleware} in the same agent, a repeat read is answered from the cache (with a reference to the
- * earlier result while it is still in `messages`) rather than blocked. Options are `createFileTools`'s, validated
- * here.
- *
- * The cache holds digests and stats, not contents (about 200 bytes a file, at most `cache.maxFiles` files), so the
- * checkpoint stays small: the same channel as `GuardState`'s in a createReactAgent or custom graph.
+ * them in `tools` as well) and keeps their cache (digests and stats, no contents: about 200 bytes a file) and
+ * directory tree in its `fileCache` channel, per thread, as `GuardState` does in a graph. With {@link guardMiddleware}
+ * in the same agent, a repeat read is answered from the cache (with a reference to the earlier result while it is
+ * still in `messages`) rather than blocked. Options are `createFileTools`'s, validated here.
  *
  * @example
  * ```ts

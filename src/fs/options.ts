@@ -1,7 +1,4 @@
-/**
- * The options of `createFileTools`, validated by one zod schema that also fills in the defaults: the switches
- * top-level (root, commands, paths), the rare settings in groups (`cache`, `commands`, `limits`, `feedback`).
- */
+/** The options of `createFileTools`: one zod schema that validates them and fills in the defaults. */
 import { z } from "zod/v4";
 import { guardLoggerSchema, parseOptions } from "../common/options.js";
 import { DEFAULT_CACHE_MAX_FILES } from "./cache.js";

@@ -1,9 +1,7 @@
 /**
- * Unified diffs applied to bytes (the `diff` package, on text where each byte is one character): what lies outside
- * the hunks — Latin-1 text, invalid UTF-8, a binary tail, CRLF line ends — is copied byte for byte, and the lines a
- * hunk adds are written as UTF-8. A line of the file matches a line of the diff when their bytes are equal, or when
- * both read the same as UTF-8 (so a line holding invalid bytes, shown by `read_file` with U+FFFD, still matches as
- * the model copied it; the file's own bytes are kept for context lines).
+ * Unified diffs applied to bytes (the `diff` package on one character per byte): what lies outside the hunks is kept
+ * byte for byte, added lines are written as UTF-8. A file line matches a diff line when their bytes are equal or both
+ * read the same as UTF-8 (a line with invalid bytes, shown with U+FFFD, still matches as the model copied it).
  */
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 
@@ -13,7 +11,6 @@ import { applyPatch, parsePatch, type StructuredPatch } from "diff";
  * @example
  * ```ts
  * const r: PatchResult = applyDiffToBytes(Buffer.from("x = 1\n"), diff);
- * if (r.ok) writeFileSync("a.py", r.bytes);
  * ```
  */
 export type PatchResult =
@@ -30,16 +27,14 @@ export type PatchResult =
       detail?: string;
     };
 
-/** Text with one character per byte (Latin-1), and back. */
+/** Text with one character per byte (Latin-1). */
 const asText = (bytes: Buffer) => bytes.toString("latin1");
 const NON_ASCII = /[\u0080-\u00ff]/;
-/** The UTF-8 byte order mark, one character per byte. */
 const BOM = "\u00ef\u00bb\u00bf";
 
 /** How a byte-per-character line reads as UTF-8 (invalid bytes as U+FFFD, as `read_file` shows them). */
 const asUtf8 = (line: string) => Buffer.from(line, "latin1").toString("utf8");
 
-/** Whether a line of the file matches a line of the diff (both one character per byte). */
 function sameLine(line: string | undefined, patchLine: string): boolean {
   if (line === undefined) return false;
   if (line === patchLine) return true;
@@ -47,7 +42,6 @@ function sameLine(line: string | undefined, patchLine: string): boolean {
   return asUtf8(line) === asUtf8(patchLine);
 }
 
-/** The one file patch of a diff, or why there is none to apply. */
 function onePatch(diff: string): StructuredPatch | Extract<PatchResult, { ok: false }> {
   let patches: StructuredPatch[];
   try {
@@ -62,14 +56,13 @@ function onePatch(diff: string): StructuredPatch | Extract<PatchResult, { ok: fa
 }
 
 /**
- * Applies a unified diff (one file) to a file's bytes: every byte outside the hunks is kept; see the module's
- * comment. A diff without hunks, or one that changes nothing, is not a success.
+ * Applies a unified diff (one file) to a file's bytes, every byte outside the hunks kept. A diff without hunks, or
+ * one that changes nothing, is not a success.
  *
  * @example
  * ```ts
- * const before = Buffer.from("caf\xe9\nx = 1\n", "latin1");
- * const r = applyDiffToBytes(before, "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-x = 1\n+x = 2\n");
- * // r.ok && r.bytes.equals(Buffer.from("caf\xe9\nx = 2\n", "latin1"))
+ * applyDiffToBytes(Buffer.from("caf\xe9\nx = 1\n", "latin1"), "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-x = 1\n+x = 2\n");
+ * // { ok: true, bytes: "caf\xe9\nx = 2\n" as Latin-1 }
  * ```
  */
 export function applyDiffToBytes(source: Buffer, diff: string): PatchResult {

@@ -1,7 +1,6 @@
 /**
- * `read_file`: a text file with line numbers, always read from disk; the cache (digests and stats in state) tells
- * whether it is unchanged since the thread last read it, and a repeat read of unchanged content answers with a
- * reference to the earlier result while that result is still in `messages`.
+ * `read_file`: a text file with line numbers, always read from disk; a repeat read of content the cache's digest
+ * still matches answers with a reference to the earlier result while that result is still in `messages`.
  */
 import { type Stats, statSync } from "node:fs";
 import { ToolMessage } from "@langchain/core/messages";
@@ -9,7 +8,7 @@ import { z } from "zod/v4";
 import { digest } from "../common/identity/signature.js";
 import { type CachedFile, type FileCacheWrite, freshness } from "./cache.js";
 import { echo } from "./echo.js";
-import { failed, kindOf, problemMessage, readRegularFile, readRegularFileSync } from "./io.js";
+import { failed, problemMessage, readRegularFileSync, unfit } from "./io.js";
 import {
   type Answer,
   type AnswersNow,
@@ -24,34 +23,6 @@ import {
 import { type LineView, looksBinary, viewLines } from "./read.js";
 import { unchangedReadText } from "./texts.js";
 
-/**
- * Digests of recent long texts, by text: a repeat read digests the same whole content again (the numbered lines it
- * answers with, a racy file's bytes). A digest is a function of the text alone, so a remembered one is never
- * wrong; a lookup compares the text itself, which is far cheaper than hashing it. Bounded: 64 texts, 8 M
- * characters (most are held by the messages in state anyway).
- */
-const recentDigests = new Map<string, string>();
-let recentChars = 0;
-const MEMO_TEXTS = 64;
-const MEMO_CHARS = 8_000_000;
-
-/** {@link digest}, remembered for long texts (see {@link recentDigests}). Module export for `bench/fs.ts`. */
-export function digestOf(text: string): string {
-  if (text.length < 2048) return digest(text);
-  const known = recentDigests.get(text);
-  if (known !== undefined) return known;
-  const computed = digest(text);
-  if (text.length > MEMO_CHARS / 4) return computed;
-  recentDigests.set(text, computed);
-  recentChars += text.length;
-  for (const old of recentDigests.keys()) {
-    if (recentDigests.size <= MEMO_TEXTS && recentChars <= MEMO_CHARS) break;
-    recentDigests.delete(old);
-    recentChars -= old.length;
-  }
-  return computed;
-}
-
 const schema = z.object({
   /** The file, relative to the project root. */
   path: z.string().describe("Path relative to the project root"),
@@ -62,10 +33,8 @@ const schema = z.object({
 });
 
 /**
- * The stat of a file `read_file` may show, or why it may not (missing, a folder, a FIFO, socket or device, too
- * large). Nothing is opened here: a FIFO is reported, never waited on. Synchronous, as the listings' `lstat`s are
- * (a stat waits on neither a FIFO nor a file's content): the thread pool's round trip it saves was about 90 µs of
- * a cached read of 100 KB, a third of what it takes above its floor (bench/fs.ts).
+ * The stat of a file `read_file` may show, or why it may not. Nothing is opened: a FIFO is reported, never waited
+ * on. Synchronous: a stat waits on neither a FIFO nor a file's content.
  */
 function statReadable(kit: FileToolKit, shown: string, path: string): Stats | string {
   let s: Stats;
@@ -74,31 +43,20 @@ function statReadable(kit: FileToolKit, shown: string, path: string): Stats | st
   } catch (e) {
     return problemMessage(shown, failed(e).problem, "read"); // missing, not readable (EACCES), or the error's code
   }
-  const kind = kindOf(s);
-  if (kind === "folder") return problemMessage(shown, { kind: "folder" }, "read");
-  if (kind !== "file") return problemMessage(shown, { kind: "special", what: kind }, "read");
-  if (s.size > kit.options.limits.maxFileBytes) {
-    return problemMessage(shown, { kind: "too-large", size: s.size, limit: kit.options.limits.maxFileBytes }, "read");
-  }
-  return s;
+  const refused = unfit(s, kit.options.limits.maxFileBytes);
+  return refused ? problemMessage(shown, refused.problem, "read") : s;
 }
 
-/** The bytes of the file and the stat of what was read (see `readRegularFile`), or the message why not. */
+/** The bytes of the file and the stat of what was read, or the message why not. */
 async function readBytes(
   kit: FileToolKit,
   shown: string,
   target: Target,
 ): Promise<{ bytes: Buffer; stat: Stats } | string> {
-  const o = kit.options;
-  const read = await readRegularFile(target.path, {
-    root: kit.root,
-    maxBytes: o.limits.maxFileBytes,
-    timeoutMs: o.limits.ioTimeoutMs,
-  });
+  const read = await kit.read(target.path);
   return read.ok ? read : problemMessage(shown, read.problem, "read");
 }
 
-/** A file's whole content, whether it came from the cache, and the cache writes of reading it from disk. */
 interface Loaded {
   content: string;
   hit: boolean;
@@ -106,10 +64,8 @@ interface Loaded {
 }
 
 /**
- * The whole content of a file, read from disk; a hit when the cache has the file and the content read has its
- * digest (the cache holds digests, not contents: a hit costs a read and a digest, ~0.25 ms at 100 KB), a stale
- * refresh when it has another (a change seen by the stat, or one it cannot see), else a miss; why not when it is
- * binary.
+ * The whole content of a file, read from disk: a hit when the cache's entry has its digest, a stale refresh when it
+ * has another, else a miss; why not when it is binary.
  */
 async function loadContent(
   kit: FileToolKit,
@@ -119,10 +75,9 @@ async function loadContent(
   cached: CachedFile | undefined,
 ): Promise<Loaded | string> {
   const o = kit.options;
-  /** Bytes already read to check a cached entry: a mismatch reuses them instead of reading the file again. */
+  // Bytes read to check a cached entry: a mismatch reuses them.
   let bytesRead: { bytes: Buffer; stat: Stats; hash: string } | undefined;
-  /** The clock's time before the file was opened (and its stat taken). */
-  let readAt = 0;
+  let readAt = 0; // the clock before the file was opened (and its stat taken)
   if (cached !== undefined && freshness(cached, s, o.cache.racyWindowMs) !== "stale") {
     readAt = kit.now();
     const read = await readBytes(kit, shown, target);
@@ -167,11 +122,8 @@ function binaryText(shown: string, bytes: Buffer): string {
 }
 
 /**
- * What a `read_file` call would answer now (its freshness check, for the guards): the file read from disk, as
- * {@link readFileAnswer} reads it, without a write to the cache or a line logged. Its lines, or why it cannot be
- * read; and when its content is the one the cache holds and an earlier result holds it whole, the reference to that
- * result too (the answer a repeat gets while that result is still in the messages). `undefined` for arguments the
- * tool would refuse before reading.
+ * What a `read_file` call would answer now (its freshness check, for the guards), nothing written or logged: its
+ * lines or why not, and the reference answer too when the cache's entry matches and has one.
  */
 function readAnswersNow(kit: FileToolKit, args: unknown, state: unknown): { ok: boolean; text: string }[] | undefined {
   const parsed = schema.safeParse(args);
@@ -196,13 +148,9 @@ function readAnswersNow(kit: FileToolKit, args: unknown, state: unknown): { ok: 
 }
 
 /**
- * A reference to the earlier result that holds the same whole content, while that result is still in the
- * messages, holding exactly the whole content served now (numbered as a whole read shows it), and the reference is
- * shorter than what it stands for (not so for a few lines, a tiny file).
- *
- * The earlier result is compared with the content itself, not only with the digest noted when it was written: the
- * note goes to whatever entry the cache holds for the path when the step's writes are applied, which, when a write
- * of the same file ran in the same step, is the new content, not the one that result holds.
+ * A reference to the earlier result, while it is in the messages holding exactly the whole content served now, and
+ * the reference is shorter than it. The result is compared with the content, not only with the digest noted: the
+ * note lands on the entry the cache holds when the step's writes apply (after a same-step write, the new content's).
  */
 function referenceAnswer(
   kit: FileToolKit,
@@ -250,7 +198,7 @@ async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, c
   if (hit) writes.push({ op: "count", hits: 1 });
   if (kit.options.cache.enabled && view.whole && call.toolCallId !== undefined) {
     // This answer now holds the whole content: later reads of unchanged content can refer to it.
-    writes.push({ op: "touch", path: target.path, ref: call.toolCallId, refDigest: digestOf(view.text) });
+    writes.push({ op: "touch", path: target.path, ref: call.toolCallId, refDigest: digest(view.text) });
   } else if (hit) writes.push({ op: "touch", path: target.path });
   return { content: view.text, ok: true, artifact: { path: target.relative, cached: hit }, writes };
 }
@@ -260,8 +208,7 @@ async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, c
  *
  * @example
  * ```ts
- * const read = readFileTool(createToolKit({ root: "/repo" }));
- * await read.invoke({ path: "src/app.py", offset: 10, limit: 20 });
+ * await readFileTool(createToolKit({ root: "/repo" })).invoke({ path: "src/app.py", offset: 10, limit: 20 });
  * ```
  */
 export function readFileTool(kit: FileToolKit) {

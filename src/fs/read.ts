@@ -1,23 +1,10 @@
 /** How `read_file` shows a file: line numbers, ranges, long lines cut, continuation hints. Pure functions. */
 import { cutEnd } from "../common/texts/format.js";
 
-/**
- * Limits of one read.
- *
- * @example
- * ```ts
- * viewLines(content, {}, { defaultLineLimit: 200, maxLineChars: 500 } satisfies ReadLimits);
- * ```
- */
+/** Limits of one read (see the `limits` options). */
 interface ReadLimits {
-  /** Lines shown when the call gives no `limit`. */
   defaultLineLimit: number;
-  /** Characters of one line shown; the rest is cut with a marker. */
   maxLineChars: number;
-  /**
-   * Characters of one answer (the numbered lines): the lines that do not fit are left for a read from the next
-   * offset, which the answer names. Default 100,000.
-   */
   maxReadChars?: number;
 }
 
@@ -55,7 +42,6 @@ export function looksBinary(bytes: Uint8Array): boolean {
  * @example
  * ```ts
  * splitLines("a\r\nb\n"); // ["a", "b"]
- * splitLines("");          // []
  * ```
  */
 export function splitLines(content: string): string[] {
@@ -75,16 +61,14 @@ export function splitLines(content: string): string[] {
  */
 export interface LineView {
   text: string;
-  /** 1-based first line shown. */
+  /** 1-based first and last line shown (`to` is from - 1 when nothing is shown). */
   from: number;
-  /** 1-based last line shown (from - 1 when nothing is shown). */
   to: number;
   totalLines: number;
-  /** Whether every line of the file is shown (so the view is the whole file). */
+  /** Whether every line of the file is shown. */
   whole: boolean;
 }
 
-/** One line as `read_file` shows it: numbered like `cat -n`, cut at `maxChars` with a marker. */
 function numbered(n: number, line: string, maxChars: number): string {
   const end = cutEnd(line, maxChars);
   const cut = end < line.length ? `${line.slice(0, end)}… [line cut: ${line.length - end} more characters]` : line;
@@ -92,10 +76,8 @@ function numbered(n: number, line: string, maxChars: number): string {
 }
 
 /**
- * Lines `offset` (1-based, default 1) to `offset + limit - 1` of `content`, numbered like `cat -n`, long lines
- * cut, at most `maxReadChars` characters in all (at least one line is shown, cut to fit), with a "continue with
- * offset N" hint when more follow. A range is always cut from the whole content, so a range read after a whole read
- * (or the reverse) shows the right lines.
+ * Lines `offset` (1-based, default 1) to `offset + limit - 1` of `content`, numbered like `cat -n`, long lines cut,
+ * at most `maxReadChars` characters in all (at least one line, cut to fit), with a "continue with offset N" hint.
  *
  * @example
  * ```ts

@@ -1,11 +1,8 @@
 /**
- * How `execute_command` runs a command so that it always ends: `bash -c` in its own process group (`detached`),
- * stdin closed (`/dev/null`: `cat` and `read` see the end at once), every process it starts marked by an environment
- * variable with an id of its own (inherited through `setsid`, `nohup` and double forks). The answer comes when the
- * shell has exited and its output is closed; when processes it left in the background still hold the output a short
- * grace period after the shell exited, those processes (the marked ones that have the shell's output open) are
- * stopped, and only those, and the answer says that output after the shell exited is not shown. A timeout stops
- * everything the command started: its group, and every process that carries the mark.
+ * How `execute_command` runs a command so that it always ends: `bash -c` in its own process group, stdin closed,
+ * every process it starts marked by an environment variable (inherited through `setsid`, `nohup`, double forks).
+ * Background processes still holding the output a grace period after the shell exited are stopped; a timeout stops
+ * the group and every marked process.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,17 +10,10 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { cutEnd } from "../common/texts/format.js";
 import { errorCode } from "./sandbox.js";
 
-/** The environment variable that marks the processes of one command (its value is the command's id). */
+/** Marks the processes of one command (its value is the command's id). */
 const MARK = "LANGGRAPH_GUARDS_COMMAND";
 
-/**
- * How long output is still read after the shell exited, while something else holds it open (ms).
- *
- * @example
- * ```ts
- * setTimeout(stopTheRest, EXIT_GRACE_MS);
- * ```
- */
+/** How long output is still read after the shell exited, while something else holds it open (ms). */
 const EXIT_GRACE_MS = 500;
 
 /**
@@ -37,7 +27,6 @@ const EXIT_GRACE_MS = 500;
 export interface CommandResult {
   /** The shell's exit code; null when it was killed (see `signal`) or could not start. */
   code: number | null;
-  /** The signal that ended the shell, if one did. */
   signal: NodeJS.Signals | null;
   /** stdout and stderr interleaved, cut to the limit with a note. */
   output: string;
@@ -48,10 +37,7 @@ export interface CommandResult {
   startError?: string;
 }
 
-/**
- * The pids of the processes that carry the mark of command `id` (Linux, `/proc/N/environ`; the processes of
- * other users cannot be read and are skipped). Empty where there is no `/proc`.
- */
+/** The pids of the processes that carry the mark of command `id` (Linux, `/proc/N/environ`); empty without `/proc`. */
 function markedProcesses(id: string): number[] {
   const needle = Buffer.from(`${MARK}=${id}\0`);
   let entries: string[];
@@ -81,16 +67,15 @@ function kill(target: number): void {
   }
 }
 
-/** Kills the command's process group and every process that carries its mark (in another session too). */
+/** Kills the command's process group and every process that carries its mark. */
 function stopAll(pid: number | undefined, id: string): void {
   if (pid !== undefined) kill(-pid);
   for (const marked of markedProcesses(id)) kill(marked);
 }
 
 /**
- * The command's output as its processes hold it: the shell's stdout and stderr (`socket:[inode]`: Node gives a child
- * one end of a socket pair), read as soon as it runs; undefined where they cannot be read (no `/proc`, or the shell
- * is gone already).
+ * The shell's stdout and stderr as its processes hold them (`socket:[inode]`: Node gives a child one end of a socket
+ * pair); undefined where they cannot be read (no `/proc`, or the shell is gone already).
  */
 function outputEnds(pid: number | undefined): Set<string> | undefined {
   try {
@@ -131,7 +116,7 @@ function linkOf(path: string): string {
   }
 }
 
-/** The output of a command: at most `maxChars` characters of its start, then only counted. */
+/** At most `maxChars` characters of the output's start, then only counted. */
 function outputCollector(maxChars: number) {
   let output = "";
   let cut = 0;
@@ -146,13 +131,12 @@ function outputCollector(maxChars: number) {
 }
 
 /**
- * Runs `bash -c command` in `cwd` (see the module's comment): stdout and stderr interleaved in one output of at most
- * `maxChars` characters (the rest is cut with a note), everything it started killed after `timeoutMs`.
+ * Runs `bash -c command` in `cwd`: stdout and stderr interleaved in one output of at most `maxChars` characters (the
+ * rest cut with a note), everything it started killed after `timeoutMs`.
  *
  * @example
  * ```ts
- * const r = await runCommand("setsid sleep 1000 & echo started", "/repo", 60_000, 30_000);
- * // { code: 0, output: "started\n", heldOpen: true, ... } within a second; the sleep is gone
+ * await runCommand("setsid sleep 1000 & echo started", "/repo", 60_000, 30_000); // heldOpen: true; the sleep is gone
  * ```
  */
 export function runCommand(command: string, cwd: string, timeoutMs: number, maxChars: number): Promise<CommandResult> {
@@ -179,8 +163,6 @@ export function runCommand(command: string, cwd: string, timeoutMs: number, maxC
       const result = { code, signal: child.signalCode, output: output.text(), timedOut, heldOpen };
       done(startError === undefined ? result : { ...result, startError });
     };
-    // After the shell exited (or was killed), output is read for a grace period; whatever still holds it then is
-    // stopped, and the answer comes.
     const afterExit = () => {
       clearTimeout(grace);
       grace = setTimeout(() => {

@@ -69,17 +69,15 @@ export interface SandboxOptions {
  *
  * @example
  * ```ts
- * isInside("/repo", "/repo/src"); // true
- * isInside("/repo", "/repo2");    // false
+ * isInside("/repo", "/repo2"); // false
  * ```
  */
-function isInside(root: string, real: string): boolean {
+export function isInside(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /**
- * The real path of `absolute` (symlinks followed, also dangling ones) when it is inside `root`, else undefined
- * (also for a loop or an unresolvable path): the confinement every path the tools touch goes through.
+ * The real path of `absolute` (symlinks followed, also dangling ones) when it is inside `root`, else undefined.
  *
  * @example
  * ```ts
@@ -95,13 +93,10 @@ export function realPathInside(root: string, absolute: string): string | undefin
   }
 }
 
-/**
- * The longest path (bytes, resolved against the root) the sandbox resolves: the system's `PATH_MAX`. A longer one
- * could not be opened anyway, and resolving it folder by folder would take time that grows with its square.
- */
+/** The longest path (bytes) the sandbox resolves: `PATH_MAX` (resolving a longer one takes time quadratic in it). */
 const MAX_PATH_BYTES = 4096;
 
-/** How many symlinks one resolution may follow before it is called a loop (as the kernel's ELOOP limit). */
+/** How many symlinks one resolution may follow before it is called a loop (the kernel's limit). */
 const MAX_LINKS = 40;
 
 /**
@@ -132,9 +127,8 @@ function realRoot(given: string): string {
 }
 
 /**
- * The real path of `absolute`, also when its tail does not exist yet: the longest existing prefix is resolved
- * with `realpath` (every symlink on the way followed), a dangling symlink is followed by hand, and the missing
- * names are appended. Throws `ELOOP` for symlink loops.
+ * The real path of `absolute`, also when its tail does not exist yet: the longest existing prefix resolved, a
+ * dangling symlink followed by hand, the missing names appended. Throws `ELOOP` for symlink loops.
  */
 function realPathOf(absolute: string, links = 0): string {
   if (links > MAX_LINKS) throw Object.assign(new Error("too many symbolic links"), { code: "ELOOP" });
@@ -142,10 +136,8 @@ function realPathOf(absolute: string, links = 0): string {
     return realpathSync.native(absolute);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ELOOP") throw error;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error; // ELOOP too
   }
-  // A dangling symlink: resolve its target (relative to the link's folder), then go on from there.
   let stat: ReturnType<typeof lstatSync> | undefined;
   try {
     stat = lstatSync(absolute);
@@ -169,11 +161,13 @@ function realPathOf(absolute: string, links = 0): string {
   return join(realPathOf(parent, links), name);
 }
 
+const refuse = (reason: PathRefusal, message: string): ResolvedPath => ({ ok: false, reason, message });
+
 /**
  * A sandbox for file tools: resolves every path to its real absolute path (symlinks followed, non-existent tails
  * handled, loops caught) and refuses anything outside `root` by a separator-aware check (`/proj2` is not inside
- * `/proj`), paths with NUL bytes, and writes to denied paths (`denyWrites`, and `.git` unless `allowGitWrites`). A name that merely contains `..`
- * (`[...slug].tsx`) is an ordinary name.
+ * `/proj`), paths with NUL bytes, and writes to denied paths (`denyWrites`, and `.git` unless `allowGitWrites`). A
+ * name that merely contains `..` (`[...slug].tsx`) is an ordinary name.
  *
  * @example
  * ```ts
@@ -189,52 +183,37 @@ export function createSandbox(options: SandboxOptions) {
   const denies = denyWritesMatcher(options);
 
   const resolvePath = (input: unknown, opts: { write?: boolean } = {}): ResolvedPath => {
-    if (typeof input !== "string" || input === "") {
-      return { ok: false, reason: "invalid", message: "The path must be a non-empty string." };
-    }
-    if (input.includes("\0")) {
-      return { ok: false, reason: "nul-byte", message: "The path contains a NUL byte, which no file name can." };
-    }
+    if (typeof input !== "string" || input === "") return refuse("invalid", "The path must be a non-empty string.");
+    if (input.includes("\0")) return refuse("nul-byte", "The path contains a NUL byte, which no file name can.");
     const absolute = resolve(root, input);
     if (input.length > MAX_PATH_BYTES || Buffer.byteLength(absolute) >= MAX_PATH_BYTES) {
-      return {
-        ok: false,
-        reason: "invalid",
-        message: `The path ${echo(input)} is too long (the limit is ${MAX_PATH_BYTES} bytes).`,
-      };
+      return refuse("invalid", `The path ${echo(input)} is too long (the limit is ${MAX_PATH_BYTES} bytes).`);
     }
     let real: string;
     try {
       real = realPathOf(absolute);
     } catch (error) {
       const code = errorCode(error);
-      if (code === "ELOOP") {
-        return {
-          ok: false,
-          reason: "symlink-loop",
-          message: `The path ${echo(input)} goes through a symbolic link loop.`,
-        };
-      }
+      if (code === "ELOOP") return refuse("symlink-loop", `The path ${echo(input)} goes through a symbolic link loop.`);
       const why =
         code === "ENAMETOOLONG"
           ? "it is too long"
           : code === "EACCES"
             ? "a folder on the way is not readable (permission denied)"
             : (code ?? "an unknown error");
-      return { ok: false, reason: "invalid", message: `The path ${echo(input)} cannot be resolved: ${why}.` };
+      return refuse("invalid", `The path ${echo(input)} cannot be resolved: ${why}.`);
     }
     if (!isInside(root, real)) {
-      return {
-        ok: false,
-        reason: "outside-root",
-        message: `The path ${echo(input)} is outside the project root; only files inside it can be used.`,
-      };
+      return refuse(
+        "outside-root",
+        `The path ${echo(input)} is outside the project root; only files inside it can be used.`,
+      );
     }
     const rel = relative(root, real).split(sep).join("/");
     // Both the real path and the path as given (a link named `.env` to an allowed file is still `.env`).
     const given = relative(root, absolute).split(sep).join("/");
     if (opts.write && (denies(rel) || (isInside(root, absolute) && denies(given)))) {
-      return { ok: false, reason: "denied", message: `Writing to ${echo(denies(rel) ? rel : given)} is not allowed.` };
+      return refuse("denied", `Writing to ${echo(denies(rel) ? rel : given)} is not allowed.`);
     }
     return { ok: true, path: real, relative: rel === "" ? "." : rel };
   };

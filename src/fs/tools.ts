@@ -13,13 +13,11 @@ export type { FileToolsOptions } from "./options.js";
 /**
  * Creates the file tools over a sandboxed project root: `read_file`, `list_files`, `write_to_file`,
  * `apply_source_code_diff`, and `execute_command` with `allowCommands: true`. In a graph whose state has the
- * `fileCache` channel (`GuardState`), file contents and the directory tree are cached in state, per thread, and
- * stored by the checkpointer as changes only. A cached file is served only while its stat (taken before reading)
- * still matches; a repeat read of unchanged content answers with a reference to the earlier result while that
- * result is still in `messages`. Paths are confined to `root` after resolving symlinks. A bad option, or a root that
- * does not exist or is not a folder, throws `GuardOptionsError` here.
- *
- * Typed with `@langchain/core`'s `DynamicStructuredTool`, so that the types need no `langchain`.
+ * `fileCache` channel (`GuardState`), the digests and stats of the files read (no contents) and the directory tree
+ * are kept in state, per thread; a repeat read of unchanged content answers with a reference to the earlier result
+ * while that result is still in `messages`. Paths are confined to `root` after resolving symlinks. A bad option, or a
+ * root that does not exist or is not a folder, throws `GuardOptionsError` here. Typed with `@langchain/core`'s
+ * `DynamicStructuredTool`, so that the types need no `langchain`.
  *
  * @example
  * ```ts

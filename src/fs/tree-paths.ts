@@ -1,6 +1,4 @@
-/**
- * Paths of the directory tree (see `tree.ts`): `/`-separated, relative to the root, `""` for the root itself.
- */
+/** Paths of the directory tree: `/`-separated, relative to the root, `""` for the root itself. */
 import { sep } from "node:path";
 
 /**
@@ -19,8 +17,5 @@ export const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);
 /** The path of the entry `name` of the folder `dir` (`""` for the root), relative to the root. */
 export const joinRel = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
 
-/**
- * The absolute path of `rel` (a relative path of the tree, already normal) below the folder `dir`: what `join`
- * gives, without its normalisation, which is most of the cost of a refresh's check of a folder.
- */
+/** The absolute path of `rel` (a normal path of the tree) below the folder `dir`: `join` without normalising. */
 export const below = (dir: string, rel: string) => (dir.endsWith(sep) ? `${dir}${rel}` : `${dir}${sep}${rel}`);

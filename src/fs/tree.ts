@@ -1,16 +1,7 @@
 /**
- * The directory tree behind `list_files`: one scan of the whole root, honouring `.gitignore` files at every level
- * and a default ignore list; later listings come from the tree, each listed folder (and each folder above it,
- * whose `.gitignore` applies) checked by `lstat` first, so that changes made outside the tools are never listed
- * stale. Folders are only ever reached through real folders from the root (a folder replaced by a symlink is
- * dropped, never followed); FIFOs, sockets and devices are listed with a marker (`name [fifo]`) and never opened;
- * a `.gitignore` is read only when it is a regular file inside the root, under a size cap.
- *
- * What keeps the first scan close to a bare directory walk (one `readdir` and one `lstat` per folder): a folder's
- * `.gitignore` is probed only when its entries hold one; the default names are told by a set; and the `ignore`
- * package judges only the names that a rule could match at all (see `nameCondition`), every other verdict
- * following from the folder's. A later check of an unchanged folder that had no `.gitignore` is its one `lstat`:
- * a `.gitignore` added since would have changed the folder's ctime, which no one can set back.
+ * The directory tree behind `list_files`: one scan of the root honouring `.gitignore` files and the default names;
+ * later listings come from the tree, each listed folder (and each above it) checked by `lstat` first. Folders are
+ * reached only through real folders from the root; FIFOs, sockets and devices are listed with a marker.
  */
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -82,18 +73,16 @@ export const DEFAULT_IGNORED: readonly string[] = [
   ".DS_Store",
 ];
 
-/** Options of a scan (see {@link scanTree}). */
 interface ScanOptions {
   ignored: readonly string[];
   /** Entries beyond which the scan gives up (returns undefined). */
   entryCap: number;
-  /** The time of the scan (ms), recorded in each node. */
   now: number;
-  /** Largest `.gitignore` read, in bytes (a larger one is not applied, with a note). Default 1 MB. */
+  /** Largest `.gitignore` read, in bytes. Default 1 MB. */
   maxIgnoreFileBytes?: number;
 }
 
-/** Options of a refresh (see {@link refreshTree}). */
+/** Options of {@link refreshTree}. */
 export interface RefreshOptions extends ScanOptions {
   /** A folder (or `.gitignore`) changed within this many ms of its scan is read again. */
   racyWindowMs: number;
@@ -102,11 +91,9 @@ export interface RefreshOptions extends ScanOptions {
 const DEFAULT_MAX_IGNORE_FILE_BYTES = 1_000_000;
 
 /**
- * Reads one folder of the tree: opened without following a symlink and checked to be the folder at its path (folders
- * are only reached through real folders from the root; one swapped for a symlink, even during the read, is never
- * read through: see `readFolderAt`), then its entries, filtered by the ignore rules. The stats are taken before the
- * entries are read, so a change made meanwhile is seen by the next check; the folder's
- * `.gitignore` is probed only when the entries hold one (one added since changes the folder's ctime).
+ * Reads one folder of the tree (see `readFolderAt`), its entries filtered by the ignore rules. The stat is taken
+ * before the entries are read, so a change made meanwhile is seen by the next check; the folder's `.gitignore` is
+ * probed only when the entries hold one (one added since changes the folder's ctime).
  */
 function readFolder(
   root: string,
@@ -114,18 +101,10 @@ function readFolder(
   rules: IgnoreRules,
   now: number,
 ): { node: DirNode; subfolders: string[] } | undefined {
-  // Opened without following a symlink and checked to be the folder at this path, then read through the open folder.
   const read = readFolderAt(rel === "" ? root : below(root, rel));
   if (read === undefined) return undefined;
   const { stat, dirents } = read;
-  let listed = false;
-  for (const d of dirents) {
-    if (d.name === ".gitignore") {
-      listed = true;
-      break;
-    }
-  }
-  if (!listed) rules.absent(rel);
+  if (!dirents.some((d) => d.name === ".gitignore")) rules.absent(rel);
   const gitignore = rules.probe(rel).sig;
   const folder = rules.folder(rel);
   const judged = folder.chain.matchers.length > 0;
@@ -160,7 +139,7 @@ function readFolder(
   return { node, subfolders };
 }
 
-/** Whether `rel` is a real folder below the root: no symlink on the way (the tree never goes through one). */
+/** Whether `rel` is a real folder below the root: no symlink on the way. */
 function isRealFolder(root: string, rel: string): boolean {
   if (rel === "") return true;
   const path = join(root, rel);
@@ -172,14 +151,12 @@ function isRealFolder(root: string, rel: string): boolean {
 }
 
 /**
- * Scans the folder `from` (relative to `root`, `""` for the root; it must be a real folder) and everything below
- * it, folder by folder (never through a symlink). Returns `undefined` when there are more than `entryCap` entries
- * (the scan stops then).
+ * Scans the folder `from` (relative to `root`, `""` for the root) and everything below it, never through a symlink;
+ * `undefined` when there are more than `entryCap` entries.
  *
  * @example
  * ```ts
- * const tree = scanTree("/repo", "", { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now() });
- * tree?.["src"]?.entries; // ["app.ts", "utils/"]
+ * scanTree("/repo", "", { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now() })?.src?.entries; // ["app.ts"]
  * ```
  */
 export function scanTree(root: string, from: string, options: ScanOptions): DirTree | undefined {
@@ -203,22 +180,19 @@ function scanWith(root: string, from: string, options: ScanOptions, rules: Ignor
   return tree;
 }
 
-/** Folders of `tree` under `dir` (itself included). */
 function subtree(tree: DirTree, dir: string): string[] {
   return Object.keys(tree).filter((rel) => rel === dir || dir === "" || rel.startsWith(`${dir}/`));
 }
 
 /**
- * Brings the part of the tree a listing needs up to date. Every folder in it is checked with `lstat` (still a real
- * folder; same mtime, ctime and inode; not changed within the racy window of its scan; the same `.gitignore`), and
- * so is every folder above it, whose `.gitignore` applies too. A changed folder is read again, a new subfolder
- * scanned, a removed one (or one replaced by a symlink) dropped, a changed, added or removed `.gitignore` rescans
- * the subtree it governs. Returns the folders to replace (null = removed), or nothing when the tree was current.
+ * Brings the part of the tree a listing needs up to date: every folder in it, and every folder above it, checked with
+ * `lstat` (same mtime, ctime and inode, outside the racy window, the same `.gitignore`). A changed folder is read
+ * again, a new one scanned, a gone one dropped; a changed `.gitignore` rescans its subtree. Returns the folders to
+ * replace (null = removed), `{}` when the tree was current.
  *
  * @example
  * ```ts
- * const options = { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now(), racyWindowMs: 2000 };
- * const changes = refreshTree("/repo", tree, "src", false, options); // {} when src is unchanged
+ * refreshTree("/repo", tree, "src", false, options); // {} when src is unchanged
  * ```
  */
 export function refreshTree(
@@ -234,9 +208,8 @@ export function refreshTree(
   return refresh.changes;
 }
 
-/** One run of {@link refreshTree}: the tree it checks, the rules it reads, and the changes it records. */
+/** One run of {@link refreshTree}. */
 class TreeRefresh {
-  /** The folders to replace (null = removed). */
   readonly changes: Record<string, DirNode | null> = {};
 
   constructor(
@@ -265,9 +238,8 @@ class TreeRefresh {
       stat.mtimeMs === n.mtimeMs &&
       stat.ino === n.ino &&
       !this.racy(n.scannedAt, Math.max(stat.mtimeMs, stat.ctimeMs));
-    // A folder that had no .gitignore and whose entries are unchanged (its ctime, which no one can set back, is the
-    // same, outside the racy window) still has none: no second lstat. One that had one is probed: its content can
-    // change without the folder changing.
+    // An unchanged folder (its ctime cannot be set back) that had no .gitignore still has none; one that had one is
+    // probed: its content can change without the folder changing.
     if (same && n.gitignore === null) return "same";
     if (this.rulesChanged(rel, n)) return "rules";
     return same ? "same" : "entries";
@@ -277,7 +249,6 @@ class TreeRefresh {
     for (const old of subtree(this.tree, rel)) this.changes[old] = null;
   }
 
-  /** Scans the folder `rel` and everything below it into the changes. */
   private scan(rel: string): void {
     Object.assign(this.changes, scanWith(this.root, rel, this.options, this.rules) ?? {});
   }
@@ -313,9 +284,8 @@ class TreeRefresh {
   }
 
   /**
-   * Checks the folders above `dir` first: their .gitignore rules apply to everything below. One the tree does not
-   * hold (the listed folder is inside an ignored one) cannot be checked: the listed folder is then scanned again.
-   * Returns whether the listed folder is still to be checked (false when a subtree holding it was rescanned).
+   * Checks the folders above `dir`, whose .gitignore rules apply below; one the tree does not hold (`dir` is inside
+   * an ignored one) rescans `dir`. Whether `dir` is still to be checked (not when a subtree holding it was rescanned).
    */
   checkAbove(dir: string): boolean {
     for (let a = dir; a !== ""; ) {
@@ -333,10 +303,7 @@ class TreeRefresh {
     return true;
   }
 
-  /**
-   * Checks the listed folder, and with `recursive` every folder the listing shows, parents first: a folder's check
-   * may rescan or drop what is below it. A subfolder listed without a node (dropped by an invalidation) is scanned.
-   */
+  /** Checks the listed folder and, with `recursive`, every folder below it, parents first (a check may drop some). */
   checkListed(dir: string, recursive: boolean): void {
     const pending = [dir];
     for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
@@ -354,17 +321,12 @@ class TreeRefresh {
   }
 }
 
-/** Whether an entry of a {@link DirNode} is a folder (it ends with `/`). */
-const isFolderEntry = (entry: string) => entry.charCodeAt(entry.length - 1) === 47;
+const isFolderEntry = (entry: string) => entry.charCodeAt(entry.length - 1) === 47; // ends with "/"
 
-/** The subfolders a node lists, as paths of the tree, memoised by entries array (never changed once stored). */
+/** By entries array (never changed once stored): a recursive check of an unchanged tree looks at no entry. */
 const subfolderMemo = new WeakMap<readonly string[], { rel: string; length: number; keys: readonly string[] }>();
 
-/**
- * The subfolders that the node of the folder `rel` lists, as paths relative to the root, in the order of its
- * entries. Memoised, so that a check of an unchanged tree looks at no entry, and looks up the same (already
- * hashed) strings each time.
- */
+/** The subfolders the node of the folder `rel` lists, as paths of the tree, in the order of its entries. */
 function subfolderKeys(node: DirNode, rel: string): readonly string[] {
   const { entries } = node;
   const memo = subfolderMemo.get(entries);
@@ -379,9 +341,8 @@ function subfolderKeys(node: DirNode, rel: string): readonly string[] {
 }
 
 /**
- * Renders a listing from the tree: the folder's entries, or with `recursive` every path below it (relative to
- * the folder), capped at `limit` lines with a clear "N more" line; then a note for each `.gitignore` that applies
- * to it but was not applied (a FIFO, too large, a link outside the root).
+ * Renders a listing from the tree: the folder's entries, or with `recursive` every path below it, capped at `limit`
+ * lines with an "N more" line; then a note for each `.gitignore` that applies to it but was not applied.
  *
  * @example
  * ```ts
@@ -404,7 +365,7 @@ export function renderListing(tree: DirTree, dir: string, recursive: boolean, li
     const { entries } = node;
     total += entries.length;
     if (lines.length >= limit) {
-      // Past the limit only the count and the notes are left: no entry is looked at, no line built.
+      // Past the limit only the count and the notes are left.
       if (recursive) for (const key of subfolderKeys(node, rel)) walk(key, "");
       return;
     }

@@ -1,7 +1,6 @@
 /**
- * `write_to_file` and `apply_source_code_diff`: write a file inside the sandbox and cache what was written. Edits of
- * one file run one at a time, each checked against what the thread last saw of the file (see `edits.ts`), and
- * replace it atomically (see `atomic-write.ts`); a diff is applied to the file's bytes (see `patch.ts`).
+ * `write_to_file` and `apply_source_code_diff`: checked against what the thread last saw (`edits.ts`), written
+ * atomically (`atomic-write.ts`), the written content cached.
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
@@ -11,7 +10,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import type { FileCacheWrite } from "./cache.js";
 import { echo } from "./echo.js";
 import { type Baseline, checkBaseline, recordToolWrite, responseOf, serialized } from "./edits.js";
-import { problemMessage, readRegularFile } from "./io.js";
+import { problemMessage } from "./io.js";
 import { type Answer, type CallContext, type FileToolKit, fail, fileTool, type Target } from "./kit.js";
 import { applyDiffToBytes, type PatchResult } from "./patch.js";
 import { splitLines } from "./read.js";
@@ -29,7 +28,6 @@ const diffSchema = z.object({
   diff: z.string().describe("A unified diff against the current file"),
 });
 
-/** An edit of one file: what it writes, what it found there, and its answer once written. */
 interface Edit {
   shown: string;
   target: Target;
@@ -39,11 +37,8 @@ interface Edit {
 }
 
 /**
- * Writes the edit's bytes to the target (creating its folders inside the root, one by one) and answers `summary(created)`. Only a regular file
- * is written, atomically (see `writeFileAtomic`: never a FIFO or a device, never through a symlink, with
- * `refuseHardLinks` never a file with other hard links; a file read for the check must not have changed since).
- * With the cache on, the written content is cached with the stat of what was written, a created file is added to
- * the directory tree, and the write is noted for the next edit of the same response.
+ * Writes the edit's bytes (see `writeFileAtomic`) and answers `summary(created)`. With the cache on, the written
+ * content is cached, a created file added to the tree, and the write noted for the next edit of the same response.
  */
 async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<Answer> {
   const { shown, target, seen } = edit;
@@ -59,7 +54,7 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
     timeoutMs: o.limits.ioTimeoutMs,
     refuseHardLinks: o.refuseHardLinks,
     expected: seen.current?.stat,
-    createFolders: true, // component by component from the root, never through a symlink (see anchored.ts)
+    createFolders: true,
   });
   if (!written.ok) return fail(problemMessage(shown, written.problem, "written"));
   const writes: FileCacheWrite[] = [];
@@ -76,7 +71,7 @@ async function save(kit: FileToolKit, call: CallContext, edit: Edit): Promise<An
   return { content: edit.summary(written.created), ok: true, artifact, writes };
 }
 
-/** Whether the process may write the existing file at `path`, as the OS judges it (a missing file: yes). */
+/** Whether the process may write the existing file at `path` (a missing file: yes). */
 async function writable(path: string): Promise<boolean> {
   try {
     await access(path, constants.W_OK);
@@ -127,14 +122,9 @@ function patchFailure(relative: string, failure: Extract<PatchResult, { ok: fals
 }
 
 function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchema>, call: CallContext): Promise<Answer> {
-  const o = kit.options;
   return writing(kit, input.path, async (target) => {
     const readAt = kit.now();
-    const read = await readRegularFile(target.path, {
-      root: kit.root,
-      maxBytes: o.limits.maxFileBytes,
-      timeoutMs: o.limits.ioTimeoutMs,
-    });
+    const read = await kit.read(target.path);
     if (!read.ok && read.problem.kind !== "missing") return fail(problemMessage(input.path, read.problem, "changed"));
     const seen = await checkBaseline(kit, call, target, read.ok ? read : null, readAt); // read, then removed: said so
     if (!seen.ok) return seen.answer;
