@@ -9,7 +9,7 @@
  * The same scenarios at 1 KB and 10 KB with `turns.scorer` "token_sort_ratio" and "partial_ratio" (ours, without
  * fuzzball, vs the loop over fuzzball's `token_sort_ratio` / `partial_ratio`). fuzzball's partial_ratio scores a
  * window per matching block with its O(n·m) Levenshtein: at 10 KB that is minutes a pair, so it runs at 1 KB only
- * and at 10 KB the decisions are checked against the loop over our exact `partialScore` (tested equal to fuzzball).
+ * and at 10 KB the decisions are checked against the loop over our exact `partialRatio` (tested equal to fuzzball).
  *
  * Run: npm run bench:similarity   (fuzzball at 50 KB takes ~10 s a pair, so that column runs once: ~4 minutes)
  *      npm run bench:similarity -- --quick   (1 KB and 10 KB, fewer runs, fuzzball at 1 KB only: seconds; at 10 KB
@@ -17,7 +17,7 @@
  */
 import { performance } from "node:perf_hooks";
 import * as fuzz from "fuzzball";
-import { partialScore, tokenSortScore } from "../src/common/similarity/scorers.js";
+import { partialRatio, tokenSortRatio } from "../src/common/similarity/scorers.js";
 import { similarityScore, similarityUpperBound } from "../src/common/similarity/similarity.js";
 import { detectLoopIn, emptyLoopState, resolveSafetyOptions } from "../src/core/index.js";
 import type { LoopState } from "../src/index.js";
@@ -112,14 +112,14 @@ const SCORERS: ScorerCase[] = [
   {
     name: "token_sort_ratio",
     fuzzball: fuzz.token_sort_ratio,
-    exact: tokenSortScore,
+    exact: (a, b) => Math.round(tokenSortRatio(a, b) * 100),
     sizes: [1_000, 10_000],
     fuzzballUpTo: 10_000,
   },
   {
     name: "partial_ratio",
     fuzzball: fuzz.partial_ratio,
-    exact: partialScore,
+    exact: (a, b) => Math.round(partialRatio(a, b) * 100),
     sizes: [1_000, 10_000],
     fuzzballUpTo: 1_000,
   },

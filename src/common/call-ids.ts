@@ -1,8 +1,5 @@
-/**
- * The ids the guards know the calls of one response by. Models and providers sometimes repeat a call id within a
- * response, or send none: the guards' decisions, results and answers are matched to calls by position then, never by
- * an id two calls share.
- */
+// Models and providers sometimes repeat a call id within a response, or send none: the guards then match decisions,
+// results and answers to calls by position, never by an id two calls share.
 
 /**
  * Ids that tell the calls of one response apart, in order: a call's own id where it is non-empty and no other call of

@@ -1,9 +1,4 @@
-/**
- * A guard channel is declared once, as its reducer and its empty value ({@link ChannelSpec}); the three forms
- * LangGraph.js needs are made from it: the `Annotation` of a graph's state, the zod field of a graph's zod state,
- * and the `ReducedValue` field of a createAgent middleware's `StateSchema` (with a zod default: createAgent initialises
- * middleware state from it, and the default keeps the field optional in the agent's input type).
- */
+// A guard channel is declared once ({@link ChannelSpec}); the three forms LangGraph.js needs are made from it.
 
 import type { InteropZodType } from "@langchain/core/utils/types";
 import { Annotation, type BaseChannel, type OverwriteValue, ReducedValue } from "@langchain/langgraph";
@@ -35,6 +30,7 @@ export function graphFieldOf<T, U>(spec: ChannelSpec<T, U>): ReducedZodChannel<z
  * every invoke, which must change nothing.
  */
 export function agentFieldOf<T extends object, U>(spec: ChannelSpec<T, U>): ReducedValue<T, U> {
+  // A zod default: createAgent initialises middleware state from it, and it keeps the field optional in the input type.
   const value = z.custom<T>().default(spec.empty as () => z.util.NoUndefined<T>) as unknown as z.ZodType<T>;
   // Optional: createAgent checks a middleware's fields at each invoke and refuses a required one not given.
   const input = z.custom<U>().optional() as unknown as z.ZodType<U>;

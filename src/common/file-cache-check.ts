@@ -1,7 +1,4 @@
-/**
- * The `fileCache` channel's check when read: the file tools own the cache (fs/cache.ts), and the tool-call guards'
- * turn checks the channels it writes before it runs a tool (tool-calls/traits.ts), so the check is shared.
- */
+// The `fileCache` channel's check, shared by the file tools (fs/cache.ts) and the tool-call turn (traits.ts).
 import { z } from "zod/v4";
 import { StoredValues } from "./state-error.js";
 
@@ -15,9 +12,8 @@ const fileCacheSchema = z.looseObject({
 });
 
 /**
- * The file cache as the guards read it (`read`): a stored value checked once, a damaged one (a part missing too)
- * refused with a `GuardStateError`; a cache the reducer made is marked with `trust` (its next read is a lookup). Its
- * type (`FileCacheState`) is the file tools' (src/fs/cache.ts): the floor checks the shape without knowing it.
+ * The file cache as the guards read it (`read`), each stored value checked once; its type (`FileCacheState`) is the
+ * file tools': the floor checks the shape without knowing it.
  *
  * @example
  * ```ts

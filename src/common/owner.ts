@@ -1,19 +1,10 @@
-/**
- * Which agent a guard's memory belongs to. Several agents can share a channel: deepagents hands a sub-agent its
- * parent's state (the guard channels included) and takes the sub-agent's final state back, and a supervisor's
- * `stateSchema` may declare the guard channels for every worker. The guards' memory is kept per agent: each value
- * is tagged with the agent that wrote it, an agent that reads another agent's value starts afresh, and a value that
- * comes back from another agent (a whole state, not this agent's events) leaves this agent's value as it was.
- *
- * The agent is where its graph runs: the names of the graph nodes that enclose it, read from LangGraph's
- * `checkpoint_ns` (`""` for the outermost graph, `"tools"` for a sub-agent started by a tool, `"worker_a"` for a
- * supervisor's worker, `"alice"` for a swarm's agent). It is the same on every invocation of the thread, with or
- * without a checkpointer.
- */
+// Which agent a guard's memory belongs to (several agents can share a channel: deepagents' sub-agents, a supervisor's
+// workers). Each value is tagged with the agent that wrote it; see "agent" in notes/architecture.md.
 
 /**
- * The agent a node runs in, from its config's `configurable` (see the module comment): `undefined` when the config
- * says nothing (a guard used outside a graph: its memory is nobody's in particular).
+ * The agent a node runs in: the names of the graph nodes that enclose it, from its config's `checkpoint_ns` (`""` the
+ * outermost graph, `"tools"` a sub-agent started by a tool), the same on every invocation of the thread; `undefined`
+ * when the config says nothing (a guard used outside a graph: its memory is nobody's in particular).
  *
  * @example
  * ```ts
@@ -34,12 +25,8 @@ export function agentOf(configurable: Readonly<Record<string, unknown>> | undefi
     .join("|");
 }
 
-/**
- * A whole value written to a guard channel by an agent that took the channel over from another one (the first write
- * of a sub-agent whose input held its parent's value): see {@link wholeValueStands}.
- */
+/** A whole value written by an agent that took the channel over: `claims` names the agent whose value it replaces. */
 export interface Claim {
-  /** The agent whose value this write replaces. */
   claims?: string | undefined;
 }
 

@@ -1,8 +1,5 @@
-/**
- * A guard channel that holds a value the guards cannot read: the error every channel's check throws, and the reader
- * that checks each stored value once ({@link StoredValues}). Each guard declares its own channel's shape
- * (tool-calls/core/state.ts, loop/core/state-check.ts, common/file-cache-check.ts, events/stream-events.ts).
- */
+// A guard channel that holds a value the guards cannot read: the error, and the reader that checks each stored value
+// once (each guard declares its own channel's shape beside its ChannelSpec).
 import type { z } from "zod/v4";
 
 /**
@@ -52,15 +49,8 @@ export class GuardStateError extends Error {
   }
 }
 
-/**
- * `where: what` of zod's first issue, for a {@link GuardStateError}.
- *
- * @example
- * ```ts
- * zodProblem(z.object({ n: z.number() }).safeParse({ n: "x" }).error!); // "n: Invalid input: expected number, received string"
- * ```
- */
-export function zodProblem(error: z.ZodError): string {
+/** `where: what` of zod's first issue (`n: Invalid input: expected number, received string`). */
+function zodProblem(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return "not readable";
   const path = issue.path.length === 0 ? "the value" : issue.path.map(String).join(".");

@@ -21,26 +21,12 @@ export abstract class StatefulGuard<S> {
     this.#fresh = fresh;
   }
 
-  /**
-   * Starts over: forgets everything the guard has seen (outputs, counters, strikes, …); its options stay.
-   *
-   * @example
-   * ```ts
-   * guard.reset();
-   * ```
-   */
+  /** Starts over: forgets everything the guard has seen (outputs, counters, strikes, …); its options stay. */
   reset(): void {
     this.state = this.#fresh();
   }
 
-  /**
-   * The guard's state as plain JSON (a deep copy).
-   *
-   * @example
-   * ```ts
-   * const saved = JSON.stringify(guard.toJSON());
-   * ```
-   */
+  /** The guard's state as plain JSON (a deep copy): `JSON.stringify(guard.toJSON())`. */
   toJSON(): {
     /** The guard's state. */
     state: S;

@@ -1,5 +1,5 @@
 /**
- * What a read-only shell line reads (readPaths in src/common/identity/shell/line.ts): every row of SHELL_READS has cases (its
+ * What a read-only shell line reads (`commandPaths(…).reads`, src/common/identity/shell/line.ts): every row of SHELL_READS has cases (its
  * operands, its options that name files, what it reads with no operand, what makes its reads unknown), plus `cd`,
  * pipelines and lists, globs, redirections and what is beyond the model. Properties: every file a generated line of
  * readers names is among the reads (equal to or below a returned path), the working folder is not, and a line with
@@ -8,7 +8,9 @@
 import { posix } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isReadOnlyCommand, readPaths, SHELL_COMMANDS, SHELL_READS } from "../../src/common/identity/shell/index.js";
+import { commandPaths, isReadOnlyCommand, SHELL_COMMANDS, SHELL_READS } from "../../src/common/identity/shell/index.js";
+
+const readPaths = (line: string, cwd: string | null) => commandPaths(line, cwd).reads;
 
 const ROOT = "/r";
 

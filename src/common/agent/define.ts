@@ -1,8 +1,5 @@
-/**
- * langchain's `createMiddleware`, typed by langchain but built here: the middleware is a plain branded object
- * (langchain 1.5 builds exactly this), so importing `langgraph-guards` does not load `langchain` at run time. Users
- * of createReactAgent or custom graphs need not install it; users of createAgent have it already.
- */
+// langchain's `createMiddleware`, built here as the plain branded object langchain 1.5 builds, so that importing
+// `langgraph-guards` does not load `langchain` at run time (users of createReactAgent need not install it).
 import type { createMiddleware } from "langchain";
 
 /** The brand langchain puts on every middleware (`Symbol.for`, so it is the same symbol as langchain's own). */

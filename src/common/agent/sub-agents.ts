@@ -1,9 +1,4 @@
-/**
- * The guards for every sub-agent of a deep agent (deepagents' `createDeepAgent`). Middleware is per agent there: the
- * main agent's `middleware` reaches no sub-agent, the built-in `general-purpose` one included (the sub-agent the main
- * agent uses most). A sub-agent declared under that name takes the built-in's place, so the list that starts with
- * deepagents' `GENERAL_PURPOSE_SUBAGENT` and gives each declared sub-agent its own guards leaves none unguarded.
- */
+// The guards for every sub-agent of a deep agent: in deepagents the main agent's `middleware` reaches no sub-agent.
 import type { AgentMiddleware } from "langchain";
 
 /**

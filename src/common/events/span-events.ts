@@ -1,8 +1,4 @@
-/**
- * Guard events as OpenTelemetry span events: a LangChain callback handler that turns each guard event (dispatched as
- * the custom event `langgraph_guards.<kind>`) into an event on a span of yours. It needs no OpenTelemetry package of
- * its own: a span is anything with OpenTelemetry's `addEvent(name, attributes)`.
- */
+// Guard events as OpenTelemetry span events, without an OpenTelemetry package: a span is anything with `addEvent`.
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { isGuardStreamEvent } from "./stream-events.js";
 

@@ -1,10 +1,4 @@
-/**
- * Guard events: one typed, versioned shape for every decision a guard makes that a person may want to see (a
- * block, a near miss, a would-be block in observe mode, an answer from a cache, a loop, a limit, an escalation, a
- * question to a person). Adapters write them to LangGraph's custom stream and count them in the `guardLog`
- * channel; this module only builds them (pure).
- */
-
+// Guard events: one typed, versioned shape for every decision a person may want to see, and the `guardLog` channel.
 import { z } from "zod/v4";
 import type { ChannelSpec } from "../channel.js";
 import { canonicalJson } from "../identity/signature.js";
@@ -187,9 +181,8 @@ const storedLogs = new StoredValues(
 );
 
 /**
- * The `guardLog` value as the guards read it: the reducer's own log as it is; a value from a checkpoint checked once
- * (a damaged one, a part missing too, refused with a `GuardStateError`; `update`: the value is an update a node
- * wrote); `undefined` is the empty log.
+ * The `guardLog` value as the guards read it: the reducer's own log as it is; `undefined` the empty log; a value from
+ * a checkpoint checked once (`update`: the value is an update a node wrote).
  *
  * @example
  * ```ts

@@ -1,8 +1,4 @@
-/**
- * Where guard events go in a graph: LangGraph's custom stream (the `writer` a node's config or a middleware's
- * runtime carries), LangChain's callbacks (a custom event per guard event, so callback handlers, LangSmith traces
- * and `streamEvents` see them), and the `guardLog` channel through the update the adapter returns.
- */
+// Where guard events go in a graph: LangGraph's custom stream, LangChain's callbacks, the `guardLog` update.
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import type { GuardStreamEvent } from "./stream-events.js";
 
@@ -10,22 +6,13 @@ import type { GuardStreamEvent } from "./stream-events.js";
 export type WriterHost = { writer?: ((chunk: unknown) => void) | undefined } | undefined | null;
 
 /**
- * The name of the LangChain custom event a guard event is dispatched under: `langgraph_guards.<kind>` (one stable
- * name per kind: `langgraph_guards.blocked`, `langgraph_guards.loop`, …).
- */
-function guardEventName(event: GuardStreamEvent): string {
-  return `langgraph_guards.${event.kind}`;
-}
-
-/**
- * Dispatches each event as a LangChain custom event to the callbacks of the run the caller is in (found through
- * the async context, as `dispatchCustomEvent` does; outside a run, nothing). Never throws: a callback handler's
- * failure must not fail the turn.
+ * Dispatches each event as the LangChain custom event `langgraph_guards.<kind>` to the callbacks of the run the
+ * caller is in (outside a run, nothing). Never throws: a callback handler's failure must not fail the turn.
  */
 async function dispatchEvents(events: readonly GuardStreamEvent[]): Promise<void> {
   for (const event of events) {
     try {
-      await dispatchCustomEvent(guardEventName(event), event);
+      await dispatchCustomEvent(`langgraph_guards.${event.kind}`, event);
     } catch {
       // No run to report to, or a handler failed: the custom stream and guardLog still carry the event.
     }

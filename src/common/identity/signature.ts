@@ -1,15 +1,8 @@
 import { createHash, hash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
 
-/**
- * Deterministic JSON that never throws: keys sorted, cycles become `"[Circular]"`, BigInt becomes a number
- * literal, `undefined` members are dropped (as JSON does).
- */
-const stableStringify = configure({
-  bigint: true,
-  circularValue: "[Circular]",
-  deterministic: true,
-});
+/** Deterministic JSON: keys sorted, cycles as `"[Circular]"`, BigInt a number literal, `undefined` members dropped. */
+const stableStringify = configure({ bigint: true, circularValue: "[Circular]", deterministic: true });
 
 /**
  * Options for {@link toolCallSignature}.
@@ -42,17 +35,13 @@ export function canonicalJson(value: unknown, space?: number): string {
   try {
     return stableStringify(value, null, space) ?? "null";
   } catch (error) {
-    // Deeper than the stack (about 3,100 levels): the same JSON, written with an explicit stack (compact).
-    if (error instanceof RangeError) return deepOrUnserializable(value);
+    try {
+      // Deeper than the stack (about 3,100 levels): the same JSON, written with an explicit stack (compact).
+      if (error instanceof RangeError) return deepCanonicalJson(value) ?? "null";
+    } catch {
+      // Unserializable after all.
+    }
     // A getter that throws, a Proxy that refuses ownKeys, ...: the call still needs an identity.
-    return `"[Unserializable ${typeof value}]"`;
-  }
-}
-
-function deepOrUnserializable(value: unknown): string {
-  try {
-    return deepCanonicalJson(value) ?? "null";
-  } catch {
     return `"[Unserializable ${typeof value}]"`;
   }
 }
@@ -202,9 +191,6 @@ export function toolCallSignature(name: string, args: unknown, opts: SignatureOp
   return `${name}:${canonicalJson(kept)}`;
 }
 
-/** Texts up to this many characters are digested with the one-shot `crypto.hash`. */
-const ONE_SHOT_LIMIT = 1_000_000;
-
 /**
  * A short, fixed-size digest of a string or of bytes (SHA-256, 128 bits, hex). State stores digests, not signatures or
  * results, so a 10 MB argument costs 32 bytes in a checkpoint.
@@ -215,9 +201,8 @@ const ONE_SHOT_LIMIT = 1_000_000;
  * ```
  */
 export function digest(text: string | Buffer): string {
-  // The one-shot `hash` is ~3x faster for the short texts of call signatures; Node advises `createHash` above a
-  // few MB. Both give the same SHA-256.
-  if (text.length <= ONE_SHOT_LIMIT) return hash("sha256", text, "hex").slice(0, 32);
+  // The one-shot `hash` for short texts; Node advises `createHash` above a few MB. Both give the same SHA-256.
+  if (text.length <= 1_000_000) return hash("sha256", text, "hex").slice(0, 32);
   return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }
 

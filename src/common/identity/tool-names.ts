@@ -1,17 +1,4 @@
-/**
- * Which real tool a model probably meant when it called one the agent does not have (`read-file`, `readFile` or
- * `READ_FILE` for `read_file`, a typo), for the answer to that call (`unknownToolText`). Pure and framework-free.
- *
- * The rule, on each name's key (lowercased, without `_`, `-`, `.` and white space, so the case and the separators of
- * `read_file`, `readFile`, `READ-FILE` and `read file` do not count):
- *
- * 1. A tool with the same key is what was meant, whatever the length (several: all of them, the call is ambiguous).
- * 2. Else the tools whose key is nearest by edit distance (insert, delete, replace, swap two neighbours), within 1
- *    when the shorter key has 5 characters and 2 from 6 on; none below 5: among short names a letter or two makes
- *    another word (`read`/`head`, `edit`/`exit`, `cat`/`cd`) more often than a typo.
- *
- * At most {@link MAX_SUGGESTIONS} are named.
- */
+// Which real tool a model probably meant when it called one the agent does not have (a typo, another spelling).
 
 /** The most tools named as probably meant. */
 export const MAX_SUGGESTIONS = 3;
@@ -31,7 +18,10 @@ export function toolNameKey(name: string): string {
   return name.toLowerCase().replace(/[\s_.-]+/g, "");
 }
 
-/** The largest edit distance at which two keys, the shorter `length` characters long, may be one name mistyped. */
+/**
+ * The largest edit distance at which two keys, the shorter `length` characters long, may be one name mistyped: none
+ * below 5, where a letter or two makes another word (`read`/`head`, `edit`/`exit`, `cat`/`cd`) more often than a typo.
+ */
 function allowedDistance(length: number): number {
   return length >= 6 ? 2 : length === 5 ? 1 : 0;
 }
@@ -66,9 +56,10 @@ function editDistance(a: readonly string[], b: readonly string[], max: number): 
 const points = (key: string) => Array.from(key).slice(0, MAX_KEY);
 
 /**
- * The tools the model probably meant by calling `name`, in the order of `tools`: none when `name` is one of them or
- * nothing is close (the rule is in this module's comment); several when the call is ambiguous (`read_file` and
- * `readFile` for `Read-File`). Never a name that is not in `tools`.
+ * The tools the model probably meant by calling `name`, in the order of `tools` (at most {@link MAX_SUGGESTIONS}):
+ * those with the same {@link toolNameKey}, else those whose key is nearest by edit distance within
+ * {@link allowedDistance}; several when the call is ambiguous (`read_file` and `readFile` for `Read-File`); none when
+ * `name` is a tool or nothing is close.
  *
  * @example
  * ```ts

@@ -1,15 +1,6 @@
-/**
- * Volatile call metadata in a call's arguments (issue 43, class 12): a client library or a model that sends a fresh
- * request id or the time of sending with every call makes each call of a stuck loop look new. A value is left out
- * of a call's identity only when both say it is metadata: its key names a request, trace or correlation id, an
- * idempotency key, a nonce or a time of sending, and its value is shaped as a UUID, an ISO date-time or an epoch
- * time. Everything else is data and kept: a UUID under `order_id` or `id` is the thing asked about, a short
- * request id (`r0`, `r1`, …) is not known to be fresh at every call, and an argument the tool's schema declares is
- * what the tool is asked about (`get_trace({ trace_id })`).
- *
- * The result normalizer (tool-calls/normalize.ts) has its own list of volatile keys; it is not reused here because
- * in arguments many of those keys are data (`run_id`, `session_id`, `message_id`, `pid` name what a call is about).
- */
+// Volatile call metadata in a call's arguments (a fresh request id or time of sending with every call would make each
+// call of a stuck loop look new). The result normalizer (tool-calls/normalize.ts) keeps its own list of volatile
+// keys: in arguments many of those (`run_id`, `session_id`, `pid`) name what a call is about.
 
 /** Keys (lower-case, without `_`, `-` and `.`) that name a per-call id or the time a call was sent. */
 const METADATA_KEYS = new Set(
@@ -40,24 +31,11 @@ const EPOCH = /^(?:\d{10}(?:\.\d+)?|\d{13})$/;
 /** How deep into nested objects and lists metadata keys are looked for (`metadata.trace.trace_id` is 3). */
 const MAX_DEPTH = 3;
 
-/** What {@link isMetadataKey} said of recent keys: at most 1,000, then the memory starts again. */
-const keyVerdicts = new Map<string, boolean>();
-
-/** Whether a key names call metadata (`requestId`, `x-request-id`, `trace_id`, `nonce`, `ts`, `sent_at`, …). */
-export function isMetadataKey(key: string): boolean {
-  let verdict = keyVerdicts.get(key);
-  if (verdict === undefined) {
-    const plain = key.replace(/[-_.]/g, "").toLowerCase();
-    verdict = METADATA_KEYS.has(plain) || METADATA_SUFFIXES.some((suffix) => plain.endsWith(suffix));
-    if (keyVerdicts.size >= 1_000) keyVerdicts.clear();
-    keyVerdicts.set(key, verdict);
-  }
-  return verdict;
-}
-
-/** Whether a key is a time that may be data (`ts`, `timestamp`). */
-function isAmbiguousTimeKey(key: string): boolean {
-  return AMBIGUOUS_TIME_KEYS.has(key.replace(/[-_.]/g, "").toLowerCase());
+/** Whether `value` under `key` is call metadata: a key that names it, a value shaped as a per-call id or time. */
+function isMetadata(key: string, value: unknown): boolean {
+  const plain = key.replace(/[-_.]/g, "").toLowerCase();
+  if (!METADATA_KEYS.has(plain) && !METADATA_SUFFIXES.some((suffix) => plain.endsWith(suffix))) return false;
+  return isVolatileValue(value) && (!AMBIGUOUS_TIME_KEYS.has(plain) || isClockReading(value));
 }
 
 /** Whether a value is an ISO date-time read off a clock (see {@link CLOCK_READING}). */
@@ -100,12 +78,7 @@ function withoutVolatile(value: unknown, depth: number, asked?: readonly string[
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const member = value[key];
-    if (
-      isMetadataKey(key) &&
-      isVolatileValue(member) &&
-      (!isAmbiguousTimeKey(key) || isClockReading(member)) &&
-      asked?.includes(key) !== true
-    ) {
+    if (isMetadata(key, member) && asked?.includes(key) !== true) {
       copy ??= { ...value };
       delete copy[key];
       continue;
@@ -125,7 +98,7 @@ function withoutVolatile(value: unknown, depth: number, asked?: readonly string[
  * two levels down in plain objects and lists (`metadata.trace_id`). Other values are kept, whatever their shape:
  * `order_id: <uuid>` is data, and so is `request_id: "r3"`, and so is any top-level argument in `asked`, the ones the
  * tool's schema declares (`get_trace({ trace_id })` asks about that trace). A copy along each changed path; `args` is
- * not changed, and is returned as it is when nothing is dropped. What `identityArgs` and `callIdentity` compare.
+ * not changed, and is returned as it is when nothing is dropped.
  *
  * @example
  * ```ts

@@ -1,11 +1,4 @@
-/**
- * A block of equal characters: `a.slice(i, i + size) === b.slice(j, j + size)`.
- *
- * @example
- * ```ts
- * const [i, j, size]: MatchingBlock = matchingBlocks("abxcd", "abcd")[0]; // 0, 0, 2
- * ```
- */
+/** A block of equal characters: `a.slice(i, i + size) === b.slice(j, j + size)`. */
 type MatchingBlock = readonly [i: number, j: number, size: number];
 
 /**
@@ -16,16 +9,14 @@ type MatchingBlock = readonly [i: number, j: number, size: number];
 interface Tables {
   a: string;
   b: string;
-  /** For each position of `a`, the group of its character in `b`, or -1. */
   groupOfA: Int32Array;
   /** Group g holds `positions[start[g] .. start[g + 1])`. */
   start: Int32Array;
   positions: Int32Array;
-  /** Run lengths ending at (i, j) for the rows i of even and of odd number (the previous row is the other
-   * parity's), at index j + 1. */
+  /** Run lengths ending at (i, j), at index j + 1, for the rows of even and of odd number (the previous row is the
+   * other parity's); `*Rows`: the row each entry was written in (an entry of another row counts as 0). */
   evenLengths: Int32Array;
   oddLengths: Int32Array;
-  /** The row each entry of the lengths was written in (an entry of another row counts as 0). */
   evenRows: Int32Array;
   oddRows: Int32Array;
   row: number;
@@ -149,12 +140,8 @@ function longestMatch(t: Tables, alo: number, ahi: number, blo: number, bhi: num
  * The matching blocks of Python's `difflib.SequenceMatcher(None, a, b).get_matching_blocks()` over UTF-16 code
  * units, with its defaults (no junk function, `autojunk=True`), which fuzzball's `partial_ratio` uses: the longest
  * match of the whole ranges, then recursively of the parts left of it and right of it; sorted, adjacent blocks
- * joined, and a last block `[a.length, b.length, 0]`.
- *
- * The autojunk heuristic is difflib's: when `b` has 200 characters or more, a character found more than
- * `⌊b.length / 100⌋ + 1` times in `b` starts no match (a match found from another character still extends over
- * it). So for long texts the blocks are not the longest common substrings: `matchingBlocks("aaaa", "x" + "a" * 300)`
- * has no block of size > 0.
+ * joined, and a last block `[a.length, b.length, 0]`. With autojunk ({@link tablesOf}) the blocks of long texts are
+ * not the longest common substrings: `matchingBlocks("aaaa", "x" + "a" * 300)` has no block of size > 0.
  *
  * @example
  * ```ts

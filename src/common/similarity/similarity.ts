@@ -1,15 +1,7 @@
-import {
-  indelScore,
-  lcsLength,
-  prepare,
-  preparedScoreAtLeast,
-  processForRatio,
-  scoreFromLcs,
-  sharedCharacters,
-} from "./indel.js";
+import { indelScore, lcsLength, prepare, preparedScoreAtLeast, scoreFromLcs, sharedCharacters } from "./scorers.js";
 
 export { partialRatio, tokenSortRatio } from "./scorers.js";
-export { lcsLength, processForRatio };
+export { lcsLength };
 
 /**
  * An exact upper bound of {@link similarityScore}: the LCS cannot exceed the shared character counts (nor the
@@ -28,16 +20,9 @@ export function similarityUpperBound(a: string, b: string): number {
   return scoreFromLcs(Math.min(sharedCharacters(pa, pb), pa.text.length, pb.text.length), lensum);
 }
 
-/** The score of two strings when `score / 100 >= threshold` (exact, as {@link similarityScore}), else -1. */
-function scoreAtLeast(a: string, b: string, threshold: number): number {
-  return preparedScoreAtLeast(prepare(a), prepare(b), threshold);
-}
-
 /**
  * The similarity of two strings (exactly {@link similarityRatio}) when it is at least `threshold`, else
  * `undefined`: the decision `similarityRatio(a, b) >= threshold` without the exact score of pairs that fail it.
- * A pair is ruled out by the character histograms, or by a bit-parallel LCS restricted to the diagonal band that
- * a passing pair must stay in, stopped as soon as the needed LCS is out of reach.
  *
  * @example
  * ```ts
@@ -47,7 +32,7 @@ function scoreAtLeast(a: string, b: string, threshold: number): number {
  */
 export function similarityAtLeast(a: string, b: string, threshold: number): number | undefined {
   if (typeof a !== "string" || typeof b !== "string") return 0 >= threshold ? 0 : undefined;
-  const score = scoreAtLeast(a, b, threshold);
+  const score = preparedScoreAtLeast(prepare(a), prepare(b), threshold);
   return score < 0 ? undefined : score / 100;
 }
 
@@ -89,5 +74,5 @@ export function similarityRatio(a: string, b: string): number {
  */
 export function isSimilar(a: string, b: string, threshold = 0.9): boolean {
   if (typeof a !== "string" || typeof b !== "string") return false;
-  return scoreAtLeast(a, b, threshold) >= 0;
+  return preparedScoreAtLeast(prepare(a), prepare(b), threshold) >= 0;
 }

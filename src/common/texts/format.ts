@@ -1,7 +1,5 @@
-/**
- * Cutting text for the model and for people: never in the middle of a surrogate pair. Half of an emoji is not
- * valid Unicode, and a provider may reject a request that holds one.
- */
+// Cutting text never in the middle of a surrogate pair: half of an emoji is not valid Unicode, and a provider may
+// reject a request that holds one.
 
 /**
  * The largest end, at most `max` and at most the text's length, at which `text` can be cut without splitting a

@@ -1,8 +1,5 @@
-/**
- * What one simple command writes ({@link commandEffect}) and the file a redirection writes ({@link redirectWrites}):
- * its arguments read with its row of the command table (getopt's rules), `sed`'s script, `find`'s expression and
- * `git`'s subcommand looked into. Anything not understood may change anything.
- */
+// What one simple command writes (its arguments read with its row of SHELL_COMMANDS, getopt's rules) and the file a
+// redirection writes. Anything not understood may change anything.
 import { isAbsolute, posix } from "node:path";
 import type { Word } from "./lexer.js";
 import { programName, type Redirect, type SimpleCommand } from "./parse.js";

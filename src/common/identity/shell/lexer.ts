@@ -1,8 +1,4 @@
-/**
- * The shell lexer: a command line split into words (after quote removal, with what is only known when the shell
- * runs marked), separators and redirections, as bash would; heredoc bodies are skipped. What is beyond the model
- * (command or process substitution, an unterminated quote) makes {@link lex} answer `undefined`.
- */
+// The shell lexer: words (after quote removal, what only the running shell knows marked), separators, redirections.
 import { words } from "./tables.js";
 
 /**
@@ -15,10 +11,7 @@ export interface Word {
   exact: boolean;
   many: boolean;
   optionLike: boolean;
-  /**
-   * For a word whose only unknown parts are patterns and brace expansions (`src/*.py`), the text before the first
-   * of them (`src/`): every word it becomes starts with it. `undefined` otherwise.
-   */
+  /** When its only unknown parts are patterns and brace expansions, the text before the first (`src/*.py`: `src/`). */
   glob: string | undefined;
 }
 
@@ -40,11 +33,7 @@ const SPECIAL_PARAM = /[0-9@*#?$!-]/;
 class Beyond extends Error {}
 
 /** The lexer's view of one word being read. */
-interface WordState {
-  text: string;
-  exact: boolean;
-  many: boolean;
-  optionLike: boolean;
+interface WordState extends Omit<Word, "glob"> {
   /** Nothing read yet (so an unknown part here makes the word option-like). */
   empty: boolean;
   /** Some part was quoted (a heredoc delimiter with quotes keeps its body unexpanded). */
@@ -215,6 +204,8 @@ function readWord(s: string, start: number): { word: WordState; end: number } {
   return { word: w, end: i };
 }
 
+/** A redirection's fd number: digits right before `<` or `>` (`2>`). */
+const FD = /\d+(?=[<>])/y;
 /** The operator at `s[i]`, longest first. */
 const OPERATORS = [...words("<<< <<- &>> ;;& << <> <& >> >| >& &> && || |& ;; ;& < > | & ; ( )"), "\n"];
 
@@ -267,6 +258,9 @@ export function lex(s: string): Token[] | undefined {
         while (i < s.length && s[i] !== "\n") i += 1;
         continue;
       }
+      FD.lastIndex = i;
+      const fd = FD.exec(s)?.[0];
+      if (fd !== undefined) i += fd.length;
       const op = OPERATORS.find((o) => s.startsWith(o, i));
       if (op !== undefined) {
         if ((op === "<" || op === ">") && s[i + 1] === "(") throw new Beyond("process substitution");
@@ -277,22 +271,13 @@ export function lex(s: string): Token[] | undefined {
         } else if ("|&;()".includes(op[0] as string) && !op.includes(">")) {
           tokens.push({ kind: "sep", op: op as Separator });
         } else {
-          tokens.push({ kind: "redir", op, fd: undefined });
+          tokens.push({ kind: "redir", op, fd });
           if (op === "<<" || op === "<<-") heredocNext = { stripTabs: op === "<<-" };
         }
         continue;
       }
       const { word, end } = readWord(s, i);
-      const raw = s.slice(i, end);
       i = end;
-      if (/^\d+$/.test(raw) && (s[i] === "<" || s[i] === ">")) {
-        const redirect = OPERATORS.find((o) => s.startsWith(o, i)) as string;
-        if (s[i + 1] === "(") throw new Beyond("process substitution");
-        i += redirect.length;
-        tokens.push({ kind: "redir", op: redirect, fd: raw });
-        if (redirect === "<<" || redirect === "<<-") heredocNext = { stripTabs: redirect === "<<-" };
-        continue;
-      }
       if (heredocNext !== undefined) {
         pending.push({ delimiter: word.text, stripTabs: heredocNext.stripTabs, expands: !word.quoted });
         heredocNext = undefined;

@@ -1,8 +1,4 @@
-/**
- * The whole command line: one analysis ({@link analyze}) follows it through the folders it may run in and gathers
- * what its commands write and read; {@link isReadOnlyCommand}, {@link changedPaths}, {@link commandPaths} and
- * {@link readPaths} all read it, so they always agree.
- */
+// The whole command line: one analysis ({@link analyze}) that every export here reads, so they always agree.
 import { isAbsolute, resolve } from "node:path";
 import { commandEffect, redirectWrites } from "./effects.js";
 import { lex } from "./lexer.js";
@@ -14,16 +10,12 @@ function within(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
 
-/**
- * The analysis of a line: whether it only reads, the absolute paths it may change (`undefined`: anything), and for
- * a line that only reads, the absolute paths it may read (`undefined`: not known, or a line that writes).
- */
+/** The analysis of a line (see {@link commandPaths}). */
 interface LineEffect {
   readOnly: boolean;
-  paths: string[] | undefined;
+  changed: string[] | undefined;
   reads: string[] | undefined;
-  /** Among `paths`, the files whose whole content the line replaces ({@link rewrites}). */
-  rewrites?: string[];
+  rewritten: string[];
 }
 
 /** Redirections that truncate their target: what follows replaces the file's whole content. */
@@ -54,7 +46,7 @@ function rewrites(simple: SimpleCommand, written: readonly string[]): string[] {
  * command in a subshell, so a `cd` in one moves nothing. Each command's reads are taken in every folder it may run in.
  */
 function analyze(command: string, root: string | null): LineEffect {
-  const anything: LineEffect = { readOnly: false, paths: undefined, reads: undefined };
+  const anything: LineEffect = { readOnly: false, changed: undefined, reads: undefined, rewritten: [] };
   if (command.trim() === "") return anything;
   const tokens = lex(command);
   const line = tokens === undefined ? undefined : parse(tokens);
@@ -107,12 +99,12 @@ function analyze(command: string, root: string | null): LineEffect {
     }
     states = [...new Map(next.map((s) => [`${s.ok}\u0000${s.cwd}`, s])).values()];
   }
-  if (!readOnly) return { readOnly, paths: [...paths], reads: undefined, rewrites: [...rewritten] };
-  if (reads === undefined) return { readOnly, paths: [], reads: undefined };
+  if (!readOnly) return { readOnly, changed: [...paths], reads: undefined, rewritten: [...rewritten] };
+  if (reads === undefined) return { readOnly, changed: [], reads: undefined, rewritten: [] };
   // A write that creates or removes a folder is at it or above it: a read below the folder stands for it too.
   const read = [...reads];
   for (const dir of cds) if (!read.some((p) => within(p, dir))) read.push(dir);
-  return { readOnly, paths: [], reads: read };
+  return { readOnly, changed: [], reads: read, rewritten: [] };
 }
 
 /**
@@ -134,63 +126,38 @@ export function isReadOnlyCommand(command: string): boolean {
 
 /**
  * The paths a shell command line may change, absolute (relative ones resolved against `cwd`, or against the folder
- * an earlier `cd` of the line moved to; `cwd` null: relative paths are not known); `[]` for a line that only reads; `undefined` when it may change anything
- * (an unknown program, a path only known when the shell runs). The file tools use it to drop only what
- * `execute_command` may have touched from their cache; a path stands for itself and everything below it.
+ * an earlier `cd` of the line moved to; `cwd` null: relative paths are not known); `[]` for a line that only reads;
+ * `undefined` when it may change anything (an unknown program, a path only known when the shell runs). A path stands
+ * for itself and everything below it.
  *
  * @example
  * ```ts
- * changedPaths("rm -f a.txt && echo x > b.txt", "/repo"); // ["/repo/a.txt", "/repo/b.txt"]
- * changedPaths("cd sub && sort -o out.txt in.txt", "/repo"); // ["/repo/sub/out.txt"]
- * changedPaths("cat a.txt | grep x", "/repo");            // []
- * changedPaths("python build.py", "/repo");               // undefined
+ * changedPaths("cd sub && rm -f a.txt && echo x > b.txt", "/repo"); // ["/repo/sub/a.txt", "/repo/sub/b.txt"]
+ * changedPaths("python build.py", "/repo"); // undefined
  * ```
  */
 export function changedPaths(command: string, cwd: string | null): string[] | undefined {
-  return analyze(command, cwd === null ? null : resolve(cwd)).paths;
+  return commandPaths(command, cwd).changed;
 }
 
 /**
- * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}), the
- * paths it may read ({@link readPaths}), and among the changed ones the files whose whole content it replaces
- * (`rewritten`: `>` redirections, `cp`'s destination, `tee` without `-a`; not `sed -i` or `>>`); `cwd` null when the working folder is not known (a relative path is then
- * beyond the model).
+ * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}), among them
+ * the files whose whole content it replaces (`rewritten`: `>` redirections, `cp`'s destination, `tee` without `-a`;
+ * not `sed -i` or `>>`), and for a read-only line the paths it may read (`reads`). `reads` is a superset, absolute
+ * and normalized, each path standing for itself and everything below it (a folder a command lists or searches, the
+ * folder a glob lists): a write to none of them leaves the line's output as it was. The working folder counts only
+ * when a command reads it (`ls`, `grep -r x`, `rg x`, `find`, `*.py`). `reads` is `undefined` when the line writes or
+ * what it reads is not known: a relative path with `cwd` null, a word only known when the shell runs (`$X`, `~`), a
+ * command that reads what it does not name (every `git` subcommand; `which`; `md5sum -c`).
  *
  * @example
  * ```ts
  * commandPaths("sed -i 's/a/b/' x.py", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: [] }
  * commandPaths("cat > x.py <<EOF\nx\nEOF", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: ["/repo/x.py"] }
- * commandPaths("cat x.py", "/repo");             // { readOnly: true, changed: [], reads: ["/repo/x.py"], rewritten: [] }
+ * commandPaths("cd src && grep -rn TODO", "/repo").reads; // ["/repo/src"]
+ * commandPaths("head src/*.py; sort < in.txt", "/repo").reads; // ["/repo/src", "/repo/in.txt"]
  * ```
  */
-export function commandPaths(
-  command: string,
-  cwd: string | null,
-): { readOnly: boolean; changed: string[] | undefined; reads: string[] | undefined; rewritten: string[] } {
-  const line = analyze(command, cwd === null ? null : resolve(cwd));
-  return { readOnly: line.readOnly, changed: line.paths, reads: line.reads, rewritten: line.rewrites ?? [] };
-}
-
-/**
- * The paths a read-only shell command line may read, absolute and normalized (relative ones resolved against `cwd`,
- * or against the folder an earlier `cd` of the line moved to); a path stands for itself and everything below it (a
- * folder a command lists or searches, the folder a glob lists). A superset: a write to none of them leaves the
- * line's output as it was. The working folder counts only when a command reads it (`ls`, `grep -r x`, `rg x`,
- * `find`, a glob like `*.py`). `undefined` when the line is not read-only ({@link isReadOnlyCommand}) or what it
- * reads is not known: a relative path with `cwd` `null`, a word only known when the shell runs (`$X`, `~`), a
- * command that reads what it does not name (every `git` subcommand reads the repository; `which`; `md5sum -c`).
- * The guards use it to forget only the reads a write touches.
- *
- * @example
- * ```ts
- * readPaths("cat a.txt | grep -n x && head -5 /etc/hosts", "/repo"); // ["/repo/a.txt", "/etc/hosts"]
- * readPaths("cd src && grep -rn TODO", "/repo");                    // ["/repo/src"]
- * readPaths("head src/*.py; sort < in.txt", "/repo");               // ["/repo/src", "/repo/in.txt"]
- * readPaths("cat a.txt", null);                                     // undefined (the working folder is not known)
- * readPaths("git status", "/repo");                                 // undefined (it reads the repository)
- * readPaths("sort -o out.txt a.txt", "/repo");                      // undefined (it writes)
- * ```
- */
-export function readPaths(command: string, cwd: string | null): string[] | undefined {
-  return analyze(command, cwd === null ? null : resolve(cwd)).reads;
+export function commandPaths(command: string, cwd: string | null): LineEffect {
+  return analyze(command, cwd === null ? null : resolve(cwd));
 }

@@ -1,8 +1,4 @@
-/**
- * The shell parser: the lexer's tokens grouped into pipelines of simple commands joined by `&&`, `||` and `;`
- * ({@link parse}), and what a simple command's first words mean: the program it runs ({@link programName}) and,
- * for `cd`, the folder it moves to ({@link cdTarget}).
- */
+// The shell parser: tokens into pipelines of simple commands; the program a command runs; where `cd` leads.
 import { isAbsolute, resolve } from "node:path";
 import type { Token, Word } from "./lexer.js";
 
@@ -81,22 +77,4 @@ export function cdTarget(args: readonly Word[], cwd: string | null): string | nu
   if (dir === undefined || dir.many || !dir.exact || dir.text === "-" || dir.text === "") return null;
   if (isAbsolute(dir.text)) return resolve(dir.text);
   return cwd === null ? null : resolve(cwd, dir.text);
-}
-
-/** A command's arguments being read: `i` is the word being read, {@link ArgCursor.next} takes the word after it. */
-export class ArgCursor {
-  i = 0;
-
-  constructor(readonly args: readonly Word[]) {}
-
-  /** The word being read. */
-  word(): Word {
-    return this.args[this.i] as Word;
-  }
-
-  /** Moves to the next word (an option's value) and returns it; `undefined` past the last. */
-  next(): Word | undefined {
-    this.i += 1;
-    return this.args[this.i];
-  }
 }

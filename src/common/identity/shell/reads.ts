@@ -1,13 +1,9 @@
-/**
- * What one simple command of a read-only line reads ({@link commandReads}): its arguments read with its row of
- * {@link SHELL_READS} (getopt's rules), `find`'s starting points and tests, `sed`'s `r` files, globs as the
- * folders they list, and the ignore files of the commands that search.
- */
+// What one simple command of a read-only line reads: its arguments read with its row of SHELL_READS (getopt's rules).
 import { isAbsolute, posix, resolve } from "node:path";
 import type { Word } from "./lexer.js";
-import { ArgCursor, cdTarget, programName, type SimpleCommand } from "./parse.js";
+import { cdTarget, programName, type SimpleCommand } from "./parse.js";
 import { sedScript } from "./sed.js";
-import { type CommandRow, type ReadForm, type ReadOption, ROWS, SHELL_READS } from "./tables.js";
+import { type CommandRow, type ReadForm, type ReadOption, ROWS, SHELL_READS, words } from "./tables.js";
 
 const READS = new Map(Object.entries(SHELL_READS));
 
@@ -18,17 +14,9 @@ const READ_DEVICE = /^\/dev\/(null|zero|u?random|full|stdin|stdout|stderr|tty|fd
 const TAKES_VALUE = new Set<ReadOption>(["value", "file", "pattern", "patternFile", "directories"]);
 
 /** How an abbreviated long option that may stand for several is read: the widest reading first. */
-const READ_PRIORITY: readonly ReadOption[] = [
-  "unknown",
-  "file",
-  "patternFile",
-  "pattern",
-  "noPattern",
-  "recursive",
-  "directories",
-  "optional",
-  "value",
-];
+const READ_PRIORITY = words(
+  "unknown file patternFile pattern noPattern recursive directories optional value",
+) as ReadOption[];
 
 /**
  * Whether a part of a glob's path may stand for `..`: a name's leading dot is only matched by a `.` (or, to be
@@ -83,8 +71,13 @@ function argReads(
 ): { paths: string[]; patterns: Word[] } | undefined {
   if (form.operands === "none") return { paths: [], patterns: [] };
   const reading = new ArgReading(row, form);
-  const cursor = new ArgCursor(args);
-  for (; cursor.i < args.length; cursor.i += 1) if (!reading.word(cursor)) return undefined;
+  for (let i = 0; i < args.length; i += 1) {
+    const next = (): Word | undefined => {
+      i += 1;
+      return args[i];
+    };
+    if (!reading.word(args[i] as Word, next)) return undefined;
+  }
   return reading.result(args, fed);
 }
 
@@ -134,9 +127,8 @@ class ArgReading {
     return p !== undefined;
   }
 
-  /** Reads the word at the cursor (and an option's value after it); `false` when what it reads is not known. */
-  word(cursor: ArgCursor): boolean {
-    const w = cursor.word();
+  /** Reads a word (and with `next` an option's value after it); `false` when what it reads is not known. */
+  word(w: Word, next: () => Word | undefined): boolean {
     const t = w.text;
     const known = w.exact ? t : (w.glob ?? ""); // the text before the first pattern
     if (this.ended || t === "-" || !known.startsWith("-")) {
@@ -148,13 +140,13 @@ class ArgReading {
       this.ended = true;
       return true;
     }
-    if (t.startsWith("--")) return this.longOption(w, known, cursor);
-    if (this.row.singleDash) return this.singleDashOption(w, cursor);
-    return this.bundle(w, known, cursor);
+    if (t.startsWith("--")) return this.longOption(w, known, next);
+    if (this.row.singleDash) return this.singleDashOption(w, next);
+    return this.bundle(w, known, next);
   }
 
   /** A long option: `--lines 5`, `--lines=5`, `--li=5`. */
-  private longOption(w: Word, known: string, cursor: ArgCursor): boolean {
+  private longOption(w: Word, known: string, next: () => Word | undefined): boolean {
     const t = w.text;
     const eq = t.indexOf("=");
     if (!w.exact && (eq < 0 || eq >= known.length)) return false; // an option only known when the shell runs
@@ -166,22 +158,22 @@ class ArgReading {
       if (p !== null) this.paths.push(p);
       return true;
     }
-    return this.take(kind, attached ?? (TAKES_VALUE.has(kind) ? cursor.next() : undefined));
+    return this.take(kind, attached ?? (TAKES_VALUE.has(kind) ? next() : undefined));
   }
 
   /** An option of a command whose options are whole words after one dash (`find -newer x`). */
-  private singleDashOption(w: Word, cursor: ArgCursor): boolean {
+  private singleDashOption(w: Word, next: () => Word | undefined): boolean {
     if (!w.exact) return false;
     const t = w.text;
     const whole = this.options.get(t);
     const short = this.options.get(t.slice(0, 2));
-    if (whole !== undefined && !this.take(whole, TAKES_VALUE.has(whole) ? cursor.next() : undefined)) return false;
+    if (whole !== undefined && !this.take(whole, TAKES_VALUE.has(whole) ? next() : undefined)) return false;
     if (whole === undefined && short !== undefined && t.length > 2 && !this.take(short, wordFrom(w, 2))) return false;
     return true;
   }
 
   /** A bundle of one-letter options: `-rn`, `-A3`, `-fpats.txt`. */
-  private bundle(w: Word, known: string, cursor: ArgCursor): boolean {
+  private bundle(w: Word, known: string, next: () => Word | undefined): boolean {
     const t = w.text;
     for (let j = 1; j < t.length; j += 1) {
       if (j >= known.length) return false; // an option only known when the shell runs
@@ -192,7 +184,7 @@ class ArgReading {
         continue;
       }
       const attached = j + 1 < t.length ? wordFrom(w, j + 1) : undefined;
-      return this.take(kind, attached ?? (kind === "optional" ? undefined : cursor.next()));
+      return this.take(kind, attached ?? (kind === "optional" ? undefined : next()));
     }
     return true;
   }

@@ -1,7 +1,4 @@
-/**
- * `sed` scripts: the files a script writes and reads ({@link sedScript}), read with GNU sed's grammar. No shell
- * here: the script is one word of the command line, or several joined by newlines.
- */
+// `sed` scripts (one word of the command line, or several joined by newlines), read with GNU sed's grammar.
 
 /** sed commands without an argument. */
 const SED_PLAIN = new Set(["{", "=", "d", "D", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z", "F"]);
@@ -11,7 +8,7 @@ const SED_PLAIN = new Set(["{", "=", "d", "D", "g", "G", "h", "H", "n", "N", "p"
  * `undefined` when it may change anything (`e`, `s///e`) or is not understood. GNU sed's grammar: addresses, `!`, a
  * command, its arguments.
  */
-export function sedScript(script: string): { writes: string[]; reads: string[] } | undefined {
+export function sedScript(script: string): SedFiles | undefined {
   const files: SedFiles = { writes: [], reads: [] };
   const reader = new SedReader(script);
   const s = script;
@@ -35,7 +32,6 @@ export function sedScript(script: string): { writes: string[]; reads: string[] }
   return files;
 }
 
-/** The files a `sed` script writes and reads. */
 interface SedFiles {
   writes: string[];
   reads: string[];

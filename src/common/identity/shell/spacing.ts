@@ -1,10 +1,5 @@
-/**
- * The spacing of a command line that changes nothing it runs: runs of blanks outside quotes, blanks at the ends of
- * its lines, empty lines. {@link squeezeCommand} takes them out, so that `ls -la src`, `ls -la src ` and
- * `ls  -la src` are one call (issue 34). Anything it does not follow for sure (a heredoc's body, a substitution
- * inside double quotes, an unusual `${…}`) is kept as written from there on: two commands it makes equal always run
- * the same.
- */
+// The spacing of a command line that changes nothing it runs, taken out so that `ls -la src` and `ls  -la src ` are
+// one call.
 
 /** The index after the closing `quote` of a part that starts at `from` (after the opening one), or -1 when unclosed. */
 function closing(s: string, from: number, quote: string, escapes: boolean): number {
@@ -41,11 +36,10 @@ function afterBraces(s: string, from: number): number {
 const COMMENT_AFTER = new Set([";", "&", "|", "(", ")"]);
 
 /**
- * The command line with the whitespace that changes nothing taken out: each run of spaces and tabs outside quotes
- * becomes one space, blanks at the start and end of a line go, and so do empty lines; a comment's inner spacing is
- * kept. Quoted text, escaped characters (`a\ b`, a line continuation), `$'…'`, backticks and plain `${…}` are kept
- * as written; from a heredoc's body on (the line after `<<`), or a part not followed for sure, the rest is kept as
- * written. Two lines with the same result run the same.
+ * The command line with the whitespace that changes nothing taken out: runs of spaces and tabs outside quotes
+ * become one space, blanks at the ends of lines and empty lines go. Quoted text, escapes, `$'…'`, backticks, plain
+ * `${…}` and comments are kept as written, and so is the rest from a heredoc's body or a part not followed for sure
+ * (a substitution inside double quotes): two lines with the same result run the same.
  *
  * @example
  * ```ts

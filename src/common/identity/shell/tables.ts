@@ -1,8 +1,4 @@
-/**
- * The shell model's data: the commands the guards understand and the forms in which they write
- * ({@link SHELL_COMMANDS}), the redirections ({@link REDIRECTIONS}) and what the read-only commands read
- * ({@link SHELL_READS}). The code that reads a command line with them is in the other modules of this folder.
- */
+// The shell model's data: the commands, the forms in which they write, the redirections, what the readers read.
 
 /**
  * One way a command writes.
@@ -41,7 +37,6 @@ export interface CommandRow {
   command: string;
   /** `true`: it only reads unless one of `writes` is used. `false`: it always changes something. */
   readOnly: boolean;
-  /** The forms in which it writes. */
   writes?: readonly WriteForm[];
   /** Options that take a value (the next word, or attached: `-f1`, `--skip-fields=1`). */
   valueOptions?: readonly string[];
@@ -83,31 +78,22 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
   { command: "rg", readOnly: true, writes: [anything("--pre")] },
   { command: "ag", readOnly: true, writes: [anything("--pager")] },
   { command: "file", readOnly: true, writes: [anything("-C"), anything("--compile")] },
-  {
-    command: "tree",
-    readOnly: true,
-    writes: [value("-o"), anything("-R")],
-    valueOptions: ["-L", "-P", "-I", "-H", "-T"],
-  },
+  { command: "tree", readOnly: true, writes: [value("-o"), anything("-R")], valueOptions: words("-L -P -I -H -T") },
   {
     command: "less",
     readOnly: true,
     writes: [value("-o"), value("--log-file"), value("-O"), value("--LOG-FILE"), anything("+")],
   },
-  {
-    command: "sort",
-    readOnly: true,
-    writes: [value("-o"), value("--output"), anything("--compress-program")],
-  },
+  { command: "sort", readOnly: true, writes: [value("-o"), value("--output"), anything("--compress-program")] },
   {
     command: "uniq",
     readOnly: true,
     writes: [{ operand: 2 }],
-    valueOptions: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
-    flags: [
-      ...["-c", "-d", "-D", "-i", "-u", "-z", "--count", "--repeated", "--ignore-case", "--unique"],
-      ...["--zero-terminated", "--all-repeated", "--group", "--help", "--version"],
-    ],
+    valueOptions: words("-f -s -w --skip-fields --skip-chars --check-chars"),
+    flags: words(
+      "-c -d -D -i -u -z --count --repeated --ignore-case --unique --zero-terminated --all-repeated --group --help",
+      "--version",
+    ),
   },
   {
     command: "xxd",
@@ -116,10 +102,10 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
     singleDash: true,
     optionsFirst: true,
     valueOptions: words("-c -cols -g -groupsize -l -len -o -offset -s -seek -n -name -R"),
-    flags: [
-      ...["-a", "-autoskip", "-b", "-bits", "-C", "-capitalize", "-E", "-EBCDIC", "-e", "-i", "-include", "-p", "-ps"],
-      ...["-postscript", "-plain", "-r", "-revert", "-u", "-d", "-h", "-help", "-v", "-version"],
-    ],
+    flags: words(
+      "-a -autoskip -b -bits -C -capitalize -E -EBCDIC -e -i -include -p -ps -postscript -plain -r -revert -u -d -h",
+      "-help -v -version",
+    ),
   },
   {
     command: "sed",
@@ -129,11 +115,7 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
       { option: "--in-place", writes: "operands", value: "optional" },
       anything("-f"),
       anything("--file"),
-      { script: "w FILE" },
-      { script: "W FILE" },
-      { script: "s///w FILE" },
-      { script: "e COMMAND" },
-      { script: "s///e" },
+      ...["w FILE", "W FILE", "s///w FILE", "e COMMAND", "s///e"].map((script) => ({ script })),
     ],
     valueOptions: ["-e", "--expression", "-l", "--line-length"],
   },
@@ -146,40 +128,34 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
       ...["-exec", "-execdir", "-ok", "-okdir"].map(anything),
       ...["-fprint", "-fprint0", "-fprintf", "-fls"].map(value),
     ],
-    valueOptions: [
-      ...["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"],
-      ...["-type", "-xtype", "-maxdepth", "-mindepth", "-newer", "-anewer", "-cnewer", "-size", "-mtime", "-atime"],
-      ...["-ctime", "-mmin", "-amin", "-cmin", "-user", "-group", "-uid", "-gid", "-perm", "-inum", "-links"],
-      ...["-samefile", "-printf", "-fstype", "-used", "-context", "-regextype", "-files0-from", "-D"],
-    ],
+    valueOptions: words(
+      "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -maxdepth -mindepth",
+      "-newer -anewer -cnewer -size -mtime -atime -ctime -mmin -amin -cmin -user -group -uid -gid -perm -inum -links",
+      "-samefile -printf -fstype -used -context -regextype -files0-from -D",
+    ),
   },
   {
     command: "tee",
     readOnly: true,
     writes: [{ operand: "all" }],
-    flags: ["-a", "-i", "-p", "--append", "--ignore-interrupts", "--output-error", "--help", "--version"],
+    flags: words("-a -i -p --append --ignore-interrupts --output-error --help --version"),
   },
   ...READ_ONLY_GIT.map((sub): CommandRow => ({ command: `git ${sub}`, readOnly: true, writes: [value("--output")] })),
   {
     command: "git grep",
     readOnly: true,
     writes: [value("--output"), anything("-O"), anything("--open-files-in-pager")],
-    valueOptions: ["-e", "-f", "-A", "-B", "-C", "-m"],
+    valueOptions: words("-e -f -A -B -C -m"),
   },
   { command: "git checkout", readOnly: false, writes: [{ operand: "afterDashes" }] },
   { command: "git restore", readOnly: false, writes: [{ operand: "all" }], valueOptions: ["-s", "--source"] },
   ...["rm", "rmdir"].map((command): CommandRow => ({ command, readOnly: false, writes: [{ operand: "all" }] })),
-  {
-    command: "mkdir",
-    readOnly: false,
-    writes: [{ operand: "all" }],
-    valueOptions: ["-m", "--mode"],
-  },
+  { command: "mkdir", readOnly: false, writes: [{ operand: "all" }], valueOptions: ["-m", "--mode"] },
   {
     command: "touch",
     readOnly: false,
     writes: [{ operand: "all" }],
-    valueOptions: ["-r", "-d", "-t", "--reference", "--date"],
+    valueOptions: words("-r -d -t --reference --date"),
   },
   {
     command: "mv",
@@ -191,14 +167,13 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
     command: "cp",
     readOnly: false,
     writes: [{ operand: "last" }, value("-t"), value("--target-directory")],
-    valueOptions: ["-S", "--suffix", "--no-preserve", "--sparse"],
-    flags: [
-      ...["-a", "-b", "-d", "-f", "-i", "-H", "-l", "-L", "-n", "-P", "-p", "-R", "-r", "-s", "-T", "-u", "-v", "-x"],
-      ...["--archive", "--attributes-only", "--backup", "--copy-contents", "--dereference", "--force", "--debug"],
-      ...["--interactive", "--link", "--no-clobber", "--no-dereference", "--parents", "--recursive", "--update"],
-      ...["--remove-destination", "--strip-trailing-slashes", "--symbolic-link", "--verbose", "--one-file-system"],
-      ...["--preserve", "--no-target-directory", "--reflink", "--keep-directory-symlink", "--context", "-Z"],
-    ],
+    valueOptions: words("-S --suffix --no-preserve --sparse"),
+    flags: words(
+      "-a -b -d -f -i -H -l -L -n -P -p -R -r -s -T -u -v -x --archive --attributes-only --backup --copy-contents",
+      "--dereference --force --debug --interactive --link --no-clobber --no-dereference --parents --recursive",
+      "--update --remove-destination --strip-trailing-slashes --symbolic-link --verbose --one-file-system --preserve",
+      "--no-target-directory --reflink --keep-directory-symlink --context -Z",
+    ),
   },
 ];
 
@@ -212,18 +187,9 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
  * ```
  */
 export const REDIRECTIONS: readonly { op: string; writes: "target" | "target unless fd" | "nothing" }[] = [
-  { op: ">", writes: "target" },
-  { op: ">>", writes: "target" },
-  { op: ">|", writes: "target" },
-  { op: "&>", writes: "target" },
-  { op: "&>>", writes: "target" },
-  { op: "<>", writes: "target" }, // opens for reading and writing: creates the file
+  ...words("> >> >| &> &>> <>").map((op) => ({ op, writes: "target" as const })), // `<>` creates the file too
   { op: ">&", writes: "target unless fd" },
-  { op: "<", writes: "nothing" },
-  { op: "<&", writes: "nothing" },
-  { op: "<<", writes: "nothing" }, // a heredoc: its body is the input
-  { op: "<<-", writes: "nothing" },
-  { op: "<<<", writes: "nothing" },
+  ...words("< <& << <<- <<<").map((op) => ({ op, writes: "nothing" as const })), // a heredoc's body is the input
 ];
 
 /**
@@ -292,19 +258,16 @@ function optionKinds(lists: OptionLists): Record<string, ReadOption> {
   return options;
 }
 
-/** A command whose operands are files (or folders) it reads, with its options and the rest of its form. */
-const files = (lists: OptionLists, form: Omit<ReadForm, "operands" | "options"> = {}): ReadForm => ({
-  operands: "files",
-  ...form,
-  options: optionKinds(lists),
-});
-
-/** A command whose first operand is a pattern or script (unless an option gave it), then the files it reads. */
-const afterPattern = (lists: OptionLists, form: Omit<ReadForm, "operands" | "options"> = {}): ReadForm => ({
-  operands: "afterPattern",
-  ...form,
-  options: optionKinds(lists),
-});
+/** A reader whose operands are files (`files`) or a pattern, then files (`afterPattern`), with its options. */
+const reader =
+  (operands: ReadForm["operands"]) =>
+  (lists: OptionLists, form: Omit<ReadForm, "operands" | "options"> = {}): ReadForm => ({
+    operands,
+    ...form,
+    options: optionKinds(lists),
+  });
+const files = reader("files");
+const afterPattern = reader("afterPattern");
 
 const GREP = afterPattern({
   pattern: "-e --regexp",
@@ -350,10 +313,7 @@ export const SHELL_READS: Readonly<Record<string, ReadForm>> = {
   ...Object.fromEntries(words("md5sum sha1sum sha256sum").map((c) => [c, CHECKSUM] as const)),
   ...{ grep: GREP, egrep: GREP, fgrep: GREP, ls: LS, ll: LS },
   head: files({ value: "-n -c --lines --bytes" }),
-  tail: files({
-    value: "-n -c -s --lines --bytes --sleep-interval --pid --max-unchanged-stats",
-    optional: "--follow",
-  }),
+  tail: files({ value: "-n -c -s --lines --bytes --sleep-interval --pid --max-unchanged-stats", optional: "--follow" }),
   wc: files({ unknown: "--files0-from" }),
   nl: files({
     value: [
