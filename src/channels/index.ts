@@ -13,20 +13,8 @@ import { type ToolGuardState, type ToolGuardUpdate, toolGuardChannel } from "../
 
 /**
  * Every guard channel, without `messages`; spread it into your own state:
- * `Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, ...yours })`.
- *
- * - `toolGuard`: the tool-call guards' memory (recent calls, valid read operations, blocks, counters). Written
- *   through a reducer, so parallel tool calls never clash; bounded by the guard options.
- * - `retrievalQueriesAskedNorm`: the normalized retrieval queries that really ran (a set: union reducer, first-asked
- *   order, at most 1,000), read by the repeat-query router and written by `recordRetrievalQuery`.
- * - `repeatQueryHint`: what the repeat-query guard tells the model after a repeat (or `null`).
- * - `loopGuard`: the loop detector's recent outputs and the safety limits' counters for the current session
- *   (bounded by `maxRecentOutputs`); written by `loopDetectNode` / `loopDetectHook`.
- * - `fileCache`: the file tools' cache (per file a digest, a stat and a length, no contents; bounded by
- *   `cache.maxFiles`) and directory tree, through a reducer: a checkpoint stores it whole, and reading a thread back
- *   decodes only its latest checkpoint.
- * - `guardLog`: the guard events of the thread (the same ones written to the custom stream), counted per kind, the
- *   last 50 kept.
+ * `Annotation.Root({ ...MessagesAnnotation.spec, ...GuardState.spec, ...yours })`. Each is written through a reducer
+ * (parallel tool calls never clash) and bounded.
  *
  * @example
  * ```ts
@@ -125,11 +113,8 @@ export const guardMessagesStateSchema = z.object({
 });
 
 /**
- * Registers the zod forms' channels (reducer and default) in another copy of LangGraph's zod registry. A CommonJS
- * program's `require("@langchain/langgraph")` loads LangGraph's CommonJS copy, whose registry does not hold what
- * `withLangGraph` registered in the ES module copy the guards import: the root entry's CommonJS file calls this with
- * that copy's registry (scripts/build.mjs), so a zod state built from these fields has its reducers in either copy.
- * Not part of the public API (the entry points do not export it).
+ * Registers the zod forms' channels in another copy of LangGraph's zod registry: LangGraph's CommonJS copy, which a
+ * CommonJS program loads, does not hold what `withLangGraph` registered in the ES module copy (scripts/build.mjs).
  */
 export function registerZodForms(registry: typeof schemaMetaRegistry): void {
   if (registry === schemaMetaRegistry) return;

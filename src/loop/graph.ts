@@ -49,17 +49,14 @@ const loopDetectNodeOptionsSchema = z.strictObject({
  */
 export type LoopDetectNodeOptions = z.input<typeof loopDetectNodeOptionsSchema>;
 
-/** The `guardLog` part of an update (none when nothing was logged). */
 function logged(log: GuardStreamEvent[]): { guardLog?: GuardStreamEvent[] } {
   return log.length > 0 ? { guardLog: log } : {};
 }
 
 /**
- * A node for custom graphs, placed after the model: it counts the turn, checks the safety limits (iterations,
- * runtime, tokens, cost, failures in a row) and compares the turn's output with the recent ones. It routes with a
- * `Command`: to `routes.exit` (default `END`) with a final AI message that says what stopped the run and the
- * similarity found, else to `routes.next` (default `"tools"`) when the model called tools, else to `routes.done`
- * (default `END`). Its memory is the `loopGuard` channel, so a checkpointer persists it. Add it with its `ends`.
+ * A node for custom graphs, after the model: the safety limits and the loop check. It routes with a `Command`: to
+ * `routes.exit` with a final AI message that says what stopped the run, else to `routes.next` when the model called
+ * tools, else to `routes.done`. Its memory is the `loopGuard` channel. Add it with its `ends`.
  *
  * @example
  * ```ts
@@ -122,7 +119,6 @@ export function loopDetectHook(options: LoopDetectOptions = {}) {
   };
 }
 
-/** What the loop guard's turn in a graph gives: its state, and the messages that end the run on a stop. */
 interface LoopHookResult {
   loopGuard: LoopState;
   continues: boolean;
@@ -130,10 +126,7 @@ interface LoopHookResult {
   guardLog?: GuardStreamEvent[];
 }
 
-/**
- * The loop guard's turn in a graph, right after the model: the limits and the loop check, then LangGraph's step
- * budget; a stop's final message is the model's wrap-up when `wrapUp: { model }` is given.
- */
+/** The loop guard's turn in a graph, right after the model: the limits and the loop check, then the step budget. */
 function graphLoopHook(settings: LoopGuardSettings) {
   const turn = loopGuardTurn(settings);
   const budget = hookBudget();

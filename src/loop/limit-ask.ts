@@ -1,15 +1,10 @@
-/**
- * Limits that ask: before an iteration, runtime, token or cost limit ends the run, a person is asked with
- * `interrupt()` whether to go on, and with how much more. A loop and failures in a row still end the run.
- */
-
+/** Limits that ask a person with `interrupt()` whether to go on, and with how much more, before they end the run. */
 import type { StopReason } from "../common/vocabulary.js";
 import { interruptIfResumable } from "../run-end/interrupt.js";
 import type { LoopState } from "./core/loop.js";
 import { LIMIT_HOW_TO_ANSWER, limitQuestion, limitQuestionAgain } from "./core/texts.js";
 import type { LimitAsk } from "./options.js";
 
-/** The limits that may ask. */
 type AskingLimit = "iterations" | "runtime" | "tokens" | "cost";
 
 /**
@@ -70,8 +65,7 @@ const ASK_AGAIN = 3;
 
 /**
  * Asks a person whether to go on past a limit: the amount granted, or undefined (end the run: the person said so,
- * or the graph has no checkpointer, so that nobody could answer). An answer that is not read
- * ({@link readLimitAnswer}) is asked again, up to {@link ASK_AGAIN} times (each is an `interrupt()` of its own).
+ * or there is no checkpointer). An unclear answer is asked again, up to {@link ASK_AGAIN} times.
  */
 export function askToGoOn(stop: StopReason, more: number): number | undefined {
   const limit = stop.kind as AskingLimit;
@@ -96,20 +90,8 @@ export function askToGoOn(stop: StopReason, more: number): number | undefined {
 }
 
 /** Words that say yes or no, as a person writes them (lowercase, without end punctuation). */
-const YES = new Set([
-  "yes",
-  "y",
-  "yeah",
-  "yep",
-  "ok",
-  "okay",
-  "sure",
-  "go on",
-  "go ahead",
-  "continue",
-  "proceed",
-  "true",
-]);
+// biome-ignore format: a list of words
+const YES = new Set(["yes", "y", "yeah", "yep", "ok", "okay", "sure", "go on", "go ahead", "continue", "proceed", "true"]);
 const NO = new Set(["no", "n", "nope", "stop", "end", "cancel", "abort", "quit", "false"]);
 
 /** The unit words an amount may carry, per limit (the unit its question names). */
@@ -172,10 +154,7 @@ function answerText(answer: unknown): string {
   }
 }
 
-/**
- * The state after a person granted `more` of the limit `stop` reached: the limit raised for the rest of the run, the
- * stop forgotten.
- */
+/** The state after a person granted `more` of the limit `stop` reached: the limit raised, the stop forgotten. */
 export function raiseLimit(state: LoopState, stop: StopReason, more: number): LoopState {
   const kind = stop.kind as AskingLimit;
   const raised = { ...state.raised, [kind]: (state.raised?.[kind] ?? 0) + (stop.value - stop.limit) + more };

@@ -1,8 +1,4 @@
-/**
- * The loop detector and the safety limits as createAgent middleware: after each model response it counts the turn,
- * checks the limits and (the loop detector) compares the response with the recent ones, exactly as
- * `loopDetectHook` does.
- */
+/** The loop detector and the safety limits as createAgent middleware (the same turn as `loopDetectHook`'s). */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { defineMiddleware } from "../common/agent/define.js";
@@ -35,18 +31,14 @@ import { iterationLimitBeforeCall, loopGuardTurn } from "./turn.js";
 export type { SafetyLimitsOptions } from "./options.js";
 
 /**
- * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (so the guard adds no graph
- * step to a turn), within the step budget of src/run-end/ (a response whose tools would not leave room for another
- * turn and an answer ends the run there). A limit reached at the last response, or the iteration limit reached with
- * the turns taken, asks a person first, when it asks. After the call, the limits and the loop check over the
- * response; a stop's final message (the model's wrap-up, or the canned one) replaces the response: its tool calls
- * never run. `maxIterations: N` runs N full turns: the (N+1)th response, if it calls tools, is the one replaced.
+ * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (no graph step of its own),
+ * within the step budget. A limit that asks asks before the call; after it, a stop's final message replaces the
+ * response, whose tool calls never run.
  */
 function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings, budget: StepBudget) {
   const turn = loopGuardTurn(settings);
   const wrapUp = settings.wrapUp ?? "model";
   const ending = { wrapUp, events: settings.events };
-  /** The iteration limit reached with the turns taken, when it asks a person (else null: the model is called). */
   const iterationAsk = (messages: BaseMessage[], loopGuard: LoopState | undefined): StopReason | null => {
     if (settings.ask === undefined) return null;
     const limit = iterationLimitBeforeCall(messages, settings, loopGuard);
@@ -63,9 +55,8 @@ function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: Loop
         stored,
         agentOf((request.runtime as { configurable?: Record<string, unknown> }).configurable),
       );
-      // A limit reached at the last response, or the iteration limit reached with the turns taken (N full turns ran:
-      // this call would be the (N+1)th), asks a person now, before the model is called (a resume runs this node
-      // again: the model is called once, after the answer).
+      // A limit reached at the last response, or the iteration limit reached with the turns taken, asks now, before
+      // the model is called (a resume runs this again: the model is called once, after the answer).
       const reachedBefore = loopGuard?.asking ?? null;
       const asking = reachedBefore ?? iterationAsk(state.messages ?? [], loopGuard);
       if (asking !== null && loopGuard !== undefined) {
@@ -127,33 +118,26 @@ export function loopDetectMiddleware(options: LoopDetectOptions = {}) {
 
 /**
  * The safety limits alone (iterations, runtime, tokens, cost, failures in a row), without the loop detector's
- * similarity check, for langchain `createAgent`: a limit reached answers every pending tool call with an error
- * ToolMessage and ends the run with an AI message that says which limit. Its counters live in the `safetyLimits`
- * channel, per thread, and start again with each new human message (`turns: { runBoundary: "none" }` keeps them for
- * the whole thread). {@link loopDetectMiddleware} includes these limits: use one of the two.
+ * similarity check, for langchain `createAgent`; a limit reached ends the run as {@link loopDetectMiddleware} does,
+ * which includes these limits (use one of the two). Its counters live in the `safetyLimits` channel, per run
+ * (`turns.runBoundary`).
  *
  * @example
  * ```ts
- * import { createAgent } from "langchain";
- * import { guardMiddleware, safetyLimitsMiddleware } from "langgraph-guards/middleware";
- *
- * const agent = createAgent({
- *   model,
- *   tools,
- *   middleware: [guardMiddleware(), safetyLimitsMiddleware({ maxIterations: 25, maxConsecutiveFailures: 3 })],
- * });
+ * const agent = createAgent({ model, tools, middleware: [safetyLimitsMiddleware({ maxIterations: 25 })] });
  * ```
  */
 export function safetyLimitsMiddleware(options: SafetyLimitsOptions = {}) {
-  // The turn's output is empty: never a loop, never remembered, so the similarity check is off.
   const budget = modelCallBudget();
-  const wrapModelCall = stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget);
-  const stateSchema = new StateSchema({
-    /** The safety limits' counters, per thread. */ safetyLimits: agentFieldOf<LoopState, LoopState | null>(
-      loopGuardChannel,
-    ),
-    /** Guard events, counted and the most recent kept (shared with the other middleware). */ guardLog:
-      agentFieldOf(guardLogChannel),
+  const middleware = defineMiddleware({
+    name: "SafetyLimitsMiddleware",
+    stateSchema: new StateSchema({
+      /** The safety limits' counters, per thread. */
+      safetyLimits: agentFieldOf<LoopState, LoopState | null>(loopGuardChannel),
+      /** Guard events, counted and the most recent kept (shared with the other middleware). */
+      guardLog: agentFieldOf(guardLogChannel),
+    }),
+    wrapModelCall: stepCall("safetyLimits", resolveSafetyLimitsOptions(options), budget),
   });
-  return withStepBudget(defineMiddleware({ name: "SafetyLimitsMiddleware", stateSchema, wrapModelCall }), budget);
+  return withStepBudget(middleware, budget);
 }

@@ -1,9 +1,4 @@
-/**
- * The options of the loop guard's adapters (`loopDetectHook`, `loopDetectNode`, `loopDetectMiddleware`,
- * `safetyLimitsMiddleware`): the limits top-level, under the names of the loop-detection spec; how a turn is read and
- * compared in `turns`; what the guard says in `feedback`. Validated here, strictly, and converted to the flat
- * options of the core (`SafetyOptions`, which `SafetyGuard` takes as they are).
- */
+/** The loop guard adapters' options, validated strictly and converted to the core's flat `SafetyOptions`. */
 import type { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod/v4";
 import { type GuardLogger, parseOptions } from "../common/options.js";
@@ -108,9 +103,7 @@ const turnShape = {
 /** Whether the guard writes a guard event when it stops a run. */
 const eventsOption = z.boolean().optional();
 
-/**
- * The options of `loopDetectHook` and `loopDetectMiddleware` (and, with `routes`, of `loopDetectNode`).
- */
+/** The options of `loopDetectHook` and `loopDetectMiddleware` (and, with `routes`, of `loopDetectNode`). */
 export const loopDetectOptionsSchema = z.strictObject({
   /** Similarity (0..1) at or above which a turn's output repeats a recent one: a loop. Default 0.9. */
   loopThreshold: safety.loopThreshold,
@@ -206,34 +199,20 @@ export type LoopDetectOptions = z.input<typeof loopDetectOptionsSchema>;
  */
 export type SafetyLimitsOptions = z.input<typeof safetyLimitsOptionsSchema>;
 
-/** The options of a loop-guard adapter, validated and in the shape the turn runs on. */
+/** The options of a loop-guard adapter, validated, defaults filled in (`undefined` functions: the defaults). */
 export interface LoopGuardSettings {
-  /** The core's flat options, defaults filled in. */
   safety: ResolvedSafetyOptions;
-  /** Whether the similarity check runs (the safety limits alone: no; their turns' outputs are not compared). */
+  /** False for the safety limits alone: their turns' outputs are not compared. */
   checksLoops: boolean;
-  /** What the output of a turn is (`undefined`: `defaultTurnOutput`). */
   outputOf: ((message: AIMessage) => string) | undefined;
-  /** Whether a turn failed (`undefined`: every tool result is an error). */
   isFailure: ((results: ToolMessage[]) => boolean) | undefined;
-  /** What starts a new run. */
   runBoundary: "human-message" | "none";
-  /** The hand-off check (see `turns.handoffs`), or null when off (and for the safety limits alone). */
-  handoffs: HandoffSettings | null;
-  /** Whether a stop writes a guard event. */
+  /** `turns.handoffs`, or null when off. */
+  handoffs: { limit: number; isHandoff: ((toolName: string) => boolean) | undefined } | null;
   events: boolean;
-  /** How the final message is written (as given; the adapter applies its default). */
+  /** As given; the adapter applies its default. */
   wrapUp: WrapUpOption | undefined;
-  /** The limits that ask a person before they end the run, and how many more each offers. */
   ask: LimitAsk | undefined;
-}
-
-/** The hand-off check's settings, defaults filled in. */
-export interface HandoffSettings {
-  /** Hand-offs in a row without progress that end the run (the last one not made). */
-  limit: number;
-  /** Whether a tool hands off (the user's); undefined: the tools the conversation shows handing off. */
-  isHandoff: ((toolName: string) => boolean) | undefined;
 }
 
 /** Validated adapter options, either schema's. */
@@ -251,8 +230,7 @@ interface ParsedLoopOptions
 }
 
 /**
- * Converts validated adapter options (its own keys, such as a node's routes, already taken out) to the settings of
- * the turn: the limits and the comparison go to the core's flat `SafetyOptions`.
+ * Converts validated adapter options (without the adapter's own keys, such as a node's routes) to the turn's settings.
  *
  * @example
  * ```ts
@@ -282,7 +260,6 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
  * @example
  * ```ts
  * resolveLoopDetectOptions({ maxIterations: 30 }).safety.loopThreshold; // 0.9
- * resolveLoopDetectOptions({ runBoundary: "none" }); // throws: runBoundary (now turns.runBoundary)
  * ```
  */
 export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardSettings {

@@ -1,8 +1,4 @@
-/**
- * The loop guard's turn, shared by the graph node and hook and the createAgent middleware: read the model's latest
- * response from the messages, count it against the safety limits, compare it with the recent ones, and on a stop
- * answer its pending calls and say why.
- */
+/** The loop guard's turn, shared by the graph node and hook and the createAgent middleware. */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
@@ -108,14 +104,12 @@ function readTurn(
 }
 
 /**
- * Before a model call (createAgent's model call, ahead of the model): the iteration limit the run has reached with
- * the turns it took, or null. The turn about to be taken would be one too many: a limit that asks a person asks
- * here, before the model is called, so that nothing is taken away and a resume calls the model once.
+ * Before a model call: the iteration limit the turns taken have reached, or null (a limit that asks asks here, so
+ * that a resume calls the model once).
  *
  * @example
  * ```ts
  * const reached = iterationLimitBeforeCall(state.messages, settings, state.loopGuard);
- * if (reached !== null) askToGoOn(reached, offer(reached, settings.ask) ?? reached.limit);
  * ```
  */
 export function iterationLimitBeforeCall(
@@ -127,17 +121,6 @@ export function iterationLimitBeforeCall(
   const previous = previousTurn(messages, messages.length, settings);
   const session = sessionOf(messages, settings) ?? loopGuard.session ?? "none";
   return iterationLimitBefore(loopGuard, { previous, session }, settings.safety);
-}
-
-/**
- * What the guard adds when it stops a run: an error ToolMessage for each tool call it will not run and nothing has
- * answered yet (another middleware may have: the history stays valid, one answer per call), then an AI message
- * that says which limit or loop stopped the run.
- */
-function stopMessages(message: AIWithCalls, reason: StopReason, messages: BaseMessage[]): BaseMessage[] {
-  const skipped = notRunAnswers(message as AIMessage, reason, messages);
-  reportRunEnd({ ...reason }); // the canned message says why, in words
-  return [...skipped, new AIMessage({ content: reason.message, response_metadata: { guard: reason } })];
 }
 
 /**
@@ -187,18 +170,16 @@ function handoffTools(messages: readonly BaseMessage[]): (name: string) => boole
 }
 
 /**
- * Each task's spending: by the top-level invocation that runs it (LangGraph's run control: one per `invoke`, shared by
- * every graph that runs inside it, held weakly), then by the budget it carries, with the turns charged so far (by AI
- * message: a turn that two guards see, or a hook run again, is charged once) and what each charge decided.
+ * Each task's spending, by the top-level invocation that runs it (LangGraph's run control object: one per `invoke`,
+ * shared by every graph inside it), then by its budget; each turn charged once, by AI message (two guards may see it).
  */
 const tasks = new WeakMap<object, WeakMap<object, { spent: TaskSpending; charged: Map<unknown, StopReason | null> }>>();
-/** Each task's budget, checked once. */
+/** Each budget object, checked once. */
 const budgets = new WeakMap<object, TaskBudget>();
 
 /**
- * Counts the turn of `message` against the task's budget, when the run's config carries one (`given`, its
- * `configurable.taskBudget`; see src/loop/core/task-budget.ts): why the turn is stopped, and the task's spending
- * after it (the agent keeps it in its state: a resume, a new invocation of LangGraph's, goes on from it).
+ * Charges the turn to the task's budget (`given`: `configurable.taskBudget`), if any: why the turn is stopped, and
+ * the spending after it (kept in the agent's state: a resume goes on from `kept`).
  */
 function chargeTask(
   message: AIWithCalls,
@@ -272,7 +253,7 @@ function runSteps(
   return steps;
 }
 
-/** The state the loop guard reads and writes (not part of the public API). */
+/** The state the loop guard reads and writes (in public signatures, not exported). */
 export interface LoopGraphState {
   /** The conversation. */
   messages: BaseMessage[];
@@ -280,70 +261,57 @@ export interface LoopGraphState {
   loopGuard?: LoopState;
 }
 
-/**
- * One turn of the loop guard: the limits and the similarity check (shared with the createAgent middleware). A stop
- * is written to the custom stream of `host`, and its event returned in `log` for the `guardLog` channel.
- */
-function evaluate(state: LoopGraphState, settings: LoopGuardSettings, host: WriterHost) {
-  const read = readTurn(state.messages ?? [], settings);
-  if (read === undefined) return undefined;
-  const configurable = (host as { configurable?: Record<string, unknown> } | undefined)?.configurable;
-  const agent = agentOf(configurable);
-  const stored = readLoopState(state.loopGuard);
-  // Another agent's state (a sub-agent handed its parent's): this agent's counts start afresh.
-  const loopGuard = ownValue(stored, agent) ?? emptyLoopState();
-  const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
-  const result = stepLoopGuard(loopGuard, turn, settings.safety);
-  // Then the task's budget (every turn counted, whatever stopped it), and the run's hand-offs.
-  const task = chargeTask(read.message, read.turn, configurable?.taskBudget, settings, loopGuard.task);
-  if (task !== undefined) result.state = { ...result.state, task: task.spent };
-  const stop = result.stop ?? task?.stop ?? handoffStop(state.messages ?? [], settings);
-  if (stop !== result.stop) {
-    result.state = { ...result.state, stopped: stop };
-    result.stop = stop;
-  }
-  if (agent !== undefined && result.state.agent !== agent) {
-    const claims = stored.agent !== undefined && stored.agent !== agent ? { claims: stored.agent } : {};
-    result.state = { ...result.state, agent, ...claims };
-  }
-  loopStates.trust(result.state); // the guard's own state: its next read is a lookup
-  const stopped = result.stop === null ? [] : [stopStreamEvent(result.stop)];
-  return { ...result, read, log: emitGuardEvents(host, stopped, settings.events) };
-}
-
-/** What one turn of the loop guard gives: its new state, and on a stop the messages that end the run. */
+/** One turn's result: the new state; on a stop, why, the messages that end the run and its event for `guardLog`. */
 interface LoopTurnResult {
-  /** The loop guard's state after the turn. */
   state: LoopState;
-  /** Set when a limit or a loop stops the run. */
   stop: StopReason | null;
-  /** On a stop: the pending calls answered "Not run" and the final AI message. */
   messages: BaseMessage[] | undefined;
-  /** The stop's guard event (already written to the custom stream), for the `guardLog` channel. */
   log: GuardStreamEvent[];
   /** Whether the response called tools. */
   continues: boolean;
 }
 
 /**
- * The loop guard's turn with its options validated once (by the adapter: {@link LoopGuardSettings}): a function of
- * the state that gives the turn's result (`undefined` when there is no model response to judge).
+ * The loop guard's turn over validated settings (`undefined` when there is no model response to judge).
  *
  * @example
  * ```ts
- * const turn = loopGuardTurn(resolveLoopDetectOptions({ maxIterations: 30 }));
- * const result = turn({ messages, loopGuard }, config);
- * if (result?.stop) console.log(result.stop.message);
+ * const result = loopGuardTurn(resolveLoopDetectOptions({ maxIterations: 30 }))({ messages, loopGuard }, config);
  * ```
  */
 export function loopGuardTurn(
   settings: LoopGuardSettings,
 ): (state: LoopGraphState, host: WriterHost) => LoopTurnResult | undefined {
   return (state, host) => {
-    const result = evaluate(state, settings, host);
-    if (result === undefined) return undefined;
-    const messages =
-      result.stop === null ? undefined : stopMessages(result.read.message, result.stop, state.messages ?? []);
-    return { state: result.state, stop: result.stop, messages, log: result.log, continues: result.read.turn.continues };
+    const messages = state.messages ?? [];
+    const read = readTurn(messages, settings);
+    if (read === undefined) return undefined;
+    const configurable = (host as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+    const agent = agentOf(configurable);
+    const stored = readLoopState(state.loopGuard);
+    // Another agent's state (a sub-agent handed its parent's): this agent's counts start afresh.
+    const loopGuard = ownValue(stored, agent) ?? emptyLoopState();
+    const turn = { ...read.turn, session: read.turn.session ?? loopGuard.session ?? "none" };
+    const step = stepLoopGuard(loopGuard, turn, settings.safety);
+    // Then the task's budget (every turn counted, whatever stopped it), and the run's hand-offs.
+    const task = chargeTask(read.message, read.turn, configurable?.taskBudget, settings, loopGuard.task);
+    const stop = step.stop ?? task?.stop ?? handoffStop(messages, settings);
+    let next = task === undefined ? step.state : { ...step.state, task: task.spent };
+    if (stop !== step.stop) next = { ...next, stopped: stop };
+    if (agent !== undefined && next.agent !== agent) {
+      const claims = stored.agent !== undefined && stored.agent !== agent ? { claims: stored.agent } : {};
+      next = { ...next, agent, ...claims };
+    }
+    loopStates.trust(next); // the guard's own state: its next read is a lookup
+    const log = emitGuardEvents(host, stop === null ? [] : [stopStreamEvent(stop)], settings.events);
+    const result = { state: next, stop, messages: undefined, log, continues: read.turn.continues };
+    if (stop === null) return result;
+    // "Not run" for each call nothing answered yet (another middleware may have), then why the run stopped.
+    const skipped = notRunAnswers(read.message as AIMessage, stop, messages);
+    reportRunEnd({ ...stop }); // the canned message says why, in words
+    return {
+      ...result,
+      messages: [...skipped, new AIMessage({ content: stop.message, response_metadata: { guard: stop } })],
+    };
   };
 }

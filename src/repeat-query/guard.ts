@@ -71,11 +71,8 @@ export interface RepeatQueryGuard<
 }
 
 /**
- * The repeat-query guard as a graph step (a `repeat_query_guard` action in a step-configured pipeline): a node `id` (default
- * `"guard_repeat_query"`) and two labelled conditional edges, `on_ok` and `on_repeat`, so that
- * `getGraph().drawMermaid()` shows both. Add it with `.addNode(guard.id, guard.node)` and
- * `.addConditionalEdges(guard.id, guard.route, guard.pathMap)`, then route your decision node to `guard.id`.
- * Node names stay typed, so the builder checks every edge. Options are validated here.
+ * The repeat-query guard as a graph step: a node `id` (default `"guard_repeat_query"`) and two labelled conditional
+ * edges, `on_ok` and `on_repeat`, so that `getGraph().drawMermaid()` shows both; node names stay typed.
  *
  * @example
  * ```ts

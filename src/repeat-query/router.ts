@@ -98,15 +98,10 @@ export function defaultQueryPayload(state: RepeatQueryState): unknown {
   return index < 0 ? "" : messageText(messages[index] as BaseMessage);
 }
 
-function validateRouterOptions<S extends RepeatQueryState>(options: RepeatQueryRouterOptions<S>): void {
-  parseOptions(routerOptionsSchema, options, "repeat-query guard");
-}
-
 /**
- * The repeat-query guard as a conditional-edge function: `on_ok` when the query is new and non-empty,
- * `on_repeat` when it is empty or already in `retrievalQueriesAskedNorm` (after trim, lowercase and whitespace
- * collapsing). It never writes state: the retrieval node records a query when it really runs
- * ({@link recordRetrievalQuery}, {@link withQueryHistory}). Options are validated when the router is built.
+ * The repeat-query guard as a conditional-edge function: `on_ok` when the query is new and non-empty, `on_repeat`
+ * when it is empty or already in `retrievalQueriesAskedNorm` (normalized). It never writes state: the retrieval node
+ * records a query when it really runs ({@link recordRetrievalQuery}, {@link withQueryHistory}).
  *
  * @example
  * ```ts
@@ -119,7 +114,7 @@ function validateRouterOptions<S extends RepeatQueryState>(options: RepeatQueryR
 export function repeatQueryRouter<S extends RepeatQueryState = RepeatQueryState>(
   options: RepeatQueryRouterOptions<S>,
 ): RepeatQueryRouter<S> {
-  validateRouterOptions(options);
+  parseOptions(routerOptionsSchema, options, "repeat-query guard");
   const settings = { ...options };
   const queryOf = (state: S): string =>
     extractQuery(settings.getQuery ? settings.getQuery(state) : defaultQueryPayload(state), settings.query_parser);

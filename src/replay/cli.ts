@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-/**
- * The `langgraph-guards` command: `langgraph-guards replay FILE... [--format F] [--options guards.json] [--json]
- * [--detail] [--lenient]`. Replays recorded agent runs through the guards and prints what they would have blocked and saved.
- */
+/** The `langgraph-guards replay FILE...` command (see USAGE). */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -53,10 +50,7 @@ Options:
   --no-progress      no progress bar
   -h, --help         this text`;
 
-/**
- * Exit codes: 0 all read, 1 some input could not be read or is incomplete (the rest was evaluated; `--lenient`
- * accepts incomplete input), 2 usage.
- */
+/** Exit codes: 0 all read, 1 some input could not be read or is incomplete (unless `--lenient`), 2 usage. */
 class UsageError extends Error {}
 
 function loadOptions(file: string | undefined): ReplayOptions {
@@ -110,9 +104,8 @@ function progressBar(enabled: boolean): {
 const SOURCES_LISTED = 100;
 
 /**
- * The totals of the runs replayed, of all and per source (the run's `source`, else its file: the first
- * {@link SOURCES_LISTED}, then the rest together), added up as they come; and each run's report, kept only when it
- * is printed (`--json`, `--detail`), so that memory does not grow with the runs of a large file.
+ * The totals of the runs replayed, of all and per source (the first {@link SOURCES_LISTED}, then the rest together),
+ * added up as they come; each run's report kept only when it is printed (`--json`, `--detail`).
  */
 class Tally {
   readonly all = emptyTotals();
@@ -123,7 +116,6 @@ class Tally {
   runs = 0;
   constructor(readonly keepReports: boolean) {}
 
-  /** A batch's outcome: the totals of its runs by source, in the order the sources first appear, and its reports. */
   add({ sources, reports }: BatchOutcome): void {
     for (const [key, totals] of sources) {
       this.runs += totals.runs;
@@ -216,11 +208,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * Replays every run of one file as it is read (the file is streamed: one run in memory at a time, or a few batches of
- * runs once worker threads replay them: `threads()` gives them after the first {@link THREADS_AFTER} items). Files
- * that cannot be read, bad lines and caps are problems; so are, as incomplete input, a truncated `.gz` file (its
- * complete lines are read) and message runs with tool calls that no result answers. Throws `GuardOptionsError` (bad
- * options).
+ * Replays every run of one file as it is read, on worker threads (`threads()`) after the first {@link THREADS_AFTER}
+ * items; what cannot be read goes to `problems`. Throws `GuardOptionsError` (bad options).
  */
 async function replayFile(
   file: string,
@@ -230,8 +219,7 @@ async function replayFile(
   problems: Problem[],
   threads: () => ReplayThreads | undefined,
 ): Promise<void> {
-  // The first problems of a file are kept as they are (with their line numbers); the rest only counted, so that a
-  // file of millions of bad lines takes the memory and the time of a few.
+  // The first problems of a file are kept; the rest only counted (a file may have millions of bad lines).
   const own: ProblemList = { problems: [], more: 0, moreErrors: false };
   const apply = (outcome: BatchOutcome) => {
     for (const problem of outcome.problems) noteProblem(own, problem);

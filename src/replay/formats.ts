@@ -73,15 +73,7 @@ function langchainMessage(m: unknown): { type: string; fields: Json } | undefine
   // toJSON(): { lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs: {...} }
   if (m.lc === 1 && Array.isArray(m.id) && isObject(m.kwargs)) {
     const cls = String(m.id[m.id.length - 1] ?? "");
-    const type = /^AIMessage/.test(cls)
-      ? "ai"
-      : /^HumanMessage/.test(cls)
-        ? "human"
-        : /^ToolMessage/.test(cls)
-          ? "tool"
-          : /^SystemMessage/.test(cls)
-            ? "system"
-            : cls;
+    const type = /^(AI|Human|Tool|System)Message/.exec(cls)?.[1]?.toLowerCase() ?? cls;
     return { type, fields: m.kwargs };
   }
   // Stored: { type: "ai", data: {...} }
@@ -117,22 +109,19 @@ function parseArgs(raw: unknown, where: string): unknown {
   }
 }
 
-/** A tool call of a message list that no tool result answers. */
+/** A tool call of a message list that no tool result answers (`message`: its AI message's position, from 1). */
 interface MissingResult {
-  /** The call's id (undefined: the call has none, so no result can answer it). */
   id: string | undefined;
   name: string;
-  /** The AI message (assistant message) with the call, from 1. */
   message: number;
 }
 
-/** The calls without a result of each run read from messages (the formats where every call is answered by id). */
+/** The calls without a result of each run read from messages (where every call is answered by id). */
 const missingResults = new WeakMap<ReplayRun, { where: string; calls: MissingResult[] }>();
 
 /**
- * The tool calls of a run read from LangChain or OpenAI messages that no tool result answers (the run is replayed
- * without them: they count in no total), and where the run was read; undefined when it has none (or the run was not
- * read from messages: in the normalized format a run may end after its last call).
+ * The tool calls of a run read from messages that no tool result answers (replayed without them, they count in no
+ * total), and where the run was read; undefined when it has none or was not read from messages.
  *
  * @example
  * ```ts
@@ -328,10 +317,7 @@ export function runsOfParsed(value: unknown, where: string, format: ReplayFormat
   }
 }
 
-/**
- * The first (`fromEnd`: the last) character of `line` that is not white space, or undefined: read from that end, so
- * that a long line costs no scan.
- */
+/** The first (`fromEnd`: the last) character of `line` that is not white space, or undefined. */
 function edgeChar(line: string, fromEnd: boolean): string | undefined {
   const step = fromEnd ? -1 : 1;
   for (let i = fromEnd ? line.length - 1 : 0; i >= 0 && i < line.length; i += step) {
@@ -346,8 +332,8 @@ const JSON_STARTS = '{["-0123456789tfn';
 
 /** One line of JSON Lines parsed, or the error that names it (`where`) and says why it is not JSON. */
 export function parseLine(line: string, where: string): { value: unknown } | { error: ReplayInputError } {
-  // No stack for the errors of a bad line (a file may have millions): the message says where. A line that no JSON
-  // value starts like is refused without the parser's exception (the costly part of a bad line).
+  // No stack for a bad line's error (a file may have millions), and no parser exception for a line no JSON value
+  // starts like: the costly parts of a bad line.
   const stackLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

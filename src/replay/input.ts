@@ -1,8 +1,4 @@
-/**
- * Recorded runs read from a file as a stream: gunzipped as they come, split into lines, each JSON line read alone,
- * so that memory follows the largest run, not the file; with caps on the bytes of a file, of one line and of a
- * whole JSON document; regular files only.
- */
+/** Recorded runs read from a regular file as a stream (gunzipped, a line at a time), with caps on sizes. */
 import { constants as fs, type ReadStream, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, realpath, stat } from "node:fs/promises";
 import { basename } from "node:path";
@@ -12,9 +8,7 @@ import { type ReplayFormat, ReplayInputError } from "./formats.js";
 import { formatBytes, type InputItem, LineSplitter, type ReplayInputItem, RunAssembler } from "./lines.js";
 
 /**
- * The default caps of {@link readRunsFromFile} (and of the `langgraph-guards replay` command): `maxBytes` on the text
- * of one file (after gunzip: 1 GiB), `maxLineBytes` on one line, i.e. one run in JSON Lines (64 MiB), and
- * `maxDocumentBytes` on a file that is one JSON document rather than JSON Lines, read whole (128 MiB).
+ * The default caps of {@link readRunsFromFile} and of the `langgraph-guards replay` command.
  *
  * @example
  * ```ts
@@ -99,17 +93,13 @@ async function openRegular(path: string): Promise<{ handle: FileHandle; size: nu
   }
 }
 
-/**
- * The file's bytes as a stream (`source`), gunzipped when `gzip` (in chunks of 256 KiB: a gigabyte in 4,096 steps);
- * `file` is the stream of the file itself, which counts the bytes read.
- */
+/** The file's bytes (`source`), gunzipped when `gzip`; `file`, the file's own stream, counts the bytes read. */
 function bytesOf(handle: FileHandle, gzip: boolean): { source: Readable; file: ReadStream } {
   const file = handle.createReadStream({ highWaterMark: 64 * 1024 });
   if (!gzip) return { source: file, file };
   return { source: pipeline(file, createGunzip({ chunkSize: 256 * 1024 }), () => {}), file };
 }
 
-/** How reading a file's bytes ended. */
 type Ending = { kind: "end" } | { kind: "cap" } | { kind: "error"; error: Error & { code?: unknown } };
 
 /**
@@ -133,13 +123,10 @@ function brokenItem(
 }
 
 /**
- * Reads the runs of one file a line at a time: JSON Lines (`.gz` too, gunzipped as a stream) with memory that follows
- * its largest line, not its size; a file that is one JSON document (its first line is not JSON alone) is read whole
- * up to `maxDocumentBytes`. Yields each run as it is read and, as {@link readRuns} reports them, an error for each
- * part that cannot be read; plus an error for a file that is not a regular file (a device such as `/dev/zero`, a
- * FIFO, a directory, or a symlink to one: refused, never read), for a line over `maxLineBytes` (skipped), for a file
- * over `maxBytes` (read up to it), and, marked `incomplete`, for a `.gz` that ends early or is damaged (its complete
- * lines are read). It never throws for bad input. Defaults: {@link REPLAY_INPUT_CAPS}.
+ * Reads the runs of one file a line at a time (JSON Lines, `.gz` too; a file that is one JSON document is read whole
+ * up to `maxDocumentBytes`). Yields each run and, as {@link readRuns} does, an error for each part that cannot be
+ * read; also for a file that is not a regular file (never read), a line over `maxLineBytes` (skipped), a file over
+ * `maxBytes`, and, marked `incomplete`, a `.gz` that ends early or is damaged. It never throws for bad input.
  *
  * @example
  * ```ts
@@ -159,10 +146,7 @@ export function readRunsFromFile(
   return readItems(path, options) as AsyncGenerator<ReplayInputItem, void, undefined>;
 }
 
-/**
- * {@link readRunsFromFile}, whose lines of JSON Lines are given as they are while `defer()` says so (the CLI's
- * worker threads read and replay them).
- */
+/** {@link readRunsFromFile}, whose lines of JSON Lines are given unread while `defer()` says so (worker threads). */
 export async function* readItems(
   path: string,
   options: ReadRunsFromFileOptions = {},
@@ -183,8 +167,7 @@ export async function* readItems(
     for await (const chunk of source as AsyncIterable<Buffer>) {
       const room = caps.maxBytes - splitter.total;
       for (const event of splitter.push(chunk.length > room ? chunk.subarray(0, room) : chunk)) {
-        // Not yield*: an async generator delegating to an array wraps each item in a promise more.
-        for (const item of runs.take(event)) yield item;
+        yield* runs.take(event);
         if (runs.refused) return;
       }
       if (chunk.length > room) {

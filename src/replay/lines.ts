@@ -1,7 +1,4 @@
-/**
- * The parts of the streaming reader that see no file: bytes split into lines with a cap on one line's length, and
- * lines turned into runs as `readRuns` would turn the whole text into runs.
- */
+/** The streaming reader's parts that see no file: bytes split into lines (capped), lines turned into runs. */
 import {
   parseLine,
   type ReadRunsResult,
@@ -66,16 +63,13 @@ export function formatBytes(n: number): string {
   return `${n} B`;
 }
 
-/** What the splitter found: a complete line (its text and byte length), or a line over the cap (skipped). */
+/** What the splitter found: a line, a line over the cap (skipped), or a run of empty lines. */
 type LineEvent =
   | { kind: "line"; n: number; text: string; bytes: number }
   | { kind: "long"; n: number }
   | { kind: "blank"; count: number };
 
-/**
- * Splits bytes into lines at `\n` as they come, holding one line at most: a line longer than `maxLineBytes` is
- * reported once (`long`) and its bytes are dropped up to its end. Counts what it has seen for messages.
- */
+/** Splits bytes into lines at `\n` as they come; a line longer than `maxLineBytes` is reported once and dropped. */
 export class LineSplitter {
   /** Complete lines so far (blank ones too). */
   lines = 0;
@@ -94,7 +88,7 @@ export class LineSplitter {
     let start = 0;
     while (start < chunk.length) {
       if (chunk[start] === 0x0a && this.partBytes === 0 && !this.skipping) {
-        // A run of empty lines, counted at the speed of reading the bytes (1 GiB of them is a 1 MB .gz).
+        // A run of empty lines, counted in one step (1 GiB of them is a 1 MB .gz).
         let end = start + 1;
         while (end < chunk.length && chunk[end] === 0x0a) end += 1;
         this.lines += end - start;
@@ -145,10 +139,8 @@ export class LineSplitter {
 }
 
 /**
- * Turns lines into runs as {@link readRuns} turns a whole text into runs. The first non-blank line decides: if it
- * is JSON on its own, the input is JSON Lines, read a line at a time (one line alone is read as a whole document,
- * as `readRuns` does); if not, the input is one JSON document over several lines, kept up to `maxDocumentBytes` and
- * read whole at the end (by `readRuns` itself, which reads it line by line when it is not one document).
+ * Turns lines into runs as {@link readRuns} turns a whole text into runs. If the first non-blank line is JSON on its
+ * own, the input is JSON Lines; if not, it is one document, kept up to `maxDocumentBytes` and read by `readRuns`.
  */
 export class RunAssembler {
   /** Runs given out so far. */
@@ -169,7 +161,6 @@ export class RunAssembler {
     private readonly defer?: () => boolean,
   ) {}
 
-  /** What one event of the splitter gives. */
   take(event: LineEvent): InputItem[] {
     if (event.kind === "long") {
       const items = this.flushPending();
@@ -198,9 +189,8 @@ export class RunAssembler {
   }
 
   /**
-   * At the end of the input: a single line read as a whole document, or the document read. When the input broke or
-   * hit the cap on its bytes, an input with nothing in it is not reported as empty (the break is), and a document cut
-   * by the cap is not read (a broken one is, as `readRuns` would read its complete lines).
+   * At the end of the input: a single line read as a whole document, or the document read (not when cut by the cap);
+   * an input that broke or hit the cap is not reported as empty.
    */
   end(how: "complete" | "broken" | "cap"): ReplayInputItem[] {
     if (this.pending !== undefined) {

@@ -25,10 +25,8 @@ function compact(n: number): string {
 }
 
 /**
- * The summary table of a replay: per row the runs and calls, the calls blocked by each guard (`consecutive`,
- * `threshold`, `redundant`, `near_duplicate`, `repeat_failure`, `cycle`, `file_edits`, `repeat_ceiling`), answered from cache, the runs stopped early and
- * the calls saved in them, the ground truth's waste, waste caught, harmful block rate, and the characters of tool
- * output not sent to the model again.
+ * The summary table of a replay: per row the runs and calls, the calls blocked by each rule, answered from cache and
+ * stopped, the ground truth's waste, waste caught, harmful block rate, and the characters not sent again.
  *
  * @example
  * ```ts

@@ -1,8 +1,6 @@
 /**
- * The CLI's replay of one item (a run, or what could not be read) and the worker threads that replay batches of them:
- * a file of millions of small runs is read and parsed on the main thread and replayed on the others (a 747 MB file of
- * 3.5 M runs took 163 s on one thread of a 2-core machine). Both paths call {@link replayItem}, and the outcomes are
- * taken in the order of the file, so the report is the same whichever replays a run.
+ * The CLI's replay of a batch of items and the worker threads that replay batches while the main thread reads: both
+ * call {@link replayBatch}, and outcomes are taken in file order, so the report is the same whichever replays a run.
  */
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
@@ -44,11 +42,7 @@ export function noteProblem(list: ProblemList, problem: Problem): void {
   }
 }
 
-/**
- * What a batch of items gives: their problems in order; the totals of their runs by source (the run's `source`, else
- * its file), in the order the sources first appear; each run's report when kept (`--json`, `--detail`); `fatal`: the
- * options are bad (exit 2).
- */
+/** What a batch gives: its problems; its runs' totals by source (`source`, else the file); `fatal`: bad options. */
 export interface BatchOutcome extends ProblemList {
   sources: [string, ReplayTotals][];
   reports: RunReport[];
@@ -80,10 +74,7 @@ export function replayBatch(
       if (keep) outcome.reports.push(report);
     } catch (e) {
       if (e instanceof GuardOptionsError) outcome.fatal ??= e.message;
-      else
-        note({
-          message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}`,
-        });
+      else note({ message: e instanceof ReplayInputError ? e.message : `${run.id}: ${(e as Error).message}` });
     }
   };
   for (const item of items) {
@@ -111,25 +102,13 @@ function missingResultsProblem(run: ReplayRun): string | undefined {
 /** A run's report; its calls not run only when the report is kept (`--json`, `--detail`). */
 function replayOne(file: string, run: ReplayRun, { decisions, totals }: ReplayResult, kept: boolean): RunReport {
   const notRun = kept ? decisions.filter((d) => d.action !== "allow" && d.recorded) : [];
-  return {
-    id: run.id,
-    source: run.source,
-    file,
-    totals,
-    notRun: notRun.map((d) => ({
-      index: d.index,
-      toolName: d.toolName,
-      action: d.action,
-      rule: d.rule,
-      waste: d.waste,
-    })),
-  };
+  const calls = notRun.map(({ index, toolName, action, rule, waste }) => ({ index, toolName, action, rule, waste }));
+  return { id: run.id, source: run.source, file, totals, notRun: calls };
 }
 
 /** The problems of one file listed one by one; beyond them, their count. */
 export const PROBLEMS_SHOWN = 20;
 
-/** What a worker is started with. */
 interface WorkerSetup {
   kind: "langgraph-guards-replay";
   options: ReplayOptions;
@@ -137,10 +116,7 @@ interface WorkerSetup {
   format: ReplayFormat | "auto";
 }
 
-/**
- * The worker threads the CLI starts by default: one per core (the reading thread mostly waits for them), none on a
- * machine of one core.
- */
+/** The worker threads the CLI starts by default: one per core (the reading thread mostly waits), none on one core. */
 export function defaultThreads(): number {
   const cores = availableParallelism();
   return cores > 1 ? cores : 0;
@@ -149,17 +125,13 @@ export function defaultThreads(): number {
 /** Items a batch holds: worker threads pay for their messages per batch, not per run. */
 export const BATCH_RUNS = 2000;
 
-/**
- * Worker threads that replay batches of items, each outcome handed back in the order the batches were given. From
- * the package's source (tests, tsx) the worker loads it through tsx, as the main thread does.
- */
+/** Worker threads that replay batches of items, each outcome handed back in the order the batches were given. */
 export class ReplayThreads {
   readonly #workers: Worker[] = [];
   /** Per worker, the batches it was given and not yet answered: answers come back in order. */
   readonly #waiting: ((outcome: BatchOutcome | Error) => void)[][] = [];
   #next = 0;
 
-  /** `threads` workers. */
   constructor(options: ReplayOptions, keep: boolean, format: ReplayFormat | "auto", threads: number) {
     const setup: WorkerSetup = { kind: "langgraph-guards-replay", options, keep, format };
     // From the source, tsx loads the TypeScript in the worker (as it does on this thread, under vitest or tsx).
@@ -179,7 +151,6 @@ export class ReplayThreads {
     }
   }
 
-  /** How many workers there are. */
   get size(): number {
     return this.#workers.length;
   }
@@ -199,7 +170,6 @@ export class ReplayThreads {
     });
   }
 
-  /** Stops the workers. */
   async close(): Promise<void> {
     await Promise.all(this.#workers.map((w) => w.terminate()));
   }

@@ -131,14 +131,7 @@ export class ScriptedChatModel extends BaseChatModel {
     return this.position;
   }
 
-  /**
-   * The model type LangChain records in traces and callbacks: `"scripted"`.
-   *
-   * @example
-   * ```ts
-   * new ScriptedChatModel(["Hi."])._llmType(); // "scripted"
-   * ```
-   */
+  /** The model type LangChain records in traces and callbacks: `"scripted"`. */
   _llmType(): string {
     return "scripted";
   }
@@ -153,23 +146,12 @@ export class ScriptedChatModel extends BaseChatModel {
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, this["ParsedCallOptions"]> {
     const choice = (kwargs as { tool_choice?: unknown } | undefined)?.tool_choice;
     if (choice !== "none") return this;
-    return this.withConfig({ tool_choice: "none" } as Partial<this["ParsedCallOptions"]>) as unknown as Runnable<
-      BaseLanguageModelInput,
-      AIMessageChunk,
-      this["ParsedCallOptions"]
-    >;
+    return this.withConfig({ tool_choice: "none" } as Partial<this["ParsedCallOptions"]>) as never;
   }
 
   /**
-   * Answers one model call with the script's next step (LangChain's `invoke`, `stream` and `batch` call it): a text
-   * answer or tool calls, as an `AIMessage`. Once the script is used up it answers `whenExhausted`.
-   *
-   * @example
-   * ```ts
-   * const llm = new ScriptedChatModel([{ toolCalls: [{ name: "ls", args: {} }] }]);
-   * const reply = await llm.invoke("List the files."); // answered by _generate
-   * reply.tool_calls?.[0]?.name; // "ls"
-   * ```
+   * Answers one model call (LangChain's `invoke`, `stream` and `batch` call it) with the script's next step, or the
+   * wrap-up when the tools are off; once the script is used up, `whenExhausted`.
    */
   async _generate(
     messages: BaseMessage[],

@@ -1,10 +1,7 @@
 /**
- * Hand-off loops: agents passing control back and forth with nothing new between the hand-offs (A→B→A→B), as a
- * supervisor that sends a task to a worker who cannot do it, again and again, or two swarm agents that each think
- * the other should answer. LangGraph ends them only at `recursionLimit`, with an error. The check reads the run's
- * conversation, which every agent of a supervisor or a swarm sees whole (their own guard state does not outlive a
- * hand-off): the hand-offs made since the last progress, where progress is a tool call (not a hand-off) that
- * succeeded, or words an agent had not said before in the run (the adapter says which words count).
+ * Hand-off loops: agents passing control back and forth with nothing new between the hand-offs (A→B→A→B). Read
+ * from the run's conversation, which every agent of a supervisor or a swarm sees whole (their own guard state does
+ * not outlive a hand-off).
  */
 
 /** One step of a run's conversation, as the hand-off check reads it (oldest first). */
@@ -17,15 +14,12 @@ export type RunStep =
   | { kind: "words"; text: string };
 
 /**
- * The hand-offs made since the last progress (see the module comment): `sameWords(a, b)` says whether two texts
- * say the same thing. Reads back from the end, so a long run
- * costs what its latest stretch without progress costs.
+ * The hand-offs made since the last progress: a tool call (not a hand-off) that succeeded, or words not said before
+ * in the run (`sameWords(a, b)`: whether two texts say the same thing).
  *
  * @example
  * ```ts
- * const same = (a: string, b: string) => a === b;
- * handoffsWithoutProgress([{ kind: "handoff" }, { kind: "work" }, { kind: "handoff" }], same); // 1
- * handoffsWithoutProgress([{ kind: "words", text: "hi" }, { kind: "handoff" }, { kind: "words", text: "hi" }, { kind: "handoff" }], same); // 2
+ * handoffsWithoutProgress([{ kind: "handoff" }, { kind: "work" }, { kind: "handoff" }], (a, b) => a === b); // 1
  * ```
  */
 export function handoffsWithoutProgress(

@@ -224,11 +224,9 @@ export function resolveSafetyOptions(options: SafetyOptions = {}): ResolvedSafet
   return parseOptions(safetyOptionsSchema, options, "loop-detection");
 }
 
-/** The similarity of two outputs when it may reach `threshold` (undefined when a built-in scorer knows it cannot). */
+/** The similarity of a pair that reaches `threshold`; a built-in scorer gives undefined for one that cannot. */
 type ThresholdScorer = (a: string, b: string, threshold: number) => number | undefined;
 
-/** The built-in scorers decide "similarity >= threshold" without the exact score of pairs that fail it; each returns
- * the exact similarity (fuzzball's score / 100) of a pair that passes, undefined otherwise. */
 const BUILT_IN: Record<"ratio" | "partial_ratio" | "token_sort_ratio", ThresholdScorer> = {
   ratio: similarityAtLeast,
   partial_ratio: partialRatioAtLeast,
@@ -259,17 +257,12 @@ export interface LoopCheck {
   state: LoopState;
 }
 
-/**
- * What separates a turn's text from its tool calls in a turn's output ({@link turnOutput}): the ASCII unit separator,
- * which text does not hold.
- */
+/** Between a turn's text and its calls in {@link turnOutput}: the ASCII unit separator, which text does not hold. */
 const CALLS = "\u001f";
 
 /**
- * The output of a model turn as the loop detector compares it: its text, and its tool calls (each rendered
- * canonically, `name(args)`) as an identity apart. Two turns repeat each other only when their calls are the same
- * calls and their texts are similar: a turn that calls something new is progress, however alike the text (a research
- * run that searches a new query each turn is no loop).
+ * The output of a model turn as the loop detector compares it: its text, and its canonical calls as an identity
+ * apart (a turn that calls something new is progress, however alike the text).
  *
  * @example
  * ```ts
@@ -288,13 +281,9 @@ function splitTurn(output: string): [text: string, calls: string | undefined] {
 
 /**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
- * reaches `loopThreshold`. A detected loop is not added; an empty output, or one shorter than `minOutputLength`,
- * is no loop and is not added; a scorer error is logged and counts as no loop. With `turns` (the loop guard's turns,
- * whose outputs keep their tool calls apart), two outputs repeat each other only when their tool calls are the same,
- * and then their texts
- * are compared (two turns of the same calls and no text are the same turn). With a built-in scorer only the
- * decision is computed for each pair (exact bounds, then an LCS restricted to the band a passing pair stays in,
- * stopped once the threshold is out of reach), and the exact similarity only for the pair that is a loop.
+ * reaches `loopThreshold` (a loop is not remembered). An empty output, or one shorter than `minOutputLength`, is no
+ * loop and is not remembered; a scorer error is logged and counts as no loop. With `turns` ({@link turnOutput}s),
+ * only outputs with the same tool calls are compared, by their texts.
  *
  * @example
  * ```ts
@@ -403,25 +392,8 @@ function reached(kind: Exclude<StopKind, "loop" | "steps">, value: number, limit
 }
 
 /**
- * The stop reason for a detected loop.
- *
- * @example
- * ```ts
- * loopStopReason(0.92, 0.9).message; // "Stopped: loop detected, the output is 92.0% similar to a previous output (threshold 90%)."
- * ```
- */
-function loopStopReason(similarity: number, threshold: number): StopReason {
-  return {
-    kind: "loop",
-    value: similarity,
-    limit: threshold,
-    message: STOP_REASON_TEXTS.loop(similarity, threshold),
-  };
-}
-
-/**
- * `SafetyGuard`: a class over the same functions the loop node uses: fuzzy loop detection over the
- * last `maxRecentOutputs` outputs, plus the iteration, runtime, token, cost and consecutive-failure limits.
+ * The loop detector (over the last `maxRecentOutputs` outputs) and the iteration, runtime, token, cost and
+ * failures-in-a-row limits as a class, over the same functions the loop node uses.
  *
  * @example
  * ```ts
@@ -439,64 +411,29 @@ export class SafetyGuard extends StatefulGuard<LoopState> {
     this.options = resolveSafetyOptions(options);
   }
 
-  /**
-   * Whether `output` repeats a remembered output (then it is not remembered); otherwise it is remembered.
-   *
-   * @example
-   * ```ts
-   * guard.detectLoop("Same message"); // false the first time
-   * ```
-   */
+  /** Whether `output` repeats a remembered output (then it is not remembered); otherwise it is remembered. */
   detectLoop(output: string | undefined): boolean {
     const check = detectLoopIn(this.state, output, this.options);
     this.state = check.state;
     return check.loop;
   }
 
-  /**
-   * Counts one iteration (starting the runtime clock on the first).
-   *
-   * @example
-   * ```ts
-   * guard.recordIteration();
-   * ```
-   */
+  /** Counts one iteration (starting the runtime clock on the first). */
   recordIteration(now = Date.now()): void {
     this.state = { ...this.state, iterations: this.state.iterations + 1, startedAt: this.state.startedAt ?? now };
   }
 
-  /**
-   * Adds a model call's token usage (and cost, with a price table).
-   *
-   * @example
-   * ```ts
-   * guard.recordUsage(aiMessage.usage_metadata);
-   * ```
-   */
+  /** Adds a model call's token usage (and cost, with a price table). */
   recordUsage(usage: TokenUsage | undefined): void {
     this.state = addUsage(this.state, usage, this.options.price);
   }
 
-  /**
-   * Records whether an iteration failed (failures in a row are limited).
-   *
-   * @example
-   * ```ts
-   * guard.recordOutcome(false); // one more failure in a row
-   * ```
-   */
+  /** Records whether an iteration failed (failures in a row are limited). */
   recordOutcome(success: boolean): void {
     this.state = { ...this.state, consecutiveFailures: success ? 0 : this.state.consecutiveFailures + 1 };
   }
 
-  /**
-   * The first limit reached, or null.
-   *
-   * @example
-   * ```ts
-   * guard.checkLimits()?.message;
-   * ```
-   */
+  /** The first limit reached, or null. */
   checkLimits(now = Date.now()): StopReason | null {
     return checkLimits(this.state, now, this.options);
   }
@@ -506,14 +443,7 @@ export class SafetyGuard extends StatefulGuard<LoopState> {
     return this.state.recentOutputs;
   }
 
-  /**
-   * Forgets the remembered outputs (the limits' counters stay).
-   *
-   * @example
-   * ```ts
-   * guard.clearLoopHistory();
-   * ```
-   */
+  /** Forgets the remembered outputs (the limits' counters stay). */
   clearLoopHistory(): void {
     this.state = { ...this.state, recentOutputs: [] };
   }
@@ -559,11 +489,7 @@ export interface LoopTurn {
   session: string;
 }
 
-/**
- * The state at the start of a model turn, before the turn is counted: a new session when the marker changed; the
- * previous turn's iteration refunded when its tool calls were all answered by a guard or a cache (such turns are
- * free); failures in a row counted from the previous turn's results.
- */
+/** The state before a model turn is counted: a new session, the previous turn refunded if free, its failure counted. */
 function turnStart(state: LoopState, turn: Pick<LoopTurn, "previous" | "session">, now: number): LoopState {
   const next = state.session === turn.session ? state : { ...emptyLoopState(), session: turn.session };
   if (next.stopped !== null) return next;
@@ -578,17 +504,12 @@ function turnStart(state: LoopState, turn: Pick<LoopTurn, "previous" | "session"
 }
 
 /**
- * The iteration limit reached before a model turn, or null: the turns the session has taken (the previous one free
- * when its calls were all answered by a guard or a cache) against `maxIterations`, raised by a person's answers.
- * `maxIterations: N` runs N full turns, the Nth turn's tool calls included, as openai-agents' `max_turns` and
- * pydantic-ai's `request_limit` do: this says the (N+1)th would be one too many (a run that answers then is not
- * stopped by {@link stepLoopGuard}; createAgent asks a person here, before the model is called).
+ * The iteration limit reached before a model turn, or null: `maxIterations: N` runs N full turns (as openai-agents'
+ * `max_turns`), so this says the (N+1)th would be one too many (createAgent asks a person here, before the model call).
  *
  * @example
  * ```ts
- * const state = { ...emptyLoopState(), iterations: 3, session: "s" };
- * iterationLimitBefore(state, { session: "s" }, resolveSafetyOptions({ maxIterations: 3 }))?.message;
- * // "Stopped: the iteration limit was reached (3 of 3)."
+ * iterationLimitBefore(state, { session: "s" }, resolveSafetyOptions({ maxIterations: 3 }))?.kind; // "iterations"
  * ```
  */
 export function iterationLimitBefore(
@@ -604,12 +525,10 @@ export function iterationLimitBefore(
 }
 
 /**
- * Advances the loop guard by one model turn: starts a new session when the marker changed; counts the iteration
- * (refunding the previous one if its tool calls were all answered by a guard or a cache: such turns are free);
- * counts failures in a row; adds the token usage; then, if the model wants to go on, checks the limits and the
- * loop. The iteration limit counts the turns taken before this one: `maxIterations: N` runs N full turns (the Nth
- * turn's tool calls run) and stops the (N+1)th if it calls tools, as openai-agents' `max_turns` does. Returns the
- * new state and, when the run must stop, why.
+ * Advances the loop guard by one model turn: a new session when the marker changed; the iteration counted (the
+ * previous one refunded when a guard or a cache answered all its calls); failures in a row; token usage; then, if the
+ * model wants to go on, the limits and the loop. `maxIterations: N` runs N full turns and stops the (N+1)th if it
+ * calls tools. Returns the new state and, when the run must stop, why.
  *
  * @example
  * ```ts
@@ -640,7 +559,8 @@ export function stepLoopGuard(
   if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
   const check = detectLoopIn(next, turn.output, options, true);
   if (check.loop) {
-    const reason = loopStopReason(check.similarity ?? 1, options.loopThreshold);
+    const [value, limit] = [check.similarity ?? 1, options.loopThreshold];
+    const reason: StopReason = { kind: "loop", value, limit, message: STOP_REASON_TEXTS.loop(value, limit) };
     options.logger?.warn?.("Breaking loop due to repetitive agent outputs");
     return { state: { ...check.state, stopped: reason }, stop: reason };
   }

@@ -25,8 +25,7 @@ const loopStateSchema = z.looseObject({
 });
 
 /**
- * Loop states read: each value is checked once; a state the loop guard made is marked with `trust` (its next read,
- * the next turn's or the reducer's, costs a lookup).
+ * Loop states read: each value checked once; a state the loop guard made is marked with `trust`.
  *
  * @example
  * ```ts
@@ -36,9 +35,8 @@ const loopStateSchema = z.looseObject({
 export const loopStates = new StoredValues<LoopState>("loopGuard", "the loop guard's state", loopStateSchema);
 
 /**
- * The loop guard's state as the loop guard reads it (`channel`: `loopGuard`, or the createAgent `safetyLimits`
- * channel): checked once per value, a damaged one (a field missing too) refused with a {@link GuardStateError};
- * `undefined` or `null` is a fresh state.
+ * The loop guard's state as read from `channel`: a damaged one refused with a {@link GuardStateError}; `undefined`
+ * or `null` is a fresh state.
  *
  * @example
  * ```ts
@@ -51,10 +49,9 @@ export function readLoopState(value: unknown, channel: "loopGuard" | "safetyLimi
 }
 
 /**
- * The `loopGuard` channel's reducer: a whole state replaces the current one as it is (createAgent writes each
- * channel's own value back on every invoke, a damaged one too: it is checked when read), `null` resets it (how a
- * damaged state is reset), `undefined` changes nothing; anything but an object is refused with a
- * {@link GuardStateError}.
+ * The `loopGuard` channel's reducer: a whole state replaces the current one unchecked (createAgent writes each
+ * channel's value back on every invoke, a damaged one too: it is checked when read), `null` resets it, `undefined`
+ * changes nothing; anything but an object is refused with a {@link GuardStateError}.
  *
  * @example
  * ```ts

@@ -1,10 +1,7 @@
 /**
- * One budget for a task that several agents share: a parent and the sub-agents it starts, a supervisor and its
- * workers, the agents of a swarm. Each agent's own limits count its own turns (and start afresh where LangGraph
- * drops an agent's state at a hand-off); the task's budget counts every turn of every guarded agent that runs under
- * the invocation that carries it, so a task's total is bounded whoever spends it. A task is one top-level `invoke`
- * (a resume after a person's answer goes on with it; the budget object may be shared by every invocation), and a
- * turn is charged once whatever the number of guards that see it: src/loop/turn.ts keeps the spending.
+ * One budget for a task that several agents share (a parent and its sub-agents, a supervisor and its workers, a
+ * swarm): every turn of every guarded agent under the top-level `invoke` that carries it. loop/turn.ts keeps the
+ * spending.
  */
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
@@ -53,16 +50,12 @@ export function readTaskBudget(value: unknown): TaskBudget {
 }
 
 /**
- * Counts one model turn of one of the task's agents against the task's budget: the spending after it and, when the
- * model wants to go on (it called tools) but the task has reached a limit, why its turn is stopped. Iterations count
- * the turns taken before this one, as an agent's own `maxIterations` does: `maxIterations: N` lets the task's agents
- * take N tool turns together.
+ * Counts one model turn against the task's budget: the spending after it and, when the model called tools but the
+ * task has reached a limit, why the turn is stopped (iterations count the turns before this one, as `maxIterations`).
  *
  * @example
  * ```ts
- * let spent = { iterations: 0, tokens: 0, cost: 0, startedAt: null };
- * const step = spendTask(spent, { continues: true }, { maxIterations: 1 }, undefined, 0); // no stop
- * spendTask(step.spent, { continues: true }, { maxIterations: 1 }, undefined, 0).stop?.kind; // "iterations"
+ * spendTask(spent, { continues: true }, { maxIterations: 1 }, undefined, Date.now()).stop?.kind; // "iterations"
  * ```
  */
 export function spendTask(

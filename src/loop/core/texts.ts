@@ -1,12 +1,4 @@
-/**
- * The loop guard's texts, word for word (tests and the eval compare them): the loop detector's and the safety limits'
- * stop reasons, a task budget's, and the question a limit asks before it ends the run. The code that decides when to
- * send them lives beside (src/loop/).
- */
-
-// ---------------------------------------------------------------------------------------------------------------
-// 1. Loop detector and safety limits: the stop reasons (the final AI message; "Not run: …" for pending calls)
-// ---------------------------------------------------------------------------------------------------------------
+/** The loop guard's texts, word for word (tests and the eval compare them). */
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
@@ -38,10 +30,6 @@ export const TASK_BUDGET_TEXTS = {
   cost: (value: number, limit: number) =>
     `Stopped: the task's cost budget was reached ($${round(value, 4)} of $${limit}, shared by every agent of the task).`,
 } as const;
-
-// ---------------------------------------------------------------------------------------------------------------
-// 2. Limits that ask: the question before a limit ends the run
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * The question a limit asks a person before it ends the run (`ask`): the limit reached, and how much more.

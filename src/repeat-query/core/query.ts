@@ -1,9 +1,7 @@
 import { jsonrepair } from "jsonrepair";
 
 /**
- * Normalizes a retrieval query so that trivially different spellings are one query: trimmed, lowercased and with
- * every run of whitespace (Unicode whitespace included: no-break space, ideographic space, line separators, ...)
- * collapsed to one space.
+ * Normalizes a retrieval query: trimmed, lowercased, every run of (Unicode) whitespace collapsed to one space.
  *
  * @example
  * ```ts
@@ -79,10 +77,8 @@ export function parseJsonish(text: string, want: (value: unknown) => boolean = (
 }
 
 /**
- * Extracts the `query` from JSON-ish model output (the `JsonishQueryParser` / `jsonish_v1` parser):
- * strict JSON, JSON in a code fence or surrounded by prose, single quotes, trailing commas, unquoted keys, or a
- * bare string (quoted or not). Returns `""` when nothing can be extracted (e.g. an object without `query`), which
- * the repeat-query guard routes to `on_repeat`.
+ * Extracts the `query` from JSON-ish model output, as {@link parseJsonish} reads it, or a bare string (the
+ * `JsonishQueryParser` / `jsonish_v1` parser). `""` when there is none (the guard routes it to `on_repeat`).
  *
  * @example
  * ```ts
@@ -140,8 +136,7 @@ export function extractQuery(payload: unknown, parser?: QueryParserName): string
 }
 
 /**
- * The repeat-query decision: `"repeat"` when the normalized query is empty or already asked, else
- * `"ok"`. Pure: it reads the asked set and never changes it.
+ * The repeat-query decision: `"repeat"` when the normalized query is empty or already asked, else `"ok"`.
  *
  * @example
  * ```ts
