@@ -1,52 +1,27 @@
-/**
- * The run's end at a graph hook right after the model (createReactAgent's `postModelHook`, the loop and escalation
- * nodes of a custom graph), for every guard there: the step budget (when the response's tools would not leave room
- * for another turn and an answer, the hook ends the run now, in the same step), and a guard's stop turned into the
- * final message (the model's wrap-up with `wrapUp: { model }`, else the canned one).
- */
+/** The run's end at a graph hook right after the model: the step budget, and a guard's stop as the final message. */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { type GuardStreamEvent, stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { lastAIMessageIndex, notRunAnswers } from "../common/messages.js";
-import { type StackShape, stepsStop } from "./budget.js";
+import type { EndReason } from "../common/vocabulary.js";
+import { stepsStop } from "./budget.js";
 import { StepBudget } from "./invocations.js";
-import { currentStep, graphHasChannel, type StepReading } from "./steps.js";
-import { type WrapUpOption, withWrapUp, wrapUpModelOf, wrapUpWith } from "./wrap-up.js";
+import { currentStep, graphHasChannel } from "./steps.js";
+import { endedByPerson, finalMessage, reasonOf, type WrapUpModel, type WrapUpOption, wrapUpInput } from "./wrap-up.js";
 
-/**
- * The step budget of a graph hook: its own turn point (each hook instance sees its own steps), and the hook itself as
- * the one hook node of a turn it knows of before a turn was measured.
- */
+/** The step budget of a graph hook: a turn point of its own, and itself the one hook node of a turn it knows of. */
 export function hookBudget(): StepBudget {
   return new StepBudget(`hook:${randomUUID()}`, { around: 1, edges: 0 });
 }
 
 /**
- * The nodes of the graph after its answer that the step budget must leave room for: createReactAgent with a
- * `responseFormat` makes the structured response in a node of its own (`generate_structured_response`) after the
- * final message.
- */
-function afterAnswer(at: StepReading): StackShape | undefined {
-  return graphHasChannel(at, "branch:to:generate_structured_response") ? { around: 0, edges: 1 } : undefined;
-}
-
-/** What ends a run at a hook: the messages to add (answers to the pending calls, the final message) and the events. */
-interface HookEnding {
-  messages: BaseMessage[];
-  log: GuardStreamEvent[];
-}
-
-/**
- * At a hook after the model: records the step, and when the latest response calls tools that would not leave room
- * for another turn and an answer, ends the run: its calls answered "Not run" and the final message (the model's
- * wrap-up with `wrapUp: { model }`, else the canned one), with the stop's guard event (written to the custom stream);
- * else undefined.
+ * At a hook after the model: records the step; when the response's tools would not leave room for another turn and
+ * an answer, ends the run in this step: its calls answered "Not run", the final message, the stop's event.
  *
  * @example
  * ```ts
  * const ending = await endIfOutOfSteps(budget, state.messages, config, { wrapUp: "canned", events: true });
- * if (ending) return { messages: ending.messages, guardLog: ending.log };
  * ```
  */
 export async function endIfOutOfSteps(
@@ -54,32 +29,58 @@ export async function endIfOutOfSteps(
   messages: readonly BaseMessage[],
   host: WriterHost | undefined,
   ending: { wrapUp: WrapUpOption | undefined; events: boolean },
-): Promise<HookEnding | undefined> {
+): Promise<{ messages: BaseMessage[]; log: GuardStreamEvent[] } | undefined> {
   const at = currentStep();
   if (at === undefined) return undefined;
   budget.saw(at);
   const response = messages[lastAIMessageIndex(messages as BaseMessage[])];
   if (!AIMessage.isInstance(response) || (response.tool_calls ?? []).length === 0) return undefined;
-  if (budget.toolTurnFits(at, afterAnswer(at))) return undefined;
+  // createReactAgent with a `responseFormat` makes the structured response in a node of its own after the answer.
+  const after = graphHasChannel(at, "branch:to:generate_structured_response") ? { around: 0, edges: 1 } : undefined;
+  if (budget.toolTurnFits(at, after)) return undefined;
   const reason = stepsStop(at.step, at.limit);
   const skipped = notRunAnswers(response, reason, messages);
-  const final = await wrapUpWith(wrapUpModelOf(ending.wrapUp), [...messages, ...skipped], { ...reason });
+  const final = await wrapUpWith(modelOf(ending.wrapUp), [...messages, ...skipped], { ...reason });
   return { messages: [...skipped, final], log: emitGuardEvents(host, [stopStreamEvent(reason)], ending.events) };
 }
 
 /**
- * A guard's stop at a hook: the messages it wrote (answers to the held-back calls and the canned final message), with
- * the final message replaced by the model's wrap-up when `wrapUp` gives a model.
+ * A guard's stop at a hook: the messages it wrote, the canned final message last replaced by the model's wrap-up
+ * when `wrapUp` gives a model (never after a person ended the run).
  *
  * @example
  * ```ts
  * const messages = await endAtHook(outcome.messages, state.messages, options.wrapUp);
  * ```
  */
-export function endAtHook(
+export async function endAtHook(
   ending: readonly BaseMessage[],
   conversation: readonly BaseMessage[],
   wrapUp: WrapUpOption | undefined,
 ): Promise<BaseMessage[]> {
-  return withWrapUp(ending, conversation, wrapUpModelOf(wrapUp));
+  const canned = ending.at(-1);
+  const model = modelOf(wrapUp);
+  if (model === undefined || !AIMessage.isInstance(canned) || endedByPerson(canned)) return [...ending];
+  const asked = [...conversation, ...ending.slice(0, -1)];
+  return [...ending.slice(0, -1), await wrapUpWith(model, asked, reasonOf(canned, "guard"), canned.id)];
+}
+
+/** A graph hook has no model of its own: it asks the one given, else writes the canned message. */
+function modelOf(option: WrapUpOption | undefined): WrapUpModel | undefined {
+  return typeof option === "object" ? option.model : undefined;
+}
+
+/** The final message from `model`'s wrap-up; never throws: a failure gives the canned message. */
+async function wrapUpWith(
+  model: WrapUpModel | undefined,
+  messages: readonly BaseMessage[],
+  reason: EndReason,
+  id?: string,
+): Promise<AIMessage> {
+  if (model === undefined) return finalMessage(undefined, reason, id);
+  try {
+    return finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason, id);
+  } catch {
+    return finalMessage(undefined, reason, id);
+  }
 }

@@ -1,4 +1,4 @@
-/** Asking a person at escalation level 3: the interrupt's payload, the answer's forms, and the one call to LangGraph. */
+/** Asking a person at escalation level 3: the interrupt's payload, the answer's forms, and the call to LangGraph. */
 import { interrupt } from "@langchain/langgraph";
 
 /**
@@ -82,13 +82,16 @@ export function isEscalationInterrupt(value: unknown): value is EscalationInterr
   );
 }
 
-/** A person's answer, read from any of the forms of {@link EscalationResume}. */
-interface PersonsAnswer {
-  answer: string;
-  action: "continue" | "reset" | "end";
-}
-
-function parseResume(value: unknown): PersonsAnswer {
+/**
+ * Asks a person with LangGraph's `interrupt()` and reads their answer (any form of {@link EscalationResume});
+ * `undefined` when the graph has no checkpointer (an interrupt could never be resumed).
+ */
+export function askPerson(
+  payload: EscalationInterrupt,
+): { answer: string; action: "continue" | "reset" | "end" } | undefined {
+  const asked = interruptIfResumable(payload);
+  if (asked === undefined) return undefined;
+  const value = asked.answer;
   if (typeof value === "string") return { answer: value, action: "continue" };
   if (typeof value === "object" && value !== null) {
     const { answer, action } = value as { answer?: unknown; action?: unknown };
@@ -99,20 +102,9 @@ function parseResume(value: unknown): PersonsAnswer {
 }
 
 /**
- * Asks a person with LangGraph's `interrupt()` and reads their answer; `undefined` when the graph has no
- * checkpointer (an interrupt could never be resumed). LangGraph has no public way to ask whether a checkpointer is
- * set: `interrupt()` checks that first, before anything else, and throws a `GraphValueError` with
- * `lc_error_code: "MISSING_CHECKPOINTER"`; this is the one place that relies on it (tested against the installed
- * version in test/graph/escalation.int.test.ts).
- */
-export function askPerson(payload: EscalationInterrupt): PersonsAnswer | undefined {
-  const asked = interruptIfResumable(payload);
-  return asked === undefined ? undefined : parseResume(asked.answer);
-}
-
-/**
- * LangGraph's `interrupt()`, or undefined when the graph has no checkpointer (see {@link askPerson}): the person's
- * answer, boxed so that an `undefined` answer is told apart from no checkpointer.
+ * LangGraph's `interrupt()`, or undefined when the graph has no checkpointer: the person's answer, boxed so that an
+ * `undefined` answer is told apart from no checkpointer. LangGraph has no public way to ask whether a checkpointer is
+ * set: `interrupt()` checks it first and throws `MISSING_CHECKPOINTER` (pinned in test/graph/escalation.int.test.ts).
  */
 export function interruptIfResumable(payload: unknown): { answer: unknown } | undefined {
   try {

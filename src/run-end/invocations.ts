@@ -1,24 +1,15 @@
-/**
- * What the guards saw of each graph invocation, to place it in LangGraph's step budget: the first and the last step
- * at which a turn point (the model call, or a guard hook right after it) was seen, and the longest turn measured
- * between two of them. An invocation is a top-level run (LangGraph's `control` object, held weakly: forgotten with the
- * run) and a graph namespace inside it, so sub-agents run in parallel inside one node, through `Send`, or one after
- * the other in one node each have their own record (and so their own budget).
- */
+/** What the guards saw of each graph invocation (a run, held weakly, and a graph in it), for the step budget. */
 import { modelCallFitsAfter, type StackShape, toolTurnFits } from "./budget.js";
 import { perInvocation, type StepReading } from "./steps.js";
 
-/** One turn point of one invocation. */
+/** Where a turn point (the model call, or a guard hook right after it) was seen in one invocation. */
 interface PointRecord {
-  /** The step the point was first seen at in this invocation (the budget counts from it). */
   first: number;
-  /** The step it was last seen at. */
   last: number;
   /** The longest gap between two sightings (a turn), once two were seen. */
   turn: number | undefined;
 }
 
-/** A graph invocation: its turn points, and the earliest step of any guard node seen before its first turn point. */
 interface InvocationRecord {
   points: Map<string, PointRecord>;
   /** A guard node seen before any turn point (a resumed hook, a tool call): the invocation began by then. */
@@ -34,15 +25,13 @@ function invocationAt(at: StepReading): InvocationRecord {
 }
 
 /**
- * The step budget of one guard (a middleware, a hook or a node): the stack's shape as the guard knows it before a
- * turn was measured (its own hooks and those it can name), what it measured in earlier invocations, and the
- * sightings of its turn point in the running one.
+ * The step budget of one guard (a middleware, a hook or a node): the stack's shape it knows before a turn was
+ * measured, what it measured in earlier invocations, and the sightings of its turn point in the running one.
  *
  * @example
  * ```ts
  * const budget = new StepBudget("model", { around: 1, edges: 0 });
- * const at = currentStep();
- * if (at !== undefined && !budget.toolTurnFits(at)) console.log("end the run now, in words");
+ * if (!budget.toolTurnFits(currentStep()!)) console.log("end the run now, in words");
  * ```
  */
 export class StepBudget {
@@ -51,17 +40,13 @@ export class StepBudget {
   /** A shape given by the user (`guardStack`): exact, never measured over. */
   #declared: StackShape | undefined;
 
-  /**
-   * @param point - The turn point this guard sees: `"model"` (createAgent's model call, shared by every middleware of
-   *   the pack) or a name of its own (a graph hook).
-   * @param prior - The shape known before anything was measured.
-   */
+  /** @param point - `"model"` (createAgent's model call, shared by the pack's middleware) or a hook's own name. */
   constructor(
     readonly point: string,
     private readonly prior: StackShape,
   ) {}
 
-  /** Gives the stack's whole shape (every hook counted by the user's stack): it replaces the estimates. */
+  /** Gives the stack's whole shape (`guardStack`): it replaces the estimates. */
   declare(shape: StackShape): void {
     this.#declared = { ...shape };
   }
@@ -69,7 +54,8 @@ export class StepBudget {
   /** The shape to budget with: declared, or the prior with the longest turn measured. */
   shape(extra: StackShape = { around: 0, edges: 0 }, at?: StepReading): StackShape {
     if (this.#declared !== undefined) return this.#declared;
-    const measured = Math.max(this.#learned, at === undefined ? 0 : (this.#record(at)?.turn ?? 0)) - 2;
+    const seen = at === undefined ? undefined : runs.get(at.run)?.get(at.graph)?.points.get(this.point);
+    const measured = Math.max(this.#learned, seen?.turn ?? 0) - 2;
     return {
       around: Math.max(this.prior.around + extra.around, measured),
       edges: this.prior.edges + extra.edges,
@@ -90,10 +76,7 @@ export class StepBudget {
     this.#learned = Math.max(this.#learned, seen.turn);
   }
 
-  /**
-   * Records a guard node that is not the turn point (a hook after the model, a tool call): one seen before the
-   * invocation's first turn point means the invocation was resumed there, and its count starts no later.
-   */
+  /** Records a guard node that is not the turn point: one seen before the first turn point means a resume there. */
   sawNode(at: StepReading): void {
     const invocation = invocationAt(at);
     if (invocation.points.size === 0 && invocation.before === undefined) invocation.before = at.step;
@@ -109,14 +92,7 @@ export class StepBudget {
     return runs.get(at.run)?.get(at.graph)?.wrapUp === true;
   }
 
-  /**
-   * Whether the tools of the response seen at `at` may run: the next turn and an answer after it still fit.
-   *
-   * @example
-   * ```ts
-   * if (!budget.toolTurnFits(at)) endInWords();
-   * ```
-   */
+  /** Whether the tools of the response seen at `at` may run: the next turn and an answer after it still fit. */
   toolTurnFits(at: StepReading, extra?: StackShape): boolean {
     return toolTurnFits(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
   }
@@ -124,10 +100,6 @@ export class StepBudget {
   /** Whether a hook at `at` after the model may send the run back to the model for one more call. */
   modelCallFitsAfter(at: StepReading, extra?: StackShape): boolean {
     return modelCallFitsAfter(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
-  }
-
-  #record(at: StepReading): PointRecord | undefined {
-    return runs.get(at.run)?.get(at.graph)?.points.get(this.point);
   }
 
   /**

@@ -1,11 +1,4 @@
-/**
- * Numbers to watch: a LangChain callback handler that counts what the guards did across runs — tool calls that ran,
- * calls blocked, served from a cache and deduped, runs ended and stopped by a guard, characters kept out of the
- * context — from the guard events (dispatched as `langgraph_guards.<kind>` custom events), the tools' own callbacks
- * and the final state of each run. The counts are read with `counts()`, given to a function of yours as they
- * change, and recorded as OpenTelemetry counters when `@opentelemetry/api` can be loaded (imported only then, when
- * the handler is made: without it nothing is imported and the counts still work).
- */
+/** A LangChain callback handler that counts what the guards did across runs. */
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { GraphCallbackHandler, type GraphInterruptEvent } from "@langchain/langgraph";
 import { isGuardStreamEvent } from "../common/events/stream-events.js";
@@ -137,7 +130,7 @@ const COUNTERS: Record<GuardMetricName, { field: keyof GuardMetricCounts; descri
   },
 };
 
-/** Counts kept for OpenTelemetry while `@opentelemetry/api` is being loaded (then recorded, oldest first). */
+/** At most this many counts wait for `@opentelemetry/api` to load (then recorded, oldest first). */
 const PENDING_LIMIT = 10_000;
 
 /**
@@ -157,9 +150,7 @@ export interface GuardMetrics extends BaseCallbackHandler {
   reset(): void;
 }
 
-/** The handler behind {@link GuardMetrics}. */
 class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
-  /** The handler's name, as LangChain's callback managers know it. */
   override name = "langgraph_guards_metrics";
   readonly #counts: GuardMetricCounts = {
     callsRun: 0,
@@ -196,12 +187,10 @@ class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
     );
   }
 
-  /** The counts so far (a copy). */
   counts(): GuardMetricCounts {
     return { ...this.#counts };
   }
 
-  /** Sets every count back to 0 (OpenTelemetry counters only go up: they are left as they are). */
   reset(): void {
     for (const key of Object.keys(this.#counts) as (keyof GuardMetricCounts)[]) this.#counts[key] = 0;
   }
@@ -209,10 +198,8 @@ class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
   #useMeter(meter: GuardMeter): void {
     try {
       const counters = new Map<GuardMetricName, GuardCounter>();
-      for (const [name, { description, unit }] of Object.entries(COUNTERS) as [
-        GuardMetricName,
-        (typeof COUNTERS)[GuardMetricName],
-      ][]) {
+      for (const name of Object.keys(COUNTERS) as GuardMetricName[]) {
+        const { description, unit } = COUNTERS[name];
         counters.set(name, meter.createCounter(`langgraph_guards.${name}`, { description, unit }));
       }
       this.#counters = counters;
@@ -247,17 +234,14 @@ class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
     }
   }
 
-  /** A tool's run ended: a call that ran. */
   override handleToolEnd(): void {
     this.#count("calls.run", 1);
   }
 
-  /** A tool's run failed: a call that ran too. */
   override handleToolError(): void {
     this.#count("calls.run", 1);
   }
 
-  /** A guard event (`langgraph_guards.<kind>`): a block, an answer from a cache, a dedupe; other events are left. */
   override handleCustomEvent(eventName: string, data: unknown): void {
     if (!eventName.startsWith("langgraph_guards.") || !isGuardStreamEvent(data)) return;
     const tool: GuardMetricAttributes = data.tool === undefined ? {} : { tool: data.tool };
@@ -288,14 +272,12 @@ class GuardMetricsHandler extends GraphCallbackHandler implements GuardMetrics {
 }
 
 /**
- * Counts what the guards do, across runs and threads: tool calls run, blocked, served from a cache and deduped,
- * runs ended and stopped by a guard, characters kept out of the context ({@link GuardMetricName}). A LangChain
- * callback handler: pass it in the `callbacks` of `invoke` or `stream` (or bind it with
- * `.withConfig({ callbacks: [metrics] })`, for a LangGraph server's graph). Read the counts with `counts()`, have
- * each count given to your function (`onCount`), or watch them as OpenTelemetry counters
- * (`langgraph_guards.calls.run`, …): recorded with your `meter`, or with `@opentelemetry/api`'s global meter when
- * that package is installed (loaded only then; without it nothing is imported). Whichever way the guards are wired
- * (createAgent middleware, `GuardedToolNode`, the hooks) the counts are the same.
+ * Counts what the guards do, across runs and threads ({@link GuardMetricName}). A LangChain callback handler: pass it
+ * in the `callbacks` of `invoke` or `stream` (or bind it with `.withConfig({ callbacks: [metrics] })`, for a LangGraph
+ * server's graph). Read the counts with `counts()`, have each count given to your function (`onCount`), or watch them
+ * as OpenTelemetry counters (`langgraph_guards.calls.run`, …): recorded with your `meter`, or with
+ * `@opentelemetry/api`'s global meter when that package is installed (loaded only then). Whichever way the guards are
+ * wired the counts are the same.
  *
  * @param options - a `meter` (or `false`: no OpenTelemetry), and an `onCount` function.
  * @returns a callback handler with `counts()` and `reset()`.

@@ -1,46 +1,36 @@
-/**
- * The run's end in a createAgent model call, for every middleware of the pack: the step budget after the model's
- * response (its tools run only when another turn and an answer still fit `recursionLimit`; otherwise the run ends
- * in the same step, with the model's wrap-up), and a guard's stop (a loop, a limit, a wrap-up the guard's
- * `afterModel` asked for) turned into the final message that replaces the response.
- */
-import { AIMessage } from "@langchain/core/messages";
+/** The run's end in a createAgent model call: the step budget, and a guard's stop as the final message. */
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { stopStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
+import { passesThrough } from "../common/messages.js";
 import type { EndReason, StopReason } from "../common/vocabulary.js";
 import { type StackShape, stepsStop } from "./budget.js";
-import { finalModelCall } from "./final-call.js";
 import { StepBudget } from "./invocations.js";
 import { currentStep, readGraphChannels, type StepReading } from "./steps.js";
+import { reportRunEnd } from "./sub-agents.js";
 import {
   adoptId,
+  finalMessage,
   isGuardFinal,
   isWrapUpInput,
   type ModelCallHandler,
   type ModelCallRequest,
   type ModelCallResult,
   type WrapUpOption,
+  wrapUpInput,
 } from "./wrap-up.js";
 
-/**
- * Middleware that the pack knows by their state channels, and the hook nodes each adds: a `toolGuard` channel is
- * `guardMiddleware` (one `afterModel`), `runToolCallCount` is `toolCallLimitMiddleware` (`afterModel`,
- * `afterAgent`; one per tool it counts, named in `threadToolCallCount`), `runModelCallCount` is
- * `modelCallLimitMiddleware` (`beforeModel`, `afterModel`, `afterAgent`; createAgent takes it once).
- */
 const KNOWN_CHANNELS = ["toolGuard", "runToolCallCount", "threadToolCallCount", "runModelCallCount"];
 
 /**
- * The hook nodes of a createAgent stack that its channels show (the middleware the pack knows by their channels):
- * the step budget's estimate of hooks it cannot see, before a turn was measured and for the agent's own hooks.
- *
- * @example
- * ```ts
- * stackFromChannels({ toolGuard: {}, runToolCallCount: {} }); // { around: 2, edges: 1 }
- * ```
+ * The hook nodes of the middleware the graph's channels show (the budget's estimate of hooks it cannot see):
+ * `toolGuard` is `guardMiddleware` (`afterModel`), `runToolCallCount` `toolCallLimitMiddleware` (`afterModel`,
+ * `afterAgent`; one per tool it counts), `runModelCallCount` `modelCallLimitMiddleware` (before, after, afterAgent).
  */
-function stackFromChannels(channels: Record<string, unknown> | undefined): StackShape {
+function stackOf(at: StepReading): StackShape {
+  const channels = readGraphChannels(at.config, KNOWN_CHANNELS, at);
   const shape = { around: 0, edges: 0 };
   if (channels === undefined) return shape;
   if ("toolGuard" in channels) shape.around += 1;
@@ -60,24 +50,12 @@ function stackFromChannels(channels: Record<string, unknown> | undefined): Stack
   return shape;
 }
 
-/**
- * The step budget of a middleware of the pack: its turn point is the model call (the same for every middleware of
- * an agent, whichever sees it); the hooks it knows of are counted from the graph's channels at each decision.
- */
+/** The step budget of a middleware of the pack: its turn point is the model call, the same for all of them. */
 export function modelCallBudget(): StepBudget {
   return new StepBudget("model", { around: 0, edges: 0 });
 }
 
-/** How a middleware ends a run: its `wrapUp`, and whether its guard events are on. */
-interface ModelCallEnding {
-  wrapUp: WrapUpOption;
-  events: boolean;
-}
-
-/**
- * A guard's stop in a model call: the final message (the model's wrap-up, or the canned one) replaces `replace` when
- * given (a response, whose tool calls never run, or the id of a message), and goes with `update` to the state.
- */
+/** A guard's stop in a model call: the final message replaces `replace` (a response, or a message id) when given. */
 export async function endModelCall(
   request: ModelCallRequest,
   handler: ModelCallHandler,
@@ -92,10 +70,7 @@ export async function endModelCall(
   return new Command({ update: { ...update, ...structured, messages } });
 }
 
-/**
- * What a middleware's own logic gives its model call: the model's response, which stands (with an update of the
- * middleware's channels), or anything else (a `Command` that ended the run, a response it did not look at).
- */
+/** A middleware's own logic let the model's response stand, with an update of its channels. */
 export interface ResponseStands {
   response: AIMessage;
   update?: Record<string, unknown> | undefined;
@@ -106,16 +81,14 @@ function stands(v: unknown): v is ResponseStands {
 }
 
 /**
- * The model call of a middleware of the pack, around its own logic (`inner`): the call is recorded in the step
- * budget; a wrap-up another guard asked for passes through; after `inner` answers, a response whose tools would not
- * leave room for another turn and an answer ends the run there, in the same step: the model's wrap-up (or the canned
- * message) replaces it, with a `steps` stop event.
+ * The model call of a middleware of the pack, around its own logic (`inner`): a wrap-up another guard asked for passes
+ * through; a response whose tools would not leave room for another turn and an answer ends the run in the same step.
  */
 export async function guardedModelCall(
   request: ModelCallRequest,
   handler: ModelCallHandler,
   budget: StepBudget,
-  ending: ModelCallEnding,
+  ending: { wrapUp: WrapUpOption; events: boolean },
   inner: () => Promise<ModelCallResult | ResponseStands>,
 ): Promise<ModelCallResult> {
   if (isWrapUpInput(request.messages)) return handler(request as never);
@@ -134,30 +107,19 @@ export async function guardedModelCall(
 }
 
 /**
- * Whether a model call at `at` needs a middleware's `wrapModelCall` for the run's end: a wrap-up is pending, or a
- * response that asks for tools would end the run (no room for another turn and an answer). Far from the limit, it
- * does not: createAgent then skips the middleware's `wrapModelCall`, and with it the parse of its state (0.3-0.5 ms).
+ * Whether a model call at `at` needs a middleware's `wrapModelCall` for the run's end (a wrap-up is pending, or a
+ * response with tools would end the run): else createAgent may skip it, and with it a parse of the whole state.
  */
 export function modelCallMayEnd(budget: StepBudget, at: StepReading): boolean {
   budget.saw(at);
   return budget.wrapUpPending(at) || !budget.toolTurnFits(at, stackOf(at));
 }
 
-/** The hooks of the agent's stack that the guards know by its channels. */
-function stackOf(at: StepReading): StackShape {
-  return stackFromChannels(readGraphChannels(at.config, KNOWN_CHANNELS, at));
-}
-
-/** Whether a model's response asks for tools. */
 function wantsTools(response: unknown): boolean {
   return AIMessage.isInstance(response) && (response.tool_calls ?? []).length > 0;
 }
 
-/**
- * createAgent's `afterModel` hook of the guard ended the run (level 4): whether the run may go back to the model for
- * its wrap-up (with `wrapUp` other than `"canned"` and room for one more model call in the step budget), or must end
- * now with the canned message.
- */
+/** After `afterModel` ended the run (level 4): whether the run may go back to the model for its wrap-up. */
 export function wrapUpFitsAfterModel(budget: StepBudget, wrapUp: WrapUpOption): boolean {
   const at = currentStep();
   if (at === undefined || wrapUp === "canned") return false;
@@ -165,4 +127,116 @@ export function wrapUpFitsAfterModel(budget: StepBudget, wrapUp: WrapUpOption): 
   const fits = budget.modelCallFitsAfter(at, stackOf(at));
   budget.wrapUpAsked(at, fits);
   return fits;
+}
+
+interface FinalCall {
+  messages: BaseMessage[];
+  structuredResponse?: unknown;
+}
+
+/** A model call's answer in the `responseFormat` (passed through as is, though langchain's types say otherwise). */
+interface StructuredAnswer {
+  structuredResponse: unknown;
+  messages: BaseMessage[];
+}
+
+/**
+ * The run's end from one more model call: with `"model"` the agent's model through `handler` with the tools off
+ * (`toolChoice: "none"`: a provider that needs the tools to read a history of tool calls keeps them), or in its
+ * `responseFormat`, not retried (langchain's retry would call the model after the end); with `{ model }` that model;
+ * the canned message when the call fails or still calls tools. The first message takes `id`: it replaces the response.
+ */
+async function finalModelCall(
+  request: ModelCallRequest,
+  handler: ModelCallHandler,
+  wrapUp: WrapUpOption,
+  reason: EndReason,
+  id?: string,
+): Promise<FinalCall> {
+  const format = hasFormat(request.responseFormat);
+  const missing: EndReason = format ? { ...reason, structuredResponse: "missing" } : reason;
+  if (wrapUp === "canned") return { messages: [finalMessage(undefined, missing, id ?? randomUUID())] };
+  const input = wrapUpInput(request.messages, reason.message);
+  const strict = format && wrapUp === "model" ? await strictFormat(request.responseFormat, request.model) : undefined;
+  let answer: unknown;
+  try {
+    if (typeof wrapUp === "object") answer = await wrapUp.model.invoke(input);
+    else if (strict === undefined) answer = await handler({ ...request, toolChoice: "none", messages: input } as never);
+    else {
+      const asked = { ...request, messages: input, tools: [], toolChoice: undefined, responseFormat: strict };
+      answer = await handler(asked as never);
+    }
+  } catch (error) {
+    if (passesThrough(error)) throw error;
+    answer = undefined;
+  }
+  if (isStructured(answer)) return structuredEnd(answer, reason, id);
+  const ownId = AIMessage.isInstance(answer) ? adoptId(answer, id) : (id ?? randomUUID());
+  return { messages: [finalMessage(answer, missing, ownId)] };
+}
+
+/** The model's messages (the first takes `id`), then the reason, in place of "Returning structured response". */
+function structuredEnd(answer: StructuredAnswer, reason: EndReason, id: string | undefined): FinalCall {
+  const [first, ...rest] = answer.messages;
+  if (AIMessage.isInstance(first)) adoptId(first, id);
+  const said = rest.at(-1);
+  const kept = AIMessage.isInstance(said) && (said.tool_calls ?? []).length === 0 ? rest.slice(0, -1) : rest;
+  // What a tool hands back of the run: its final message, or the response as JSON (deepagents' `task`).
+  reportRunEnd(reason, [reason.message, JSON.stringify(answer.structuredResponse)]);
+  const final = new AIMessage({
+    id: randomUUID(),
+    content: reason.message,
+    response_metadata: { guard: { ...reason, wrapUp: "model", structuredResponse: "given" } },
+  });
+  return {
+    messages: [...(first === undefined ? [] : [first]), ...kept, final],
+    structuredResponse: answer.structuredResponse,
+  };
+}
+
+/** Whether a model call answered in the agent's `responseFormat`. */
+function isStructured(v: unknown): v is StructuredAnswer {
+  const a = v as Partial<StructuredAnswer> | null;
+  return typeof a === "object" && a !== null && a.structuredResponse !== undefined && Array.isArray(a.messages);
+}
+
+/** Whether a createAgent request has a `responseFormat` (langchain marks "none" with `__responseFormatUndefined`). */
+function hasFormat(format: unknown): boolean {
+  return (
+    format !== undefined && format !== null && !(typeof format === "object" && "__responseFormatUndefined" in format)
+  );
+}
+
+/**
+ * The agent's `responseFormat` as the wrap-up asks for it: the strategy langchain would use, with a failed parse
+ * thrown instead of retried (`handleError: false`); undefined for a kind not known here (the wrap-up is asked in
+ * words). langchain is loaded only here: an agent with a `responseFormat` is a createAgent, so it is installed.
+ */
+async function strictFormat(format: unknown, model: unknown): Promise<unknown> {
+  try {
+    const { ProviderStrategy, ToolStrategy, toolStrategy } = await import("langchain");
+    const list: unknown[] = Array.isArray(format) ? format : [format];
+    if (list.every((s) => s instanceof ToolStrategy || s instanceof ProviderStrategy)) {
+      // A copy of the same class (langchain tells the strategies apart by class; the constructor is private), with
+      // the same tool: the model is asked to call the tool the agent's format names.
+      const strict = list.map((s) =>
+        s instanceof ToolStrategy
+          ? Object.assign(Object.create(ToolStrategy.prototype) as object, s, {
+              options: { ...s.options, handleError: false },
+            })
+          : s,
+      );
+      return Array.isArray(format) ? strict : strict[0];
+    }
+    if (!Array.isArray(format) && nativeOutput(model)) return format;
+    return toolStrategy(format as never, { handleError: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a chat model says it has native structured output (`profile.structuredOutput`), as langchain reads it. */
+function nativeOutput(model: unknown): boolean {
+  const profile = (model as { profile?: { structuredOutput?: unknown } | null } | null)?.profile;
+  return typeof profile === "object" && profile?.structuredOutput === true;
 }

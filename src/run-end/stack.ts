@@ -1,8 +1,4 @@
-/**
- * The agent's whole middleware list, shown to the guards: createAgent shows a middleware only its own hooks, so the
- * step budget counts the hooks it knows (the pack's, langchain's limit middleware) and measures the rest after the
- * first turn. Given the list, every hook is counted from the start.
- */
+/** The agent's whole middleware list, shown to the step budget (createAgent shows a middleware only its own hooks). */
 import type { StackShape } from "./budget.js";
 import type { StepBudget } from "./invocations.js";
 
@@ -15,7 +11,6 @@ export function withStepBudget<M extends object>(middleware: M, budget: StepBudg
   return middleware;
 }
 
-/** What the step budget reads of a middleware: which of createAgent's node hooks it has. */
 interface Hooks {
   beforeAgent?: unknown;
   beforeModel?: unknown;

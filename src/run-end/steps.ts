@@ -1,46 +1,29 @@
-/**
- * Where a guard stands in LangGraph's step budget, read from the running step's config. This is the one place that
- * reads LangGraph's config for the budget, and it reads public fields only: `metadata.langgraph_step` (the step),
- * `recursionLimit`, `control` (LangGraph's run-scoped control object: one per top-level run, shared by every graph
- * that runs inside it) and `metadata.checkpoint_ns` (the task's namespace, which names the graph invocation inside the
- * run: `""` at the top, `"node:<task>"` for a graph invoked inside that task, `"node:<task>|1"` for the second
- * invocation inside the same task, and so on), with `configurable.checkpoint_map` (the checkpoints the invocation's
- * parent graphs stood at). Two things LangGraph offers no public way to read: which channels the running graph has
- * (a middleware sees only its own), which {@link readGraphChannels} reads through the task's channel reader; and
- * whether the run resumes an interrupted one (`configurable.__pregel_resuming`). test/run-end/steps.test.ts pins
- * these facts on the installed LangGraph.
- */
+/** Where a guard stands in LangGraph's step budget (test/run-end/steps.test.ts pins what it reads of LangGraph). */
 import { getConfig } from "@langchain/langgraph";
 
 /** What a guard reads of the running step. */
 export interface StepReading {
-  /** The current step (`metadata.langgraph_step`). */
+  /** `metadata.langgraph_step`. */
   step: number;
-  /** The run's `recursionLimit` (LangGraph's default, 25, when the config has none). */
+  /** `recursionLimit` (LangGraph's default, 25, when the config has none). */
   limit: number;
-  /** The top-level run (LangGraph's `control` object of the run). */
+  /** The top-level run: LangGraph's `control` object, one per top-level run, shared by every graph inside it. */
   run: object;
   /**
-   * The graph invocation inside the run: its namespace (`""` for the top-level graph) and the checkpoints its
-   * parents stood at when it was invoked (a sub-agent whose namespace has no task id, its thread persisted, is
-   * invoked again at a parent's later step under the same namespace).
+   * The graph invocation inside the run: its namespace (`""` at the top) and the checkpoints its parents stood at (a
+   * sub-agent with a thread of its own is invoked again at a parent's later step under the same namespace).
    */
   graph: string;
-  /** The run resumes an interrupted one (a person answered): LangGraph's `configurable.__pregel_resuming`. */
+  /** The run resumes an interrupted one (a person answered): `configurable.__pregel_resuming`, a LangGraph internal. */
   resumed: boolean;
-  /** The running step's config, for {@link readGraphChannels}. */
   config: unknown;
 }
-
-/** LangGraph's default `recursionLimit`. */
-const DEFAULT_RECURSION_LIMIT = 25;
 
 /**
  * The namespace of the graph a task runs in: the task's own namespace less its last segment (`node:<task id>`).
  *
  * @example
  * ```ts
- * graphOf("model_request:1a2b"); // ""
  * graphOf("par:9f|1|model_request:1a2b"); // "par:9f|1"
  * ```
  */
@@ -50,8 +33,7 @@ export function graphOf(taskNamespace: string): string {
 }
 
 /**
- * The step reading of a run's config, or undefined outside a graph step (a direct call, a unit test) or in a run
- * without LangGraph's run control.
+ * The step reading of a run's config, or undefined outside a graph step or in a run without LangGraph's run control.
  *
  * @example
  * ```ts
@@ -70,8 +52,7 @@ export function readStep(config: unknown): StepReading | undefined {
   const step = c?.metadata?.langgraph_step;
   const run = c?.control;
   if (typeof step !== "number" || !Number.isFinite(step) || typeof run !== "object" || run === null) return undefined;
-  const limit =
-    typeof c?.recursionLimit === "number" && c.recursionLimit > 0 ? c.recursionLimit : DEFAULT_RECURSION_LIMIT;
+  const limit = typeof c?.recursionLimit === "number" && c.recursionLimit > 0 ? c.recursionLimit : 25;
   const ns = c?.metadata?.checkpoint_ns;
   const graph = typeof ns === "string" ? graphOf(ns) : "";
   // `checkpoint_map`: the checkpoint of each graph of the task's line at this step, its own graph's included.
@@ -88,11 +69,9 @@ export function readStep(config: unknown): StepReading | undefined {
 }
 
 /**
- * The values of the channels `names` that the running graph has (a channel it does not have, or one never written
- * and without a default, is left out), or undefined when they cannot be read. The one reader of a LangGraph internal
- * in the package: the task's channel reader (`configurable.__pregel_read`, which LangGraph gives every task to read
- * its graph's state); a createAgent middleware sees only its own channels, and the step budget must know which of
- * langchain's middleware the agent has. `at` is the config's step reading, when the caller has it already.
+ * The values of the channels `names` the running graph has (one never written and without a default is left out),
+ * by a LangGraph internal, the task's channel reader (`configurable.__pregel_read`): a createAgent middleware sees
+ * only its own channels, and the step budget must know which of langchain's middleware the agent has.
  *
  * @example
  * ```ts
@@ -115,8 +94,7 @@ export function readGraphChannels(
 }
 
 /**
- * Whether the running graph has the channel `name` (written or not: a channel never written is left out of what
- * {@link readGraphChannels} reads), or undefined outside a graph step.
+ * Whether the running graph has the channel `name`, written or not, or undefined outside a graph step.
  *
  * @example
  * ```ts
@@ -129,7 +107,6 @@ export function graphHasChannel(at: StepReading | undefined, name: string): bool
   return channelsHad(reader, at, [name]).length > 0;
 }
 
-/** The task's channel reader in a step's config (`configurable.__pregel_read`), or undefined outside a graph step. */
 function channelReader(config: unknown): ChannelReader | undefined {
   const read = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable?.__pregel_read;
   return typeof read === "function" ? (read as ChannelReader) : undefined;
@@ -139,19 +116,12 @@ function channelReader(config: unknown): ChannelReader | undefined {
 type ChannelReader = (select: string | string[], fresh: boolean) => unknown;
 
 /**
- * Whether each channel asked about is one the graph has, by top-level run (held weakly) and graph invocation: a
- * graph's channels do not change while it runs. The reader leaves a channel the graph lacks out as it does an empty
- * one, but only after LangGraph has thrown and caught a `TypeError` for it, which costs about 45 µs a channel (its
- * message names the expression): the step budget asks at every model call for 4 channels, most of which an agent
- * lacks.
+ * Whether the graph has each channel asked about, by run and graph invocation: for a channel the graph lacks LangGraph
+ * throws and catches a costly error, and the step budget asks at every model call for 4, most of which it lacks.
  */
 const channelsKnown = new WeakMap<object, Map<string, Map<string, boolean>>>();
 
-/**
- * The channels of `names` that the running graph has (and all of them when the run is not known): a channel not
- * asked about before in this graph invocation is read once alone, where LangGraph throws for a channel the graph
- * lacks and answers `null` for one never written.
- */
+/** Which of `names` the graph has (all outside a run): each read alone once, where LangGraph throws if it lacks it. */
 function channelsHad(read: ChannelReader, at: StepReading | undefined, names: readonly string[]): string[] {
   if (at === undefined) return [...names];
   const known = perInvocation(channelsKnown, at, () => new Map<string, boolean>());
@@ -191,7 +161,7 @@ export function perInvocation<T>(table: WeakMap<object, Map<string, T>>, at: Ste
  *
  * @example
  * ```ts
- * const at = currentStep();
+ * currentStep()?.limit; // 25
  * ```
  */
 export function currentStep(): StepReading | undefined {

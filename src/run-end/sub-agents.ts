@@ -1,14 +1,4 @@
-/**
- * A stuck sub-agent reported as stuck. An agent that a tool starts (deepagents' `task`, an agent wrapped as a tool)
- * hands back only its last words: a sub-agent the guards stopped would read to its parent as a success. So every
- * guarded tool call runs in a scope of its own (Node's `AsyncLocalStorage`, which follows the call through every
- * `await` of the sub-agent it starts), a guard that ends a run there reports why and the run's final words, and the
- * tool's answer says so when those words reach it: an error ToolMessage that names the guard and the rule before the
- * tool's own words, which the parent's guards record as a failure. A tool that handled the stop (asked another agent
- * instead; an agent between them that answered in its own words) answers with other words: its answer stands. The
- * guard states that the tool hands back with the sub-agent's final state (deepagents) are dropped there: they are the
- * sub-agent's memory, not its parent's.
- */
+/** A stuck sub-agent reported as stuck: an agent a tool starts hands back only its last words, read as success. */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command, getConfig, isCommand } from "@langchain/langgraph";
@@ -27,8 +17,7 @@ interface EndedRun {
 const scopes = new AsyncLocalStorage<EndedRun[]>();
 
 /**
- * Reports a run the guards end (its final message is written now, in `words`: the reason's canned message unless
- * told) to the tool call that started it, if any: a no-op for a run no guarded tool call started.
+ * Reports a run the guards end, and its final `words`, to the guarded tool call that started it, if any.
  *
  * @example
  * ```ts
@@ -42,10 +31,8 @@ export function reportRunEnd(reason: EndReason, words: readonly string[] = [reas
 }
 
 /**
- * The model's wrap-up that ends a run the guards stop, with the verdict after its words when no guarded tool call
- * took the report (`reported`: {@link reportRunEnd}'s answer) and the agent runs inside another graph (a
- * supervisor's worker): the words need not say that the run was stopped, and the agent that reads them (the
- * supervisor's model) must be told the task is not done. A canned final message says why in words already.
+ * The model's wrap-up of a run the guards stop, with the verdict after its words when no guarded tool call took the
+ * report (`reported`) and the agent runs inside another graph: the agent that reads them must learn it is not done.
  *
  * @example
  * ```ts
@@ -56,12 +43,10 @@ export function withStopNote(text: string, reason: EndReason, reported: boolean)
   return reported || !nestedAgent() ? text : `${text}\n\n${nestedStopNote(verdictOf(reason))}`;
 }
 
-/** The verdict of a stop in one line (see `stopVerdict`). */
 function verdictOf(reason: EndReason): string {
   return stopVerdict(reason.kind, reason.message, typeof reason.tool === "string" ? reason.tool : undefined);
 }
 
-/** Whether the node running now is in an agent inside another graph (see `agentOf`). */
 function nestedAgent(): boolean {
   try {
     const agent = agentOf(getConfig()?.configurable);
@@ -72,8 +57,11 @@ function nestedAgent(): boolean {
 }
 
 /**
- * Runs a tool call in a scope of its own, and marks its output when a run it started was ended by the guards (see
- * the module comment). `callId` is the call's id, to find its ToolMessage in a Command.
+ * Runs a tool call in a scope of its own (`AsyncLocalStorage` follows it through every `await` of a sub-agent it
+ * starts). When a run it started was ended by the guards and that run's final words reach the tool's answer, the
+ * answer becomes an error that names the guard and the rule first, which the parent's guards record as a failure; a
+ * tool that handled the stop answers in other words, and its answer stands. The guard states a tool hands back with
+ * a sub-agent's final state are dropped: they are the sub-agent's memory. `callId` finds the ToolMessage in a Command.
  *
  * @example
  * ```ts
@@ -95,11 +83,8 @@ export function watchSubAgents(
 const GUARD_CHANNELS = ["toolGuard", "loopGuard", "safetyLimits", "guardLog", "fileCache", "_guardPending"];
 
 /**
- * A tool's Command without the whole guard states it carries: a sub-agent's final state, handed back by the tool
- * that ran it (deepagents' `task` returns every key of it). They are the sub-agent's memory, not the caller's: its
- * guard log would replace the caller's (of parallel sub-agents, the last one's), as its other states would if their
- * reducers did not refuse another agent's. A tool's own events for a channel (a list, or an object with a `type`)
- * stay.
+ * A tool's Command without a sub-agent's whole guard states (deepagents' `task` returns its whole final state): its
+ * guard log would replace the caller's. A tool's own events for a channel (a list, or with a `type`) stay.
  */
 function withoutAgentStates(output: Command): Command {
   const update = output.update as Record<string, unknown> | undefined;
@@ -111,12 +96,10 @@ function withoutAgentStates(output: Command): Command {
   return new Command({ ...output, update: kept });
 }
 
-/** A channel's whole state (an object that is not an event or a list of events). */
 function isWholeState(value: unknown): boolean {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !("type" in value);
 }
 
-/** The output with its ToolMessage turned into the report of a stopped run (see {@link stoppedAnswer}). */
 function markStopped(
   output: ToolMessage | Command,
   callId: string | undefined,
@@ -132,9 +115,8 @@ function markStopped(
 }
 
 /**
- * The answer of a tool call whose sub-agent the guards stopped: an error, the guard's verdict first, then what the
- * tool said; `artifact.guard.subAgent` keeps the verdict as data. The stopped run is the last one whose final words
- * are in the answer: an answer without them (the tool fell back to another agent) is the tool's, as it is.
+ * The answer of a tool call whose sub-agent the guards stopped (the last run whose final words are in it; without
+ * them the answer is the tool's own): an error, the verdict first; `artifact.guard.subAgent` keeps it as data.
  */
 function stoppedAnswer(answer: ToolMessage, ended: EndedRun[]): ToolMessage {
   const said = typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);

@@ -1,12 +1,4 @@
-/**
- * The texts of the run's end, word for word (tests and the eval compare them): LangGraph's step budget, the model's
- * wrap-up, and a sub-agent the guards stopped as its parent's tool call reports it. The code that decides when to
- * send them lives beside (src/run-end/).
- */
-
-// ---------------------------------------------------------------------------------------------------------------
-// 1. Ending a run: LangGraph's step budget, and the model's own wrap-up
-// ---------------------------------------------------------------------------------------------------------------
+/** The texts of the run's end, word for word (tests and the eval compare them). */
 
 /**
  * Why a run ends when LangGraph's step budget (`recursionLimit`) would not allow another turn.
@@ -21,8 +13,7 @@ export function stepBudgetReason(limit: number): string {
 }
 
 /**
- * What the model is asked in its last call, made with its tools off, when the guards end a run: its answer is the
- * run's final message.
+ * What the model is asked in its last call, with its tools off, when the guards end a run.
  *
  * @example
  * ```ts
@@ -36,19 +27,13 @@ export function wrapUpInstruction(reason: string): string {
   ].join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// 2. Several agents: a sub-agent the guards stopped, as its parent's tool call reports it
-// ---------------------------------------------------------------------------------------------------------------
-
 /**
- * Why the guards stopped an agent, in one line for the agent that reads its answer: the escalation's reason is a
- * letter to a person (what to do next), so it is told as the call that kept being repeated; every other reason is
- * short already ("Stopped: …").
+ * Why the guards stopped an agent, in one line for the agent that reads its answer (the escalation's reason is a
+ * letter to a person, so it is told as the call that kept being repeated).
  *
  * @example
  * ```ts
- * stopVerdict("escalation", "I stopped this run because …", "search_code");
- * // "the guards stopped it (escalation): it kept repeating a call of `search_code` that they blocked."
+ * stopVerdict("loop", "Stopped: loop detected, …"); // "the guards stopped it (loop). Stopped: loop detected, …"
  * ```
  */
 export function stopVerdict(kind: string, message: string, tool?: string): string {
@@ -59,14 +44,11 @@ export function stopVerdict(kind: string, message: string, tool?: string): strin
 }
 
 /**
- * The answer of a tool call whose sub-agent the guards stopped: the verdict, that the task is not done, then the
- * sub-agent's own last words.
+ * The answer of a tool call whose sub-agent the guards stopped: the verdict, that the task is not done, its last words.
  *
  * @example
  * ```ts
  * subAgentStoppedText("the guards stopped it (loop). Stopped: loop detected, …", "I kept searching.");
- * // "The sub-agent did not finish: the guards stopped it (loop). Stopped: loop detected, … Its task is not done: do
- * // not treat its answer as a result. Its last words: I kept searching."
  * ```
  */
 export function subAgentStoppedText(verdict: string, said: string): string {
@@ -75,13 +57,11 @@ export function subAgentStoppedText(verdict: string, said: string): string {
 }
 
 /**
- * The note after the final words of an agent that runs inside another graph (a supervisor's worker), when the guards
- * ended its run: the verdict, for the agent that reads the words.
+ * The note after the final words of an agent inside another graph (a supervisor's worker) whose run the guards ended.
  *
  * @example
  * ```ts
  * nestedStopNote("the guards stopped it (iterations). Stopped: the iteration limit was reached (12 of 12).");
- * // "[This agent did not finish: the guards stopped it (iterations). Stopped: … Its task is not done.]"
  * ```
  */
 export function nestedStopNote(verdict: string): string {

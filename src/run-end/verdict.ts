@@ -1,6 +1,4 @@
-/**
- * Why the guards ended a run, as data: read from the run's final message, whichever guard and adapter wrote it.
- */
+/** Why the guards ended a run, as data: read from the run's final message, whichever guard and adapter wrote it. */
 import { AIMessage } from "@langchain/core/messages";
 
 /**
@@ -16,14 +14,14 @@ import { AIMessage } from "@langchain/core/messages";
 export interface GuardVerdict {
   /**
    * The guard that ended the run: `"tool-calls"` (escalation: the same call repeated after blocks), `"loop"` (the
-   * model's turns repeat, or agents hand a task back and forth), `"limits"` (a safety limit), `"steps"` (LangGraph's step budget had no room for another
-   * tool turn).
+   * model's turns repeat, or agents hand a task back and forth), `"limits"` (a safety limit), `"steps"` (LangGraph's
+   * step budget had no room for another tool turn).
    */
   guard: "tool-calls" | "loop" | "limits" | "steps";
   /**
    * The rule or limit: `"escalation"` (tool calls), `"loop"`, `"handoffs"` (loop: agents handing a task back and
-   * forth with nothing new), `"iterations"`, `"runtime"`, `"tokens"`, `"cost"`,
-   * `"failures"` (limits), `"recursionLimit"` (steps).
+   * forth with nothing new), `"iterations"`, `"runtime"`, `"tokens"`, `"cost"`, `"failures"` (limits),
+   * `"recursionLimit"` (steps).
    */
   rule: string;
   /** The escalation level (4: the run was ended; a person may have chosen to end it at level 3). */

@@ -1,8 +1,4 @@
-/**
- * The model's own wrap-up: when the guards end a run and a model is at hand, one last call with its tools off asks
- * what was done, what failed and what is left; its answer is the run's final message, with the guard's reason in
- * its metadata. The canned message is the fallback: no model, the call fails, or it still calls tools.
- */
+/** The model's own wrap-up: one last call with its tools off, when the guards end a run; else the canned message. */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Command } from "@langchain/langgraph";
@@ -19,7 +15,7 @@ export const WRAP_UP_ID = "langgraph-guards-wrap-up";
  *
  * @example
  * ```ts
- * const input = wrapUpInput(messages, stepBudgetReason(25));
+ * await model.invoke(wrapUpInput(messages, stepBudgetReason(25)));
  * ```
  */
 export function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
@@ -27,10 +23,7 @@ export function wrapUpInput(messages: readonly BaseMessage[], reason: string): B
   return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
 }
 
-/**
- * The reason of a canned final message a guard wrote: its `response_metadata.guard` and its text as the message
- * (`kind` when the metadata names none).
- */
+/** A canned final message's reason: its `response_metadata.guard` (`kind` if it names none), its text as message. */
 export function reasonOf(canned: AIMessage, kind: string): EndReason {
   const guard = (canned.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};
   return { kind, ...guard, message: messageText(canned) };
@@ -43,8 +36,7 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
 
 /**
  * The final message of a run the guards end: the model's answer when it is a text without tool calls (with the
- * guard's reason in its metadata), else the canned message. `id` replaces a message already in the conversation
- * (the response the run stops at).
+ * guard's reason in its metadata), else the canned message. `id` replaces the response the run stops at.
  *
  * @example
  * ```ts
@@ -71,55 +63,6 @@ export function finalMessage(answer: unknown, reason: EndReason, id?: string): A
     usage_metadata: model.usage_metadata,
     response_metadata: { ...model.response_metadata, guard: { ...reason, wrapUp: "model" } },
   });
-}
-
-/**
- * Asks a model (a chat model without tools bound, given to a graph's guard hook) for the wrap-up; never throws: a
- * failure gives the canned message.
- *
- * @example
- * ```ts
- * const final = await wrapUpWith(model, state.messages, { kind: "steps", message: stepBudgetReason(25) });
- * ```
- */
-export async function wrapUpWith(
-  model: { invoke(input: BaseMessage[]): Promise<unknown> } | undefined,
-  messages: readonly BaseMessage[],
-  reason: EndReason,
-  id?: string,
-): Promise<AIMessage> {
-  if (model === undefined) return finalMessage(undefined, reason, id);
-  try {
-    return finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason, id);
-  } catch {
-    return finalMessage(undefined, reason, id);
-  }
-}
-
-/**
- * A graph hook's final messages with the model's wrap-up: the last message of `ending` (the canned final message the
- * guard wrote) is replaced by the model's answer, asked with the conversation and the held-back calls' answers; the
- * canned message stays when there is no model or its answer cannot be a final message.
- *
- * @example
- * ```ts
- * const messages = await withWrapUp(outcome.messages, state.messages, model);
- * ```
- */
-export async function withWrapUp(
-  ending: readonly BaseMessage[],
-  conversation: readonly BaseMessage[],
-  model: { invoke(input: BaseMessage[]): Promise<unknown> } | undefined,
-): Promise<BaseMessage[]> {
-  const canned = ending.at(-1);
-  if (model === undefined || !AIMessage.isInstance(canned) || endedByPerson(canned)) return [...ending];
-  const final = await wrapUpWith(
-    model,
-    [...conversation, ...ending.slice(0, -1)],
-    reasonOf(canned, "guard"),
-    canned.id,
-  );
-  return [...ending.slice(0, -1), final];
 }
 
 /**
@@ -156,29 +99,11 @@ export interface WrapUpModel {
   invoke(input: BaseMessage[]): Promise<unknown>;
 }
 
-/** Whether `v` is `{ model }` with a chat model (its `invoke`), and nothing else. */
-function isWrapUpWithModel(v: unknown): v is { model: WrapUpModel } {
+/** Whether `v` is a {@link WrapUpOption} (`{ model }` with a chat model, and nothing else). */
+export function isWrapUpOption(v: unknown): v is WrapUpOption {
+  if (v === "model" || v === "canned") return true;
   const o = v as { model?: { invoke?: unknown } } | null;
   return typeof o === "object" && o !== null && Object.keys(o).length === 1 && typeof o.model?.invoke === "function";
-}
-
-/** Whether `v` is a {@link WrapUpOption}. */
-export function isWrapUpOption(v: unknown): v is WrapUpOption {
-  return v === "model" || v === "canned" || isWrapUpWithModel(v);
-}
-
-/** The chat model a graph hook asks for the wrap-up: the one given, else none (the canned message). */
-export function wrapUpModelOf(option: WrapUpOption | undefined): WrapUpModel | undefined {
-  return typeof option === "object" ? option.model : undefined;
-}
-
-/**
- * A createAgent model call's answer in the agent's `responseFormat` (langchain's model node passes it through the
- * middleware as is, though its types say a message or a `Command`): the structured response and its messages.
- */
-export interface StructuredAnswer {
-  structuredResponse: unknown;
-  messages: BaseMessage[];
 }
 
 /** What a createAgent model call gives: the model's message, or a `Command` with the state's update. */
@@ -189,13 +114,9 @@ export type ModelCallHandler = (request: never) => Promise<ModelCallResult> | Mo
 
 /** What the guards read of a createAgent model request. */
 export interface ModelCallRequest {
-  /** The messages sent to the model. */
   messages: BaseMessage[];
-  /** The request's tool choice. */
   toolChoice?: unknown;
-  /** The agent's `responseFormat` (undefined without one). */
   responseFormat?: unknown;
-  /** The agent's chat model. */
   model?: unknown;
   /** The agent's state (with every middleware's channels). */
   state: unknown;
