@@ -199,8 +199,9 @@ class ShadowGuard extends ToolNode {
     this.#traits.learn(this.tools);
     const env = { options: this.options, context: this.#traits.context(config.configurable, input), host: config };
     const turn = GuardedTurn.open(this.state, messages, env);
-    const outputs = await Promise.all(turn.calls.map((call) => this.runTool(call, config, input)));
-    const answers = outputs.map((output, i) => turn.settle(i, output));
+    const answers = await Promise.all(
+      turn.calls.map((call, i) => turn.answer(i, () => this.runTool(call, config, input))),
+    );
     this.state = reduceToolGuard(this.state, turn.update().toolGuard);
     return { messages: answers } as never;
   }
@@ -282,7 +283,7 @@ class EngineConversation {
   }
 
   /** Turn `i`: a new read_file call opened, its answer settled, the update reduced; returns its ms. */
-  turn(i: number): number {
+  async turn(i: number): Promise<number> {
     const id = `${this.name}-${i}`;
     this.messages.push(
       new AIMessage({ content: "", tool_calls: [{ id, name: "read_file", args: { path: readPath(i) } }] }),
@@ -291,7 +292,7 @@ class EngineConversation {
     const start = performance.now();
     const env = { options: this.options, context: this.traits.context({}, { messages: this.messages }), host: {} };
     const turn = GuardedTurn.open(this.state, this.messages, env);
-    const answer = turn.settle(0, output);
+    const answer = await turn.answer(0, () => Promise.resolve(output));
     this.state = reduceToolGuard(this.state, turn.update().toolGuard);
     const ms = performance.now() - start;
     this.messages.push(answer as ToolMessage);
@@ -305,15 +306,15 @@ const SETTINGS: Setting[] = ["warm", "cold", "codeWarm"];
 const clearer = new Float64Array(4_000_000);
 
 /** One run of `TURNS` engine turns in a setting: µs a turn. */
-function engineRun(setting: Setting, run: number): number {
+async function engineRun(setting: Setting, run: number): Promise<number> {
   const own = new EngineConversation(`a${run}`);
   // The conversation whose turns warm the code (only in that setting).
   const other = setting === "codeWarm" ? new EngineConversation(`b${run}`) : undefined;
   let ms = 0;
   for (let i = 0; i < TURNS; i += 1) {
     if (setting !== "warm") for (let j = 0; j < clearer.length; j += 8) clearer[j] = run + i;
-    other?.turn(i);
-    ms += own.turn(i);
+    await other?.turn(i);
+    ms += await own.turn(i);
     if (own.state.stats.allowed !== i + 1) throw new Error(`${setting}: turn ${i} was not allowed`);
   }
   return (ms * 1000) / TURNS;
@@ -324,7 +325,7 @@ const engineUs: Record<Setting, number[]> = { warm: [], cold: [], codeWarm: [] }
 for (let run = 0; run < WARMUP_RUNS + ENGINE_RUNS; run += 1) {
   for (let i = 0; i < SETTINGS.length; i += 1) {
     const setting = SETTINGS[(run + i) % SETTINGS.length] as Setting;
-    const us = engineRun(setting, run);
+    const us = await engineRun(setting, run);
     if (run >= WARMUP_RUNS) engineUs[setting].push(us);
   }
 }

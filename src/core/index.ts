@@ -66,7 +66,7 @@ export {
   type QueryParserName,
   unionQueries,
 } from "../repeat-query/core/query.js";
-export type { ToolCallInput } from "../tool-calls/core/call.js";
+export type { CallFacts, RepeatKind, ToolCallInput } from "../tool-calls/core/call.js";
 export { decideToolCall, type ToolCallDecision } from "../tool-calls/core/decide.js";
 export {
   type AnswerNow,
@@ -98,6 +98,7 @@ export {
   substanceKey,
   textAcknowledges,
 } from "../tool-calls/core/escalation.js";
+export { callFacts } from "../tool-calls/core/facts.js";
 export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
 export { normalizeResult } from "../tool-calls/core/normalize.js";
 export type { ResultNormalizer } from "../tool-calls/core/options.js";
@@ -124,7 +125,7 @@ export type {
   OperationRecord,
   OperationsState,
 } from "../tool-calls/core/redundancy.js";
-export type { RepeatCount, RepeatKind, RepeatState } from "../tool-calls/core/repeat-ceiling.js";
+export type { RepeatCount, RepeatState } from "../tool-calls/core/repeat-ceiling.js";
 export type {
   CallRecord,
   Change,

@@ -1,6 +1,5 @@
 import { z } from "zod/v4";
 import { distinctCallIds } from "../common/call-ids.js";
-import { isShellTool } from "../common/identity/classify.js";
 import { canonicalJson } from "../common/identity/signature.js";
 import { parseOptions } from "../common/options.js";
 import type { StopReason } from "../common/vocabulary.js";
@@ -12,7 +11,7 @@ import {
   stepLoopGuard,
   turnOutput,
 } from "../loop/core/loop.js";
-import type { ToolCallInput } from "../tool-calls/core/call.js";
+import type { CallFacts, ToolCallInput } from "../tool-calls/core/call.js";
 import { identifyCall } from "../tool-calls/core/detect.js";
 import {
   type ResolvedToolGuardOptions,
@@ -463,28 +462,23 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
  * is what the check says the call answers now: a recorded read whose answer differs from the one a block would quote
  * is no repeat.
  */
-function turnContext(
-  turn: AgentTurn,
-  inputs: readonly (ToolCallInput & { id: string })[],
-  setup: ReplaySetup,
-): ReplaySetup["ctx"] {
-  const checked = inputs.map((input) => setup.checksFreshness(input.name) || readsKnown(input, setup));
-  if (!checked.includes(true)) return setup.ctx;
-  const recorded = new Map(inputs.map((input, i) => [input.id, checked[i] ? turn.calls[i]?.result : undefined]));
-  return {
+function turnContext(turn: AgentTurn, inputs: readonly (ToolCallInput & { id: string })[], setup: ReplaySetup) {
+  const recorded = new Map(inputs.map((input, i) => [input.id, turn.calls[i]?.result]));
+  const ctx: ReplaySetup["ctx"] = {
     ...setup.ctx,
     answersNow: (call) => {
+      if (!setup.checksFreshness(call.name) && !readsKnown(call)) return undefined;
       const result = call.id === undefined ? undefined : recorded.get(call.id);
       return result !== undefined ? [result] : undefined;
     },
   };
+  return ctx;
 }
 
 /** Whether a call is a shell read whose files are known (see `shellReadPaths`): its recorded answer is its check. */
-function readsKnown(call: ToolCallInput, setup: ReplaySetup): boolean {
-  if (!isShellTool(call.name)) return false;
+function readsKnown(call: CallFacts): boolean {
   try {
-    return shellReadPaths(call.name, identifyCall(call, setup.resolved, setup.ctx).effect) !== undefined;
+    return call.shell && shellReadPaths(call.name, call.effect) !== undefined;
   } catch {
     return false; // unreadable arguments: the rules decide
   }

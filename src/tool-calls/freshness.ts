@@ -21,9 +21,7 @@ import {
 } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type CallEffect, isShellTool } from "../common/identity/classify.js";
-import type { ToolCallInput } from "./core/call.js";
-import { type DecideContext, identifyCall } from "./core/detect.js";
-import type { ResolvedToolGuardOptions } from "./core/options.js";
+import type { CallFacts } from "./core/call.js";
 import type { RecordedResult } from "./core/repetition.js";
 
 /**
@@ -163,27 +161,22 @@ export function fingerprintBeforeRun(tool: string, effect: CallEffect): string |
 }
 
 /**
- * The adapters' {@link DecideContext.readsChanged}: whether the files a shell read reads have changed since its
- * `previous` result was recorded with their fingerprint. `undefined` when that result has no fingerprint (another
- * tool) or the call's files are not known.
+ * Whether the files a shell read reads changed since `previous` was recorded (its fingerprint, taken as it started);
+ * `undefined` when it cannot tell (no fingerprint, not a shell read of known files): what the adapters give
+ * `DecideContext.readsChanged`.
  *
  * @example
  * ```ts
- * const context: DecideContext = { readsChanged: readsChangedCheck(options) };
+ * const context: DecideContext = { readsChanged };
  * ```
  */
-export function readsChangedCheck(
-  options: ResolvedToolGuardOptions,
-  context: DecideContext = {},
-): (call: ToolCallInput, previous: RecordedResult) => boolean | undefined {
-  return (call, previous) => {
-    const recorded = (previous as FingerprintedResult).reads;
-    if (typeof recorded !== "string" || !isShellTool(call.name)) return undefined;
-    try {
-      const paths = shellReadPaths(call.name, identifyCall(call, options, context).effect);
-      return paths === undefined ? undefined : readsFingerprint(paths) !== recorded;
-    } catch {
-      return undefined; // a check that fails tells nothing: the rules decide
-    }
-  };
+export function readsChanged(call: CallFacts, previous: RecordedResult): boolean | undefined {
+  const recorded = (previous as FingerprintedResult).reads;
+  if (typeof recorded !== "string" || !call.shell) return undefined;
+  try {
+    const paths = shellReadPaths(call.name, call.effect);
+    return paths === undefined ? undefined : readsFingerprint(paths) !== recorded;
+  } catch {
+    return undefined; // a check that fails tells nothing: the rules decide
+  }
 }

@@ -126,15 +126,11 @@ async function wrapToolCall(
   const state = request.state as ToolCallState;
   const guard = state.toolGuard ?? emptyToolGuardState();
   const turn = turns.resume(request.toolCall, state._guardPending, guard, state.messages ?? [], env);
-  const blocked = turn?.standInAnswer(0);
-  if (turn !== undefined && blocked !== undefined)
-    return new Command({ update: { messages: [blocked], ...turn.update() } });
-  turn?.starting(0); // a shell read's files fingerprinted before it runs (the freshness check)
   // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
   const unknown = request.tool === undefined ? env.context.toolNames : undefined;
-  const output = await watchSubAgents(request.toolCall.id, () => handlerOutput(handler, request.toolCall, unknown));
-  if (turn === undefined) return output;
-  const answer = turn.settle(0, output);
+  const run = () => handlerOutput(handler, request.toolCall, unknown);
+  if (turn === undefined) return watchSubAgents(request.toolCall.id, run);
+  const answer = await turn.answer(0, run);
   const own = turn.update();
   if (ToolMessage.isInstance(answer)) return new Command({ update: { messages: [answer], ...own } });
   const body = answer.update;

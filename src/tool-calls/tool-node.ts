@@ -4,7 +4,6 @@ import type { RunnableToolLike } from "@langchain/core/runnables";
 import type { DynamicTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Command, isCommand, type LangGraphRunnableConfig, Send } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { watchSubAgents } from "../run-end/sub-agents.js";
 import { thrownAnswer } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { type ResolvedToolGuardOptions, resolveToolGuardOptions, type ToolGuardOptions } from "./core/options.js";
@@ -12,7 +11,7 @@ import type { TurnPlan } from "./core/plan.js";
 import type { ToolGuardState } from "./core/state.js";
 import { GuardEscalationError, GuardStateMissingError } from "./errors.js";
 import { ToolTraits } from "./traits.js";
-import { GuardedTurn, type TurnEnv } from "./turn.js";
+import { GuardedTurn, PlannedTurns, type TurnEnv } from "./turn.js";
 
 /**
  * A tool a {@link GuardedToolNode} can run (the same kinds `ToolNode` accepts).
@@ -63,17 +62,20 @@ export interface GuardPlan {
   message: AIMessage | undefined;
 }
 
-/** Each node's tool traits (what its tools are and how their repeats are served). */
-const traitsOf = new WeakMap<GuardedToolNode<unknown>, ToolTraits>();
+/** Each node's tool traits (what its tools are and how their repeats are served) and the plans of its turns. */
+const traitsOf = new WeakMap<GuardedToolNode<unknown>, { traits: ToolTraits; plans: PlannedTurns }>();
 
 /**
  * What `node` decides its turns with in a run, in a graph whose state is `state` (the freshness checks of the tools
  * that serve repeats read it): the escalation hook and node open the same turn.
  */
 export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
-  const traits = traitsOf.get(node as GuardedToolNode<unknown>) as ToolTraits;
+  const { traits, plans } = traitsOf.get(node as GuardedToolNode<unknown>) as {
+    traits: ToolTraits;
+    plans: PlannedTurns;
+  };
   traits.learn(node.tools); // learned again when they changed
-  return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config };
+  return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config, plans };
 }
 
 /**
@@ -186,7 +188,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     this.guardOptions = resolved;
     const traits = new ToolTraits(resolved);
     traits.learn(tools);
-    traitsOf.set(this as GuardedToolNode<unknown>, traits);
+    traitsOf.set(this as GuardedToolNode<unknown>, { traits, plans: new PlannedTurns() });
   }
 
   /**
@@ -238,19 +240,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return withGuardUpdate(combineOutputs(outputs), turn.update()) as T;
   }
 
-  /** Call `i` of the turn: its block's answer, or the tool's output (what it threw, answered) settled. */
+  /** Call `i` of the turn, answered by the turn: its block's answer, or the tool's output (what it threw, answered). */
   private guarded(turn: GuardedTurn, i: number, config: LangGraphRunnableConfig, state: unknown) {
-    const blocked = turn.standInAnswer(i);
-    if (blocked !== undefined) return Promise.resolve(blocked);
-    turn.starting(i); // a shell read's files fingerprinted before it runs (the freshness check)
-    const call = turn.calls[i] as ToolCall;
-    // A promise chain, not an async function, and one step for both outcomes: no step between the tool and the
-    // node beyond ToolNode's own.
-    return watchSubAgents(call.id, () =>
-      this.runner
-        .runRaw(this.tools, call, config, state)
-        .then(undefined, (error: unknown) => this.errorAnswer(call, error)),
-    ).then((output) => turn.settle(i, output));
+    return turn.answer(i, () => this.runTool(turn.calls[i] as ToolCall, config, state));
   }
 
   /**

@@ -11,7 +11,7 @@ import { agentOf } from "../common/owner.js";
 import type { ToolCallInput } from "./core/call.js";
 import type { AnswerNow, DecideContext } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
-import { readsChangedCheck } from "./freshness.js";
+import { readsChanged } from "./freshness.js";
 
 /**
  * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
@@ -118,12 +118,8 @@ export class ToolTraits {
   readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
-  /** The shell reads' freshness check, made once: it reads {@link ToolTraits.readOnlyHints} as they are when asked. */
-  readonly #readsChanged: DecideContext["readsChanged"];
 
-  constructor(private readonly options: ResolvedToolGuardOptions) {
-    this.#readsChanged = readsChangedCheck(options, { readOnlyHints: this.readOnlyHints });
-  }
+  constructor(private readonly options: ResolvedToolGuardOptions) {}
 
   /**
    * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
@@ -178,7 +174,7 @@ export class ToolTraits {
       toolNames: this.#names,
     };
     if (state === undefined) return context;
-    context.readsChanged = this.#readsChanged;
+    context.readsChanged = readsChanged;
     if (this.#checks.size === 0) return context;
     const checks = this.#checks;
     context.answersNow = (call: ToolCallInput) => {

@@ -12,25 +12,18 @@ import { callPosition } from "../common/call-ids.js";
 import type { GuardStreamEvent } from "../common/events/stream-events.js";
 import { emitGuardEvents, type WriterHost } from "../common/events/writer.js";
 import { canonicalJson } from "../common/identity/signature.js";
-import { guardAnswer, isAI, lastAIMessageIndex, runMarker, unansweredCalls } from "../common/messages.js";
+import { guardAnswer, lastAIMessageIndex, unansweredCalls } from "../common/messages.js";
 import type { EndReason } from "../common/vocabulary.js";
+import { watchSubAgents } from "../run-end/sub-agents.js";
 import { blockArtifact, dedupe, heldAnswer, servedAnswer, withNote } from "./answers.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
-import {
-  answerReminder,
-  type CallOutcome,
-  commitTurn,
-  newCallDecisions,
-  planTurn,
-  planTurnFully,
-  type TurnStop,
-} from "./core/plan.js";
+import { answerReminder, type CallOutcome, commitTurn, planTurn, type TurnStop } from "./core/plan.js";
 import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "./core/state.js";
 import { turnStreamEvents } from "./events.js";
 import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
-import { callInputs, turnInput } from "./inputs.js";
+import { turnInput } from "./inputs.js";
 import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 
@@ -42,6 +35,28 @@ export interface TurnEnv {
   options: ResolvedToolGuardOptions;
   context: TurnContext;
   host: WriterHost;
+  /** Where a tool node keeps the plans of its responses (see {@link PlannedTurns}). */
+  plans?: PlannedTurns | undefined;
+}
+
+/**
+ * The plans a tool node's turns were opened with, by AI message: the escalation hook (or node) plans a response and
+ * the tool node after it takes that plan, as the sibling tasks of a createReactAgent v2 response take the first
+ * one's. A plan is taken only for the state value it was made from and the same calls: a write in between plans again.
+ */
+export class PlannedTurns {
+  readonly #plans = new WeakMap<object, { from: ToolGuardState; ids: (string | undefined)[]; plan: Plan }>();
+
+  /** The plan of `message`'s calls `planned` made from `state`, if one was kept. */
+  find(message: AIMessage, state: ToolGuardState, planned: readonly ToolCall[]): Plan | undefined {
+    const kept = this.#plans.get(message);
+    if (kept === undefined || kept.from !== state || kept.ids.length !== planned.length) return undefined;
+    return kept.ids.every((id, i) => planned[i]?.id === id) ? kept.plan : undefined;
+  }
+
+  keep(message: AIMessage, state: ToolGuardState, planned: readonly ToolCall[], plan: Plan): void {
+    this.#plans.set(message, { from: state, ids: planned.map((c) => c.id ?? undefined), plan });
+  }
 }
 
 /**
@@ -109,14 +124,13 @@ interface Ground {
   env: TurnEnv;
 }
 
-/** Whether the turn's decisions have stream events to write (not again for a resumed turn, none for new calls). */
+/** Whether the turn's decisions have stream events to write (not again for a resumed turn). */
 type Announce = "announce" | "silent";
 
 /**
  * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
- * none of its calls runs; else answer each call with {@link GuardedTurn.standInAnswer} or run it (after
- * {@link GuardedTurn.starting}) and pass its output to {@link GuardedTurn.settle}; then write
- * {@link GuardedTurn.update} to the guard channels.
+ * none of its calls runs; else {@link GuardedTurn.answer} each call, then write {@link GuardedTurn.update} to the
+ * guard channels.
  */
 export class GuardedTurn {
   /** The outcome of each call that ran, indexed like the plan's decisions. */
@@ -171,41 +185,14 @@ export class GuardedTurn {
   ): GuardedTurn {
     state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
     env = withCacheLookup(env, state, messages);
-    const usual = single === undefined ? usualCalls(messages) : undefined;
-    if (usual === undefined) return GuardedTurn.planned(state, messages, env, pendingCalls(messages, single), planTurn);
-    // The usual turn: the core's shortcut first; when it says no, the full procedure, without asking it again.
-    return (
-      GuardedTurn.newCall(state, messages, env, usual) ??
-      GuardedTurn.planned(state, messages, env, usual, planTurnFully)
-    );
-  }
-
-  /** The usual turn, when the core's shortcut proves its call new: decided without a plan, and nothing to stream. */
-  private static newCall(
-    state: ToolGuardState,
-    messages: readonly BaseMessage[],
-    env: TurnEnv,
-    usual: Pending,
-  ): GuardedTurn | undefined {
-    const { calls } = usual;
-    // One call: its own id, unless it has none (then the id the guards know it by).
-    const inputs = calls[0]?.id ? calls : callInputs(calls);
-    const decisions = newCallDecisions(state, inputs, runMarker(messages), env.options, env.context);
-    if (decisions === undefined) return undefined;
-    return new GuardedTurn({ state, messages, env }, usual, { decisions, turnEvents: [] }, "silent");
-  }
-
-  /** The turn planned by the core (`plan`: {@link planTurn}, or the full procedure when the shortcut said no). */
-  private static planned(
-    state: ToolGuardState,
-    messages: readonly BaseMessage[],
-    env: TurnEnv,
-    pending: Pending,
-    plan: typeof planTurn,
-  ): GuardedTurn {
+    const pending = pendingCalls(messages, single);
     const ground = { state, messages, env };
-    if (pending.planned.length === 0) return new GuardedTurn(ground, pending, NO_CALLS, "silent");
-    const made = plan(state, turnInput(pending.message, pending.planned, messages), env.options, env.context);
+    const { message, planned } = pending;
+    if (planned.length === 0) return new GuardedTurn(ground, pending, NO_CALLS, "silent");
+    const kept = message === undefined ? undefined : env.plans?.find(message, state, planned);
+    if (kept !== undefined) return new GuardedTurn(ground, pending, kept, "announce");
+    const made = planTurn(state, turnInput(message, planned, messages), env.options, env.context);
+    if (message !== undefined) env.plans?.keep(message, state, planned, made);
     return new GuardedTurn(ground, pending, made, "announce");
   }
 
@@ -265,7 +252,7 @@ export class GuardedTurn {
     this.calls.forEach((call, i) => {
       if (call.id != null) return;
       events.push(...this.decision(i).events);
-      const instead = this.standInAnswer(i);
+      const instead = this.#standIn(i);
       if (instead !== undefined) answers.push(instead);
     });
     const record = new ChannelRecord(
@@ -306,10 +293,25 @@ export class GuardedTurn {
   }
 
   /**
+   * Answers call `i` of {@link GuardedTurn.calls}, the whole of a call's protocol: a blocked call gets its error and a
+   * repeat served from the result cache the earlier result (`run` is not called); any other call has a shell read's
+   * files fingerprinted, runs under the sub-agent watch (a run the guards end inside it is reported in its answer),
+   * and its output is settled (result dedupe's note, the reminders, the outcome kept for {@link GuardedTurn.update}).
+   * What `run` throws is thrown on, and the call records nothing.
+   */
+  answer(i: number, run: () => Promise<ToolMessage | Command>): Promise<ToolMessage | Command> {
+    const instead = this.#standIn(i);
+    if (instead !== undefined) return Promise.resolve(instead);
+    this.#fingerprint(i);
+    // A promise chain, not an async function: no step between the tool and the adapter beyond the tool's own.
+    return watchSubAgents(this.calls[i]?.id, run).then((output) => this.#settle(i, output));
+  }
+
+  /**
    * The ToolMessage that answers call `i` in the tool's place: the error of a block, or the earlier result of a
    * repeat served from the result cache; `undefined` when the tool runs.
    */
-  standInAnswer(i: number): ToolMessage | undefined {
+  #standIn(i: number): ToolMessage | undefined {
     this.#announce();
     const decision = this.decision(i);
     if (decision.allowed) return undefined;
@@ -319,14 +321,13 @@ export class GuardedTurn {
   }
 
   /**
-   * Call `i` is about to run (it is not blocked): when it is a shell read of known files, they are fingerprinted now,
-   * and the fingerprint is kept with the result it records, for the freshness check of a later identical read
-   * (`DecideContext.readsChanged`). Call it just before the tool runs.
+   * Call `i` is about to run: when it is a shell read of known files, they are fingerprinted now, and the fingerprint
+   * is kept with the result it records, for the freshness check of a later identical read (`DecideContext.readsChanged`).
    */
-  starting(i: number): void {
-    const decision = this.decision(i);
-    if (!decision.allowed || this.env.context.disabled) return;
+  #fingerprint(i: number): void {
+    if (this.env.context.disabled) return;
     try {
+      const decision = this.decision(i);
       // Only a shell read has one: any other call leaves `#reads` empty, and its events as they are.
       const fingerprint = fingerprintBeforeRun(decision.call.name, decision.effect);
       if (fingerprint !== undefined) this.#reads[this.#at(i)] = fingerprint;
@@ -339,8 +340,7 @@ export class GuardedTurn {
    * Records what call `i` returned and gives the answer to send: the output itself, or a short note when it repeats
    * exactly an earlier identical call's answer still in the conversation (result dedupe).
    */
-  settle(i: number, output: ToolMessage | Command): ToolMessage | Command {
-    this.#announce();
+  #settle(i: number, output: ToolMessage | Command): ToolMessage | Command {
     const decision = this.decision(i);
     const call = this.calls[i] as ToolCall;
     const { options, host } = this.env;
@@ -471,13 +471,6 @@ function sameData(a: unknown, b: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** The usual turn's calls: the last message is an AI message with one call (so no ToolMessage answers it yet). */
-function usualCalls(messages: readonly BaseMessage[]): Pending | undefined {
-  const last = messages[messages.length - 1];
-  if (!isAI(last) || last.tool_calls?.length !== 1) return undefined;
-  return { message: last, calls: last.tool_calls, planned: last.tool_calls, indices: undefined };
 }
 
 /** The calls a turn answers (see {@link Pending}): none without an AI message or a single call. */

@@ -18,7 +18,7 @@ import {
   turnStreamEvents,
 } from "../../src/core/index.js";
 import type { ToolCallDecision } from "../../src/tool-calls/core/decide.js";
-import { commitTurn, newCallsPlan, planTurn, planTurnFully } from "../../src/tool-calls/core/plan.js";
+import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
 
 let ids = 0;
 const write = (path: string, content = `v${++ids}`, tool = "write_file"): ToolCallInput => ({
@@ -220,15 +220,14 @@ describe("the file-edits rule", () => {
     ).toEqual([...reminded(2), "file_edits"]);
   });
 
-  it("two writes of one file in one response: the second sees the first (the shortcut leaves it to the full procedure)", () => {
+  it("two writes of one file in one response: the second sees the first", () => {
     const t = thread();
     fates(
       t,
       times(6, () => write("a.py")),
     );
     const turn = { id: "m-par", text: "", calls: [write("a.py"), write("a.py")], run: "h0" };
-    expect(newCallsPlan(t.state, turn, t.options, {})).toBeUndefined();
-    const decisions = planTurnFully(t.state, turn, t.options).decisions;
+    const decisions = planTurn(t.state, turn, t.options).decisions;
     expect(decisions.map((d) => d.fileEdits?.writes)).toEqual([undefined, 8]);
     expect(decisions[1]?.fileEdits?.reminder).toBe(fileEditsReminder("a.py", 8, 12));
   });

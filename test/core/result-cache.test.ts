@@ -12,7 +12,13 @@ import {
   resolveToolGuardOptions,
   type ToolGuardState,
 } from "../../src/core/index.js";
-import { cacheTtlMs, invalidateCache, noteCached } from "../../src/tool-calls/core/result-cache.js";
+import { callFacts } from "../../src/tool-calls/core/facts.js";
+import { invalidateCache, noteCached } from "../../src/tool-calls/core/result-cache.js";
+
+const cacheTtlMs = (
+  call: { name: string; args: unknown },
+  ...rest: [ReturnType<typeof resolveToolGuardOptions>, object]
+) => callFacts(call, ...rest).cacheTtlMs;
 
 const HINTS = {
   readOnlyHints: { search: true, get_status: true },

@@ -6,8 +6,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { callFacts } from "../../src/tool-calls/core/facts.js";
 import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
-import { readsChangedCheck, readsFingerprint, shellReadPaths } from "../../src/tool-calls/freshness.js";
+import { readsChanged, readsFingerprint, shellReadPaths } from "../../src/tool-calls/freshness.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -67,19 +68,19 @@ describe("readsFingerprint", () => {
   });
 });
 
-describe("readsChangedCheck: what the adapters give DecideContext.readsChanged", () => {
+describe("readsChanged: what the adapters give DecideContext.readsChanged", () => {
   it("true once the files a recorded shell read read have changed; undefined without a fingerprint", () => {
     const root = folder();
     writeFileSync(join(root, "build.log"), "step 1\n");
-    const check = readsChangedCheck(resolveToolGuardOptions({ rules: { root } }));
-    const call = { name: "bash", args: { command: "tail -n 3 build.log" } };
+    const bash = { name: "bash", args: { command: "tail -n 3 build.log" } };
+    const call = callFacts(bash, resolveToolGuardOptions({ rules: { root } }));
+    const check = readsChanged;
     const previous = { ok: true, digest: "d", preview: "step 1", reads: readsFingerprint([join(root, "build.log")]) };
     expect(check(call, previous)).toBe(false);
     appendFileSync(join(root, "build.log"), "step 2\n");
     expect(check(call, previous)).toBe(true);
     expect(check(call, { ok: true, digest: "d", preview: "step 1" })).toBeUndefined(); // no fingerprint kept
     // Relative paths without a root: the files are not known.
-    const unrooted = readsChangedCheck(resolveToolGuardOptions());
-    expect(unrooted(call, previous)).toBeUndefined();
+    expect(readsChanged(callFacts(bash, resolveToolGuardOptions()), previous)).toBeUndefined();
   });
 });

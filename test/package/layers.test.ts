@@ -119,7 +119,7 @@ describe("layers check", () => {
     const violations = checkLayers(
       plant({
         "src/a/x.ts": 'import { y } from "../b/y.js";\nexport const x = y;\n',
-        "src/b/y.ts": 'export const y: number = 1;\n',
+        "src/b/y.ts": "export const y: number = 1;\n",
         "src/b/w.ts": 'export type W = import("../a/z.js").Z;\n',
         "src/a/z.ts": "export type Z = number;\n",
       }),
@@ -137,7 +137,7 @@ describe("layers check", () => {
         "src/common/words.ts": 'import type { Reason } from "../loop/reason.js";\nexport type Words = Reason;\n',
         "src/common/texts/say.ts":
           'import { limit } from "../../loop/limit.js";\nimport type { Words } from "../words.js";\n' +
-          "export const say = (w: Words) => `${w} ${limit}`;\n",
+          "export const say = (w: Words) => w + limit;\n",
         "src/loop/reason.ts": "export type Reason = string;\n",
         "src/loop/limit.ts": "export const limit = 3;\n",
         "src/loop/guard.ts": 'import { say } from "../common/texts/say.js";\nexport const guard = say;\n',

@@ -16,7 +16,7 @@ import { escalationHook, GuardedToolNode, GuardMessagesState } from "../../src/i
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, replayGuards } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
-import { callWaits } from "../../src/tool-calls/core/repeat-ceiling.js";
+import { callWaits } from "../../src/tool-calls/core/facts.js";
 
 const POLLS = 8;
 /** A CI run that is in progress for the first 7 polls and done at the 8th. */

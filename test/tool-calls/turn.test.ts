@@ -28,17 +28,17 @@ const asking = (calls: ToolCall[], id: string) => new AIMessage({ content: "", t
 const answer = (c: ToolCall, content: string) => new ToolMessage({ content, tool_call_id: c.id ?? "", name: c.name });
 
 /** One turn as the tool node runs it: blocked calls answered, the others "run" by `run`; the state after it. */
-function runTurn(state: ToolGuardState, messages: BaseMessage[], run: (c: ToolCall) => string, e = env()) {
+async function runTurn(state: ToolGuardState, messages: BaseMessage[], run: (c: ToolCall) => string, e = env()) {
   const turn = GuardedTurn.open(state, messages, e);
-  const answers = turn.calls.map((c, i) => turn.standInAnswer(i) ?? turn.settle(i, answer(c, run(c))));
+  const answers = await Promise.all(turn.calls.map((c, i) => turn.answer(i, async () => answer(c, run(c)))));
   const update = turn.update();
   return { turn, answers: answers as ToolMessage[], update, state: reduceToolGuard(state, update.toolGuard) };
 }
 
 describe("GuardedTurn (the turn every adapter acts on)", () => {
-  it("runs a new call: nothing blocked, its outcome recorded, the output given back as it is", () => {
+  it("runs a new call: nothing blocked, its outcome recorded, the output given back as it is", async () => {
     const c = call({ path: "a.py" }, "c1");
-    const { turn, answers, state } = runTurn(
+    const { turn, answers, state } = await runTurn(
       emptyToolGuardState(),
       [new HumanMessage("go"), asking([c], "m1")],
       () => "A",
@@ -50,14 +50,14 @@ describe("GuardedTurn (the turn every adapter acts on)", () => {
     expect(state.repetition.window.map((r) => r.tool)).toEqual(["read_file"]);
   });
 
-  it("blocks a consecutive duplicate with one error answer that says why, and writes its event", () => {
+  it("blocks a consecutive duplicate with one error answer that says why, and writes its event", async () => {
     const first = call({ path: "a.py" }, "c1");
     const again = call({ path: "a.py" }, "c2");
     const history: BaseMessage[] = [new HumanMessage("go"), asking([first], "m1"), answer(first, "A")];
-    const before = runTurn(emptyToolGuardState(), history.slice(0, 2), () => "A").state;
+    const before = (await runTurn(emptyToolGuardState(), history.slice(0, 2), () => "A")).state;
     const written: unknown[] = [];
     const ran: string[] = [];
-    const { answers, update, state } = runTurn(
+    const { answers, update, state } = await runTurn(
       before,
       [...history, asking([again], "m2")],
       (c) => {
@@ -75,7 +75,7 @@ describe("GuardedTurn (the turn every adapter acts on)", () => {
     expect(written.length).toBeGreaterThan(0); // the same events on the custom stream
   });
 
-  it("splits across hooks and resumes each call from the record; an edited call is decided again", () => {
+  it("splits across hooks and resumes each call from the record; an edited call is decided again", async () => {
     const a = call({ path: "a.py" }, "c1");
     const b = call({ path: "b.py" }, "c2");
     const messages: BaseMessage[] = [new HumanMessage("go"), asking([a, b], "m1")];
@@ -85,14 +85,19 @@ describe("GuardedTurn (the turn every adapter acts on)", () => {
     expect(record.ids).toEqual(["c1", "c2"]);
     const resumed = GuardedTurn.resume(record, b, state, messages, env());
     expect(resumed?.decision(0).call.id).toBe("c2");
-    expect(resumed?.standInAnswer(0)).toBeUndefined();
+    const ran: string[] = [];
+    await resumed?.answer(0, async () => {
+      ran.push("c2");
+      return answer(b, "B");
+    });
+    expect(ran).toEqual(["c2"]); // allowed: the tool ran
     // humanInTheLoopMiddleware's "edit": the call that really runs is decided, not the planned one.
     const edited = GuardedTurn.resume(record, { ...b, args: { path: "c.py" } }, state, messages, env());
     expect(edited?.decision(0).call.args).toEqual({ path: "c.py" });
     expect(GuardedTurn.resume(record, call({ path: "z.py" }, "unknown"), state, messages, env())).toBeUndefined();
   });
 
-  it("stops at level 4 after repeated blocks: no call runs, every call answered, the run ended in words", () => {
+  it("stops at level 4 after repeated blocks: no call runs, every call answered, the run ended in words", async () => {
     let state = emptyToolGuardState();
     const messages: BaseMessage[] = [new HumanMessage("go")];
     let stopped: GuardedTurn | undefined;
@@ -104,7 +109,7 @@ describe("GuardedTurn (the turn every adapter acts on)", () => {
         stopped = turn;
         break;
       }
-      const out = runTurn(state, messages, () => "A");
+      const out = await runTurn(state, messages, () => "A");
       state = out.state;
       messages.push(out.answers[0] as ToolMessage);
     }

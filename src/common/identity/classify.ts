@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { commandPaths, isReadOnlyCommand, squeezeCommand } from "./shell/index.js";
 import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } from "./signature.js";
-import { isMetadataKey, withoutVolatileArgs } from "./volatile-args.js";
+import { withoutVolatileArgs } from "./volatile-args.js";
 
 /**
  * What a tool call does to the world the guards track:
@@ -584,13 +584,20 @@ export function identityArgs(
   args: unknown,
   opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined } = {},
 ): unknown {
+  return identityOf(name, args, opts).args;
+}
+
+/** {@link identityArgs}, and whether volatile metadata was dropped from them. */
+function identityOf(
+  name: string,
+  args: unknown,
+  opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined },
+): { args: unknown; stripped: boolean } {
   const traits = ownEntry(opts.tools, name);
-  const kept = normalizePathArgs(
-    withoutVolatileArgs(withoutIgnoredArgs(args, opts.ignoreArgs), traits?.args),
-    traits?.pathArgs,
-    opts.root,
-  );
-  return isShellTool(name) ? withSqueezedCommand(kept) : kept;
+  const given = withoutIgnoredArgs(args, opts.ignoreArgs);
+  const kept = withoutVolatileArgs(given, traits?.args);
+  const normalized = normalizePathArgs(kept, traits?.pathArgs, opts.root);
+  return { args: isShellTool(name) ? withSqueezedCommand(normalized) : normalized, stripped: kept !== given };
 }
 
 /**
@@ -614,74 +621,13 @@ export function callIdentity(
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
 ): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
   try {
-    if (!isShellTool(name)) return plainCallIdentity(name, args, opts);
+    const identity = identityOf(name, args, opts);
+    const key = digest(toolCallSignature(name, identity.args));
     const effect = classifyCall(name, args, opts);
-    return { key: digest(toolCallSignature(name, identityArgs(name, args, opts))), effect };
+    // A shell's arguments are its command line: nothing in them is the call's metadata.
+    if (!identity.stripped || isShellTool(name)) return { key, effect };
+    return { key, effect, stripped: ownEntry(opts.tools, name)?.args === undefined ? "unknown" : "undeclared" };
   } catch {
     return unreadableIdentity(name, args);
   }
-}
-
-/**
- * {@link callIdentity} of a tool that is no shell: its effect follows from its name, its traits and the paths in its
- * arguments ({@link pathsOf}), its key from the arguments kept, their paths normalized ({@link normalizePathArgs});
- * flat JSON arguments (the usual call) are read once for both ({@link flatArgsIdentity}).
- */
-function plainCallIdentity(
-  name: string,
-  args: unknown,
-  opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined },
-): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
-  const traits = ownEntry(opts.tools, name);
-  const pathArgs = traits?.pathArgs ?? DEFAULT_PATH_ARGS;
-  // What isReadOnlyCall says of a tool that is no shell.
-  const readOnly = traits?.readOnly ?? ownEntry(opts.readOnlyHints, name) ?? hasReadOnlyName(name);
-  // The usual call (flat JSON arguments, none ignored) in one pass.
-  const flat = opts.ignoreArgs?.length ? undefined : flatArgsIdentity(name, args, pathArgs, opts.root);
-  if (flat !== undefined) return { key: flat.key, effect: effectOf(readOnly, flat.paths, traits, name, args) };
-  // Any other call: the effect reads the call's arguments, the key what is kept of them.
-  const given = withoutIgnoredArgs(args, opts.ignoreArgs);
-  const kept = withoutVolatileArgs(given, traits?.args);
-  const key = digest(toolCallSignature(name, normalizePathArgs(kept, pathArgs, opts.root)));
-  const effect = effectOf(readOnly, pathsOf(args, pathArgs, opts.root), traits, name, args);
-  if (kept === given) return { key, effect };
-  return { key, effect, stripped: traits?.args === undefined ? "unknown" : "undeclared" };
-}
-
-/**
- * The key and paths of a call whose arguments are a plain object of strings, finite numbers and booleans, none under
- * a metadata key and at most one of them a path: the digest of the canonical JSON written here (sorted keys, as
- * `canonicalJson` writes them, the path normalized against `root`), in one pass. `undefined` for any other arguments
- * (`callIdentity` then reads them by the definition, with the same result where both apply).
- *
- * @example
- * ```ts
- * flatArgsIdentity("read_file", { path: "a.py" }, ["path"], "/repo")?.paths; // ["/repo/a.py"]
- * ```
- */
-function flatArgsIdentity(
-  name: string,
-  args: unknown,
-  pathArgs: readonly string[],
-  root: string | undefined,
-): { key: string; paths: string[] } | undefined {
-  if (args === null || typeof args !== "object" || Object.getPrototypeOf(args) !== Object.prototype) return undefined;
-  const names = Object.keys(args);
-  if (Object.getOwnPropertyNames(args).length !== names.length) return undefined; // a hidden argument
-  names.sort();
-  const paths: string[] = [];
-  let json = "";
-  for (const key of names) {
-    let value: unknown = (args as Record<string, unknown>)[key];
-    const type = typeof value;
-    if ((type !== "string" && type !== "boolean" && type !== "number") || isMetadataKey(key)) return undefined;
-    if (type === "number" && !Number.isFinite(value)) return undefined;
-    if (isPathText(value) && pathArgs.includes(key)) {
-      if (paths.length > 0) return undefined;
-      value = normalizePath(value, root);
-      paths.push(value as string);
-    }
-    json += `${json === "" ? "{" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
-  }
-  return { key: digest(`${name}:${json === "" ? "{}" : `${json}}`}`), paths };
 }

@@ -9,7 +9,7 @@ import type { CallEffect } from "../../common/identity/classify.js";
 import { ownEntry } from "../../common/identity/classify.js";
 import { canonicalJson } from "../../common/identity/signature.js";
 import type { BlockRule } from "../../common/vocabulary.js";
-import type { ToolCallInput } from "./call.js";
+import type { CallFacts, ToolCallInput } from "./call.js";
 import { type DecideContext, type Detection, detectCall, escalationCompare } from "./detect.js";
 import {
   type ArgsView,
@@ -20,11 +20,11 @@ import {
   matchesBlocked,
   substanceKey,
 } from "./escalation.js";
+import { callFacts } from "./facts.js";
 import { countsEdits, type FileEditsFinding } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
-import { repeatKind } from "./repeat-ceiling.js";
 import { countInWindow } from "./repetition.js";
-import { type CacheHit, type CacheTerms, cacheTtlMs } from "./result-cache.js";
+import type { CacheHit, CacheTerms } from "./result-cache.js";
 import { blockMessage } from "./rules.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 import {
@@ -141,12 +141,13 @@ export function decideToolCall(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
+  facts: CallFacts = callFacts(call, options, ctx),
 ): ToolCallDecision {
-  const found = detectCall(state, call, options, ctx);
-  const { key, effect, rule, count } = found;
-  if (found.served !== undefined && options.mode === "enforce") return servedDecision(call, found, options);
-  const allowed = allowedDecision(call, state.repetition.nextSeq, key, effect, options, rule, count);
-  if (found.stripped === undefined) cacheIfGood(allowed, options, ctx);
+  const found = detectCall(state, call, options, ctx, facts);
+  const { rule, count } = found;
+  if (found.served !== undefined && options.mode === "enforce") return servedDecision(call, facts, found);
+  const allowed = allowedDecision(call, facts, state.repetition.nextSeq, options, rule, count);
+  if (found.stripped === undefined) cacheIfGood(allowed, facts, options, ctx);
   if (rule === undefined) {
     return found.fileEdits === undefined && found.repeats === undefined
       ? allowed
@@ -168,14 +169,13 @@ export function decideToolCall(
  *
  * @example
  * ```ts
- * allowedDecision(call, state.repetition.nextSeq, key, effect, options).events; // [{ type: "call", … }]
+ * allowedDecision(call, callFacts(call, options), state.repetition.nextSeq, options).events; // [{ type: "call", … }]
  * ```
  */
 export function allowedDecision(
   call: ToolCallInput,
+  { key, effect, repeat }: CallFacts,
   seq: number,
-  key: string,
-  effect: CallEffect,
   options: Pick<ResolvedToolGuardOptions, "windowSize" | "rules" | "tools">,
   rule: BlockRule | undefined = undefined,
   count = 1,
@@ -184,7 +184,6 @@ export function allowedDecision(
   const record: Extract<GuardEvent, { type: "call" }> = countsEdits(call.name, effect, options)
     ? { type: "call", seq, key, tool: call.name, effect, windowSize, edits: true }
     : { type: "call", seq, key, tool: call.name, effect, windowSize };
-  const repeat = repeatKind(call, options);
   if (repeat !== undefined) record.repeat = repeat;
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
 }
@@ -195,18 +194,18 @@ export function allowedDecision(
  *
  * @example
  * ```ts
- * cacheIfGood(decision, options, ctx); // decision.cache = { until: now + 300_000, limit: 50 } for a cached tool
+ * cacheIfGood(decision, facts, options, ctx); // decision.cache = { until: now + 300_000, limit: 50 } for a cached tool
  * ```
  */
 export function cacheIfGood(
   decision: ToolCallDecision,
+  facts: CallFacts,
   options: ResolvedToolGuardOptions,
-  ctx: Pick<DecideContext, "readOnlyHints" | "idempotentHints" | "clock" | "disabled">,
+  ctx: Pick<DecideContext, "clock" | "disabled">,
 ): void {
   const cache = options.memory.cache;
-  if (cache === false || ctx.disabled) return;
-  const ttl = cacheTtlMs(decision.call, options, ctx);
-  if (ttl === undefined) return;
+  const ttl = facts.cacheTtlMs;
+  if (cache === false || ctx.disabled || ttl === undefined) return;
   decision.cache = { until: (ctx.clock ?? Date.now)() + ttl, limit: cache.maxEntries };
 }
 
@@ -214,11 +213,10 @@ export function cacheIfGood(
  * The decision for a repeat the result cache answers: not run, no strike; counted (and by the repeat ceiling, whose
  * reminder its answer carries from `remindAt`).
  */
-function servedDecision(call: ToolCallInput, found: Detection, options: ResolvedToolGuardOptions): ToolCallDecision {
+function servedDecision(call: ToolCallInput, facts: CallFacts, found: Detection): ToolCallDecision {
   const { key, effect, count } = found;
   const served: GuardEvent = { type: "served", key, tool: call.name };
-  const repeat = repeatKind(call, options);
-  if (repeat !== undefined) served.repeat = repeat;
+  if (facts.repeat !== undefined) served.repeat = facts.repeat;
   const decision: ToolCallDecision = { call, allowed: false, observed: false, count, key, effect, events: [served] };
   decision.served = found.served;
   const repeats = found.repeats;

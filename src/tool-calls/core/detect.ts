@@ -5,17 +5,14 @@
  */
 import {
   type CallEffect,
-  callIdentity,
   identityArgs,
   isIdempotentTool,
   isRepeatableTool,
-  isShellTool,
-  isStatefulCall,
   letsTimePass,
   ownEntry,
 } from "../../common/identity/classify.js";
 import type { BlockRule } from "../../common/vocabulary.js";
-import type { ToolCallInput } from "./call.js";
+import type { CallFacts, ToolCallInput } from "./call.js";
 import { findCycle } from "./cycles.js";
 import {
   type ArgsView,
@@ -25,18 +22,13 @@ import {
   responseAcknowledges,
   textAcknowledges,
 } from "./escalation.js";
+import { callFacts } from "./facts.js";
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
-import { callWaits, repeatsOf } from "./repeat-ceiling.js";
-import {
-  evaluateRepetition,
-  type RecordedResult,
-  type RepetitionState,
-  resultDigest,
-  windowHolds,
-} from "./repetition.js";
-import { type CacheHit, cacheHit, cacheTtlMs, entryOf } from "./result-cache.js";
+import { repeatsOf } from "./repeat-ceiling.js";
+import { evaluateRepetition, type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
+import { type CacheHit, cacheHit } from "./result-cache.js";
 import type { ToolGuardState } from "./state.js";
 
 /**
@@ -87,7 +79,7 @@ export interface DecideContext {
    * the result a block would quote is no repeat under any rule: it runs, and no block quotes stale content. Asked
    * only of a call that some repeat rule would block.
    */
-  answersNow?: ((call: ToolCallInput) => readonly AnswerNow[] | undefined) | undefined;
+  answersNow?: ((call: CallFacts) => readonly AnswerNow[] | undefined) | undefined;
   /**
    * Whether what a call reads has changed since `previous` (the result a block would quote) was recorded, by the
    * adapter's own check: a read-only shell command whose files are known has them fingerprinted when it runs, the
@@ -95,7 +87,7 @@ export interface DecideContext {
    * repeat under any rule (as with {@link DecideContext.answersNow}); `false` or `undefined` (unchanged, or it
    * cannot tell): the rules decide. Asked only of a call that some repeat rule would block.
    */
-  readsChanged?: ((call: ToolCallInput, previous: RecordedResult) => boolean | undefined) | undefined;
+  readsChanged?: ((call: CallFacts, previous: RecordedResult) => boolean | undefined) | undefined;
 }
 
 /**
@@ -179,12 +171,8 @@ export function identifyCall(
   /** Volatile metadata was left out of the key (see `callIdentity`). */
   stripped?: "undeclared" | "unknown";
 } {
-  return callIdentity(call.name, call.args, {
-    tools: options.tools,
-    readOnlyHints: ctx.readOnlyHints,
-    root: options.rules.root,
-    ignoreArgs: ignoredArgs(options, call.name),
-  });
+  const { key, effect, stripped } = callFacts(call, options, ctx);
+  return stripped === undefined ? { key, effect } : { key, effect, stripped };
 }
 
 /** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
@@ -259,13 +247,14 @@ export function detectCall(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
+  facts: CallFacts = callFacts(call, options, ctx),
 ): Detection {
-  const { key, effect, stripped } = identifyCall(call, options, ctx);
-  const tool = ownEntry(options.tools, call.name);
+  const { key, effect, stripped } = facts;
+  const tool = ownEntry(options.tools, facts.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
   // A tool whose repeats the cache serves needs neither the consecutive nor the redundant rule (unless asked for):
   // a repeat is served while its result is good, and runs once it is not.
-  const cached = cacheTtlMs(call, options, ctx) !== undefined;
+  const cached = facts.cacheTtlMs !== undefined;
   const verdict = evaluateRepetition(
     state.repetition,
     key,
@@ -286,7 +275,7 @@ export function detectCall(
   if (served !== undefined) {
     // Served, not run: only the repeat ceiling still counts it (a loop of served calls ends too).
     Object.assign(found, { rule: undefined, served });
-    repeatCeilingRule(state, call, found, options);
+    repeatCeilingRule(state, facts, found, options);
     if (found.rule !== undefined) found.served = undefined;
     return found;
   }
@@ -294,21 +283,20 @@ export function detectCall(
   // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
   // call right after it is stuck only once identical calls have returned the same result twice.
   // Metadata left out of a tool whose schema is not known may be what it is asked about: judged by its answers.
-  const stateful = stripped === "unknown" || isStatefulCall(call.name, call.args, tool);
-  const byOutcome =
-    tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || isShellTool(call.name));
+  const stateful = stripped === "unknown" || facts.stateful;
+  const byOutcome = tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || facts.shell);
   if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
   // Waiting again is waiting longer: a call that lets time pass (a wait tool, a command that sleeps first, then
   // polls) is never a repeat (the safety limits bound a run).
-  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && callWaits(call.name, call.args)) {
+  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && facts.waits) {
     found.rule = undefined;
   }
   // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
-  if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(call.name, tool)) {
+  if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(facts.name, tool)) {
     found.rule = undefined;
   }
   if (found.rule === undefined && !stateful && options.rules.redundancy && (tool?.redundancy ?? !cached)) {
-    Object.assign(found, redundancyOf(state, call, found, verdict.previous, options));
+    Object.assign(found, redundancyOf(state, facts, found, verdict.previous, options));
   }
   // A call that just failed with an error that passes (a time-out, a flaky service) may succeed when tried again.
   if ((found.rule === "consecutive" || found.rule === "redundant") && retryRuns(state.repetition, key)) {
@@ -325,15 +313,15 @@ export function detectCall(
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }
   // The tool's own freshness check decides first: what changed since the result a block would quote is no repeat.
-  if (found.rule !== undefined && answersChanged(ctx, call, found.previous)) {
+  if (found.rule !== undefined && answersChanged(ctx, facts, found.previous)) {
     Object.assign(found, { rule: undefined, count: verdict.count, previous });
   }
-  if (found.rule === undefined) fileEditsRule(state, call, found, options);
-  if (found.rule === undefined) repeatCeilingRule(state, call, found, options);
+  if (found.rule === undefined) fileEditsRule(state, facts, found, options);
+  if (found.rule === undefined) repeatCeilingRule(state, facts, found, options);
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
-    const after = afterBlockOf(state, call, options, { ...ctx, response: ctx.response });
+    const after = afterBlockOf(state, facts, options, { ...ctx, response: ctx.response });
     // A near-repeat of a blocked read whose file has changed since is no repeat either.
-    if (after.rule !== "near_duplicate" || !answersChanged(ctx, call, previous)) Object.assign(found, after);
+    if (after.rule !== "near_duplicate" || !answersChanged(ctx, facts, previous)) Object.assign(found, after);
   }
   return found;
 }
@@ -343,7 +331,7 @@ export function detectCall(
  * {@link DecideContext.answersNow}), or the files it reads changed since `previous` was recorded (see
  * {@link DecideContext.readsChanged}); `false` when it cannot tell or there is nothing to compare with.
  */
-function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: RecordedResult | undefined): boolean {
+function answersChanged(ctx: DecideContext, call: CallFacts, previous: RecordedResult | undefined): boolean {
   if (previous === undefined) return false;
   if (ctx.readsChanged?.(call, previous) === true) return true;
   if (ctx.answersNow === undefined) return false;
@@ -354,51 +342,11 @@ function answersChanged(ctx: DecideContext, call: ToolCallInput, previous: Recor
 }
 
 /**
- * The identity of a call that breaks no rule, when cheap facts of the state prove it: its key is neither in the
- * window nor among the valid read operations (so it repeats nothing under the consecutive, threshold, cycle and
- * redundant rules), it is not counted often enough for the repeat ceiling to say anything, and its tool has no run of
- * failures that reaches the same-error threshold. `undefined` when they do not prove it: the call may still be new,
- * {@link detectCall} decides. For a call of a response that owes no acknowledgment (no block pending, no reminder: no
- * near-repeat is held back) with the per-run switch on — what the turn procedure checks before it asks.
- *
- * @example
- * ```ts
- * const identity = identifyNewCall(state, { name: "read_file", args: { path: "b.py" } }, options);
- * if (identity) console.log("a new call:", identity.key); // detectCall would find no rule
- * ```
- */
-export function identifyNewCall(
-  state: ToolGuardState,
-  call: ToolCallInput,
-  options: ResolvedToolGuardOptions,
-  ctx: DecideContext = {},
-): ReturnType<typeof identifyCall> | undefined {
-  const identity = identifyCall(call, options, ctx);
-  if (ownEntry(options.tools, call.name)?.exempt) return identity;
-  if (windowHolds(state.repetition.window, identity.key) || findOperation(state.operations, identity.key)) {
-    return undefined;
-  }
-  if (entryOf(state.cache, identity.key) !== undefined) return undefined; // maybe served: detectCall decides
-  if (fileEditsOf(state.fileEdits, call.name, identity.effect, options) !== undefined) return undefined;
-  if (repeatsOf(state.repeats, call, identity, options) !== undefined) return undefined;
-  const esc = options.escalation;
-  if (esc.enabled && esc.sameErrorThreshold > 0 && !isShellTool(call.name)) {
-    if (sameErrorRun(state.repetition, call.name).count >= esc.sameErrorThreshold) return undefined;
-  }
-  return identity;
-}
-
-/**
  * The file-edits rule: a write of a file written often in this run is noted (from `remindAt`), and blocked at
  * `blockAt` writes, or a rewrite of its whole content at `blockRewritesAt` rewrites (whatever its content: the
  * count is of the file, not of the call).
  */
-function fileEditsRule(
-  state: ToolGuardState,
-  call: ToolCallInput,
-  found: Detection,
-  options: ResolvedToolGuardOptions,
-) {
+function fileEditsRule(state: ToolGuardState, call: CallFacts, found: Detection, options: ResolvedToolGuardOptions) {
   const edits = fileEditsOf(state.fileEdits, call.name, found.effect, options);
   if (edits === undefined || options.rules.fileEdits === false) return;
   found.fileEdits = edits;
@@ -414,11 +362,11 @@ function fileEditsRule(
  */
 function repeatCeilingRule(
   state: ToolGuardState,
-  call: ToolCallInput,
+  call: CallFacts,
   found: Detection,
   options: ResolvedToolGuardOptions,
 ) {
-  const repeats = repeatsOf(state.repeats, call, found, options);
+  const repeats = repeatsOf(state.repeats, call, options);
   if (repeats === undefined) return;
   found.repeats = { calls: repeats.calls, blockAt: repeats.blockAt };
   if (repeats.block) Object.assign(found, { rule: "repeat_ceiling", count: repeats.calls });
@@ -427,7 +375,7 @@ function repeatCeilingRule(
 /** A read whose result is still valid, or the same change again with nothing changed since its last run. */
 function redundancyOf(
   state: ToolGuardState,
-  call: ToolCallInput,
+  call: CallFacts,
   { key, effect }: Detection,
   last: { epoch: number; result?: RecordedResult | undefined } | undefined,
   options: ResolvedToolGuardOptions,
@@ -442,7 +390,7 @@ function redundancyOf(
   const tool = ownEntry(options.tools, call.name);
   const result = last.result;
   const changedSince = state.repetition.epoch !== last.epoch + (result.ok ? 1 : 0);
-  const repeatsNothing = !result.ok || (isIdempotentTool(call.name, tool) && !isShellTool(call.name));
+  const repeatsNothing = !result.ok || (isIdempotentTool(call.name, tool) && !call.shell);
   if (changedSince || !repeatsNothing || (result.ok && isRepeatableTool(call.name, tool))) return {};
   return { rule: "redundant", previous: result };
 }
@@ -454,7 +402,7 @@ function redundancyOf(
  */
 function afterBlockOf(
   state: ToolGuardState,
-  call: ToolCallInput,
+  call: CallFacts,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext & { response: ResponseInput },
 ): Partial<Detection> {
@@ -469,7 +417,7 @@ function afterBlockOf(
   }
   // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)
   // are not one update retried with other values.
-  if (esc.sameErrorThreshold === 0 || isShellTool(call.name)) return {};
+  if (esc.sameErrorThreshold === 0 || call.shell) return {};
   const run = sameErrorRun(state.repetition, call.name);
   if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
   return { rule: "repeat_failure", count: run.count, previous: run.result };

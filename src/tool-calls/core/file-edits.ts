@@ -157,28 +157,3 @@ export function fileEditsOf(
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
   return found.blockedBy !== undefined || found.writes >= from ? found : undefined;
 }
-
-/**
- * Whether two of a response's calls write one file that the rule counts (then the second one's count depends on
- * the first, and the response is decided call by call).
- *
- * @example
- * ```ts
- * writeSameFile(planToolCalls(state, calls, options).decisions, options); // true: two writes of a.py
- * ```
- */
-export function writeSameFile(
-  calls: readonly { call: { name: string }; effect: CallEffect }[],
-  options: EditOptions,
-): boolean {
-  if (calls.length < 2 || options.rules.fileEdits === false) return false;
-  const seen = new Set<string>();
-  for (const { call, effect } of calls) {
-    if (!countsEdits(call.name, effect, options)) continue;
-    for (const path of new Set((effect as { paths: string[] }).paths)) {
-      if (seen.has(path)) return true;
-      seen.add(path);
-    }
-  }
-  return false;
-}

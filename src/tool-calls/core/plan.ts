@@ -6,11 +6,12 @@
 
 import type { CallEffect } from "../../common/identity/classify.js";
 import { truncate } from "../../common/texts/format.js";
-import type { ToolCallInput } from "./call.js";
-import { allowedDecision, cacheIfGood, decideToolCall, type ToolCallDecision } from "./decide.js";
-import { type DecideContext, escalationCompare, identifyNewCall, substanceKeys } from "./detect.js";
+import type { CallFacts, ToolCallInput } from "./call.js";
+import { decideToolCall, type ToolCallDecision } from "./decide.js";
+import { type DecideContext, escalationCompare, substanceKeys } from "./detect.js";
 import { type ResponseInput, responseAcknowledges } from "./escalation.js";
-import { countsEdits, writeSameFile } from "./file-edits.js";
+import { callFacts } from "./facts.js";
+import { countsEdits } from "./file-edits.js";
 import { normalizerFor } from "./normalize.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
@@ -35,6 +36,7 @@ export function planToolCalls(
   calls: readonly ToolCallInput[],
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
+  facts: readonly CallFacts[] = calls.map((call) => callFacts(call, options, ctx)),
 ): {
   /** One decision per call, in order. */
   decisions: ToolCallDecision[];
@@ -57,13 +59,12 @@ export function planToolCalls(
   }
   let current = applyEvents(state, events, false);
   const decisions: ToolCallDecision[] = [];
-  for (const call of calls) {
+  calls.forEach((call, i) => {
     // Each call is decided from the state after the calls before it (their events applied now, not sooner).
     const previous = decisions[decisions.length - 1];
     if (previous !== undefined) current = applyEvents(current, previous.events, false);
-    const decision = decideToolCall(current, call, options, turnCtx);
-    decisions.push(decision);
-  }
+    decisions.push(decideToolCall(current, call, options, turnCtx, facts[i]));
+  });
   // The state after the last call's events is computed when read (the tool node and the middleware never need it).
   const last = decisions[decisions.length - 1];
   const before = current;
@@ -174,19 +175,6 @@ export function planTurn(
   options: ResolvedToolGuardOptions,
   ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
 ): TurnPlan {
-  return newCallsPlan(state, turn, options, ctx) ?? planTurnFully(state, turn, options, ctx);
-}
-
-/**
- * {@link planTurn} by the full procedure: every rule of every call asked, the response's acknowledgment judged. Also
- * what the shortcut for responses of new calls (`newCallsPlan`) is checked against.
- */
-export function planTurnFully(
-  state: ToolGuardState,
-  turn: TurnInput,
-  options: ResolvedToolGuardOptions,
-  ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
-): TurnPlan {
   const siblings = turn.siblings ?? turn.calls;
   // The response's calls are read only when a block is owed an acknowledgment: listed then.
   let calls: ResponseInput["calls"] | undefined;
@@ -200,10 +188,12 @@ export function planTurnFully(
   };
   const started = runEvents(state, turn.run, options, ctx.agent);
   const afterStart = applyEvents(state, started, false);
-  let inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response });
+  // Each call's facts, once for the plan (the plan of a progressing response reads them again).
+  const facts = turn.calls.map((call) => callFacts(call, options, ctx));
+  let inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response }, facts);
   // A response that would stop but also makes a new call makes progress: its new calls run, its repeats are blocked.
   if ((topEscalation(inRun.decisions)?.escalation ?? 0) >= 3 && inRun.decisions.some((d) => d.allowed)) {
-    inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true });
+    inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true }, facts);
   }
   const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
   const planned: TurnPlan = new LazyPlan(inRun.decisions, turnEvents, () => inRun.state);
@@ -218,76 +208,6 @@ export function planTurnFully(
     events: [...planned.turnEvents, ...blocks],
   };
   return planned;
-}
-
-/**
- * The plan of a response whose calls all break no rule, when cheap facts prove it (the usual turn): the same plan as
- * the full procedure, which it spares. The response continues the run and owes no acknowledgment (so it records no
- * event of its own and no near-repeat is held back), its calls are pairwise different, no two of them write one file
- * the file-edits rule counts, and each is new by {@link identifyNewCall} against the state before the response —
- * which holds for the state after the calls before it too, since recording a call only adds its own key to the
- * window, takes operations away and counts the files it writes (no other call of the response writes them).
- * `undefined` when any of that is not proved: the full procedure decides.
- */
-export function newCallsPlan(
-  state: ToolGuardState,
-  turn: TurnInput,
-  options: ResolvedToolGuardOptions,
-  ctx: Omit<DecideContext, "response" | "acknowledged">,
-): TurnPlan | undefined {
-  const decisions = newCallDecisions(state, turn.calls, turn.run, options, ctx);
-  if (decisions === undefined) return undefined;
-  return new LazyPlan(decisions, [], () =>
-    applyEvents(
-      state,
-      decisions.flatMap((d) => d.events),
-      false,
-    ),
-  );
-}
-
-/**
- * The decisions of {@link newCallsPlan} (each call allowed and recorded as new), or `undefined` when the shortcut
- * does not apply: what the tool node acts on when a response's one call is new, without building a plan. `run` is
- * the response's run marker, as in {@link TurnInput.run}.
- */
-export function newCallDecisions(
-  state: ToolGuardState,
-  calls: readonly ToolCallInput[],
-  run: string | undefined,
-  options: ResolvedToolGuardOptions,
-  ctx: Omit<DecideContext, "response" | "acknowledged">,
-): ToolCallDecision[] | undefined {
-  if (ctx.disabled || !continuesRun(state, run, options, ctx.agent)) return undefined;
-  const escalation = state.escalation;
-  if (options.escalation.enabled && escalation !== undefined && (escalation.pending || escalation.reminders > 0)) {
-    return undefined;
-  }
-  const decisions: ToolCallDecision[] = [];
-  let seq = state.repetition.nextSeq;
-  for (const call of calls) {
-    const identity = identifyNewCall(state, call, options, ctx);
-    if (identity === undefined || decisions.some((d) => d.key === identity.key)) return undefined;
-    const decision = allowedDecision(call, seq, identity.key, identity.effect, options);
-    if (identity.stripped === undefined) cacheIfGood(decision, options, ctx);
-    decisions.push(decision);
-    seq += 1;
-  }
-  if (writeSameFile(decisions, options)) return undefined;
-  return decisions;
-}
-
-/**
- * Whether a response with run marker `run`, of the agent `agent`, continues the state's run (see {@link runEvents}).
- */
-function continuesRun(
-  state: ToolGuardState,
-  run: string | undefined,
-  options: ResolvedToolGuardOptions,
-  agent: string | undefined,
-): boolean {
-  if (agent !== undefined && state.agent !== agent) return false;
-  return options.memory.runBoundary === "none" || run === undefined || state.run === run;
 }
 
 /**

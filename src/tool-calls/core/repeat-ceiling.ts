@@ -6,15 +6,8 @@
  * time pass (a wait between polls), and when a poll's normalized answer moved. A call whose arguments wait (a long
  * poll) is not counted. From `remindAt` calls on, the call's answer carries a reminder; the `blockAt`-th is blocked.
  */
-import {
-  type CallEffect,
-  isShellTool,
-  isStatefulCall,
-  letsTimePass,
-  nameWords,
-  ownEntry,
-  shellCommandOf,
-} from "../../common/identity/classify.js";
+import { nameWords, ownEntry } from "../../common/identity/classify.js";
+import type { CallFacts, RepeatKind } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 
 /**
@@ -70,25 +63,13 @@ export interface RepeatState {
  */
 export const REPEATS_LIMIT = 50;
 
-/**
- * What a recorded call is to the ceiling: `"wait"` lets time pass (a tool that waits by its name, or arguments that
- * wait: `wait_seconds: 30`), which restarts every count and is not counted itself; `"poll"` a stateful call, counted
- * until its answer moves; `"count"` any other call.
- *
- * @example
- * ```ts
- * const kind: RepeatKind = "poll"; // get_job_status({ id: 7 }): counted until its normalized answer moves
- * ```
- */
-export type RepeatKind = "count" | "poll" | "wait";
-
 /** The options the ceiling reads. */
 type CeilingOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
 
 const tracked = new WeakMap<CeilingOptions, boolean>();
 
 /** Whether the ceiling is on for any tool (globally, or by a tool's own limits): then every call is tracked. */
-function isTracked(options: CeilingOptions): boolean {
+export function isTracked(options: CeilingOptions): boolean {
   let on = tracked.get(options);
   if (on === undefined) {
     on =
@@ -131,85 +112,14 @@ const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
  *
  * @example
  * ```ts
- * answersMayChange({ name: "task_board", args: {} }, { kind: "mutate" }, options); // true
- * answersMayChange({ name: "web_search", args: { q: "x" } }, { kind: "mutate" }, options); // false
+ * answersMayChange(callFacts({ name: "task_board", args: {} }, options)); // true
+ * answersMayChange(callFacts({ name: "web_search", args: { q: "x" } }, options)); // false
  * ```
  */
-function answersMayChange(call: { name: string; args: unknown }, effect: CallEffect, options: CeilingOptions): boolean {
-  if (isShellTool(call.name) || isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name))) return true;
-  if (effect.kind === "read") return false;
+function answersMayChange(call: CallFacts): boolean {
+  if (call.shell || call.stateful) return true;
+  if (call.effect.kind === "read") return false;
   return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
-}
-
-// A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
-const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
-
-/**
- * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
- * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
- * waiting and looking again, never a stuck repeat.
- *
- * @example
- * ```ts
- * callWaits("bash", { command: "sleep 60 && gh run view 123" }); // true
- * callWaits("bash", { command: "gh run view 123" });              // false
- * ```
- */
-export function callWaits(name: string, args: unknown): boolean {
-  if (letsTimePass(name)) return true;
-  try {
-    const command = shellCommandOf(name, args);
-    if (command === undefined) return false; // no shell command (another tool): nothing sleeps
-    const match = SLEEPS_FIRST.exec(command);
-    return match !== null && Number(match[1]) > 0;
-  } catch {
-    return false; // arguments that throw when read (a revoked Proxy): no command to read
-  }
-}
-
-// Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
-const WAIT_WORDS = new Set(["wait", "sleep", "delay", "pause"]);
-
-/** Whether a call's arguments make it wait: a top-level argument named for waiting, `true` or a positive number. */
-function argsWait(args: unknown): boolean {
-  try {
-    // Inside the try: a revoked Proxy throws even when asked whether it is an array.
-    if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
-    for (const name in args) {
-      if (!Object.hasOwn(args, name)) continue;
-      const value = (args as Record<string, unknown>)[name];
-      if (value !== true && !(typeof value === "number" && value > 0)) continue;
-      // A cheap test first: most arguments set to a number are no wait (`limit: 10`, `page: 2`).
-      if (!WAIT_TEXT.test(name)) continue;
-      const words = name
-        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-        .toLowerCase()
-        .split(/[^a-z0-9]+/);
-      if (words.some((w) => WAIT_WORDS.has(w))) return true;
-    }
-  } catch {
-    // Arguments that throw when read (a revoked Proxy, a getter) say nothing.
-  }
-  return false;
-}
-
-const WAIT_TEXT = /wait|sleep|delay|pause/i;
-
-/**
- * What a call is to the ceiling (see {@link RepeatKind}), or `undefined` when the ceiling is off for every tool
- * (nothing is tracked).
- *
- * @example
- * ```ts
- * repeatKind({ name: "sleep", args: { seconds: 30 } }, options); // "wait"
- * repeatKind({ name: "get_job_status", args: { id: "j1" } }, options); // "poll"
- * repeatKind({ name: "web_search", args: { query: "x" } }, options); // "count"
- * ```
- */
-export function repeatKind(call: { name: string; args: unknown }, options: CeilingOptions): RepeatKind | undefined {
-  if (!isTracked(options)) return undefined;
-  if (callWaits(call.name, call.args) || argsWait(call.args)) return "wait";
-  return isStatefulCall(call.name, call.args, ownEntry(options.tools, call.name)) ? "poll" : "count";
 }
 
 /** Where a tool's limits first say anything: the reminder, or the block without one (never, when off). */
@@ -347,23 +257,21 @@ export function noteRepeatResult(state: RepeatState, key: string, digest: string
  *
  * @example
  * ```ts
- * repeatsOf(state.repeats, call, { key, effect }, options); // { calls: 6, block: false } at a read's 6th identical call
+ * repeatsOf(state.repeats, callFacts(call, options), options); // { calls: 6, block: false } at a read's 6th identical call
  * ```
  */
 export function repeatsOf(
   state: RepeatState | undefined,
-  call: { name: string; args: unknown },
-  identity: { key: string; effect: CallEffect },
+  call: CallFacts,
   options: CeilingOptions,
 ): { calls: number; block: boolean; blockAt: number } | undefined {
-  const { key, effect } = identity;
-  const count = repeatCountOf(state, key);
+  const count = repeatCountOf(state, call.key);
   // Below the lowest reminder nothing is said: most calls stop here, without classifying the call.
   if (count + 1 < lowestReminder(options, call.name)) return undefined;
-  const limits = ceilingLimits(options, call.name, answersMayChange(call, effect, options));
+  const limits = ceilingLimits(options, call.name, answersMayChange(call));
   if (limits === false) return undefined;
   const calls = count + 1;
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
-  if (calls < from || repeatKind(call, options) === "wait") return undefined;
+  if (calls < from || call.repeat === "wait") return undefined;
   return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };
 }

@@ -6,9 +6,7 @@
  * a few hundred bytes per entry, never the results again, and a result trimmed or summarized away is no longer
  * served (the call runs). Pure: the adapters say what time it is and whether a message is still there.
  */
-import { type CallEffect, isShellTool, isStatefulCall, ownEntry } from "../../common/identity/classify.js";
-import type { ToolCallInput } from "./call.js";
-import type { ResolvedToolGuardOptions } from "./options.js";
+import type { CallEffect } from "../../common/identity/classify.js";
 import { staleAfter } from "./redundancy.js";
 
 /**
@@ -63,54 +61,6 @@ export interface CacheTerms {
   until: number;
   /** Calls whose results are kept (`memory.cache.maxEntries`). */
   limit: number;
-}
-
-/**
- * What the tools' metadata says of them, by tool name: MCP's `readOnlyHint` and `idempotentHint` (a `DecideContext`
- * gives them; this file cannot import it, which imports this file).
- *
- * @example
- * ```ts
- * const hints: ToolHints = { readOnlyHints: { get_weather: true }, idempotentHints: { get_weather: true } };
- * ```
- */
-export interface ToolHints {
-  /** Metadata `readOnlyHint` by tool name. */
-  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
-  /** Metadata `idempotentHint` by tool name (with `readOnlyHint`, a tool whose repeats the cache serves). */
-  idempotentHints?: Readonly<Record<string, boolean | undefined>> | undefined;
-}
-
-/** The settings the cache gives a tool's calls: how long a result is good (ms), or `undefined` when not cached. */
-export function cacheTtlMs(
-  call: ToolCallInput,
-  options: Pick<ResolvedToolGuardOptions, "memory" | "tools">,
-  ctx: ToolHints,
-): number | undefined {
-  const cache = options.memory.cache;
-  if (cache === false) return undefined;
-  const tool = ownEntry(options.tools, call.name);
-  const own = tool?.cache;
-  if (own === false) return undefined;
-  if (own === undefined && !cachedByDefault(call, tool, ctx)) return undefined;
-  const seconds = typeof own === "object" ? own.ttlSeconds : cache.ttlSeconds;
-  return seconds * 1000;
-}
-
-/**
- * Whether a tool's repeats are served by default: read-only and idempotent (the per-tool `readOnly` and
- * `idempotent`, else the metadata's MCP hints), and not a call whose answers move by themselves (a poll, a scroll,
- * a wait: `stateful`) or a shell.
- */
-function cachedByDefault(
-  call: ToolCallInput,
-  tool: ResolvedToolGuardOptions["tools"][string] | undefined,
-  ctx: ToolHints,
-): boolean {
-  const readOnly = tool?.readOnly ?? ownEntry(ctx.readOnlyHints ?? {}, call.name);
-  if (readOnly !== true) return false;
-  const idempotent = tool?.idempotent ?? ownEntry(ctx.idempotentHints ?? {}, call.name);
-  return idempotent === true && !isShellTool(call.name) && !isStatefulCall(call.name, call.args, tool);
 }
 
 /**

@@ -3,9 +3,9 @@
  */
 import type { CallEffect } from "../../common/identity/classify.js";
 import type { BlockRule } from "../../common/vocabulary.js";
+import type { RepeatKind } from "./call.js";
 import type { EscalationEvent } from "./escalation.js";
 import type { OperationLimits } from "./redundancy.js";
-import type { RepeatKind } from "./repeat-ceiling.js";
 import type { RecordedResult } from "./repetition.js";
 import type { CacheTerms } from "./result-cache.js";
 

@@ -1,0 +1,131 @@
+/**
+ * A call's facts, worked out once: the one place the tool-call engine asks the classifier about a call (its identity,
+ * effect, shell or stateful), so that every rule of a plan reads the same answers.
+ */
+import {
+  callIdentity,
+  isShellTool,
+  isStatefulCall,
+  letsTimePass,
+  ownEntry,
+  shellCommandOf,
+} from "../../common/identity/classify.js";
+import type { CallFacts, RepeatKind, ToolCallInput, ToolHints } from "./call.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
+import { isTracked } from "./repeat-ceiling.js";
+
+/**
+ * The facts of a call under the options and the tools' metadata hints: worked out once per call and plan, then
+ * read by every rule.
+ *
+ * @example
+ * ```ts
+ * callFacts({ name: "get_job_status", args: { id: "j1" } }, resolveToolGuardOptions()).repeat; // "poll"
+ * ```
+ */
+export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions, hints: ToolHints = {}): CallFacts {
+  const { name, args } = call;
+  const tool = ownEntry(options.tools, name);
+  const own = tool?.ignoreArgs;
+  const ignoreArgs = own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
+  const { key, effect, stripped } = callIdentity(name, args, {
+    tools: options.tools,
+    readOnlyHints: hints.readOnlyHints,
+    root: options.rules.root,
+    ignoreArgs,
+  });
+  const shell = isShellTool(name);
+  const stateful = isStatefulCall(name, args, tool);
+  const waits = callWaits(name, args);
+  const repeat = repeatKindOf(args, waits, stateful, options);
+  const cacheTtlMs = cacheTtl(name, shell, stateful, options, hints);
+  return { name, args, id: call.id, key, effect, stripped, shell, stateful, waits, repeat, cacheTtlMs };
+}
+
+function cacheTtl(
+  name: string,
+  shell: boolean,
+  stateful: boolean,
+  options: ResolvedToolGuardOptions,
+  hints: ToolHints,
+): number | undefined {
+  const cache = options.memory.cache;
+  if (cache === false) return undefined;
+  const tool = ownEntry(options.tools, name);
+  const own = tool?.cache;
+  if (own === false) return undefined;
+  if (own === undefined) {
+    // Served by default: read-only and idempotent (the per-tool `readOnly` and `idempotent`, else the metadata's MCP
+    // hints), and not a call whose answers move by themselves (a poll, a scroll, a wait: `stateful`) or a shell.
+    if ((tool?.readOnly ?? ownEntry(hints.readOnlyHints ?? {}, name)) !== true) return undefined;
+    if ((tool?.idempotent ?? ownEntry(hints.idempotentHints ?? {}, name)) !== true || shell || stateful)
+      return undefined;
+  }
+  const seconds = typeof own === "object" ? own.ttlSeconds : cache.ttlSeconds;
+  return seconds * 1000;
+}
+
+function repeatKindOf(
+  args: unknown,
+  waits: boolean,
+  stateful: boolean,
+  options: ResolvedToolGuardOptions,
+): RepeatKind | undefined {
+  if (!isTracked(options)) return undefined;
+  if (waits || argsWait(args)) return "wait";
+  return stateful ? "poll" : "count";
+}
+
+// A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
+const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
+
+/**
+ * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
+ * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
+ * waiting and looking again, never a stuck repeat.
+ *
+ * @example
+ * ```ts
+ * callWaits("bash", { command: "sleep 60 && gh run view 123" }); // true
+ * callWaits("bash", { command: "gh run view 123" });              // false
+ * ```
+ */
+export function callWaits(name: string, args: unknown): boolean {
+  if (letsTimePass(name)) return true;
+  try {
+    const command = shellCommandOf(name, args);
+    if (command === undefined) return false; // no shell command (another tool): nothing sleeps
+    const match = SLEEPS_FIRST.exec(command);
+    return match !== null && Number(match[1]) > 0;
+  } catch {
+    return false; // arguments that throw when read (a revoked Proxy): no command to read
+  }
+}
+
+// Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
+
+const WAIT_TEXT = /wait|sleep|delay|pause/i;
+const WAIT_WORDS = new Set(["wait", "sleep", "delay", "pause"]);
+
+/** Whether a call's arguments make it wait: a top-level argument named for waiting, `true` or a positive number. */
+function argsWait(args: unknown): boolean {
+  try {
+    // Inside the try: a revoked Proxy throws even when asked whether it is an array.
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
+    for (const name in args) {
+      if (!Object.hasOwn(args, name)) continue;
+      const value = (args as Record<string, unknown>)[name];
+      if (value !== true && !(typeof value === "number" && value > 0)) continue;
+      // A cheap test first: most arguments set to a number are no wait (`limit: 10`, `page: 2`).
+      if (!WAIT_TEXT.test(name)) continue;
+      const words = name
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .toLowerCase()
+        .split(/[^a-z0-9]+/);
+      if (words.some((w) => WAIT_WORDS.has(w))) return true;
+    }
+  } catch {
+    // Arguments that throw when read (a revoked Proxy, a getter) say nothing.
+  }
+  return false;
+}
