@@ -2,12 +2,15 @@
 import type { StackShape } from "./budget.js";
 import type { StepBudget } from "./invocations.js";
 
-/** Where a middleware of the pack keeps its step budget (a symbol, not enumerable: not part of its type). */
-const STEP_BUDGET = Symbol("langgraph-guards.stepBudget");
+/**
+ * The step budget of each middleware of the pack, by middleware: {@link guardStack} tells each the whole list's shape.
+ * Beside the middleware, not on it: createAgent reads a middleware's own properties as its hooks.
+ */
+const budgets = new WeakMap<object, StepBudget>();
 
-/** Puts a step budget on a middleware of the pack (its type is unchanged). */
+/** Registers the step budget of a middleware of the pack (the middleware is returned as it is). */
 export function withStepBudget<M extends object>(middleware: M, budget: StepBudget): M {
-  Object.defineProperty(middleware, STEP_BUDGET, { value: budget, enumerable: false });
+  budgets.set(middleware, budget);
   return middleware;
 }
 
@@ -58,6 +61,6 @@ export function stackShape(middleware: readonly object[]): StackShape {
  */
 export function guardStack<const M extends readonly object[]>(middleware: M): M {
   const shape = stackShape(middleware);
-  for (const m of middleware) (m as { [STEP_BUDGET]?: StepBudget })[STEP_BUDGET]?.declare(shape);
+  for (const m of middleware) budgets.get(m)?.declare(shape);
   return middleware;
 }
