@@ -332,8 +332,9 @@ interface Prepared {
 const preparedCache = new Map<string, Prepared>();
 
 /**
- * Processed form and histogram of a string, kept for the 32 most recent strings: an output is compared with 5
- * others a turn and again on later turns, and preparing one costs more than a turn's guarding.
+ * Processed form and histogram of a string, kept for the 32 most recent strings of at most 128 Ki characters (4 Mi
+ * in all): an output is compared with 5 others a turn and again on later turns, and preparing one costs more than a
+ * turn's guarding.
  *
  * @example
  * ```ts
@@ -350,6 +351,7 @@ export function prepare(raw: string): Prepared {
     counts.set(code, (counts.get(code) ?? 0) + 1);
   }
   const prepared = { text, counts };
+  if (raw.length > 1 << 17) return prepared;
   preparedCache.set(raw, prepared);
   if (preparedCache.size > 32) preparedCache.delete(preparedCache.keys().next().value as string);
   return prepared;
