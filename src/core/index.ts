@@ -98,7 +98,6 @@ export {
   substanceKey,
   textAcknowledges,
 } from "../tool-calls/core/escalation.js";
-export { callFacts } from "../tool-calls/core/facts.js";
 export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
 export { normalizeResult } from "../tool-calls/core/normalize.js";
 export type { ResultNormalizer } from "../tool-calls/core/options.js";
