@@ -90,8 +90,20 @@ export function askToGoOn(stop: StopReason, more: number): number | undefined {
 }
 
 /** Words that say yes or no, as a person writes them (lowercase, without end punctuation). */
-// biome-ignore format: a list of words
-const YES = new Set(["yes", "y", "yeah", "yep", "ok", "okay", "sure", "go on", "go ahead", "continue", "proceed", "true"]);
+const YES = new Set([
+  "yes",
+  "y",
+  "yeah",
+  "yep",
+  "ok",
+  "okay",
+  "sure",
+  "go on",
+  "go ahead",
+  "continue",
+  "proceed",
+  "true",
+]);
 const NO = new Set(["no", "n", "nope", "stop", "end", "cancel", "abort", "quit", "false"]);
 
 /** The unit words an amount may carry, per limit (the unit its question names). */
