@@ -15,20 +15,11 @@ import type { GuardArtifact, StopArtifact, StopReason } from "./vocabulary.js";
  */
 export function lastAIMessageIndex(messages: unknown): number {
   if (!Array.isArray(messages)) return -1;
-  for (let i = messages.length - 1; i >= 0; i -= 1) if (isAI(messages[i])) return i;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m: unknown = messages[i];
+    if (isBaseMessage(m) && isAIMessage(m)) return i;
+  }
   return -1;
-}
-
-/**
- * Whether a value of a state's message list is an AI message.
- *
- * @example
- * ```ts
- * isAI(new AIMessage("hello")); // true
- * ```
- */
-export function isAI(value: unknown): value is AIMessage {
-  return isBaseMessage(value) && isAIMessage(value);
 }
 
 /**
@@ -59,8 +50,7 @@ export function messageText(message: BaseMessage): string {
 export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
   const calls = message.tool_calls ?? [];
   if (calls.length === 0) return [];
-  // A call is answered after the message that made it: when `message` is in the list, only the messages after it
-  // are read (the node runs every turn; reading the whole conversation each time made a long thread quadratic).
+  // A call is answered after the message that made it: only the messages after it are read (not the whole thread).
   let from = 0;
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     if (messages[i] === message) {
@@ -68,7 +58,7 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
       break;
     }
   }
-  if (from === messages.length) return calls.slice(); // nothing after the message: no call answered yet
+  if (from === messages.length) return calls.slice();
   const answered = new Set<string>();
   for (let i = from; i < messages.length; i += 1) {
     const m = messages[i];
@@ -78,12 +68,9 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
 }
 
 /**
- * What marks a new run: the id of the person's message (or, without an id, its position and content) the latest
- * model turn answers, when the person spoke since the model's previous turn: the last person's message is followed
- * by no AI message but the last message of the list (the response being judged). `undefined` otherwise: the run
- * goes on (and the guards keep the marker they have). A message that comes back into the history mid-run is not a
- * new run: a summary written by a middleware that rewrites the history (langchain's summarizationMiddleware, a
- * compaction of your own), placed before the turns it keeps.
+ * What marks a new run: the id of the person's message (else its position and content) the latest model turn
+ * answers, when the person spoke since the model's previous turn; `undefined` otherwise (the run goes on). A summary
+ * a middleware puts back into the history mid-run is placed before the turns it keeps: no new run.
  *
  * @example
  * ```ts
@@ -101,11 +88,7 @@ export function runMarker(messages: readonly BaseMessage[]): string | undefined 
   return undefined;
 }
 
-/**
- * Whether a message is a person's (a human message that is not a summary: langchain's summarizationMiddleware puts
- * its summary in a human message marked `additional_kwargs.lc_source = "summarization"`). A person's message starts
- * a new run; a summary does not.
- */
+/** Whether a message is a person's: a human message, not summarizationMiddleware's (`lc_source: "summarization"`). */
 export function isPersonMessage(message: BaseMessage): boolean {
   return message.getType() === "human" && message.additional_kwargs?.lc_source !== "summarization";
 }
@@ -125,22 +108,14 @@ export function guardAnswer(
   });
 }
 
-/** The answer of a pending tool call the loop guard will not run: the stop reason's message. */
-export function notRunStopped(reason: string): string {
-  return `Not run: ${reason}`;
-}
-
 /** An error ToolMessage "Not run: <reason>" for each call of `message` that nothing has answered yet. */
 export function notRunAnswers(message: AIMessage, reason: StopReason, messages: readonly BaseMessage[]): BaseMessage[] {
   return unansweredCalls(message, messages).map((c) =>
-    guardAnswer(c, notRunStopped(reason.message), { stopped: true, kind: reason.kind }),
+    guardAnswer(c, `Not run: ${reason.message}`, { stopped: true, kind: reason.kind }),
   );
 }
 
-/**
- * Whether a thrown value must leave the tool node as it is (as `ToolNode` re-throws them): a graph interrupt
- * (`interrupt()` in a tool) or a drained graph. Never throws (an odd value is a tool error, not an interrupt).
- */
+/** Whether a thrown value must leave the tool node as it is (an interrupt, a drained graph). Never throws. */
 export function passesThrough(error: unknown): boolean {
   try {
     return isGraphInterrupt(error) || isGraphDrained(error);

@@ -1,7 +1,4 @@
-/**
- * The words every guard and the run's end share: a block's rule, a stop's kind and reason, and what a ToolMessage the
- * guards wrote carries in `artifact.guard`. Plain types, so the floor (src/common/) can speak of them.
- */
+/** The words every guard and the run's end share: a block's rule, a stop's kind and reason, the artifacts. */
 
 /**
  * The rule a blocked call broke: `consecutive` (identical to the previous call), `threshold` (too many identical

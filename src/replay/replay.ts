@@ -141,7 +141,6 @@ export interface ReplayOptions extends ToolGuardOptions {
   loop?: boolean | SafetyOptions;
 }
 
-/** The replay's own options (the guard options are validated by their schema, the loop's by the loop detector). */
 const replayOptionsSchema = z.strictObject({
   hook: z.boolean(),
   agentTools: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
@@ -182,14 +181,12 @@ interface AgentTurn {
 type RunEvent =
   | { kind: "turn"; turn: AgentTurn }
   | { kind: "external"; call: ReplayToolCall }
-  /** A person's message: a new run of the thread starts (see the `runBoundary` option). */
-  | { kind: "user"; step: number };
+  | { kind: "user"; step: number }; // a person's message: a new run of the thread starts
 
 /** The agent's turns (with each call's recorded result) and the calls other actors made, in order. */
 function readRun(run: ReplayRun): RunEvent[] {
   const events: RunEvent[] = [];
   let pending: AgentCall[] = []; // calls still waiting for a positional result
-  // The calls of each id, in order: calls that share an id take its results in order.
   const byId = new Map<string, AgentCall[]>();
   for (const [i, step] of run.steps.entries()) {
     if (step.role === "assistant") {
@@ -313,7 +310,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
 }
 
 /**
- * {@link replayGuards} with its options checked and resolved once, for many runs (the CLI replays millions).
+ * {@link replayGuards} with its options checked and resolved once, for many runs.
  *
  * @example
  * ```ts
@@ -328,25 +325,20 @@ export function guardReplayer(options: ReplayOptions = {}): (run: ReplayRun) => 
   return (run) => replayResolved(run, resolved, { hook, agentTools, loop });
 }
 
-/** {@link replayGuards} with `resolved` options (the same `agentTools` teach them the same each run). */
+/** {@link replayGuards} with `resolved` options. */
 function replayResolved(
   run: ReplayRun,
   resolved: ResolvedToolGuardOptions,
   { hook, agentTools, loop }: ReplayOptions & { hook: boolean },
 ): ReplayResult {
   const events = readRun(run);
-  // Loops, not flatMap: this is every run of a replay of millions.
-  const turns: AgentTurn[] = [];
-  const names = new Set<string>();
-  for (const e of events) if (e.kind === "turn") turns.push(e.turn);
-  for (const turn of turns) for (const c of turn.calls) names.add(c.call.name);
+  const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
   const traits = new ToolTraits(resolved);
-  traits.learn(agentTools ?? [...names]);
+  traits.learn(agentTools ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))]);
   const setup: ReplaySetup = {
     resolved,
-    // A recorded run's messages are all still there (a recorded run has no summarization): a cached answer is too.
-    // Object.assign, not a spread: the spread of the context costs 3 µs, as much as a turn's plan.
-    ctx: Object.assign(traits.context(undefined), { clock: () => 0, answerPresent: () => true }),
+    // A recorded run's messages are all still there (no summarization): a cached answer is too.
+    ctx: { ...traits.context(undefined), clock: () => 0, answerPresent: () => true },
     hook,
     waste: groundTruth(turns),
     checksFreshness: (name) => traits.checksFreshness(name),
@@ -377,31 +369,25 @@ function replayResolved(
   return { decisions, totals, state, loop: replayLoopDetector(run, loop === true ? {} : loop) };
 }
 
-/** What the replay of every turn of a run reads. */
 interface ReplaySetup {
   resolved: ResolvedToolGuardOptions;
   ctx: TurnContext & { clock: () => number };
-  /** Whether the escalation hook runs (see {@link ReplayOptions.hook}). */
   hook: boolean;
-  /** The ground truth of each agent call, in order. */
-  waste: boolean[];
+  waste: boolean[]; // the ground truth of each agent call, in order
   /** Whether a tool serves repeats with a freshness check (the file tools): its recorded answers stand for it. */
   checksFreshness: (tool: string) => boolean;
 }
 
-/** What the replay of a run carries from one event to the next. */
 interface ReplayProgress {
   state: ToolGuardState;
   decisions: ReplayDecision[];
   /** The answer of every call since the run was stopped; `undefined` while it is not. */
   stopText: string | undefined;
-  /** The run marker of the last person's message. */
   runMarker: string | undefined;
-  /** The recorded result of each call that ran, by the id the guards know it by (what the result cache serves). */
+  /** The recorded result of each call that ran, by the guards' id (what the result cache serves). */
   results: Map<string, string>;
 }
 
-/** What a decision says beyond the call it is on. */
 type DecisionFields = Omit<
   ReplayDecision,
   "index" | "step" | "toolName" | "args" | "waste" | "resultChars" | "recorded"
@@ -428,8 +414,7 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
     for (const c of turn.calls) record(replay, setup, c, { action: "stop", content: replay.stopText });
     return;
   }
-  // Recorded calls may have no ids: each gets one, so that a dedupe note can point at an earlier answer; calls that
-  // share an id (or have an empty one) get their own (distinctCallIds), as in a live graph.
+  // Each call gets an id (a dedupe note points at an earlier answer), distinct as in a live graph.
   const ids = distinctCallIds(turn.calls.map((c, i) => c.call.id ?? callIdOf(turn, i)));
   const inputs = turn.calls.map((c, i) => ({ name: c.call.name, args: c.call.args, id: ids[i] as string }));
   const plan = planTurn(
@@ -439,8 +424,7 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
     turnContext(turn, inputs, setup),
   );
   if (plan.stop !== undefined) {
-    // The escalation hook stops here: a person is asked (level 3) or the run ends (level 4). Without the hook
-    // the tool node stops the run with an error.
+    // The escalation hook asks a person or ends the run; without it the tool node throws.
     const { decision, strikes, level } = plan.stop;
     const stopText = setup.hook
       ? notRunAnswer(decision.call.name, strikes)
@@ -457,10 +441,8 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
 }
 
 /**
- * The decision context of a turn: a tool with a freshness check (the file tools), and a shell read of known files
- * (whose files a live adapter fingerprints), would have answered live what the run recorded, so its recorded answer
- * is what the check says the call answers now: a recorded read whose answer differs from the one a block would quote
- * is no repeat.
+ * The decision context of a turn: a tool with a freshness check, or a shell read of known files, answered live what
+ * the run recorded, so its recorded answer is what it answers now (a different one makes it no repeat).
  */
 function turnContext(turn: AgentTurn, inputs: readonly (ToolCallInput & { id: string })[], setup: ReplaySetup) {
   const recorded = new Map(inputs.map((input, i) => [input.id, turn.calls[i]?.result]));
@@ -484,10 +466,7 @@ function readsKnown(call: CallFacts): boolean {
   }
 }
 
-/**
- * Records the decision of a planned turn on one of its calls (`id`: the call's id); returns the recorded result the
- * agent would see, for the commit (`undefined` for a blocked call or one without a recorded result).
- */
+/** Records the decision on one call (`id`: its id); returns the recorded result the agent would see, for the commit. */
 function replayCall(
   replay: ReplayProgress,
   setup: ReplaySetup,
@@ -515,7 +494,7 @@ function replayCall(
     });
     return undefined;
   }
-  // Result dedupe: the recorded run's messages are all still there (a recorded run has no summarization).
+  // Result dedupe: the recorded run's messages are all still there.
   const note =
     c.result === undefined
       ? undefined
@@ -532,7 +511,6 @@ function replayCall(
   return c.result === undefined ? undefined : { ...c.result, deduped: note !== undefined };
 }
 
-/** The id a recorded call without one gets (unique in the run). */
 function callIdOf(turn: AgentTurn, i: number): string {
   return `call_${turn.step}_${i}`;
 }

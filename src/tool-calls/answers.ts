@@ -1,5 +1,4 @@
 /** The ToolMessages the guards write in place of a tool's result, and how they read a tool's result. */
-
 import { inspect } from "node:util";
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
@@ -30,10 +29,7 @@ export function blockArtifact(decision: ToolCallDecision, extra: Partial<GuardAr
   };
 }
 
-/**
- * Answers every pending call of a response the run stops at: a blocked call with its block's artifact, a call that
- * would have run as stopped.
- */
+/** Answers every pending call of a response the run stops at (a blocked one with its block's artifact). */
 export function answerAll(
   calls: readonly ToolCall[],
   decisions: readonly ToolCallDecision[],
@@ -61,11 +57,8 @@ function resultText(content: unknown): string {
     .join("\n");
 }
 
-/**
- * What a call that ran returned, as the guards record it: its own ToolMessage (in a `Command`'s update too), or
- * for a Command without one, the update as a whole.
- */
-export function outcomeOf(output: ToolMessage | Command, callId: string | undefined): CallOutcome {
+/** What a call that ran returned: its own ToolMessage (in a `Command`'s update too), else the Command's update. */
+function outcomeOf(output: ToolMessage | Command, callId: string | undefined): CallOutcome {
   if (!isCommand(output)) return { ok: output.status !== "error", text: resultText(output.content) };
   const update = output.update as { messages?: unknown } | undefined;
   const messages = Array.isArray(update?.messages) ? update.messages : [];
@@ -75,11 +68,9 @@ export function outcomeOf(output: ToolMessage | Command, callId: string | undefi
 }
 
 /**
- * Result dedupe in a live graph: when the call's ToolMessage repeats exactly the result of an earlier identical call
- * whose ToolMessage is still in `messages`, that message is answered with a short note instead (same id, status and
- * artifact). Returns the answer to send, the outcome to record (always the real result's, marked `deduped`) and the
- * guard event of a dedupe (`unchanged`). A `Command` is left as it is. `call.id` is the id the guards know the call by
- * (see `distinctCallIds`), `callId` the model's (its ToolMessage's).
+ * Result dedupe: a ToolMessage that repeats exactly the result of an earlier identical call still in `messages` is
+ * answered with a short note instead (same id, status and artifact). Returns the answer, the outcome to record (the
+ * real result's, marked `deduped`) and the `unchanged` event. `call.id` is the guards' id, `callId` the model's.
  */
 export function dedupe(
   state: ToolGuardState | undefined,
@@ -92,7 +83,6 @@ export function dedupe(
   const outcome = outcomeOf(output, callId);
   if (state === undefined || isCommand(output) || typeof output.content !== "string")
     return { answer: output, outcome };
-  // Whether the earlier answer is still in the conversation, unchanged.
   const note = unchangedNote(
     state,
     { key: call.key, tool: call.tool, id: call.id ?? callId },
@@ -120,15 +110,7 @@ export function dedupe(
   return { answer, outcome: { ...outcome, deduped: true }, event };
 }
 
-/**
- * The ToolMessage of call id `callId` in `messages` whose result has exact digest `digest` (the latest first), or
- * `undefined`: trimmed, summarized or changed since.
- *
- * @example
- * ```ts
- * const earlier = heldAnswer(state.messages, "call_2", entry.digest);
- * ```
- */
+/** The latest ToolMessage of call `callId` in `messages` whose result has digest `digest`, if still there. */
 export function heldAnswer(messages: readonly BaseMessage[], callId: string, digest: string): ToolMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const m = messages[i];
@@ -139,10 +121,8 @@ export function heldAnswer(messages: readonly BaseMessage[], callId: string, dig
 }
 
 /**
- * The answer to a repeat served from the result cache (`decision.served`): the earlier answer's result, as a
- * successful ToolMessage for `call` (its artifact kept, with `guard: {@link ServedArtifact}` added when it is an
- * object), with the repeat ceiling's reminder after it. Were the earlier message gone (the turn was planned from
- * the same messages, so it is not), the model is pointed at it.
+ * The answer to a repeat served from the result cache: the earlier answer's result as a successful ToolMessage (its
+ * artifact kept, with `guard: {@link ServedArtifact}` added to an object), with the repeat ceiling's reminder.
  */
 export function servedAnswer(
   call: Pick<ToolCall, "id" | "name">,
@@ -169,11 +149,7 @@ export function servedAnswer(
   return withNote(answer, decision.repeats?.reminder) as ToolMessage;
 }
 
-/**
- * The answer with `note` after the tool's result (the file-edits reminder): a ToolMessage's string content gets it
- * after a blank line, a list of content blocks gets it as one more text block. A `Command`, or no note, is left as
- * it is.
- */
+/** The answer with `note` after the tool's result (after a blank line, or as a text block); a Command as it is. */
 export function withNote(answer: ToolMessage | Command, note: string | undefined): ToolMessage | Command {
   if (note === undefined || isCommand(answer)) return answer;
   const content = answer.content;
@@ -200,10 +176,7 @@ function attempt<T>(read: () => T, fallback: T): T {
   }
 }
 
-/**
- * How objects are shown: on one line, cut deep and wide, with neither the value's own `inspect` nor its getters
- * run (a Proxy is shown by its target, without its traps).
- */
+/** Objects on one line, cut deep and wide, running neither their own `inspect`, their getters nor a Proxy's traps. */
 const INSPECT = {
   depth: 2,
   breakLength: Number.POSITIVE_INFINITY,
@@ -214,7 +187,6 @@ const INSPECT = {
   showProxy: false,
 } as const;
 
-/** A property of any value read without throwing, when it is a string. */
 function stringProperty(value: unknown, key: "name" | "message"): string | undefined {
   return attempt(() => {
     const v = (value as Record<string, unknown>)[key];
@@ -264,9 +236,8 @@ function describeValue(value: unknown, max: number, depth: number): string {
 }
 
 /**
- * Any thrown value as readable text, for a model or a log: an error as `name: message` (an `AggregateError` with
- * its errors), a string quoted, other values as `util.inspect` shows them on one line (cut). Never throws, whatever the value (a Proxy, throwing
- * getters, cycles, a BigInt, a Symbol…); at most `max` characters.
+ * Any thrown value as readable text, at most `max` characters: an error as `name: message` (an `AggregateError` with
+ * its errors), a string quoted, other values as `util.inspect` shows them on one line. Never throws.
  *
  * @example
  * ```ts
@@ -283,10 +254,8 @@ export function describeThrown(value: unknown, max = 500): string {
 }
 
 /**
- * The content of the error ToolMessage for a tool that threw `error`: LangGraph `ToolNode`'s own
- * (`Error: <message>\n Please fix your mistakes.`) whenever the value has a non-empty string `message`; otherwise
- * (`undefined`, a string, an object, an unreadable `message`…), where `ToolNode` writes `Error: undefined` or
- * fails, one that names the tool and shows what it threw. Never throws.
+ * The content of the error ToolMessage for a tool that threw `error`: `ToolNode`'s own when the value has a
+ * non-empty string `message`, else one that names the tool and shows what it threw. Never throws.
  *
  * @example
  * ```ts
@@ -301,47 +270,30 @@ export function toolErrorContent(toolName: string, error: unknown): string {
   return toolErrorText(text);
 }
 
-/** The error ToolMessage that answers a call whose tool threw `error` (same `tool_call_id` and `name`). */
-function toolErrorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown): ToolMessage {
-  return new ToolMessage({
-    status: "error",
-    content: toolErrorContent(call.name, error),
-    name: call.name,
-    tool_call_id: call.id ?? "",
-  });
-}
-
 /**
- * The error ToolMessage that answers a call of a tool the agent does not have (same `tool_call_id` and `name`): the
- * tool probably meant, when the name is a near miss, and the agent's `tools` ({@link unknownToolText}). Recorded by
- * the guards as a failed call, like any other: the same-error rule stops a model that keeps calling it.
+ * The error ToolMessage for a call the tool did not answer (same `tool_call_id` and `name`): what it threw, or for a
+ * tool the agent does not have (`tools` given) the tool probably meant and the agent's tools ({@link unknownToolText}).
  */
-function unknownToolAnswer(call: Pick<ToolCall, "id" | "name">, tools: readonly string[]): ToolMessage {
-  return new ToolMessage({
-    status: "error",
-    content: unknownToolText(call.name, tools),
-    name: call.name,
-    tool_call_id: call.id ?? "",
-  });
+function errorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown, tools?: readonly string[]): ToolMessage {
+  const content = tools === undefined ? toolErrorContent(call.name, error) : unknownToolText(call.name, tools);
+  return new ToolMessage({ status: "error", content, name: call.name, tool_call_id: call.id ?? "" });
 }
 
 /**
  * The answer to what the tool of `call` threw, for the tool node and the middleware alike: interrupts (and a drained
  * graph) are thrown on; a tool the agent does not have (`unknown`: the agent's tools) is answered with the tool
- * probably meant ({@link unknownToolAnswer}); anything else with what was thrown, shown whatever it is (undefined,
- * a string, an object whose getters throw: the answer never fails).
+ * probably meant; anything else with what was thrown, whatever it is (the answer never fails).
  */
 export function thrownAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown, unknown?: readonly string[]) {
   if (passesThrough(error)) throw error;
-  return unknown === undefined ? toolErrorAnswer(call, error) : unknownToolAnswer(call, unknown);
+  return errorAnswer(call, error, unknown);
 }
 
 /**
- * A tool handler's output for `call` as the guards answer it, under a createAgent middleware's `wrapToolCall` (with
- * one present, createAgent no longer turns a throwing tool into an error ToolMessage): what it threw as an error
- * ToolMessage (interrupts are thrown on). `tools`, given when the call's tool is not one of the agent's: createAgent's
- * own answer (`Error: <name> is not a valid tool, try one of […]`) becomes {@link unknownToolAnswer}. The handler
- * runs even then, for a middleware inside may serve a tool the agent does not list.
+ * A tool handler's output under createAgent's `wrapToolCall` (where createAgent no longer turns a throwing tool into
+ * an error ToolMessage): what it threw, answered. `tools`, given when the call's tool is not one of the agent's:
+ * createAgent's own "is not a valid tool" answer becomes the unknown tool's. The handler runs even then, for a
+ * middleware inside may serve a tool the agent does not list.
  */
 export async function handlerOutput(
   handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
@@ -360,5 +312,5 @@ export async function handlerOutput(
     output.status === "error" &&
     typeof output.content === "string" &&
     output.content.startsWith(`Error: ${call.name} is not a valid tool`);
-  return invalid ? unknownToolAnswer(call, tools) : output;
+  return invalid ? errorAnswer(call, undefined, tools) : output;
 }

@@ -83,10 +83,7 @@ export interface EscalationGraphState {
   toolGuard?: ToolGuardState;
 }
 
-/**
- * The one decision procedure of the hook and the node: the tool node's own turn, opened after the model; then
- * LangGraph's step budget (src/run-end/). A run that ends gets the model's wrap-up with `wrapUp: { model }`.
- */
+/** The hook's and the node's decision: the tool node's own turn, opened after the model; then the step budget. */
 async function decide<T>(
   toolNode: GuardedToolNode<T>,
   state: EscalationGraphState,
@@ -106,7 +103,6 @@ async function decide<T>(
     if (ending === undefined) return { kind: "pass", events: forgiven, log: [] };
     return { kind: "ended", events: forgiven, messages: ending.messages, log: ending.log };
   }
-  // Level 3 or 4: none of the response's calls runs; the hook answers each of them.
   const outcome = turn.halt(stop, options.interrupt !== false, forgiven);
   if (outcome.kind !== "ended" || outcome.messages === undefined) return outcome;
   return { ...outcome, messages: await endAtHook(outcome.messages, state.messages ?? [], options.wrapUp) };

@@ -1,11 +1,10 @@
 /** The tool-call guards' stream events: one per decision worth telling, and a response's escalation. */
-
 import { type GuardStreamEvent, guardStreamEvent } from "../common/events/stream-events.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import type { TurnStop } from "./core/plan.js";
 import { EVENT_TEXTS } from "./core/texts.js";
 
-/** The near-miss event of a call that ran with a reminder after its result (file edits, the repeat ceiling). */
+/** The near-miss event of a call that ran with a reminder after its result. */
 function reminderEvent(
   d: ToolCallDecision,
   rule: "file_edits" | "repeat_ceiling",
@@ -49,8 +48,8 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
 }
 
 /**
- * The guard events of a response's decisions: one per call blocked, let through in observe mode, or let through
- * although it repeats an earlier identical call.
+ * The guard events of a response's decisions: one per call blocked, served, observed, or let through although it
+ * repeats an earlier call.
  *
  * @example
  * ```ts
@@ -59,17 +58,11 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
  * ```
  */
 export function turnStreamEvents(decisions: readonly ToolCallDecision[]): GuardStreamEvent[] {
-  const events: GuardStreamEvent[] = [];
-  for (const decision of decisions) {
-    const event = decisionEvent(decision);
-    if (event !== undefined) events.push(event);
-  }
-  return events;
+  return decisions.flatMap((d) => decisionEvent(d) ?? []);
 }
 
 /**
- * The event of a response that reached escalation level 3 or 4, with what happens: a person is asked, or the run
- * ends (level 4, level 3 without a checkpointer or with `interrupt: false`, or a person's "end").
+ * The event of a response that reached escalation level 3 or 4: a person is asked, or the run ends.
  *
  * @example
  * ```ts

@@ -1,11 +1,6 @@
 /**
- * The freshness check of read-only shell commands (issue 43, class 2): a build that writes `build.log`, a training
- * run that appends to `logs/train.log`, change files the agent never wrote, so the guards cannot know from the calls
- * that a re-read is no repeat. The shell classifier knows which files a read-only command reads (resolved against
- * `rules.root`, or absolute): the adapter fingerprints them just before the command runs, keeps the fingerprint with
- * the recorded result (in the `toolGuard` channel, so it persists with the checkpointer), and before a block
- * fingerprints them again (`DecideContext.readsChanged`); a changed file makes the read no repeat. The core never
- * touches the file system: it only asks.
+ * The freshness check of read-only shell commands: files the agent never wrote (a build's log) change, so a re-read
+ * of them may be no repeat. Their fingerprint is kept with the recorded result and taken again before a block.
  */
 import { createHash } from "node:crypto";
 import {
@@ -25,34 +20,28 @@ import type { CallFacts } from "./core/call.js";
 import type { RecordedResult } from "./core/repetition.js";
 
 /**
- * A recorded result with the fingerprint of the files its call read, taken just before it ran (a read-only shell
- * command whose files are known). Stored as an extra field of the result in the `toolGuard` channel.
+ * A recorded result with the fingerprint of the files its call read, taken just before it ran.
  *
  * @example
  * ```ts
- * const previous: FingerprintedResult = state.toolGuard.repetition.window.at(-1)?.result ?? { ok: true, digest: "", preview: "" };
- * if (previous.reads !== undefined) console.log("the files it read, fingerprinted:", previous.reads);
+ * const kept: FingerprintedResult = { ...result, reads: readsFingerprint(["/repo/build.log"]) };
  * ```
  */
-export type FingerprintedResult = RecordedResult & {
-  /** The fingerprint of the files the call read ({@link readsFingerprint}), when they are known. */
-  reads?: string | undefined;
-};
+export type FingerprintedResult = RecordedResult & { reads?: string | undefined };
 
 /** Files up to this size are fingerprinted by their content too (a same-size rewrite in one timestamp tick). */
 const SMALL_FILE_BYTES = 64 * 1024;
 /**
- * Kernel and device files, by their real path: fingerprinted by their stat alone. A `/proc` file says size 0 and may
- * never end (`/proc/self/pagemap`) or block its reader (`/proc/kmsg`); opening a device may act (a watchdog).
+ * Kernel and device files, by their real path: their stat alone. A `/proc` file says size 0 and may never end or block
+ * its reader (`/proc/kmsg`); opening a device may act (a watchdog).
  */
 const KERNEL_FILES = /^\/(?:proc|sys|dev)(?:\/|$)/;
 /** A folder of up to this many entries is fingerprinted with each entry's stat (`ls -l` shows sizes and times). */
 const FOLDER_ENTRIES = 256;
 
 /**
- * The files a call depends on that something other than the agent may write, when they are known: a shell tool's
- * read-only command whose read paths are all absolute (resolved against `rules.root`, or written so). `undefined`
- * for any other call: another tool, a command that may change things, a read of unknown or relative paths.
+ * The files a shell read depends on, when they are known and all absolute (resolved against `rules.root`, or written
+ * so); `undefined` for any other call.
  *
  * @example
  * ```ts
@@ -66,11 +55,8 @@ export function shellReadPaths(tool: string, effect: CallEffect): readonly strin
 }
 
 /**
- * A fingerprint of what `paths` hold now: per path its inode, size, modification and status-change times (ns), the
- * content of a regular file up to 64 KiB, and for a folder of up to 256 entries each entry's stat; a path that
- * cannot be read is fingerprinted as such (created later, it has changed). Kernel and device files (`/proc`, `/sys`,
- * `/dev`, by the real path) and whatever is not a regular file or folder: their stat alone. Cheap and never waits:
- * a `stat` per path, at most 64 KiB + 1 read of each.
+ * A fingerprint of what `paths` hold now: per path its stat, the content of a regular file up to 64 KiB, each entry's
+ * stat in a folder of up to 256; an unreadable path as such; kernel and device files, their stat alone. Never waits.
  *
  * @example
  * ```ts
@@ -85,7 +71,6 @@ export function readsFingerprint(paths: readonly string[]): string {
   return hash.digest("base64url").slice(0, 24);
 }
 
-/** What one path holds now, as {@link readsFingerprint} takes it. */
 function pathStamp(path: string): string {
   let stats: BigIntStats;
   try {
@@ -105,8 +90,8 @@ function pathStamp(path: string): string {
 }
 
 /**
- * The hash of a small regular file's first 64 KiB + 1 bytes, whatever its size says. Opened without waiting (a path
- * swapped for a FIFO since the stat must not block) and checked to be the file that was stat'ed.
+ * The hash of a small file's first 64 KiB + 1 bytes, whatever its size says. Opened without waiting (a path swapped
+ * for a FIFO since the stat must not block) and checked to be the file that was stat'ed.
  */
 function contentStamp(path: string, stats: BigIntStats): string {
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -125,7 +110,6 @@ function contentStamp(path: string, stats: BigIntStats): string {
   }
 }
 
-/** A stat as a stamp: inode, size, modification and status-change times (ns). */
 function statStamp(stats: BigIntStats): string {
   return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
@@ -146,9 +130,8 @@ function folderStamp(path: string): string {
 }
 
 /**
- * The fingerprint to keep with the result of a call about to run (see {@link readsFingerprint}), when it is a shell
- * read of known files; `undefined` otherwise. Taken before the call runs: a file written while it runs shows as a
- * change the next time (the read runs again), never the other way round.
+ * The fingerprint to keep with the result of a shell read of known files about to run; else `undefined`. Taken
+ * before: a file written while it runs shows as a change the next time, never the other way round.
  *
  * @example
  * ```ts
@@ -161,9 +144,8 @@ export function fingerprintBeforeRun(tool: string, effect: CallEffect): string |
 }
 
 /**
- * Whether the files a shell read reads changed since `previous` was recorded (its fingerprint, taken as it started);
- * `undefined` when it cannot tell (no fingerprint, not a shell read of known files): what the adapters give
- * `DecideContext.readsChanged`.
+ * Whether the files a shell read reads changed since `previous` was recorded; `undefined` when it cannot tell (the
+ * adapters' `DecideContext.readsChanged`).
  *
  * @example
  * ```ts

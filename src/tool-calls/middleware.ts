@@ -56,7 +56,6 @@ export interface GuardMiddlewareOptions extends ToolGuardOptions {
   agentTools?: readonly AgentTool[];
 }
 
-/** The middleware's own options (the guard options are validated by their schema). */
 const middlewareOptionsSchema = z.strictObject({
   interrupt: z.boolean().optional(),
   wrapUp: z.custom<WrapUpOption>(isWrapUpOption, 'expected "model", "canned" or { model } (a chat model)').optional(),
@@ -68,15 +67,11 @@ const stateSchema = new StateSchema({
   toolGuard: agentFieldOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** Guard events, counted and the most recent kept (shared with the other middleware). */
   guardLog: agentFieldOf(guardLogChannel),
-  // Private to the middleware (a leading underscore keeps it out of the agent's input and output types).
-  /** Private to the middleware: the turn `afterModel` planned, for `wrapToolCall`. */
+  /** The turn `afterModel` planned, for `wrapToolCall` (the underscore keeps it out of the agent's input/output). */
   _guardPending: agentFieldOf<TurnRecord, TurnRecord>({ empty: emptyTurnRecord, reduce: (_current, update) => update }),
 });
 
-/**
- * createAgent types a hook's update as the channels' values, but the `toolGuard` and `guardLog` reducers take events
- * (as they do in every graph); this is the one place that says so.
- */
+/** createAgent types a hook's update as the channels' values; the `toolGuard` and `guardLog` reducers take events. */
 function update<U extends { toolGuard: GuardEvent[]; guardLog: GuardStreamEvent[] }>(
   u: U,
 ): Omit<U, "toolGuard" | "guardLog"> & { toolGuard: ToolGuardState; guardLog: GuardLog } {
@@ -95,11 +90,9 @@ function afterModel(
   if (turn.calls.length === 0) return forgiven.length > 0 ? update({ toolGuard: forgiven, guardLog: [] }) : undefined;
   const stop = turn.stop;
   if (stop === undefined) {
-    // Blocked calls with an id are answered in wrapToolCall, not here: a middleware whose afterModel runs after this
-    // one (toolCallLimitMiddleware) answers calls without looking for earlier answers, and the tool node skips
-    // calls that are answered already.
+    // Blocked calls with an id are answered in wrapToolCall, not here: a later afterModel (toolCallLimitMiddleware)
+    // answers calls without looking for earlier answers, and the tool node skips calls answered already.
     const { events, answers, record } = turn.split();
-    // Nothing to write (the usual turn): createAgent then writes no channel (see SplitTurns).
     const quiet = events.length === 0 && answers.length === 0 && turn.log.length === 0 && forgiven.length === 0;
     if (quiet && turns.keep(turn, record)) return undefined;
     return update({
@@ -116,7 +109,7 @@ function afterModel(
 
 type ToolCallState = { toolGuard?: ToolGuardState; messages?: BaseMessage[]; _guardPending?: TurnRecord };
 
-/** `wrapToolCall`: the turn resumed for this call; its block answered, or the tool run and its output settled. */
+/** `wrapToolCall`: the turn resumed for this call, and the call answered by it. */
 async function wrapToolCall(
   request: { toolCall: ToolCall; state: unknown; tool?: unknown },
   handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,
@@ -126,7 +119,6 @@ async function wrapToolCall(
   const state = request.state as ToolCallState;
   const guard = state.toolGuard ?? emptyToolGuardState();
   const turn = turns.resume(request.toolCall, state._guardPending, guard, state.messages ?? [], env);
-  // What the tool threw, answered; a call of a tool the agent does not have (`tool` undefined), with its tools.
   const unknown = request.tool === undefined ? env.context.toolNames : undefined;
   const run = () => handlerOutput(handler, request.toolCall, unknown);
   if (turn === undefined) return watchSubAgents(request.toolCall.id, run);
@@ -164,7 +156,6 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   if (agentTools !== undefined) traits.learn(agentTools);
   const ask = interrupt !== false;
   const turns = new SplitTurns();
-  /** What a hook decides with: the run's switches, and the agent's state (the file tools' checks read it). */
   const env = (runtime: unknown, state: unknown): TurnEnv => ({
     options: resolved,
     context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable, state),

@@ -1,8 +1,4 @@
-/**
- * The guard middleware's model call: it learns the agent's tools (when `agentTools` was not given), makes the
- * wrap-up a stop of its `afterModel` asked for, and ends the run through the step budget (src/run-end/) like every
- * middleware of the pack.
- */
+/** The guard middleware's model call: learning the agent's tools, the wrap-up a stop asked for, the step budget. */
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import { AIMessage } from "@langchain/core/messages";
@@ -30,11 +26,14 @@ import { emptyTurnRecord, type TurnRecord } from "./turn.js";
 
 /**
  * The guard middleware's part of each model call. The agent's tools are learned from the first request (createAgent
- * shows a middleware the tools only there), and again from the next request after a tool not seen was called.
+ * shows a middleware the tools only there), and again from the next one after a tool not seen was called.
  */
 export class GuardModelCalls {
   readonly budget: StepBudget = modelCallBudget();
   #learning: boolean;
+
+  /** `agentTools` given: the tools are known, never learned from requests or calls. */
+  readonly #given: boolean;
 
   constructor(
     private readonly traits: ToolTraits,
@@ -44,9 +43,6 @@ export class GuardModelCalls {
     this.#learning = agentTools === undefined;
     this.#given = agentTools !== undefined;
   }
-
-  /** `agentTools` given: the tools are known, never learned from requests or calls. */
-  readonly #given: boolean;
 
   /** A tool call (of `tool`): a tool not learned yet is learned now, and the agent's tools from the next request. */
   sawTool(tool: unknown): void {
@@ -58,9 +54,8 @@ export class GuardModelCalls {
   }
 
   /**
-   * What `afterModel` writes after a stop: answered (level 3), the person's answer and back to the model; ended, the
-   * held-back calls answered and, when the model may write the final message and the step budget allows one more
-   * model call, back to the model for the wrap-up (the record says so), else the canned final message and the end.
+   * What `afterModel` writes after a stop: answered (level 3), back to the model; ended, back to the model for the
+   * wrap-up when it may write it and the step budget allows (the record says so), else the canned message and the end.
    */
   afterStop(outcome: StopResult): { messages: BaseMessage[]; record: TurnRecord; jumpTo: "model" | "end" } {
     const messages = outcome.messages ?? [];

@@ -1,7 +1,4 @@
-/**
- * What a graph does when a response reaches escalation level 3 or 4 (the escalation hook and node, and the
- * createAgent middleware): end the run with an explanation, or ask a person and give their answer to the model.
- */
+/** Escalation level 3 or 4 in every adapter: end the run with an explanation, or ask a person. */
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
@@ -34,16 +31,9 @@ export interface StopResult {
   log: GuardStreamEvent[];
 }
 
-/** Where a stop writes its guard events: the custom stream's host, and whether events are on. */
 interface StopEvents {
   host: WriterHost;
   on: boolean;
-}
-
-/** The response the run stops at: the calls to answer and their decisions. */
-interface StoppedResponse {
-  calls: readonly ToolCall[];
-  decisions: readonly ToolCallDecision[];
 }
 
 /** A run ended at level 4 and a person wrote since: they have taken over, the strikes start again. */
@@ -54,9 +44,9 @@ export function forgiveness(guard: ToolGuardState, messages: readonly BaseMessag
   return at < 0 || messages.slice(at + 1).some(isPersonMessage) ? [{ type: "forgive" }] : [];
 }
 
-/** A response the run stops at, with what the stop knows: the guards' state, the events so far, where to write. */
+/** A response the run stops at, with the guards' state, the events so far, and where to write. */
 interface Halt {
-  response: StoppedResponse;
+  response: { calls: readonly ToolCall[]; decisions: readonly ToolCallDecision[] };
   stop: TurnStop;
   guard: ToolGuardState;
   events: GuardEvent[];
@@ -79,14 +69,8 @@ function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string
     alsoBlocked: guard.escalation?.blocked,
     endedByUser,
   });
-  const notRun = answerAll(
-    response.calls,
-    response.decisions,
-    () => notRunAnswer(call.name, stop.strikes, !!endedByUser),
-    {
-      escalation: 4,
-    },
-  );
+  const content = () => notRunAnswer(call.name, stop.strikes, !!endedByUser);
+  const notRun = answerAll(response.calls, response.decisions, content, { escalation: 4 });
   const guardReason = {
     kind: "escalation",
     level: 4,
@@ -136,23 +120,15 @@ export function stopResponse(halt: Halt, interrupt: boolean): StopResult {
   if (reply === undefined) return endRun(halt);
   if (reply.action === "end") return endRun(halt, reply.answer);
   const said = reply.answer.trim() === "" ? NO_ANSWER : reply.answer;
-  const answered = answerAll(
-    response.calls,
-    response.decisions,
-    (d) => personAnsweredText(question, said, d.allowed || d.served !== undefined),
-    {
-      escalation: 3,
-      answer: said,
-    },
-  );
+  const content = (d: ToolCallDecision) => personAnsweredText(question, said, d.allowed || d.served !== undefined);
+  const answered = answerAll(response.calls, response.decisions, content, { escalation: 3, answer: said });
   const after: GuardEvent = reply.action === "reset" ? { type: "forgive" } : { type: "acknowledge" };
   return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
 }
 
 /**
- * `askPerson`, with the events of the question written to the custom stream once: when the graph pauses (a graph
- * interrupt is thrown), not again when it resumes and this code runs a second time. The `guardLog` update is the
- * resumed run's (the paused run's update is never applied).
+ * `askPerson`, with the question's events written to the stream once: when the graph pauses, not again when it
+ * resumes (the `guardLog` update is the resumed run's: the paused run's is never applied).
  */
 function ask(payload: EscalationInterrupt, emit: StopEvents, log: GuardStreamEvent[]) {
   try {

@@ -62,13 +62,10 @@ export interface GuardPlan {
   message: AIMessage | undefined;
 }
 
-/** Each node's tool traits (what its tools are and how their repeats are served) and the plans of its turns. */
+/** Each node's tool traits and the plans of its turns. */
 const traitsOf = new WeakMap<GuardedToolNode<unknown>, { traits: ToolTraits; plans: PlannedTurns }>();
 
-/**
- * What `node` decides its turns with in a run, in a graph whose state is `state` (the freshness checks of the tools
- * that serve repeats read it): the escalation hook and node open the same turn.
- */
+/** What `node` decides its turns with in a run (the escalation hook and node open the same turn). */
 export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
   const { traits, plans } = traitsOf.get(node as GuardedToolNode<unknown>) as {
     traits: ToolTraits;
@@ -79,9 +76,8 @@ export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnable
 }
 
 /**
- * A `ToolNode` that runs one tool of the tools it is given with `handleToolErrors` false, so that what the tool threw
- * reaches the guarded node as it is (`ToolNode` reads `e.message` and `e.name`, which fails on `undefined`, `null`,
- * throwing getters…): the node answers it (`errorAnswer`).
+ * A `ToolNode` that runs a tool with `handleToolErrors` false, so that what it threw reaches the guarded node as it
+ * is (`ToolNode` reads `e.message`, which fails on `undefined`, throwing getters…).
  */
 class RawToolRunner extends ToolNode {
   constructor() {
@@ -97,10 +93,8 @@ class RawToolRunner extends ToolNode {
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
 
 /**
- * The node's update from its calls' outputs, as `ToolNode.run` makes it for a state input: the ToolMessages under
- * `messages`; with Commands among them, a list of updates and Commands, the parent-graph Commands that only send
- * merged into one. The node runs the calls itself (the pending calls it planned) rather than through `ToolNode.run`,
- * which reads every message of the thread to find them, three times a turn.
+ * The node's update from its calls' outputs, as `ToolNode.run` makes it: the ToolMessages under `messages`; with
+ * Commands among them, a list of updates and Commands, the parent-graph Commands that only send merged into one.
  */
 function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   if (!outputs.some(isCommand)) return { messages: outputs };
@@ -125,20 +119,9 @@ function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   return combined;
 }
 
-/** A createReactAgent v2 task's state without its call (what the tools see). */
-function withoutToolCall(input: StateInput): Omit<StateInput, "lg_tool_call"> {
-  const { lg_tool_call: _call, ...rest } = input;
-  return rest;
-}
-
 /** The node's update: the calls' (see {@link combineOutputs}) with the guard channels' update added. */
 function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: unknown }): unknown {
-  if (Array.isArray(output)) return [...output, own];
-  const answers = (output as { messages?: unknown }).messages;
-  if (answers !== undefined && own.guardLog === undefined && Object.keys(output as object).length === 1) {
-    return { messages: answers, toolGuard: own.toolGuard }; // the usual update, built without a spread
-  }
-  return { ...(output as object), ...own };
+  return Array.isArray(output) ? [...output, own] : { ...(output as object), ...own };
 }
 
 /**
@@ -220,36 +203,21 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return turn;
   }
 
-  /**
-   * Opens the guarded turn of the last AI message (in a createReactAgent v2 task, of its one call), answers the
-   * blocked calls, runs the others as `ToolNode` does and settles what they return; the guard channels' update is
-   * added to the node's.
-   */
+  /** Answers each call of the guarded turn (see {@link GuardedTurn.answer}); the guard channels' update added. */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const turn = this.open(input, config);
     const stop = turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
-    // In a createReactAgent v2 task the tools see the state without the call (a copy made only there: the rest
-    // spread copies every channel of the state, at every turn).
-    const state = (input as StateInput).lg_tool_call === undefined ? input : withoutToolCall(input as StateInput);
-    const calls = turn.calls;
-    const outputs =
-      calls.length === 1
-        ? [await this.guarded(turn, 0, config, state)]
-        : await Promise.all(calls.map((_, i) => this.guarded(turn, i, config, state)));
+    // In a createReactAgent v2 task the tools see the state without the call (copied only there).
+    const { lg_tool_call: single, ...rest } = input as StateInput;
+    const state = single === undefined ? input : rest;
+    const outputs = await Promise.all(
+      turn.calls.map((call, i) => turn.answer(i, () => this.runTool(call, config, state))),
+    );
     return withGuardUpdate(combineOutputs(outputs), turn.update()) as T;
   }
 
-  /** Call `i` of the turn, answered by the turn: its block's answer, or the tool's output (what it threw, answered). */
-  private guarded(turn: GuardedTurn, i: number, config: LangGraphRunnableConfig, state: unknown) {
-    return turn.answer(i, () => this.runTool(turn.calls[i] as ToolCall, config, state));
-  }
-
-  /**
-   * Runs the tool as `ToolNode` does, but answers whatever it throws (not only an `Error`: `undefined`, a string, an
-   * object whose `message` getter throws, a Proxy…) with an error ToolMessage. Not guarded: the node's own calls
-   * are run by `run`.
-   */
+  /** Runs the tool as `ToolNode` does, but answers whatever it throws with an error ToolMessage. Not guarded. */
   protected override runTool(
     call: ToolCall,
     config: LangGraphRunnableConfig,
@@ -260,11 +228,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
       .then(undefined, (error: unknown) => this.errorAnswer(call, error));
   }
 
-  /**
-   * The answer to what a tool threw: `ToolNode`'s own content when the value has a message, else one that names the
-   * tool and shows the value; for a tool the node does not have, the tool probably meant and the node's tools.
-   * Interrupts are thrown on; with `handleToolErrors: false` everything is.
-   */
+  /** The answer to what a tool threw (see `thrownAnswer`); with `handleToolErrors: false` it is thrown on. */
   private errorAnswer(call: ToolCall, error: unknown): ToolMessage {
     if (!this.handleToolErrors) throw error;
     // ToolNode throws `Tool "<name>" not found.` for a tool it does not have.

@@ -1,9 +1,4 @@
-/**
- * What the guards read of an agent's tools: their names (named in the level-2 options), their MCP-style
- * `readOnlyHint`, and whether a tool serves repeats from its own cache (the file tools), with its freshness check.
- * The agent's configuration, not thread state: kept by the adapter, learned again when its tools change.
- */
-
+/** What the guards read of an agent's tools (names, MCP hints, schemas, own caches): kept by the adapter. */
 import { readGuardLog } from "../common/events/stream-events.js";
 import { fileCaches } from "../common/file-cache-check.js";
 import type { ToolTraits as CallTraits } from "../common/identity/classify.js";
@@ -14,19 +9,11 @@ import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChanged } from "./freshness.js";
 
 /**
- * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer
- * now, in a graph whose state is `state` (the file tools read their cache in it), without changing anything; or
- * `undefined` when it cannot tell. The guards ask it before they block a call of the tool as a repeat: a call whose
- * answer has changed since the result a block would quote is no repeat (see `DecideContext.answersNow`).
- *
- * @example
- * ```ts
- * const answersNow: AnswersNowCheck = (args) => [{ ok: true, text: readFileSync(pathOf(args), "utf8") }];
- * ```
+ * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer now,
+ * without changing anything, or `undefined` (see `DecideContext.answersNow`).
  */
 type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
 
-/** The guards' part of a tool's metadata. */
 type GuardMetadata = { servesRepeats?: boolean; answersNow?: unknown } | undefined;
 
 /** The guards' part of a tool's metadata (`metadata.langgraphGuards`), if any. */
@@ -46,11 +33,9 @@ function hintOf(tool: unknown, hint: "readOnlyHint" | "idempotentHint"): boolean
 }
 
 /**
- * A tool that serves repeats from its own cache (the file tools) answers a re-read cheaply and correctly, with a
- * reference to the earlier result: the consecutive and redundant rules would only get in the way (the threshold
- * rule still stops loops). Its results are compared exactly: what it reads is data (a file's timestamps change
- * when the file does), and its own freshness check tells a changed file from an unchanged one; the normalizer's
- * scan of every read (over 100 µs on a 24 KB source file) is spared. An explicit per-tool setting still wins.
+ * A tool that serves repeats from its own cache (the file tools) answers a re-read itself: the consecutive and
+ * redundant rules would only get in the way (the threshold rule still stops loops), and its results are compared
+ * exactly (its own freshness check tells a changed file). An explicit per-tool setting still wins.
  */
 function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
   if (!guardMetadata(tool)?.servesRepeats) return;
@@ -64,10 +49,7 @@ function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions)
   };
 }
 
-/**
- * Keeps the top-level arguments a tool's schema declares (a zod object's shape, a JSON schema's `properties`) as its
- * `args`: what its calls ask about, kept in their identity whatever they look like (a `trace_id` of `get_trace`).
- */
+/** Keeps the top-level arguments a tool's schema declares as its `args` (kept in its calls' identity). */
 function learnArgs(tool: unknown, options: ResolvedToolGuardOptions): void {
   const schema = (tool as { schema?: { shape?: unknown; properties?: unknown } } | null)?.schema;
   const fields = typeof schema === "object" && schema !== null ? (schema.shape ?? schema.properties) : undefined;
@@ -104,27 +86,20 @@ export type AgentTool =
       schema?: unknown;
     };
 
-/** The part of the decision context that comes from the agent and the run (not from the response). */
+/** The decision context from the agent and the run (not from the response). */
 export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
 
-/**
- * The traits of an agent's tools, learned from the tool lists an adapter sees (the tool node's own tools, the tools
- * createAgent binds to its model, or the middleware's `agentTools`, where a name stands for a tool of no traits).
- */
+/** The traits of an agent's tools, learned from the tool lists an adapter sees (a name: a tool of no traits). */
 export class ToolTraits {
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
   readonly idempotentHints: Record<string, boolean> = Object.create(null);
-  /** The freshness checks of the tools that serve repeats, by tool name. */
   readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
 
   constructor(private readonly options: ResolvedToolGuardOptions) {}
 
-  /**
-   * Reads the tools when the list differs from the last one read (a tool replaced in place counts): their names
-   * (added to those known), hints and caches.
-   */
+  /** Reads the tools when the list differs from the last one read (a tool replaced in place counts). */
   learn(tools: readonly unknown[]): void {
     const seen = this.#seen;
     if (tools === seen || (tools.length === seen.length && tools.every((t, i) => t === seen[i]))) return;
@@ -148,7 +123,7 @@ export class ToolTraits {
     this.#names = names.size > 0 ? [...names] : undefined;
   }
 
-  /** Whether a tool of this name (the tool, or its name) has been learned. */
+  /** Whether a tool (or a name) has been learned. */
   knows(tool: unknown): boolean {
     const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
     return typeof name === "string" && this.#names?.includes(name) === true;
@@ -161,8 +136,7 @@ export class ToolTraits {
 
   /**
    * The decision context of a run: the traits, whether `configurable.guards` switches the guards off, and with the
-   * graph's `state` (a live run), the freshness checks of the tools that serve repeats (asked with that state) and
-   * of the shell reads whose files are known (their fingerprints, see freshness.ts).
+   * graph's `state` (a live run), the freshness checks (the tools' own, asked with that state, and the shell reads').
    */
   context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
     checkWrittenChannels(state);
@@ -192,15 +166,8 @@ export class ToolTraits {
 }
 
 /**
- * The guard channels a turn writes besides `toolGuard` (read where the turn reads it), checked when the turn starts:
- * a damaged `guardLog` or `fileCache` fails the node that reads it, with a `GuardStateError`, rather than the
- * reducer once the node's writes are saved (those writes would then fail again at every `updateState`, the reset
- * included). Each stored value is checked once.
- *
- * @example
- * ```ts
- * checkWrittenChannels({ guardLog: { recent: 5 } }); // throws GuardStateError: guardLog, recent
- * ```
+ * The channels a turn writes besides `toolGuard`, checked when it starts: a damaged `guardLog` or `fileCache` fails
+ * the node that reads it, rather than the reducer once its writes are saved (they would fail at every `updateState`).
  */
 function checkWrittenChannels(state: unknown): void {
   if (state === null || typeof state !== "object") return;

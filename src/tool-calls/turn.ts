@@ -1,9 +1,4 @@
-/**
- * The guarded turn in LangChain messages, under every adapter (the tool node, the escalation hook and node, the
- * createAgent middleware): open the model's response, stop the run or go on, answer the blocked calls, settle the
- * calls that ran, and give the guard channels' update. The usual turn (one call the core's shortcut proves new) is
- * planned without the full procedure here: an adapter never chooses a path.
- */
+/** The guarded turn in LangChain messages, under every adapter (see notes/architecture.md, "The guarded turn"). */
 import { isDeepStrictEqual } from "node:util";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
@@ -27,27 +22,21 @@ import { turnInput } from "./inputs.js";
 import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 
-/**
- * What an adapter gives a turn: the resolved options, the run's decision context, and where stream events go
- * (a node's config, a middleware's runtime).
- */
+/** What an adapter gives a turn: the options, the run's context, where stream events go, a tool node's plans. */
 export interface TurnEnv {
   options: ResolvedToolGuardOptions;
   context: TurnContext;
   host: WriterHost;
-  /** Where a tool node keeps the plans of its responses (see {@link PlannedTurns}). */
   plans?: PlannedTurns | undefined;
 }
 
 /**
- * The plans a tool node's turns were opened with, by AI message: the escalation hook (or node) plans a response and
- * the tool node after it takes that plan, as the sibling tasks of a createReactAgent v2 response take the first
- * one's. A plan is taken only for the state value it was made from and the same calls: a write in between plans again.
+ * A tool node's plans, by AI message: the tool node (and each v2 task) takes the plan the escalation hook made, for
+ * the same state value and the same calls only.
  */
 export class PlannedTurns {
   readonly #plans = new WeakMap<object, { from: ToolGuardState; ids: (string | undefined)[]; plan: Plan }>();
 
-  /** The plan of `message`'s calls `planned` made from `state`, if one was kept. */
   find(message: AIMessage, state: ToolGuardState, planned: readonly ToolCall[]): Plan | undefined {
     const kept = this.#plans.get(message);
     if (kept === undefined || kept.from !== state || kept.ids.length !== planned.length) return undefined;
@@ -60,24 +49,20 @@ export class PlannedTurns {
 }
 
 /**
- * What createAgent keeps of a turn between `afterModel` (which plans it) and `wrapToolCall` (which runs one call):
- * the response's decisions and the id of each call, plain data in a state channel (or in memory, see
- * {@link SplitTurns}).
+ * What createAgent keeps of a turn between `afterModel` (which plans it) and `wrapToolCall` (which runs one call),
+ * plain data in a state channel (or in memory, see {@link SplitTurns}).
  */
 export interface TurnRecord {
   decisions: ToolCallDecision[];
   ids: (string | null)[];
   /** The id of the AI message whose calls these are (a record of an earlier response is not resumed). */
   message?: string | undefined;
-  /** A run the guards end with the model's own words: the reason, and the id the final message takes. */
+  /** A run the guards end with the model's own words (the next model call): why, and the final message's id. */
   wrapUp?: WrapUpRecord | undefined;
 }
 
-/** The model's wrap-up a stop asked for (createAgent: the next model call makes it). */
 interface WrapUpRecord {
-  /** Why the run ends (the final message's `response_metadata.guard`, and the canned message). */
   reason: EndReason;
-  /** The id of the final message (the guards' state refers to it). */
   id: string;
 }
 
@@ -94,12 +79,11 @@ class ChannelRecord implements TurnRecord {
   ) {}
 }
 
-/** A record of no turn (the channel's default, and what a stopped response leaves), or of a wrap-up to make. */
+/** A record of no turn (the channel's default), or of a wrap-up to make. */
 export function emptyTurnRecord(wrapUp?: WrapUpRecord): TurnRecord {
   return new ChannelRecord([], [], undefined, wrapUp);
 }
 
-/** The response's plan as a turn keeps it. */
 interface Plan {
   decisions: ToolCallDecision[];
   turnEvents: GuardEvent[];
@@ -111,42 +95,30 @@ interface Pending {
   message: AIMessage | undefined;
   calls: ToolCall[];
   planned: readonly ToolCall[];
-  /** `undefined`: the calls are the planned ones, in order. */
-  indices: number[] | undefined;
+  indices: number[] | undefined; // undefined: the calls are the planned ones, in order
 }
 
 const NO_CALLS: Plan = { decisions: [], turnEvents: [] };
 
-/** What a turn is opened on: the guards' state, the conversation and the adapter's environment. */
 interface Ground {
   state: ToolGuardState;
   messages: readonly BaseMessage[];
   env: TurnEnv;
 }
 
-/** Whether the turn's decisions have stream events to write (not again for a resumed turn). */
 type Announce = "announce" | "silent";
 
-/**
- * One model response under the guards. Open it from the state ({@link GuardedTurn.open}); if {@link stop} is set
- * none of its calls runs; else {@link GuardedTurn.answer} each call, then write {@link GuardedTurn.update} to the
- * guard channels.
- */
+/** One model response under the guards: open it; unless {@link stop} is set, answer each call; then `update()`. */
 export class GuardedTurn {
-  /** The outcome of each call that ran, indexed like the plan's decisions. */
+  // Indexed like the plan's decisions: each call's outcome, and each shell read's fingerprint (see freshness.ts).
   readonly #outcomes: (CallOutcome | undefined)[] = [];
-  /** The fingerprint of the files each shell read reads, taken as it starts (see freshness.ts), by decision. */
   readonly #reads: (string | undefined)[] = [];
-  /** The guard events written to the stream by this turn (its decisions', then each dedupe's). */
+  /** The guard events written to the stream by this turn. */
   readonly log: GuardStreamEvent[] = [];
-  /** Whether the decisions' stream events are still to be written (once the turn goes on: not by a judge). */
   #unannounced: boolean;
 
-  /** The AI message the calls belong to. */
   readonly message: AIMessage | undefined;
-  /** The calls this turn answers. */
   readonly calls: readonly ToolCall[];
-  /** The guards' state the turn was planned from. */
   readonly state: ToolGuardState;
   private readonly plan: Plan;
   private readonly indices: readonly number[] | undefined;
@@ -160,10 +132,7 @@ export class GuardedTurn {
     this.#unannounced = announce === "announce" && plan.stop === undefined;
   }
 
-  /**
-   * Writes the stream events of the turn's decisions, once, when the turn goes on (its first answer or its split):
-   * a hook that only judges whether the run stops writes none.
-   */
+  /** Writes the decisions' stream events once the turn goes on (a hook that only judges the stop writes none). */
   #announce(): void {
     if (!this.#unannounced) return;
     this.#unannounced = false;
@@ -173,9 +142,8 @@ export class GuardedTurn {
   }
 
   /**
-   * Opens the turn of the last AI message: its calls no ToolMessage answers yet (in a createReactAgent v2 task,
-   * `single`, planned with its siblings), each decided from `state`. Without an AI message, a turn of no calls
-   * (its `message` undefined).
+   * Opens the turn of the last AI message: its unanswered calls (in a createReactAgent v2 task, `single`, planned with
+   * its siblings), each decided from `state`. Without an AI message, a turn of no calls.
    */
   static open(
     state: ToolGuardState,
@@ -183,7 +151,7 @@ export class GuardedTurn {
     env: TurnEnv,
     single?: ToolCall | undefined,
   ): GuardedTurn {
-    state = readToolGuard(state); // a value from a checkpoint checked (once), else as it is
+    state = readToolGuard(state);
     env = withCacheLookup(env, state, messages);
     const pending = pendingCalls(messages, single);
     const ground = { state, messages, env };
@@ -197,9 +165,8 @@ export class GuardedTurn {
   }
 
   /**
-   * Resumes a turn that createAgent split across hooks, to settle the call `call` (see {@link TurnRecord}); `state`
-   * is the guards' state as `wrapToolCall` sees it. A call changed since it was planned (humanInTheLoopMiddleware's
-   * "edit") is decided again, as the call that will really run. `undefined` when the record does not know the call.
+   * Resumes a turn split across hooks for `call` (see {@link TurnRecord}). A call changed since it was planned
+   * (humanInTheLoopMiddleware's "edit") is decided again. `undefined` when the record does not know the call.
    */
   static resume(
     record: TurnRecord | undefined,
@@ -216,8 +183,8 @@ export class GuardedTurn {
       key ??= identifyCall(call, env.options, env.context).key;
       return key;
     };
-    // The planned call, unless it changed since: the same arguments (as data: createAgent's `Send` hands the tool a
-    // copy of the call) have its key without working it out again.
+    // The planned call, unless it changed since: equal arguments (`Send` hands the tool a copy of the call) need no
+    // key (the call's facts are worked out once).
     const plannedAs = (d: ToolCallDecision | undefined) =>
       d?.call.name === call.name && (sameData(d.call.args, call.args) || d.key === keyOf());
     // Calls that share an id are told apart by what they call, then by the task (see callPosition).
@@ -231,7 +198,6 @@ export class GuardedTurn {
       const plan = { decisions: planned, turnEvents: [] };
       return new GuardedTurn({ state, messages, env }, resumed, plan, "silent");
     }
-    // Decided again from the state as wrapToolCall sees it, as a response of this call alone.
     const id = decision.call.id ?? call.id;
     const turn = { id: `edited:${id}`, text: "", calls: [{ name: call.name, args: call.args, id }] };
     const decisions = planned.slice();
@@ -241,9 +207,8 @@ export class GuardedTurn {
   }
 
   /**
-   * Splits the turn across hooks (createAgent): what `afterModel` writes now, and the record `wrapToolCall` resumes
-   * the turn from. Written now: the response's own events, and the calls without an id, which no later hook can
-   * find, decided here (a blocked one answered).
+   * Splits the turn across createAgent's hooks: what `afterModel` writes now (the response's events, and the calls
+   * without an id, which no later hook can find), and the record `wrapToolCall` resumes the turn from.
    */
   split(): { events: GuardEvent[]; answers: ToolMessage[]; record: TurnRecord } {
     this.#announce();
@@ -268,10 +233,7 @@ export class GuardedTurn {
     return this.plan.stop;
   }
 
-  /**
-   * The plan of the whole response (in a v2 task, with the siblings' decisions): its decisions, its own events (a
-   * new run, an acknowledgment) and its stop.
-   */
+  /** The plan of the whole response (in a v2 task, with the siblings' decisions). */
   get responsePlan(): Readonly<Plan> {
     return this.plan;
   }
@@ -287,30 +249,22 @@ export class GuardedTurn {
     return this.plan.decisions[this.#at(i)] as ToolCallDecision;
   }
 
-  /** Where call `i` of {@link GuardedTurn.calls} is in the response's plan. */
   #at(i: number): number {
     return this.indices?.[i] ?? i;
   }
 
   /**
-   * Answers call `i` of {@link GuardedTurn.calls}, the whole of a call's protocol: a blocked call gets its error and a
-   * repeat served from the result cache the earlier result (`run` is not called); any other call has a shell read's
-   * files fingerprinted, runs under the sub-agent watch (a run the guards end inside it is reported in its answer),
-   * and its output is settled (result dedupe's note, the reminders, the outcome kept for {@link GuardedTurn.update}).
-   * What `run` throws is thrown on, and the call records nothing.
+   * Answers call `i`, the whole of a call's protocol: a blocked or served call without `run`; any other has a shell
+   * read's files fingerprinted, runs under the sub-agent watch, and its output settled. What `run` throws is thrown on.
    */
   answer(i: number, run: () => Promise<ToolMessage | Command>): Promise<ToolMessage | Command> {
     const instead = this.#standIn(i);
     if (instead !== undefined) return Promise.resolve(instead);
     this.#fingerprint(i);
-    // A promise chain, not an async function: no step between the tool and the adapter beyond the tool's own.
     return watchSubAgents(this.calls[i]?.id, run).then((output) => this.#settle(i, output));
   }
 
-  /**
-   * The ToolMessage that answers call `i` in the tool's place: the error of a block, or the earlier result of a
-   * repeat served from the result cache; `undefined` when the tool runs.
-   */
+  /** The ToolMessage that answers call `i` in the tool's place (a block's error, a served result), if any. */
   #standIn(i: number): ToolMessage | undefined {
     this.#announce();
     const decision = this.decision(i);
@@ -320,32 +274,24 @@ export class GuardedTurn {
     return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
   }
 
-  /**
-   * Call `i` is about to run: when it is a shell read of known files, they are fingerprinted now, and the fingerprint
-   * is kept with the result it records, for the freshness check of a later identical read (`DecideContext.readsChanged`).
-   */
+  /** A shell read of known files about to run: its files fingerprinted now, for `DecideContext.readsChanged`. */
   #fingerprint(i: number): void {
     if (this.env.context.disabled) return;
     try {
       const decision = this.decision(i);
-      // Only a shell read has one: any other call leaves `#reads` empty, and its events as they are.
       const fingerprint = fingerprintBeforeRun(decision.call.name, decision.effect);
       if (fingerprint !== undefined) this.#reads[this.#at(i)] = fingerprint;
     } catch {
-      // no fingerprint: the read's repeats are judged by the rules alone, as before
+      // no fingerprint: the read's repeats are judged by the rules alone
     }
   }
 
-  /**
-   * Records what call `i` returned and gives the answer to send: the output itself, or a short note when it repeats
-   * exactly an earlier identical call's answer still in the conversation (result dedupe).
-   */
+  /** Records what call `i` returned and gives the answer to send (the output, or result dedupe's note). */
   #settle(i: number, output: ToolMessage | Command): ToolMessage | Command {
     const decision = this.decision(i);
     const call = this.calls[i] as ToolCall;
     const { options, host } = this.env;
-    // The guards' id of the call (its own, unless another call of the response shares it) for the state and events;
-    // the model's id for its answer.
+    // The guards' id of the call (distinct within the response) for the state and events; the model's for its answer.
     const own = { key: decision.key, tool: call.name, id: decision.call.id };
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
     this.#outcomes[this.#at(i)] = outcome;
@@ -353,24 +299,15 @@ export class GuardedTurn {
     return withNote(answer, answerReminder(decision, outcome));
   }
 
-  /** The `toolGuard` events that record the turn: the plan's, and each settled call's outcome and progress. */
-  events(): GuardEvent[] {
-    const events = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
-    return this.#reads.length === 0 ? events : withReads(events, this.plan.decisions, this.#reads);
-  }
-
-  /** The guard channels' update: `toolGuard` events, and `guardLog` when anything was written to the stream. */
+  /** The guard channels' update: the turn's `toolGuard` events, and `guardLog` when anything was streamed. */
   update(): { toolGuard: GuardEvent[]; guardLog?: GuardStreamEvent[] } {
     this.#announce();
-    const toolGuard = this.events();
+    const events = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
+    const toolGuard = this.#reads.length === 0 ? events : withReads(events, this.plan.decisions, this.#reads);
     return this.log.length > 0 ? { toolGuard, guardLog: this.log } : { toolGuard };
   }
 
-  /**
-   * Level 3 or 4 reached: every pending call is answered and the run ends (level 4, or level 3 without `ask`), or a
-   * person is asked (`interrupt()`) and their answer given to the model. `before`: events recorded ahead of the
-   * turn (a forgiveness).
-   */
+  /** Level 3 or 4 reached: the run ends, or a person is asked (see stop.ts). `before`: a forgiveness. */
   halt(stop: TurnStop, ask: boolean, before: readonly GuardEvent[] = []): StopResult {
     const events = [...before, ...stop.events];
     const emit = { host: this.env.host, on: this.env.options.feedback.events };
@@ -380,16 +317,14 @@ export class GuardedTurn {
 }
 
 /**
- * The turns createAgent splits across hooks (see {@link GuardedTurn.split}), from `afterModel` to `wrapToolCall`.
- * A turn with nothing to write after the model (the usual turn: every call allowed, nothing for the stream) is kept
- * here, in memory, by its AI message, and `afterModel` returns nothing: createAgent then writes no channel (any
- * update writes back every channel the hook reads, `messages` included: 5-10% of a turn in the overhead bench). Any
- * other turn's record is written to the state, with the id of its AI message.
+ * The turns createAgent splits across hooks (see {@link GuardedTurn.split}). A turn with nothing to write after the
+ * model is kept here, by its AI message, and `afterModel` returns nothing: any update makes createAgent write back
+ * every channel the hook reads, `messages` included. Any other turn's record is written to the state.
  */
 export class SplitTurns {
   readonly #kept = new WeakMap<object, TurnRecord>();
 
-  /** Keeps the record of a turn `afterModel` writes nothing for; `false` (not kept) for a turn of no AI message. */
+  /** Keeps the record of a turn `afterModel` writes nothing for; `false` for a turn of no AI message. */
   keep(turn: GuardedTurn, record: TurnRecord): boolean {
     if (turn.message === undefined) return false;
     this.#kept.set(turn.message, record);
@@ -397,9 +332,8 @@ export class SplitTurns {
   }
 
   /**
-   * The turn of `call` as `afterModel` planned it: its record kept here, else `stored` (the state's) when it is of the
-   * same response. Without either, the turn is planned again from the state: a kept turn read after a resume from a
-   * checkpoint between the hooks (`afterModel` wrote nothing for it), or a response replaced under a new id.
+   * The turn of `call` as `afterModel` planned it: kept here, else `stored` when it is the same response's; else
+   * planned again (a resume from a checkpoint between the hooks, or a response replaced under a new id).
    */
   resume(
     call: ToolCall,
@@ -417,20 +351,14 @@ export class SplitTurns {
   }
 }
 
-/**
- * The environment with the result cache's question (is the earlier answer still in `messages`?), when the state
- * has cached results to serve; else as it is.
- */
+/** The environment with the result cache's question (is the earlier answer still in `messages`?), when needed. */
 function withCacheLookup(env: TurnEnv, state: ToolGuardState, messages: readonly BaseMessage[]): TurnEnv {
   if (state.cache === undefined || state.cache.length === 0) return env;
   const answerPresent = (callId: string, digest: string) => heldAnswer(messages, callId, digest) !== undefined;
   return { ...env, context: { ...env.context, answerPresent } };
 }
 
-/**
- * The result events of shell reads with the fingerprint of the files they read (`reads[i]`, for `decisions[i]`) kept
- * in their recorded result (see {@link FingerprintedResult}).
- */
+/** The result events of shell reads with their files' fingerprint (`reads[i]`, for `decisions[i]`) kept in them. */
 function withReads(
   events: GuardEvent[],
   decisions: readonly ToolCallDecision[],
@@ -449,10 +377,7 @@ function withReads(
   });
 }
 
-/**
- * The response after a model call, as the escalation hook and the middleware judge it: a person who wrote after a
- * run ended at level 4 forgives the strikes first; then the turn is opened from the state after that.
- */
+/** The response after a model call: a person who wrote after a run ended forgives the strikes first, then it opens. */
 export function openAfterModel(
   state: ToolGuardState,
   messages: readonly BaseMessage[],
@@ -464,7 +389,7 @@ export function openAfterModel(
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };
 }
 
-/** Whether `a` and `b` are deeply equal (`false` when too deep to compare: the caller then compares the keys). */
+/** Whether `a` and `b` are deeply equal (`false` when too deep to compare). */
 function sameData(a: unknown, b: unknown): boolean {
   try {
     return isDeepStrictEqual(a, b);
@@ -473,13 +398,12 @@ function sameData(a: unknown, b: unknown): boolean {
   }
 }
 
-/** The calls a turn answers (see {@link Pending}): none without an AI message or a single call. */
+/** The calls a turn answers: none without an AI message or a single call. */
 function pendingCalls(messages: readonly BaseMessage[], single: ToolCall | undefined): Pending {
   const index = lastAIMessageIndex(messages);
   const message = index < 0 ? undefined : (messages[index] as AIMessage);
   if (single !== undefined) {
-    // createReactAgent v2 sends each call to its own task: decide the calls before it in the same AI message too,
-    // so that parallel branches agree with what one node would have decided.
+    // createReactAgent v2 sends each call to its own task: planned with its siblings, as one node would plan them.
     const siblings = message?.tool_calls ?? [];
     const at = taskPosition(message, siblings, single);
     return { message, calls: [single], planned: at >= 0 ? siblings : [single], indices: [Math.max(0, at)] };
@@ -488,10 +412,7 @@ function pendingCalls(messages: readonly BaseMessage[], single: ToolCall | undef
   return { message, calls, planned: calls, indices: undefined };
 }
 
-/**
- * Where a createReactAgent v2 task's call (a copy of one of the message's calls) is among the message's calls: by its
- * id; among calls that share it, by its name and arguments, then by the task (see `callPosition`). -1: not there.
- */
+/** Where a v2 task's call (a copy) is among the message's calls (see `callPosition`); -1: not there. */
 function taskPosition(message: AIMessage | undefined, siblings: readonly ToolCall[], single: ToolCall): number {
   if (message === undefined || single.id == null) return -1;
   let args: string | undefined;

@@ -1,7 +1,7 @@
 /**
  * The call index behind level 2 is derived from the window and carried from state to state by the reducer (windows
- * of more than 32 calls; smaller ones are scanned), and so is the index of the answers kept for result dedupe. They
- * must never change a decision: deciding on a state with carried indexes equals deciding on its JSON copy (none).
+ * of more than 32 calls; smaller ones are scanned). It must never change a decision: deciding on a state with a
+ * carried index equals deciding on its JSON copy (none). The answers kept for result dedupe are checked alike.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -4,12 +4,8 @@ import { digest, toolCallSignature, unreadableIdentity, withoutIgnoredArgs } fro
 import { withoutVolatileArgs } from "./volatile-args.js";
 
 /**
- * What a tool call does to the world the guards track:
- * - `read`: only reads; `paths` are the files or folders it depends on (empty = it may depend on anything).
- * - `write`: changes exactly `paths`.
- * - `mutate`: may change anything (a command, an unknown tool).
- * - `none`: changes nothing the other tools read — only for tools declared so with `invalidates: "none"`
- *   (e.g. `create_subtask`, `send_message`); an unknown tool is `mutate`.
+ * What a tool call does to the world the guards track: it reads `paths`, writes `paths`, may change anything
+ * (`mutate`: a command, an unknown tool), or changes nothing the other tools read (`none`: declared so).
  *
  * @example
  * ```ts
@@ -100,14 +96,7 @@ export interface ClassifyOptions {
   root?: string | undefined;
 }
 
-/**
- * A record's own entry for `name`, never an inherited one: a tool may be called `toString` or `constructor`.
- *
- * @example
- * ```ts
- * ownEntry({}, "toString"); // undefined
- * ```
- */
+/** A record's own entry for `name`, never an inherited one: `ownEntry({}, "toString")` is undefined. */
 export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
   return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
 }
@@ -120,25 +109,10 @@ export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, nam
  * DEFAULT_PATH_ARGS.includes("file_path"); // true
  * ```
  */
-export const DEFAULT_PATH_ARGS: readonly string[] = [
-  "path",
-  "paths",
-  "file",
-  "files",
-  "file_path",
-  "filePath",
-  "filepath",
-  "filename",
-  "file_name",
-  "fileName",
-  "target_file",
-  "targetFile",
-  "dir",
-  "dir_path",
-  "dirPath",
-  "directory",
-  "folder",
-];
+export const DEFAULT_PATH_ARGS: readonly string[] = (
+  "path paths file files file_path filePath filepath filename file_name fileName target_file targetFile dir " +
+  "dir_path dirPath directory folder"
+).split(" ");
 
 const READ_PREFIX = /^(read|list|search|get|find|view|check|can)([_\-A-Z]|$)/;
 const READ_NAMES = new Set(["ls", "cat", "grep", "glob", "rg", "calculate", "think"]);
@@ -149,51 +123,21 @@ const REPEATABLE_PREFIX =
 const IDEMPOTENT_PREFIX = /^(update|set|transfer)([_\-A-Z]|$)/i;
 
 /**
- * Whether calling a tool again with the same arguments, after it succeeded, does something again (`book_`,
- * `send_`, `create_`, `cancel_`, `toggle_`, …): such a repeat is never blocked as a duplicate. The per-tool
- * `repeatable` option wins.
- *
- * @example
- * ```ts
- * isRepeatableTool("send_certificate"); // true
- * isRepeatableTool("update_address");   // false
- * ```
+ * Whether a repeat after success does something again (`book_`, `send_`, `create_`, …): never a duplicate. The
+ * per-tool `repeatable` option wins. `isRepeatableTool("send_certificate")` is true.
  */
 export function isRepeatableTool(name: string, traits?: { repeatable?: boolean | undefined }): boolean {
-  return traits?.repeatable ?? repeatableName(name);
+  return traits?.repeatable ?? REPEATABLE_PREFIX.test(baseName(name));
 }
 
 /**
- * `fn` remembered per tool name: what a name says never changes, and a thread calls a handful of tools thousands of
- * times (every decision asks several of these). At most 1,000 names are kept; then the memory starts again.
- */
-function byName<T>(fn: (name: string) => T): (name: string) => T {
-  const memo = new Map<string, T>();
-  return (name) => {
-    const known = memo.get(name);
-    if (known !== undefined || memo.has(name)) return known as T;
-    if (memo.size >= 1_000) memo.clear();
-    const value = fn(name);
-    memo.set(name, value);
-    return value;
-  };
-}
-
-const repeatableName = byName((name) => REPEATABLE_PREFIX.test(baseName(name)));
-const idempotentName = byName((name) => IDEMPOTENT_PREFIX.test(baseName(name)));
-
-/**
- * Whether a tool that changes something changes nothing more when called again with the same arguments
- * (`update_`, `set_`, `transfer_`, by name; the per-tool `idempotent` option wins).
- *
- * @example
- * ```ts
- * isIdempotentTool("update_reservation_flights"); // true
- * ```
+ * Whether a repeat with the same arguments changes nothing more (`update_`, `set_`, `transfer_`; the per-tool
+ * `idempotent` option wins). `isIdempotentTool("update_reservation_flights")` is true.
  */
 export function isIdempotentTool(name: string, traits?: { idempotent?: boolean | undefined }): boolean {
-  return traits?.idempotent ?? idempotentName(name);
+  return traits?.idempotent ?? IDEMPOTENT_PREFIX.test(baseName(name));
 }
+
 // Words of a tool name (or of an action argument) that say "the same call may answer differently next time".
 const STATEFUL_WORDS = new Set(
   (
@@ -208,14 +152,7 @@ const MOVING_VALUES = new Set(
 );
 const ACTION_ARGS = ["action", "operation", "op", "type", "kind", "direction", "mode", "page", "cursor", "scroll"];
 
-/**
- * The lower-case words of a name: `scrollDown` → scroll, down; `get_job_status` → get, job, status.
- *
- * @example
- * ```ts
- * nameWords("web_search"); // ["web", "search"]
- * ```
- */
+/** The lower-case words of a name: `scrollDown` → scroll, down; `get_job_status` → get, job, status. */
 export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -258,11 +195,11 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
 }
 
 /** What a tool's name says about its calls being stateful: `false` (never by its arguments), `true`, or not yet. */
-const statefulName = byName((name): boolean | undefined => {
+function statefulName(name: string): boolean | undefined {
   // A tool whose name says what a repeat does (`update_status`, `send_status`) keeps those rules.
   if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
   return nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
-});
+}
 
 // Words of a tool name that say "this call lets time pass" (a wait between polls is no repeat of anything).
 const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
@@ -280,27 +217,15 @@ const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
  * ```
  */
 export function letsTimePass(name: string): boolean {
-  return timeName(name);
+  return nameWords(baseName(name)).some((w) => TIME_WORDS.has(w));
 }
 
-const timeName = byName((name) => nameWords(baseName(name)).some((w) => TIME_WORDS.has(w)));
-
-const SHELL_TOOLS = new Set([
-  "bash",
-  "sh",
-  "shell",
-  "zsh",
-  "terminal",
-  "exec",
-  "cmd",
-  "execute_command",
-  "execute_bash",
-  "run_command",
-  "run_shell_command",
-  "run_terminal_cmd",
-  "run_terminal_command",
-  "shell_exec",
-]);
+const SHELL_TOOLS = new Set(
+  (
+    "bash sh shell zsh terminal exec cmd execute_command execute_bash run_command run_shell_command run_terminal_cmd " +
+    "run_terminal_command shell_exec"
+  ).split(" "),
+);
 const COMMAND_ARGS = ["command", "cmd", "script", "commandLine", "command_line"] as const;
 
 /** The last segment of a namespaced tool name: `filesystem.read_file`, `mcp__fs__read_file`, `fs/read_file`. */
@@ -309,48 +234,18 @@ function baseName(name: string): string {
   return parts[parts.length - 1] ?? name;
 }
 
-/**
- * Whether a tool name says "I only read" (`read_`, `list_`, `search_`, `get_`, `find_`, `view_`, also camelCase
- * and namespaced forms).
- *
- * @example
- * ```ts
- * hasReadOnlyName("filesystem.read_file"); // true
- * hasReadOnlyName("write_to_file");        // false
- * ```
- */
+/** Whether a tool name says "I only read" (`read_`, `list_`, `get_`, …, camelCase and namespaced forms too). */
 function hasReadOnlyName(name: string): boolean {
-  return readOnlyName(name);
-}
-
-const readOnlyName = byName((name) => {
   const base = baseName(name);
   return READ_PREFIX.test(base) || READ_NAMES.has(base.toLowerCase());
-});
-
-/**
- * Whether a tool is bash-like (`bash`, `shell`, `execute_command`, `run_command`, …), by its name.
- *
- * @example
- * ```ts
- * isShellTool("mcp__box__bash"); // true
- * ```
- */
-export function isShellTool(name: string): boolean {
-  return shellName(name);
 }
 
-const shellName = byName((name) => SHELL_TOOLS.has(baseName(name).toLowerCase()));
+/** Whether a tool is bash-like by its name: `isShellTool("mcp__box__bash")` is true. */
+export function isShellTool(name: string): boolean {
+  return SHELL_TOOLS.has(baseName(name).toLowerCase());
+}
 
-/**
- * The shell command of a bash-like tool call, or `undefined` if the tool is not one.
- *
- * @example
- * ```ts
- * shellCommandOf("bash", { command: "ls -la" }); // "ls -la"
- * shellCommandOf("read_file", { path: "x" });    // undefined
- * ```
- */
+/** The shell command of a bash-like tool call, else undefined: `shellCommandOf("bash", { command: "ls" })` is "ls". */
 export function shellCommandOf(name: string, args: unknown): string | undefined {
   if (!isShellTool(name)) return undefined;
   if (typeof args === "string") return args;
@@ -363,51 +258,18 @@ export function shellCommandOf(name: string, args: unknown): string | undefined 
   return undefined;
 }
 
-/**
- * Resolves a path the way the guards compare paths: against `root` when given, else normalized as written.
- *
- * @example
- * ```ts
- * normalizePath("./src/../a.py", "/repo"); // "/repo/a.py"
- * normalizePath("./src/", undefined);      // "src"
- * ```
- */
+/** A path as the guards compare paths: `normalizePath("./src/../a.py", "/repo")` is "/repo/a.py". */
 export function normalizePath(path: string, root: string | undefined): string {
-  // Agents name the same few paths over and over: remembered per root (a bounded map, emptied when full).
-  let known = normalizedPaths.get(root);
-  if (known === undefined) {
-    if (normalizedPaths.size >= NORMALIZED_ROOTS) normalizedPaths.clear();
-    known = new Map();
-    normalizedPaths.set(root, known);
-  }
-  const remembered = known.get(path);
-  if (remembered !== undefined) return remembered;
   const resolved = root !== undefined ? posix.resolve(root, path) : posix.normalize(path);
-  const normalized = resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
-  if (known.size >= NORMALIZED_PATHS) known.clear();
-  known.set(path, normalized);
-  return normalized;
+  return resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
 }
-
-/** Normalized paths remembered, per root: at most this many roots … */
-const NORMALIZED_ROOTS = 16;
-/** … and this many paths per root. */
-const NORMALIZED_PATHS = 4_096;
-const normalizedPaths = new Map<string | undefined, Map<string, string>>();
 
 /** A value that can name a path: a non-empty string without NUL. */
 function isPathText(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !value.includes("\0");
 }
 
-/**
- * The paths in a call's arguments (top-level path arguments; strings or arrays of strings), normalized.
- *
- * @example
- * ```ts
- * pathsOf({ path: "a.py", content: "x" }, undefined, "/repo"); // ["/repo/a.py"]
- * ```
- */
+/** The paths in a call's top-level path arguments, normalized: `pathsOf({ path: "a" }, undefined, "/r")`: ["/r/a"]. */
 export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
   const paths: string[] = [];
@@ -419,15 +281,7 @@ export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, 
   return paths;
 }
 
-/**
- * Replaces path arguments by their normalized form, so `read_file({path: "x"})` and
- * `read_file({path: "<root>/x"})` have one signature (a copy when one changed). Other arguments are untouched.
- *
- * @example
- * ```ts
- * normalizePathArgs({ path: "./a.py", limit: 5 }, undefined, "/repo"); // { path: "/repo/a.py", limit: 5 }
- * ```
- */
+/** The arguments with their paths normalized (a copy when one changed): `x` and `<root>/x` are one signature. */
 function normalizePathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   let copy: Record<string, unknown> | undefined;
@@ -488,7 +342,11 @@ export function classifyCall(name: string, args: unknown, opts: ClassifyOptions 
     return shellEffect(command, opts.root);
   }
   const paths = command !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
-  return effectOf(isReadOnlyCall(name, args, opts), paths, traits, name, args);
+  if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
+  const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
+  if (invalidates === "none") return { kind: "none" };
+  if (invalidates !== "paths" || paths.length === 0) return { kind: "mutate" };
+  return givesWholeContent(name, args) ? { kind: "write", paths, rewrites: paths } : { kind: "write", paths };
 }
 
 /** Arguments that carry a file's whole new content (`write_file`, `write_to_file`, `create_file`). */
@@ -501,28 +359,6 @@ function givesWholeContent(name: string, args: unknown): boolean {
   return WHOLE_CONTENT_ARGS.some((k) => Object.hasOwn(record, k) && typeof record[k] === "string");
 }
 
-/** The effect of a call that only reads or not, with the paths in its arguments (see {@link classifyCall}). */
-function effectOf(
-  readOnly: boolean,
-  paths: string[],
-  traits: ToolTraits | undefined,
-  name: string,
-  args: unknown,
-): CallEffect {
-  if (readOnly) return { kind: "read", paths };
-  const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
-  if (invalidates === "none") return { kind: "none" };
-  if (invalidates === "paths" && paths.length > 0) {
-    return givesWholeContent(name, args) ? { kind: "write", paths, rewrites: paths } : { kind: "write", paths };
-  }
-  return { kind: "mutate" };
-}
-
-/**
- * What a shell command line does, path-aware: a line that only reads depends on the paths it reads (unknown: on
- * anything); a line that writes known paths changes those (relative paths need `root` as the working folder); any
- * other line may change anything.
- */
 function shellEffect(command: string, root: string | undefined): CallEffect {
   const { readOnly, changed, reads, rewritten } = commandPaths(command, root ?? null);
   if (readOnly) return { kind: "read", paths: reads ?? [] };
@@ -532,26 +368,14 @@ function shellEffect(command: string, root: string | undefined): CallEffect {
     : { kind: "write", paths: changed };
 }
 
-/**
- * Whether `dir` is `path` or one of its ancestor folders (separator-aware: `/a/b` is not an ancestor of `/a/bc`).
- *
- * @example
- * ```ts
- * isSameOrAncestor("/repo/src", "/repo/src/a.py"); // true
- * isSameOrAncestor("/repo/sr", "/repo/src/a.py");  // false
- * ```
- */
+/** Whether `dir` is `path` or one of its ancestor folders (`/a/b` is not an ancestor of `/a/bc`). */
 export function isSameOrAncestor(dir: string, path: string): boolean {
   if (dir === path || dir === "/") return true;
   if (dir === ".") return !path.startsWith("/") && !path.startsWith("../") && path !== "..";
   return path.startsWith(`${dir}/`);
 }
 
-/**
- * The arguments of a shell call with its command's spacing squeezed ({@link squeezeCommand}: runs of blanks outside
- * quotes, blanks at the ends of lines), a copy when that changed it; the command is found as
- * {@link shellCommandOf} finds it (a list of words is left as it is).
- */
+/** A shell call's arguments with its command's spacing squeezed ({@link squeezeCommand}); a list of words as it is. */
 function withSqueezedCommand(args: unknown): unknown {
   if (typeof args === "string") return squeezeCommand(args);
   if (args === null || typeof args !== "object") return args;
@@ -566,12 +390,9 @@ function withSqueezedCommand(args: unknown): unknown {
 }
 
 /**
- * The arguments as a call's identity compares them: `ignoreArgs` dropped, volatile call metadata dropped (a UUID, an
- * ISO date-time or an epoch time under a key such as `requestId`, `trace_id`, `nonce`, `ts` or `sent_at`; a UUID
- * under `order_id` is kept), path arguments normalized (against `root`), and for a shell tool the command's spacing
- * squeezed (`ls  -la src ` is `ls -la src`). Two calls of one tool have the same {@link callIdentity} key exactly
- * when these are the same JSON. What escalation compares too, so that "did the model do something different" agrees
- * with the block rules. Throws on unreadable arguments.
+ * The arguments as a call's identity compares them: `ignoreArgs` and volatile call metadata (a UUID, a time under a
+ * key such as `requestId`, `ts`) dropped, path arguments normalized, a shell command's spacing squeezed. Two calls of
+ * one tool have the same {@link callIdentity} key exactly when these are the same JSON. Throws on unreadable arguments.
  *
  * @example
  * ```ts
@@ -601,13 +422,10 @@ function identityOf(
 }
 
 /**
- * The identity and effect of a call: its digest after dropping `ignoreArgs` and volatile call metadata (a fresh UUID
- * `requestId`, an ISO `ts`), normalizing path arguments (so `x` and `<root>/x` are one call) and, for a shell tool,
- * squeezing the command's spacing ({@link identityArgs}), and what it
- * does (see {@link classifyCall}). `stripped`: volatile metadata was dropped, under keys the tool's schema does not
- * declare (`"undeclared"`) or of a tool whose schema is not known (`"unknown"`): the key is not the call's whole
- * question, and no cached answer is served for it. Never throws: unreadable arguments get a fallback identity
- * and count as mutating. The one definition the engine and the classes share.
+ * The identity and effect of a call: the digest of its {@link identityArgs}, and {@link classifyCall}. `stripped`:
+ * volatile metadata was dropped, under keys the tool's schema does not declare (`"undeclared"`) or of a tool whose
+ * schema is not known (`"unknown"`): no cached answer is served for it. Never throws: unreadable arguments get a
+ * fallback identity and count as mutating.
  *
  * @example
  * ```ts

@@ -1,8 +1,4 @@
-/**
- * What to do with one tool call: let it run (with a reminder after its result for a write of a file written often),
- * or (for a call detection flags) record a would-be block in observe mode, or block it with feedback — a reminder for
- * a near-repeat, else a strike and the escalation level's text.
- */
+/** What to do with one tool call: let it run (maybe with a reminder), observe a would-be block, or block it. */
 
 import { posix } from "node:path";
 import type { CallEffect } from "../../common/identity/classify.js";
@@ -28,6 +24,7 @@ import type { CacheHit, CacheTerms } from "./result-cache.js";
 import { blockMessage } from "./rules.js";
 import type { GuardEvent, ToolGuardState } from "./state.js";
 import {
+  type EscalationFeedbackInput,
   escalationFeedback,
   fileEditsReminder,
   NEXT_STRIKE_STOPS,
@@ -148,11 +145,7 @@ export function decideToolCall(
   if (found.served !== undefined && options.mode === "enforce") return servedDecision(call, facts, found);
   const allowed = allowedDecision(call, facts, state.repetition.nextSeq, options, rule, count);
   if (found.stripped === undefined) cacheIfGood(allowed, facts, options, ctx);
-  if (rule === undefined) {
-    return found.fileEdits === undefined && found.repeats === undefined
-      ? allowed
-      : withReminder(allowed, found, options);
-  }
+  if (rule === undefined) return withReminder(allowed, found, options);
   const enforced = options.mode === "enforce";
   const block: GuardEvent = {
     type: "block",
@@ -166,13 +159,8 @@ export function decideToolCall(
 /**
  * The decision that lets a call run and records it as call `seq` (`rule`: the rule observe mode lets it break;
  * `count`: identical calls the window would hold with it).
- *
- * @example
- * ```ts
- * allowedDecision(call, callFacts(call, options), state.repetition.nextSeq, options).events; // [{ type: "call", … }]
- * ```
  */
-export function allowedDecision(
+function allowedDecision(
   call: ToolCallInput,
   { key, effect, repeat }: CallFacts,
   seq: number,
@@ -188,16 +176,8 @@ export function allowedDecision(
   return { call, allowed: true, rule, observed: false, count, seq, key, effect, events: [record] };
 }
 
-/**
- * Marks an allowed call whose successful result the cache keeps (its tool's repeats are served: see
- * `memory.cache`), with the time its result stops being served.
- *
- * @example
- * ```ts
- * cacheIfGood(decision, facts, options, ctx); // decision.cache = { until: now + 300_000, limit: 50 } for a cached tool
- * ```
- */
-export function cacheIfGood(
+/** Marks an allowed call whose successful result the cache keeps (see `memory.cache`), until when it is served. */
+function cacheIfGood(
   decision: ToolCallDecision,
   facts: CallFacts,
   options: ResolvedToolGuardOptions,
@@ -219,12 +199,7 @@ function servedDecision(call: ToolCallInput, facts: CallFacts, found: Detection)
   if (facts.repeat !== undefined) served.repeat = facts.repeat;
   const decision: ToolCallDecision = { call, allowed: false, observed: false, count, key, effect, events: [served] };
   decision.served = found.served;
-  const repeats = found.repeats;
-  if (repeats !== undefined) {
-    const reminder = repeatCeilingReminder(call.name, repeats.calls, repeats.blockAt);
-    decision.repeats = { ...repeats, reminder };
-  }
-  return decision;
+  return withRepeatsReminder(decision, found);
 }
 
 /**
@@ -232,13 +207,12 @@ function servedDecision(call: ToolCallInput, facts: CallFacts, found: Detection)
  * answer carries a reminder.
  */
 function withReminder(
-  allowed: ToolCallDecision,
+  decision: ToolCallDecision,
   found: Detection,
   options: ResolvedToolGuardOptions,
 ): ToolCallDecision {
   // Observe mode changes nothing the model reads.
-  if (options.mode !== "enforce") return allowed;
-  const decision = { ...allowed };
+  if (options.mode !== "enforce") return decision;
   const edits = found.fileEdits;
   const limits = options.rules.fileEdits;
   if (edits !== undefined && limits !== false) {
@@ -249,13 +223,14 @@ function withReminder(
     const reminder = fileEditsReminder(shownPath(edits.path, options), edits.writes, limits.blockAt, whole);
     decision.fileEdits = { ...edits, reminder };
   }
-  const repeats = found.repeats;
-  if (repeats !== undefined) {
-    decision.repeats = {
-      ...repeats,
-      reminder: repeatCeilingReminder(allowed.call.name, repeats.calls, repeats.blockAt),
-    };
-  }
+  return withRepeatsReminder(decision, found);
+}
+
+/** The decision with the repeat ceiling's reminder, when the call is one of an identical call made often. */
+function withRepeatsReminder(decision: ToolCallDecision, { repeats }: Detection): ToolCallDecision {
+  if (repeats === undefined) return decision;
+  const reminder = repeatCeilingReminder(decision.call.name, repeats.calls, repeats.blockAt);
+  decision.repeats = { ...repeats, reminder };
   return decision;
 }
 
@@ -272,20 +247,10 @@ function blockCall(
 ): ToolCallDecision {
   const { rule, count, previous } = found;
   const edits = rule === "file_edits" ? found.fileEdits : undefined;
-  const message = blockMessage(
-    {
-      ...{
-        tool: call.name,
-        args: call.args,
-        count,
-        rule,
-        previousOk: previous?.ok,
-        path: edits && shownPath(edits.path, options),
-      },
-      ...(edits?.blockedBy === "rewrites" ? { rewrites: true } : {}),
-    },
-    options.feedback.messages,
-  );
+  const path = edits && shownPath(edits.path, options);
+  const about = { tool: call.name, args: call.args, count, rule, previousOk: previous?.ok, path };
+  const rewrites = edits?.blockedBy === "rewrites" ? { rewrites: true } : {};
+  const message = blockMessage({ ...about, ...rewrites }, options.feedback.messages);
   const previousResult = previous ? { ok: previous.ok, text: previous.preview } : undefined;
   const base = { call, allowed: false, rule, observed: false, count, key: found.key, effect: found.effect };
   const blocked = edits === undefined ? { ...base, message, previousResult } : { ...base, message, fileEdits: edits };
@@ -444,15 +409,7 @@ function repeatsStruck(
 function feedback(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
-  at: {
-    message: string;
-    level: number;
-    strikes: number;
-    previousResult?: { ok: boolean; text: string } | undefined;
-    next?: string | undefined;
-    file?: { path: string; writes: number; blockAt: number } | undefined;
-    repeats?: number | undefined;
-  },
+  at: Omit<EscalationFeedbackInput, "tool" | "args" | "otherTools">,
   ctx: DecideContext = {},
 ): string {
   return escalationFeedback({ tool: call.name, args: call.args, ...at, otherTools: ctx.toolNames }, options.feedback);

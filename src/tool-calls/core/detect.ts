@@ -1,8 +1,4 @@
-/**
- * Detection: what a tool call *is* against the thread's history — new, or a repeat under one of the rules
- * (consecutive, threshold, redundant, cycle, file_edits, repeat_ceiling, near_duplicate, repeat_failure). What to do
- * about it is decided elsewhere (decide.ts: observe or block, a reminder, the feedback, strikes).
- */
+/** Detection: what a tool call *is* against the thread's history, new or a repeat under a rule (decide.ts acts). */
 import {
   type CallEffect,
   identityArgs,
@@ -13,7 +9,6 @@ import {
 } from "../../common/identity/classify.js";
 import type { BlockRule } from "../../common/vocabulary.js";
 import type { CallFacts, ToolCallInput } from "./call.js";
-import { findCycle } from "./cycles.js";
 import {
   type ArgsView,
   type ResolvedEscalationOptions,
@@ -27,7 +22,13 @@ import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
 import { repeatsOf } from "./repeat-ceiling.js";
-import { evaluateRepetition, type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
+import {
+  type CallRecord,
+  evaluateRepetition,
+  type RecordedResult,
+  type RepetitionState,
+  resultDigest,
+} from "./repetition.js";
 import { type CacheHit, cacheHit } from "./result-cache.js";
 import type { ToolGuardState } from "./state.js";
 
@@ -181,13 +182,9 @@ function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly 
   return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
 }
 
-const escalationViews = new WeakMap<ResolvedToolGuardOptions, ResolvedEscalationOptions & { view: ArgsView }>();
-
 /**
- * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}: the ignored
- * fields, global and the tool's, dropped; paths normalized against `rules.root`; a shell command's spacing
- * squeezed), made once per options: what escalation compares calls with, so that "did the model do something
- * different" (a strike going on, an acknowledgment, a near-repeat) agrees with what the block rules call a repeat.
+ * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}), so that "did the
+ * model do something different" agrees with what the block rules call a repeat.
  *
  * @example
  * ```ts
@@ -196,32 +193,20 @@ const escalationViews = new WeakMap<ResolvedToolGuardOptions, ResolvedEscalation
  * ```
  */
 export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
-  let compare = escalationViews.get(options);
-  if (compare === undefined) {
-    const view: ArgsView = (call) => {
-      try {
-        const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
-        return identityArgs(call.tool, call.args, opts);
-      } catch {
-        return call.args; // unreadable arguments: compared as they are
-      }
-    };
-    compare = { ...options.escalation, view };
-    escalationViews.set(options, compare);
-  }
-  return compare;
+  const view: ArgsView = (call) => {
+    try {
+      const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
+      return identityArgs(call.tool, call.args, opts);
+    } catch {
+      return call.args; // unreadable arguments: compared as they are
+    }
+  };
+  return { ...options.escalation, view };
 }
 
-const keyLookups = new WeakMap<ResolvedToolGuardOptions, (tool: string) => readonly string[] | undefined>();
-
-/** The argument names that identify a call of a tool in substance (per-tool `keys`), as a lookup made once. */
+/** The argument names that identify a call of a tool in substance (per-tool `keys`), as a lookup. */
 export function substanceKeys(options: ResolvedToolGuardOptions): (tool: string) => readonly string[] | undefined {
-  let lookup = keyLookups.get(options);
-  if (lookup === undefined) {
-    lookup = (tool) => ownEntry(options.tools, tool)?.keys;
-    keyLookups.set(options, lookup);
-  }
-  return lookup;
+  return (tool) => ownEntry(options.tools, tool)?.keys;
 }
 
 const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind === "mutate";
@@ -308,7 +293,7 @@ export function detectCall(
     options.rules.cycles &&
     (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")
   ) {
-    const cycle = findCycle(state.repetition, key, letsTimePass);
+    const cycle = findCycle(state.repetition, key);
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
   }
@@ -481,4 +466,40 @@ function sameErrorRun(
     count += 1;
   }
   return distinct ? { count, result: first } : { count: 0 };
+}
+
+/**
+ * The longest cycle the cycle rule looks for (ml-intern and Hermes find cycles of 2 to 5 calls). Two rounds of it
+ * fit the default window of 10 calls; a smaller window sees cycles of up to half its size.
+ */
+const LONGEST_CYCLE = 5;
+
+/**
+ * The cycle rule: a cycle of 2 to {@link LONGEST_CYCLE} calls, two at least different, that the window holds twice
+ * in a row with the same result at every position (A, B, A, B, each answering as before) and no call that lets time
+ * pass. The shortest wins; its latest round when `key` is one of its calls. Looks at the last 10 records at most.
+ */
+function findCycle(state: RepetitionState, key: string): CallRecord[] | undefined {
+  const window = state.window;
+  const n = window.length;
+  for (let size = 2; size <= LONGEST_CYCLE; size += 1) {
+    if (n < 2 * size) break;
+    // The latest round repeats the one before it, call by call and result by result …
+    let own = false;
+    let mixed = false;
+    let same = true;
+    for (let j = 0; j < size && same; j += 1) {
+      const r = window[n - size + j] as CallRecord;
+      const b = window[n - 2 * size + j] as CallRecord;
+      same = b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
+      if (r.key === key) own = true;
+      if (r.key !== (window[n - size] as CallRecord).key) mixed = true;
+    }
+    // … with `key` in it, two calls at least (one call repeated is the other rules' case), and no wait between polls.
+    if (!same || !own || !mixed) continue;
+    const latest = window.slice(n - size);
+    if (latest.some((r) => letsTimePass(r.tool))) continue;
+    return latest;
+  }
+  return undefined;
 }

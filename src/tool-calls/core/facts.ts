@@ -1,7 +1,4 @@
-/**
- * A call's facts, worked out once: the one place the tool-call engine asks the classifier about a call (its identity,
- * effect, shell or stateful), so that every rule of a plan reads the same answers.
- */
+/** A call's facts, worked out once: the one place the engine asks the classifier about a call. */
 import {
   callIdentity,
   isShellTool,

@@ -15,9 +15,6 @@ import {
 } from "./escalation.js";
 import { duplicateFeedback } from "./texts.js";
 
-export type { BlockedCall, CallLike };
-export { duplicateFeedback };
-
 /**
  * Plain, serialisable state of a {@link DuplicateHandler}: the escalation state the graph keeps in
  * `toolGuard.escalation`.

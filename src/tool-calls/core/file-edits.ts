@@ -1,9 +1,6 @@
 /**
- * The file-edits rule: how often each file was written in the current run. A call counts once for each file its
- * effect writes (a write tool with path arguments, a shell command the path-aware classifier understands); it is
- * counted when it is recorded (so a later call of the same response sees it) and taken back when it fails. From
- * `remindAt` writes on, the call's answer carries a reminder; the `blockRewritesAt`-th rewrite of the file's whole
- * content (see `CallEffect`'s `rewrites`) and the `blockAt`-th write of any kind are blocked.
+ * The file-edits rule: how often each file was written in the current run (counted when a call is recorded, taken
+ * back when it fails): a reminder from `remindAt` writes, a block at `blockAt` writes or `blockRewritesAt` rewrites.
  */
 import { type CallEffect, ownEntry } from "../../common/identity/classify.js";
 import type { ResolvedToolGuardOptions } from "./options.js";

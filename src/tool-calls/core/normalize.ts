@@ -1,14 +1,6 @@
 /**
- * Result normalization: what two results of identical calls are compared on. A tool's answer often carries parts
- * that change on every call without saying anything new — a timestamp, a request id, how long it took, a notebook's
- * execution counter — so an identical call that is stuck returns a slightly different text each time. The rules
- * that compare results (the consecutive rule for stateful and unknown tools, the threshold count, cycles, same-error
- * runs, the repeat ceiling) compare them after {@link normalizeResult} has replaced those parts with placeholders;
- * result dedupe, which tells the model that a result is unchanged, still compares the exact text.
- *
- * One pass over the text's character codes: a run of letters and digits is looked at more closely only when its
- * first characters can start a volatile part (a 4-digit run before `-`, a run before `:`, a run with a digit and a
- * unit, a long run, a key before `=` or `:`), so the cost is about that of reading the text once.
+ * Result normalization: what two results of identical calls are compared on ({@link normalizeResult} replaces the
+ * parts that change on every call, a timestamp or a request id, with placeholders). One pass over the character codes.
  */
 
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -31,21 +23,7 @@ const CLOCK = /\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![0-9A-Za-z])/y;
 const COMPACT_DURATION =
   /\d+(?:h(?:\d+m)?(?:\d+(?:\.\d+)?s)?|m\d+(?:\.\d+)?s|(?:ns|us|ms|s|secs?|mins?))(?![0-9A-Za-z])/y;
 const COUNTER = / ?\[\d+\]/y;
-const UNITS = new Set([
-  "ns",
-  "µs",
-  "us",
-  "ms",
-  "s",
-  "sec",
-  "secs",
-  "second",
-  "seconds",
-  "min",
-  "mins",
-  "minute",
-  "minutes",
-]);
+const UNITS = new Set("ns µs us ms s sec secs second seconds min mins minute minutes".split(" "));
 const DAYS = new Set(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]);
 const DIGIT = /\d/;
 
@@ -70,24 +48,11 @@ interface Hit {
 
 const KEY_ENDS = new Set([..."dDtgespnyk"].map((c) => c.charCodeAt(0)));
 
-/** What {@link isVolatileKey} said of recent keys (JSON repeats its keys): cleared when it holds 512. */
-const keyVerdicts = new Map<string, boolean>();
-
 /** Whether a key names a per-call id or time (`request_id`, `traceId`, `checked_at`, `createdAt`, `ts`, …). */
 function isVolatileKey(key: string): boolean {
   // Every such key ends in d/D (…id, …Id, elapsed), t (…_at, …At, receipt), g (etag), e (nonce), s (ts, …ms),
   // p (timestamp), n (duration), y (latency) or k (took).
   if (!KEY_ENDS.has(key.charCodeAt(key.length - 1))) return false;
-  let verdict = keyVerdicts.get(key);
-  if (verdict === undefined) {
-    if (keyVerdicts.size >= 512) keyVerdicts.clear();
-    verdict = volatileKeyName(key);
-    keyVerdicts.set(key, verdict);
-  }
-  return verdict;
-}
-
-function volatileKeyName(key: string): boolean {
   const n = key.length;
   if (n > 3 && key.charCodeAt(n - 1) === 116 /* t */) {
     const a = key.charCodeAt(n - 2);
@@ -316,16 +281,10 @@ export function normalizeResult(text: string): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
-/** The options {@link normalizerFor} reads. */
-type NormalizeOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
-
-const normalizers = new WeakMap<NormalizeOptions, Map<string, ((text: string) => string) | undefined>>();
-
 /**
  * The normalizer the rules compare a tool's results with, under the options: the tool's own `normalizeResult`, else
  * `rules.normalizeResult` — `true` {@link normalizeResult}, `false` none (`undefined`: the exact text), a function
  * called with the text and the tool's name. A function that throws, or returns no string, leaves the text as it is.
- * Looked up once per options and tool.
  *
  * @example
  * ```ts
@@ -333,28 +292,19 @@ const normalizers = new WeakMap<NormalizeOptions, Map<string, ((text: string) =>
  * normalizerFor(resolveToolGuardOptions({ rules: { normalizeResult: false } }), "t"); // undefined
  * ```
  */
-export function normalizerFor(options: NormalizeOptions, tool: string): ((text: string) => string) | undefined {
-  let byTool = normalizers.get(options);
-  if (byTool === undefined) {
-    byTool = new Map();
-    normalizers.set(options, byTool);
-  }
-  if (byTool.has(tool)) return byTool.get(tool);
+export function normalizerFor(
+  options: Pick<ResolvedToolGuardOptions, "rules" | "tools">,
+  tool: string,
+): ((text: string) => string) | undefined {
   const own = Object.hasOwn(options.tools, tool) ? options.tools[tool]?.normalizeResult : undefined;
   const setting = own ?? options.rules.normalizeResult;
-  const normalizer =
-    setting === true
-      ? normalizeResult
-      : setting === false
-        ? undefined
-        : (text: string) => {
-            try {
-              const out = setting(text, tool);
-              return typeof out === "string" ? out : text;
-            } catch {
-              return text;
-            }
-          };
-  byTool.set(tool, normalizer);
-  return normalizer;
+  if (typeof setting === "boolean") return setting ? normalizeResult : undefined;
+  return (text) => {
+    try {
+      const out = setting(text, tool);
+      return typeof out === "string" ? out : text;
+    } catch {
+      return text;
+    }
+  };
 }

@@ -1,16 +1,11 @@
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
-import type { BlockRule } from "../../common/vocabulary.js";
 import { escalationOptionsSchema } from "./escalation.js";
 import type { BlockContext } from "./texts.js";
 
 const template = z.union([z.string(), z.custom<(ctx: BlockContext) => string>((v) => typeof v === "function")]);
 const positiveInt = z.number().int().min(1);
 
-/**
- * How results are compared (`rules.normalizeResult`, `tools.<name>.normalizeResult`): `true` the default normalizer,
- * `false` the exact text, or a function `(text, tool) => string`.
- */
 /**
  * A replacement for the default normalizer: gets a result's text and the tool's name, returns the text the rules
  * compare (never shown to the model).
@@ -46,20 +41,10 @@ function checkLimits<T extends { remindAt: number | false; blockAt: number }>(
   }
 }
 
-/**
- * The default limits of the repeat ceiling (`rules.repeatCeiling`) for a read-only tool or a search: an identical call
- * repeated in one run is reminded from its 6th call and blocked at its 10th. The count restarts whenever the loop is
- * not a loop (a new change made by another call, a wait, a poll whose answer moved): on the recorded runs
- * (`npm run eval`) no call that made progress reaches 4 such calls, and at 10 an LLM-backed search asked the same
- * question 30 times is stopped by its 12th call.
- */
+/** The repeat ceiling's defaults for a read-only tool or a search (on the recorded runs no progress reaches 4). */
 const REPEAT_CEILING_DEFAULTS = { remindAt: 6, blockAt: 10 } as const;
 
-/**
- * The default limits for a call whose answers can change by themselves (a poll, a shell command, an unknown tool
- * other than a search: a task board other agents change): OpenClaw's generic repeat, which warns at 10 identical
- * calls and blocks at 20.
- */
+/** The defaults for a call whose answers can change by themselves: OpenClaw's generic repeat (warn 10, block 20). */
 const CHANGING_CEILING_DEFAULTS = { remindAt: 10, blockAt: 20 } as const;
 
 const limitFields = (defaults: { remindAt: number; blockAt: number }) => ({
@@ -69,9 +54,7 @@ const limitFields = (defaults: { remindAt: number; blockAt: number }) => ({
   blockAt: z.number().default(defaults.blockAt),
 });
 
-/**
- * The repeat ceiling's limits for one tool (`tools.<name>.repeatCeiling`): identical calls in one run.
- */
+/** The repeat ceiling's limits for one tool (`tools.<name>.repeatCeiling`): identical calls in one run. */
 const repeatCeilingSchema = z.object(limitFields(REPEAT_CEILING_DEFAULTS)).strict().superRefine(checkLimits);
 
 /**
@@ -237,9 +220,7 @@ export const repetitionRulesSchema = z.object({
   countAcrossMutations: z.union([z.boolean(), z.literal("same-tool")]).default("same-tool"),
 });
 
-/**
- * The bounds of the redundant rule's memory, shared by {@link OperationContext} and the tool node.
- */
+/** The bounds of the redundant rule's memory, shared by {@link OperationContext} and the tool node. */
 export const operationLimitsSchema = z.object({
   /** The redundant rule: successful read-only operations remembered (an evicted one is allowed again). Default 10. */
   operationsHistoryLimit: z.number().int().min(0).default(10),
@@ -248,18 +229,12 @@ export const operationLimitsSchema = z.object({
 });
 
 /**
- * The default limits of the file-edits rule (`rules.fileEdits`). The reminder at the 8th write is deepagents'
- * figure; the 12th rewrite of a file's whole content is blocked (LangChain's spec), any write at the 25th: on the
- * recorded runs (`npm run eval`) one file is written up to 22 times in a run, mostly by small edits in place
- * (`sed -i`), and a block of every kind of write at 12 stops writes that were new each time (harmful by the data
- * set's ground truth, 0.8% of the calls not run); the rewrites a block at 12 stops there (a file restored from its
- * backup with `cp` 15 times) are exact repeats.
+ * The file-edits defaults: deepagents' reminder at the 8th write, LangChain's block at the 12th whole rewrite, any
+ * write at the 25th (on the recorded runs a file is written up to 22 times, mostly by edits in place).
  */
 const FILE_EDITS_DEFAULTS = { remindAt: 8, blockAt: 25, blockRewritesAt: 12 } as const;
 
-/**
- * The file-edits rule's limits (`rules.fileEdits`): writes of one file in one run, counted per successful call.
- */
+/** The file-edits rule's limits (`rules.fileEdits`): writes of one file in one run, counted per successful call. */
 const fileEditsSchema = z
   .object({
     /** The write of a file that gets a reminder after its result (and every write after it). `false`: none. Default 8. */
@@ -333,9 +308,7 @@ const guardRulesSchema = z
   })
   .strict();
 
-/**
- * The result cache (`memory.cache`): how long a served result stays good, and how many calls' results are kept.
- */
+/** The result cache (`memory.cache`): how long a served result stays good, and how many calls' results are kept. */
 const guardCacheSchema = z
   .object({
     /** Seconds a successful result is served to an identical call (after it, the call runs again). Default 300. */
@@ -486,7 +459,6 @@ export type ResolvedToolGuardOptions = z.output<typeof toolGuardOptionsSchema>;
  * @interface
  */
 export type ToolGuardConfig = z.input<typeof toolGuardConfigSchema>;
-export type { BlockRule };
 
 /**
  * Validates options and fills in the defaults. Throws {@link GuardOptionsError} naming every bad field.

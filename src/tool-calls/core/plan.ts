@@ -1,10 +1,5 @@
-/**
- * One model turn, the procedure every adapter runs (the tool node, the escalation hook and node, replay, the
- * middleware): {@link planTurn} decides every call of the response together, from the state before it, and says
- * whether the run must stop; {@link commitTurn} records what the calls that ran returned.
- */
+/** One model turn, as every adapter runs it: {@link planTurn} decides the calls, {@link commitTurn} records them. */
 
-import type { CallEffect } from "../../common/identity/classify.js";
 import { truncate } from "../../common/texts/format.js";
 import type { CallFacts, ToolCallInput } from "./call.js";
 import { decideToolCall, type ToolCallDecision } from "./decide.js";
@@ -50,10 +45,12 @@ export function planToolCalls(
   let turnCtx = ctx;
   if (ctx.response !== undefined && options.escalation.enabled && ctx.acknowledged === undefined) {
     const escState = state.escalation;
-    // Nothing owed: every response acknowledges (what responseAcknowledges says, without reading the response).
-    const acknowledged =
-      !escState.pending ||
-      responseAcknowledges(escState, ctx.response, escalationCompare(options), substanceKeys(options));
+    const acknowledged = responseAcknowledges(
+      escState,
+      ctx.response,
+      escalationCompare(options),
+      substanceKeys(options),
+    );
     turnCtx = { ...ctx, acknowledged };
     if (acknowledged && (escState.pending || escState.reminders > 0)) events.push({ type: "acknowledge" });
   }
@@ -68,30 +65,15 @@ export function planToolCalls(
   // The state after the last call's events is computed when read (the tool node and the middleware never need it).
   const last = decisions[decisions.length - 1];
   const before = current;
-  return new LazyPlan(decisions, events, () => (last === undefined ? before : applyEvents(before, last.events, false)));
-}
-
-/**
- * A plan whose state after the decisions is worked out when first read (the tool node and the middleware never
- * read it). A class rather than an object literal with a getter, which V8 builds on its slow path, every turn.
- */
-class LazyPlan implements TurnPlan {
-  declare stop?: TurnStop | undefined;
-  readonly #settle: () => ToolGuardState;
-  #after: ToolGuardState | undefined;
-
-  constructor(
-    public decisions: ToolCallDecision[],
-    public turnEvents: GuardEvent[],
-    settle: () => ToolGuardState,
-  ) {
-    this.#settle = settle;
-  }
-
-  get state(): ToolGuardState {
-    this.#after ??= this.#settle();
-    return this.#after;
-  }
+  let after: ToolGuardState | undefined;
+  return {
+    decisions,
+    turnEvents: events,
+    get state() {
+      after ??= last === undefined ? before : applyEvents(before, last.events, false);
+      return after;
+    },
+  };
 }
 
 /**
@@ -175,17 +157,8 @@ export function planTurn(
   options: ResolvedToolGuardOptions,
   ctx: Omit<DecideContext, "response" | "acknowledged"> = {},
 ): TurnPlan {
-  const siblings = turn.siblings ?? turn.calls;
-  // The response's calls are read only when a block is owed an acknowledgment: listed then.
-  let calls: ResponseInput["calls"] | undefined;
-  const response: ResponseInput = {
-    id: turn.id,
-    text: turn.text,
-    get calls() {
-      calls ??= siblings.map((c) => ({ tool: c.name, args: c.args }));
-      return calls;
-    },
-  };
+  const calls = (turn.siblings ?? turn.calls).map((c) => ({ tool: c.name, args: c.args }));
+  const response: ResponseInput = { id: turn.id, text: turn.text, calls };
   const started = runEvents(state, turn.run, options, ctx.agent);
   const afterStart = applyEvents(state, started, false);
   // Each call's facts, once for the plan (the plan of a progressing response reads them again).
@@ -196,7 +169,13 @@ export function planTurn(
     inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true }, facts);
   }
   const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
-  const planned: TurnPlan = new LazyPlan(inRun.decisions, turnEvents, () => inRun.state);
+  const planned: TurnPlan = {
+    decisions: inRun.decisions,
+    turnEvents,
+    get state() {
+      return inRun.state;
+    },
+  };
   const top = topEscalation(planned.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return planned;
@@ -214,11 +193,6 @@ export function planTurn(
  * The events that start a new run: when the state is another agent's (`agent`: the responding agent), an `agent`
  * event (the state is forgotten, see `agentOf`); when the response's run marker differs from the state's (none when
  * runs are off, the marker is unknown, or the run goes on), a `run` event.
- *
- * @example
- * ```ts
- * runEvents(state, "human-msg-7", options); // [{ type: "run", run: "human-msg-7", keep: { ... } }] for a new run
- * ```
  */
 function runEvents(
   state: ToolGuardState,
@@ -283,15 +257,7 @@ export function commitTurn(
   return events;
 }
 
-/**
- * The block of a response that escalates furthest (reminders left out): what stops the run at level 3 or 4.
- *
- * @example
- * ```ts
- * const top = topEscalation(plan.decisions);
- * if ((top?.escalation ?? 0) >= 3) console.log("a person is asked, or the run ends");
- * ```
- */
+/** The block of a response that escalates furthest (reminders left out): what stops the run at level 3 or 4. */
 function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
   let top: ToolCallDecision | undefined;
   for (const d of decisions) {
@@ -303,11 +269,6 @@ function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision
 /**
  * The event that marks a response as progress, once its calls have run: none of them was blocked or held back,
  * and one succeeded. It sets the strikes back to 0 (escalation counts repeats without progress in between).
- *
- * @example
- * ```ts
- * const events = progressEvents(plan.decisions, [{ ok: true, text: "done" }]); // [{ type: "progress" }]
- * ```
  */
 function progressEvents(
   responseDecisions: readonly ToolCallDecision[],
@@ -317,6 +278,8 @@ function progressEvents(
   if (responseDecisions.some((d) => !d.allowed && d.served === undefined)) return [];
   return outcomes.some((o) => o.ok) ? [{ type: "progress" }] : [];
 }
+
+type ResultEvent = Extract<GuardEvent, { type: "result" }>;
 
 /**
  * The event that records what an allowed call returned.
@@ -332,43 +295,13 @@ export function outcomeEvents(
   options: ResolvedToolGuardOptions,
 ): GuardEvent[] {
   if (!decision.allowed || decision.seq === undefined) return [];
-  const { seq, key, effect } = decision;
-  const call = { seq, key, tool: decision.call.name, effect, callId: decision.call.id, deduped: outcome.deduped };
-  const events = resultEvents(call, outcome, options);
-  const cache = decision.cache;
-  if (cache !== undefined && outcome.ok) (events[0] as Extract<GuardEvent, { type: "result" }>).cache = cache;
-  return events;
-}
-
-/**
- * The event that records what a recorded call returned, from the call's record alone (an adapter that ran the call
- * later than it planned it keeps only this much of the decision).
- *
- * @example
- * ```ts
- * const events = resultEvents({ seq: 3, key, tool: "read_file", effect }, { ok: true, text: "…" }, options);
- * ```
- */
-function resultEvents(
-  call: {
-    seq: number;
-    key: string;
-    tool: string;
-    effect: CallEffect;
-    callId?: string | undefined;
-    deduped?: boolean | undefined;
-  },
-  outcome: CallOutcome,
-  options: ResolvedToolGuardOptions,
-): GuardEvent[] {
-  const limits = options.memory;
-  // Written out, not spread: a spread into a literal takes V8's slow path, every turn.
-  const { seq, key, tool, effect, callId, deduped } = call;
+  const { seq, key, effect, call } = decision;
+  const [tool, callId, deduped, limits] = [call.name, call.id, outcome.deduped, options.memory];
   const result = recordedResult(tool, outcome, options);
-  if (countsEdits(tool, effect, options)) {
-    return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits, edits: true }];
-  }
-  return [{ type: "result", seq, key, tool, effect, callId, deduped, result, limits }];
+  const event: ResultEvent = { type: "result", seq, key, tool, effect, callId, deduped, result, limits };
+  if (countsEdits(tool, effect, options)) event.edits = true;
+  if (decision.cache !== undefined && outcome.ok) event.cache = decision.cache;
+  return [event];
 }
 
 /**

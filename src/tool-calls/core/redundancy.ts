@@ -74,16 +74,6 @@ export interface OperationsState {
 export type OperationLimits = z.output<typeof operationLimitsSchema>;
 
 /**
- * The default bounds of the operation history: the schema's defaults, the same the tool node uses.
- *
- * @example
- * ```ts
- * DEFAULT_OPERATION_LIMITS.operationsHistoryLimit; // 10
- * ```
- */
-const _DEFAULT_OPERATION_LIMITS: Readonly<OperationLimits> = Object.freeze(operationLimitsSchema.parse({}));
-
-/**
  * An empty state of the redundant rule.
  *
  * @example
@@ -113,26 +103,9 @@ function pushFiles(
   return next;
 }
 
-/** Whether a record has any own key (without listing them). */
-function hasAnyKey(record: Readonly<Record<string, unknown>>): boolean {
-  for (const key in record) if (Object.hasOwn(record, key)) return true;
-  return false;
-}
-
 /**
- * A new, empty object for the operations by call key: a plain object (its prototype `Object.prototype`, its JSON and
- * key order those of `{}`) that V8 keeps as a hash table. An object made as `{}` gets a hidden class for each key
- * added, and the keys are digests no object had before: every recorded read built a chain of up to
- * `operationsHistoryLimit` new hidden classes (10: about 8 us a read, hot, against about 1.5 us for this one).
- */
-function newOpsRecord(): Record<string, OperationRecord> {
-  return Object.setPrototypeOf(Object.create(null), Object.prototype) as Record<string, OperationRecord>;
-}
-
-/**
- * Drops the recorded reads that a call may have made stale: a write to a path drops the reads of that path,
- * of the folders above it (listings, folder searches), of anything below it, and the reads of unknown scope;
- * a mutating call of unknown scope (a command, an unknown tool) drops them all.
+ * Drops the recorded reads that a call may have made stale ({@link staleAfter} a write of known paths; all of them
+ * after a change of unknown scope: a command, an unknown tool).
  *
  * @example
  * ```ts
@@ -141,8 +114,8 @@ function newOpsRecord(): Record<string, OperationRecord> {
  */
 export function invalidateOperations(state: OperationsState, effect: CallEffect): OperationsState {
   if (effect.kind === "read" || effect.kind === "none") return state;
-  if (effect.kind === "mutate") return hasAnyKey(state.ops) ? { ...state, ops: {} } : state;
-  const ops = newOpsRecord();
+  if (effect.kind === "mutate") return Object.keys(state.ops).length > 0 ? { ...state, ops: {} } : state;
+  const ops: Record<string, OperationRecord> = {};
   let changed = false;
   for (const key of Object.keys(state.ops)) {
     const op = state.ops[key] as OperationRecord;
@@ -167,13 +140,12 @@ export function staleAfter(paths: readonly string[], written: readonly string[])
 
 /**
  * Records the outcome of a call that ran: a successful read-only call becomes a known operation (the oldest is
- * evicted beyond `operationsHistoryLimit`); file paths join the file history. Invalidation by writes is
- * {@link invalidateOperations}, applied when the write is decided.
+ * evicted beyond `operationsHistoryLimit`); file paths join the file history.
  *
  * @example
  * ```ts
  * recordOperationResult(emptyOperationsState(), { key: "k", tool: "read_file" }, { kind: "read", paths: ["/a"] },
- *   { ok: true, digest: "d", preview: "x" }, DEFAULT_OPERATION_LIMITS);
+ *   { ok: true, digest: "d", preview: "x" }, { operationsHistoryLimit: 10, fileHistoryLimit: 10 });
  * ```
  */
 export function recordOperationResult(
@@ -186,19 +158,10 @@ export function recordOperationResult(
   let { ops, files } = state;
   if (effect.kind === "read" && result.ok) {
     // A new object with the kept records in order, the call's last: no `delete` (it slows every later read of ops).
-    const keys = Object.keys(ops);
     const limit = Math.max(0, limits.operationsHistoryLimit);
-    const kept = keys.length - (Object.hasOwn(ops, call.key) ? 1 : 0);
-    let drop = kept + 1 - limit;
-    const next = newOpsRecord();
-    for (const key of keys) {
-      if (key === call.key) continue;
-      if (drop > 0) {
-        drop -= 1;
-        continue;
-      }
-      next[key] = ops[key] as OperationRecord;
-    }
+    const kept = Object.keys(ops).filter((key) => key !== call.key);
+    const next: Record<string, OperationRecord> = {};
+    for (const key of kept.slice(Math.max(0, kept.length + 1 - limit))) next[key] = ops[key] as OperationRecord;
     if (limit > 0) next[call.key] = { key: call.key, tool: call.tool, paths: effect.paths, result };
     ops = next;
   }

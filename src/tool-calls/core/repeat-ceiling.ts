@@ -1,10 +1,7 @@
 /**
- * The repeat ceiling: how often one identical call (same key as the other rules use) was made in the current run,
- * whatever it answered. The rules that compare results never stop a loop whose answers keep changing (an LLM-backed
- * search asked the same question, a send that returns a new message id); this count does. It restarts when the
- * loop is not one: after a change made by a call new in the run (an edit between test runs), after a call that lets
- * time pass (a wait between polls), and when a poll's normalized answer moved. A call whose arguments wait (a long
- * poll) is not counted. From `remindAt` calls on, the call's answer carries a reminder; the `blockAt`-th is blocked.
+ * The repeat ceiling: how often one identical call was made in the current run, whatever it answered (it stops a
+ * loop whose answers keep changing). From `remindAt` calls on, the answer carries a reminder; the `blockAt`-th is
+ * blocked.
  */
 import { nameWords, ownEntry } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind } from "./call.js";
@@ -66,29 +63,17 @@ export const REPEATS_LIMIT = 50;
 /** The options the ceiling reads. */
 type CeilingOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
 
-const tracked = new WeakMap<CeilingOptions, boolean>();
-
 /** Whether the ceiling is on for any tool (globally, or by a tool's own limits): then every call is tracked. */
 export function isTracked(options: CeilingOptions): boolean {
-  let on = tracked.get(options);
-  if (on === undefined) {
-    on =
-      options.rules.repeatCeiling !== false ||
-      Object.values(options.tools).some((t) => t?.repeatCeiling !== undefined && t.repeatCeiling !== false);
-    tracked.set(options, on);
-  }
-  return on;
+  return (
+    options.rules.repeatCeiling !== false ||
+    Object.values(options.tools).some((t) => t?.repeatCeiling !== undefined && t.repeatCeiling !== false)
+  );
 }
 
 /**
  * The ceiling's limits for a call: its tool's own `repeatCeiling`, else `rules.repeatCeiling` — its `changing`
  * limits when the call's answers can change by themselves ({@link answersMayChange}); `false` when off for it.
- *
- * @example
- * ```ts
- * ceilingLimits(resolveToolGuardOptions(), "web_search", false); // { remindAt: 6, blockAt: 10 }
- * ceilingLimits(resolveToolGuardOptions(), "task_board", true);  // { remindAt: 10, blockAt: 20 }
- * ```
  */
 function ceilingLimits(
   options: CeilingOptions,
@@ -105,16 +90,9 @@ function ceilingLimits(
 const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
 
 /**
- * Whether identical calls may answer differently by themselves, because what they look at changes (a poll, a shell
- * command, an unknown tool other than a search: a task board other agents change): then the ceiling's `changing`
- * limits apply. A read-only tool, or a tool named for searching (`web_search`: an LLM-backed search asked the same
- * question answers in other words), keeps the lower ones.
- *
- * @example
- * ```ts
- * answersMayChange(callFacts({ name: "task_board", args: {} }, options)); // true
- * answersMayChange(callFacts({ name: "web_search", args: { q: "x" } }, options)); // false
- * ```
+ * Whether identical calls may answer differently by themselves (a poll, a shell command, an unknown tool other than a
+ * search): then the `changing` limits apply. A read-only tool, or a tool named for searching (an LLM-backed search
+ * asked the same question answers in other words), keeps the lower ones.
  */
 function answersMayChange(call: CallFacts): boolean {
   if (call.shell || call.stateful) return true;
@@ -122,61 +100,14 @@ function answersMayChange(call: CallFacts): boolean {
   return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
 }
 
-/** Where a tool's limits first say anything: the reminder, or the block without one (never, when off). */
-function firstSaid(limits: false | { remindAt: number | false; blockAt: number }): number {
-  if (limits === false) return Number.POSITIVE_INFINITY;
-  return limits.remindAt === false ? limits.blockAt : limits.remindAt;
-}
-
-/**
- * {@link lowestReminder} by options and tool name: a tool's limits are fixed once the options are resolved, and
- * every call asks (at most 1,000 names an options object, then the memory starts again).
- */
-const lowestReminders = new WeakMap<CeilingOptions, Map<string, number>>();
-
-/** The first call at which either of a tool's limits says anything (a reminder, or the block without one). */
-function lowestReminder(options: CeilingOptions, tool: string): number {
-  let byTool = lowestReminders.get(options);
-  if (byTool === undefined) {
-    byTool = new Map();
-    lowestReminders.set(options, byTool);
-  }
-  let lowest = byTool.get(tool);
-  if (lowest === undefined) {
-    lowest = Math.min(firstSaid(ceilingLimits(options, tool, false)), firstSaid(ceilingLimits(options, tool, true)));
-    if (byTool.size >= 1_000) byTool.clear();
-    byTool.set(tool, lowest);
-  }
-  return lowest;
-}
-
-/**
- * The last {@link positionOf} answer: the counts' lists in state are replaced, never changed, so the same list and
- * key have the same position. A call's key is looked up when it is decided and again when the reducer records it,
- * in the same list: for a call the ceiling has not counted (most), a scan of every count (up to 50) each time.
- */
-const lastPosition = { calls: undefined as readonly RepeatCount[] | undefined, key: "", at: -1 };
-
 /** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
 function positionOf(calls: readonly RepeatCount[], key: string): number {
-  const last = lastPosition;
-  if (last.calls === calls && last.key === key) return last.at;
   let at = calls.length - 1;
   while (at >= 0 && (calls[at] as RepeatCount).key !== key) at -= 1;
-  last.calls = calls;
-  last.key = key;
-  last.at = at;
   return at;
 }
 
-/**
- * How many identical calls with key `key` were made since their count last restarted (0: none, or restarted).
- *
- * @example
- * ```ts
- * repeatCountOf(state.repeats, decision.key) + 1; // this call's place in the count
- * ```
- */
+/** How many identical calls with key `key` were made since their count last restarted (0: none, or restarted). */
 function repeatCountOf(state: RepeatState | undefined, key: string): number {
   if (state === undefined) return 0;
   const at = positionOf(state.calls, key);
@@ -265,12 +196,9 @@ export function repeatsOf(
   call: CallFacts,
   options: CeilingOptions,
 ): { calls: number; block: boolean; blockAt: number } | undefined {
-  const count = repeatCountOf(state, call.key);
-  // Below the lowest reminder nothing is said: most calls stop here, without classifying the call.
-  if (count + 1 < lowestReminder(options, call.name)) return undefined;
   const limits = ceilingLimits(options, call.name, answersMayChange(call));
   if (limits === false) return undefined;
-  const calls = count + 1;
+  const calls = repeatCountOf(state, call.key) + 1;
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
   if (calls < from || call.repeat === "wait") return undefined;
   return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };

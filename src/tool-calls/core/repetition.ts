@@ -85,8 +85,8 @@ export interface CallRecord {
 }
 
 /**
- * Plain, serialisable state of the consecutive and threshold rules: the last `windowSize` allowed calls. An index by call key is derived
- * from the window and kept beside it (never stored), so a decision costs the same at window 10 and at 10,000.
+ * Plain, serialisable state of the consecutive and threshold rules: the last `windowSize` allowed calls. An index by
+ * call key is derived from the window and kept beside it (never stored), so a decision costs the same at any size.
  *
  * @example
  * ```ts
@@ -237,43 +237,18 @@ export function countInWindow(window: readonly CallRecord[], key: string): numbe
 }
 
 /**
- * Whether the window holds a call with key `key` (what {@link evaluateRepetition} and {@link findCycle} start from:
- * a key the window does not hold is no repeat and no call of a cycle).
- *
- * @example
- * ```ts
- * windowHolds(state.toolGuard.repetition.window, decision.key); // true once the call is recorded
- * ```
- */
-export function windowHolds(window: readonly CallRecord[], key: string): boolean {
-  if (window.length <= SCANNED_WINDOW) {
-    for (const record of window) if (record.key === key) return true;
-    return false;
-  }
-  for (const seq of windowIndexes.of(window).get(key) ?? []) if (positionOf(window, seq) >= 0) return true;
-  return false;
-}
-
-/**
  * Counting rules of the consecutive and threshold rules (each field below).
  *
  * @example
  * ```ts
- * const rules: RepetitionRules = { ...DEFAULT_REPETITION_RULES, countAcrossMutations: false };
+ * const { rules } = new ToolRepetitionDetector({ countAcrossMutations: false }); // rules: RepetitionRules
  * ```
  *
  * @interface
  */
 export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
 
-/**
- * The repetition verdict for one call.
- *
- * @example
- * ```ts
- * const verdict: RepetitionCheck = evaluateRepetition(state, key, DEFAULT_REPETITION_RULES);
- * ```
- */
+/** The repetition verdict for one call. */
 interface RepetitionCheck {
   /** The rule the call repeats under, if any. */
   rule?: "consecutive" | "threshold" | undefined;
@@ -286,16 +261,6 @@ interface RepetitionCheck {
 }
 
 /**
- * The default counting rules: the schema's defaults, the same the tool node uses.
- *
- * @example
- * ```ts
- * DEFAULT_REPETITION_RULES.repetitionThreshold; // 3
- * ```
- */
-const _DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = Object.freeze(repetitionRulesSchema.parse({}));
-
-/**
  * An empty repetition state.
  *
  * @example
@@ -305,19 +270,6 @@ const _DEFAULT_REPETITION_RULES: Readonly<RepetitionRules> = Object.freeze(repet
  */
 export function emptyRepetitionState(): RepetitionState {
   return { nextSeq: 0, epoch: 0, window: [] };
-}
-
-/**
- * A repetition state of these parts, always as an object of one of two shapes (with `changes` or without). Made by a
- * spread, `{ ...state, window }`, V8 missed the store of every turn at run time (`--log-ic`: one miss per call).
- */
-function repetitionOf(
-  nextSeq: number,
-  epoch: number,
-  window: CallRecord[],
-  changes: Change[] | undefined,
-): RepetitionState {
-  return changes === undefined ? { nextSeq, epoch, window } : { nextSeq, epoch, window, changes };
 }
 
 /** Position of the record with sequence `seq` in the window (sorted by sequence), or -1. O(1) without gaps. */
@@ -341,7 +293,7 @@ function positionOf(window: readonly CallRecord[], seq: number): number {
  * @example
  * ```ts
  * const s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
- * evaluateRepetition(s, "k", DEFAULT_REPETITION_RULES).rule; // "consecutive"
+ * evaluateRepetition(s, "k", new ToolRepetitionDetector().rules).rule; // "consecutive"
  * ```
  */
 export function evaluateRepetition(
@@ -386,14 +338,7 @@ export function evaluateRepetition(
   return { count, previous: latest, repeatsResult };
 }
 
-/**
- * A call to record (an allowed call).
- *
- * @example
- * ```ts
- * recordCall(state, { key: "k", tool: "ls" } satisfies NewCall, 10);
- * ```
- */
+/** A call to record (an allowed call). */
 interface NewCall {
   key: string;
   tool: string;
@@ -423,7 +368,7 @@ export function recordCall(
   if (last !== undefined && last.seq >= seq) {
     // Out-of-order arrival (parallel branches): keep the window sorted; the index is rebuilt when next needed.
     const sorted = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
-    return repetitionOf(nextSeq, state.epoch, sorted.slice(Math.max(0, sorted.length - size)), state.changes);
+    return { ...state, nextSeq, window: sorted.slice(Math.max(0, sorted.length - size)) };
   }
   // The usual case: append, evicting the oldest records beyond the window size.
   const evict = Math.max(0, state.window.length + 1 - size);
@@ -444,7 +389,7 @@ export function recordCall(
     windowIndexes.give(window, index);
   }
   // The changes stay: a call recorded after another tool's change must not forget it.
-  return repetitionOf(nextSeq, state.epoch, window, state.changes);
+  return { ...state, nextSeq, window };
 }
 
 /**
@@ -475,11 +420,11 @@ export function recordResult(
     const index = opts.carryIndex === false ? undefined : takeIndex(state.window);
     if (index !== undefined) windowIndexes.give(window, index);
   }
-  if (!(mutates && result.ok)) return repetitionOf(state.nextSeq, state.epoch, window, state.changes);
+  if (!(mutates && result.ok)) return { ...state, window };
   const tool = at >= 0 ? (window[at] as CallRecord).tool : "\u0000evicted";
   const key = at >= 0 ? (window[at] as CallRecord).key : undefined;
   const epoch = state.epoch + 1;
-  return repetitionOf(state.nextSeq, epoch, window, noteChange(state.changes, tool, epoch, opts.paths, window, key));
+  return { ...state, epoch, window, changes: noteChange(state.changes, tool, epoch, opts.paths, window, key) };
 }
 
 /**

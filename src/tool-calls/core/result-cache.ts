@@ -1,10 +1,6 @@
 /**
- * The result cache: a repeat of a read-only, idempotent call (a documentation search asked the same question) is
- * answered with its earlier successful result, as a normal answer, without running the tool again. What the cache
- * keeps is small: per call key, which ToolMessage holds the result (its call id and digest), until when it is good,
- * and the paths it depends on. The result itself stays where it already is, in the conversation: a checkpoint costs
- * a few hundred bytes per entry, never the results again, and a result trimmed or summarized away is no longer
- * served (the call runs). Pure: the adapters say what time it is and whether a message is still there.
+ * The result cache: a repeat of a read-only, idempotent call is answered with its earlier successful result. It keeps
+ * only where the result is (the ToolMessage's call id and digest): a result trimmed away is no longer served.
  */
 import type { CallEffect } from "../../common/identity/classify.js";
 import { staleAfter } from "./redundancy.js";
@@ -78,19 +74,9 @@ export function cacheHit(
   now: number,
   present: ((callId: string, digest: string) => boolean) | undefined,
 ): CacheHit | undefined {
-  const entry = entryOf(entries, key);
+  const entry = entries?.findLast((e) => e.key === key);
   if (entry === undefined || entry.until <= now || present === undefined) return undefined;
   return present(entry.callId, entry.digest) ? { callId: entry.callId, digest: entry.digest } : undefined;
-}
-
-/** The entry of key `key`, if one is kept. */
-export function entryOf(entries: readonly CacheEntry[] | undefined, key: string): CacheEntry | undefined {
-  if (entries === undefined) return undefined;
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const entry = entries[i] as CacheEntry;
-    if (entry.key === key) return entry;
-  }
-  return undefined;
 }
 
 /**

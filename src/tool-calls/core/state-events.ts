@@ -1,6 +1,4 @@
-/**
- * The events the `toolGuard` reducer applies (src/tool-calls/core/state.ts): what a node writes to the channel.
- */
+/** The events the `toolGuard` reducer applies (state.ts): what a node writes to the channel. */
 import type { CallEffect } from "../../common/identity/classify.js";
 import type { BlockRule } from "../../common/vocabulary.js";
 import type { RepeatKind } from "./call.js";

@@ -1,6 +1,5 @@
 import { z } from "zod/v4";
 import type { CallEffect } from "../../common/identity/classify.js";
-import { ListIndexes } from "../../common/list-index.js";
 import { wholeValueStands } from "../../common/owner.js";
 import { GuardStateError, kindOf, StoredValues } from "../../common/state-error.js";
 import type { BlockRule } from "../../common/vocabulary.js";
@@ -144,10 +143,9 @@ export function emptyToolGuardState(): ToolGuardState {
 }
 
 /**
- * The guard state as the reducer makes it: an instance of a class rather than an object literal, because LangGraph's
- * `Send` deep-copies every plain object of the state it hands a tool task (createAgent and createReactAgent v2 send
- * each call with the whole state), and passes an instance as it is: about 0.3 ms a turn less for a 150-turn thread
- * (bench:overhead). Its fields and its JSON are those of {@link ToolGuardState}; a checkpointer stores it as before.
+ * The guard state as the reducer makes it: a class instance, not an object literal, because LangGraph's `Send`
+ * deep-copies every plain object of the state it hands a tool task and passes an instance as it is. Its fields and
+ * its JSON are those of {@link ToolGuardState}.
  */
 // biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which assigns every field it declares
 interface ChannelState extends ToolGuardState {}
@@ -169,49 +167,22 @@ class ChannelState {
   }
 }
 
-function zeroCounts(): Record<BlockRule, number> {
-  const counts = {} as Record<BlockRule, number>;
-  for (const rule of BLOCK_RULES) counts[rule] = 0; // not Object.fromEntries: 5 µs, at every run the CLI replays
-  return counts;
-}
+const zeroCounts = () => Object.fromEntries(BLOCK_RULES.map((rule) => [rule, 0])) as Record<BlockRule, number>;
 
 /** The answers after a result: the call's ToolMessage holds its full result now (unless it was a dedupe note). */
 function noteAnswer(
   answers: AnswerRecord[] | undefined,
-  event: {
-    key: string;
-    tool: string;
-    callId?: string | undefined;
-    deduped?: boolean | undefined;
-    result: RecordedResult;
-  },
-  carryIndex: boolean,
+  event: Extract<GuardEvent, { type: "result" }>,
 ): AnswerRecord[] | undefined {
   if (event.callId === undefined || event.deduped === true) return answers;
-  const earlier = answers ?? [];
-  const index = carryIndex ? answerIndexes.takeOrBuild(earlier) : undefined;
-  const known = index !== undefined ? index.get(event.key) : earlier.find((a) => a.key === event.key);
   // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
-  const kept = known === undefined ? earlier : earlier.filter((a) => a !== known);
-  const from = Math.max(0, kept.length + 1 - ANSWERS_LIMIT);
-  const next = kept.slice(from);
+  const kept = (answers ?? []).filter((a) => a.key !== event.key);
+  const next = kept.slice(Math.max(0, kept.length + 1 - ANSWERS_LIMIT));
   // Result dedupe compares exact results: the exact digest when the normalizer changed the text.
   const digest = event.result.exact ?? event.result.digest;
-  const record: AnswerRecord = { key: event.key, tool: event.tool, callId: event.callId, digest };
-  next.push(record);
-  if (index !== undefined) {
-    if (known !== undefined) index.delete(known.key);
-    for (let i = 0; i < from; i += 1) index.delete((kept[i] as AnswerRecord).key);
-    index.set(record.key, record);
-    answerIndexes.give(next, index);
-  }
+  next.push({ key: event.key, tool: event.tool, callId: event.callId, digest });
   return next;
 }
-
-/** Derived index of an answers list: the record of each call key (carried by `noteAnswer`). */
-const answerIndexes = new ListIndexes<AnswerRecord, Map<string, AnswerRecord>>(
-  (answers) => new Map(answers.map((record) => [record.key, record])),
-);
 
 /**
  * The latest full answer of an identical earlier call (by call key), if one is kept.
@@ -222,7 +193,7 @@ const answerIndexes = new ListIndexes<AnswerRecord, Map<string, AnswerRecord>>(
  * ```
  */
 export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
-  return state.answers === undefined ? undefined : answerIndexes.of(state.answers).get(key);
+  return state.answers?.find((a) => a.key === key);
 }
 
 /**
@@ -231,7 +202,8 @@ export function answerFor(state: ToolGuardState, key: string): AnswerRecord | un
  * never changed, so the state it started from stays as it was.
  */
 class StateDraft {
-  private current: ToolGuardState;
+  /** The state after the events applied so far. */
+  current: ToolGuardState;
   private owned = false;
   private statsOwned = false;
 
@@ -240,11 +212,6 @@ class StateDraft {
     private readonly carryIndex: boolean,
   ) {
     this.current = base;
-  }
-
-  /** The state after the events applied so far. */
-  get state(): ToolGuardState {
-    return this.current;
   }
 
   private own(): ToolGuardState {
@@ -289,11 +256,6 @@ class StateDraft {
     this.own().repeats = noteRepeatResult(repeats, event.key, event.result.digest, changed);
   }
 
-  /** The repeat ceiling's mark moves: a change made by someone else restarts every count. */
-  private moveMark(before: ToolGuardState): void {
-    if (before.repeats !== undefined) this.own().repeats = { ...before.repeats, mark: before.repeats.mark + 1 };
-  }
-
   /** Applies one event: each type by its own method. */
   apply(event: GuardEvent): void {
     if (event.type === "call") this.call(event);
@@ -331,7 +293,7 @@ class StateDraft {
     const paths = writtenPaths(event.effect);
     state.repetition = recordResult(before.repetition, event.seq, event.result, mutates, { carryIndex, paths });
     state.operations = recordOperationResult(before.operations, event, event.effect, event.result, event.limits);
-    state.answers = noteAnswer(before.answers, event, carryIndex);
+    state.answers = noteAnswer(before.answers, event);
     if (event.cache !== undefined && event.result.ok) this.cacheResult(event, event.cache);
     // A write that failed changed nothing (as far as the guards know): its count is taken back.
     if (event.edits === true && !event.result.ok) this.noteEdits(before, event.effect, -1);
@@ -399,8 +361,8 @@ class StateDraft {
   private external({ effect }: Extract<GuardEvent, { type: "external" }>): void {
     if (effect.kind !== "write" && effect.kind !== "mutate") return;
     const before = this.current;
-    // Repeating a call after someone else changed the world is a new question: the window starts again.
-    this.moveMark(before);
+    // Repeating a call after someone else changed the world is a new question: the window and the counts restart.
+    if (before.repeats !== undefined) this.own().repeats = { ...before.repeats, mark: before.repeats.mark + 1 };
     const state = this.own();
     state.operations = invalidateOperations(before.operations, effect);
     this.invalidate(before, effect);
@@ -428,22 +390,9 @@ function writtenPaths(effect: CallEffect): readonly string[] | undefined {
 }
 
 /** The types of {@link GuardEvent}: an event of any other type is refused, never applied. */
-const EVENT_TYPES = new Set<string>([
-  "call",
-  "result",
-  "served",
-  "block",
-  "reset",
-  "external",
-  "run",
-  "agent",
-  "strike",
-  "remind",
-  "acknowledge",
-  "progress",
-  "forgive",
-  "end",
-]);
+const EVENT_TYPES = new Set(
+  "call result served block reset external run agent strike remind acknowledge progress forgive end".split(" "),
+);
 
 const count = z.number();
 const text = z.string();
@@ -495,10 +444,8 @@ const storedStates = new StoredValues(
 );
 
 /**
- * The `toolGuard` value as the guards read it: a state the reducer made as it is; a value from a checkpoint (plain
- * JSON) checked once, a damaged one (a part or counter missing too) refused with a `GuardStateError` that names
- * the channel and says how to reset it (`update`: the value is an update a node wrote); `undefined` is the empty
- * state.
+ * The `toolGuard` value as the guards read it: a state the reducer made as it is, a checkpoint's value checked once
+ * (a damaged one refused with a `GuardStateError`; `update`: the value is an update a node wrote).
  *
  * @example
  * ```ts
@@ -543,8 +490,7 @@ export type ToolGuardUpdate = GuardEvent | GuardEvent[] | ToolGuardState | null;
 
 /**
  * The reducer of the `toolGuard` channel: applies events in order. Also accepts a whole state (replaces it; checked
- * when read)
- * and `null` (the empty state: how a damaged state is reset, `graph.updateState(config, { toolGuard: null })`);
+ * when read) and `null` (the empty state: how a damaged state is reset, `updateState(config, { toolGuard: null })`);
  * `undefined` changes nothing. Anything else is refused with a `GuardStateError`, never applied.
  *
  * @example
@@ -593,5 +539,5 @@ export function applyEvents(
   const current = events[0]?.type === "reset" ? emptyToolGuardState() : readToolGuard(state);
   const draft = new StateDraft(current, carryIndex);
   for (const event of events) draft.apply(event);
-  return draft.state;
+  return draft.current;
 }

@@ -1,23 +1,6 @@
 /**
- * The tool-call guards' texts, word for word (tests and the eval compare them): edit the wording here. Each text is
- * a constant or a small pure function of what it shows; the code that decides when to send it lives with the guard.
- * The other guards' texts live in their own folders (src/repeat-query/texts.ts, src/fs/texts.ts, src/run-end/texts.ts).
- * Sections, in order:
- *
- * 1. Tool-call rules: the block message of each rule ({@link DEFAULT_MESSAGES}).
- * 2. Escalation, to the model: a blocked call's feedback per level and the options at level 2
- *    ({@link escalationFeedback}), the duplicate handler's ({@link duplicateFeedback}), the reminder
- *    ({@link reminderFeedback}), the reminders after a write of a file written often ({@link fileEditsReminder}) and
- *    after an identical call made often ({@link repeatCeilingReminder}).
- * 3. Escalation, to a person: the level-3 question ({@link userQuestion}) and how to answer it, the answers of the
- *    held-back calls, the end of a run ({@link endExplanation}, {@link notRunAnswer}), the missing hook
- *    ({@link missingHookMessage}).
- * 4. Result dedupe: the note sent instead of an unchanged result.
- * 5. Guard events: the messages of stream events that are not a rule's message or a stop reason.
- * 6. Tool errors: the answer to a tool that threw (LangGraph ToolNode's wording).
- * 7. Unknown tools: the answer to a call of a tool the agent does not have ({@link unknownToolText}).
- *
- * Framework-free (no LangGraph import).
+ * The tool-call guards' texts, word for word (tests and the eval compare them): edit the wording here. The code that
+ * decides when to send each text lives with the guard.
  */
 
 import { canonicalJson } from "../../common/identity/signature.js";
@@ -26,9 +9,7 @@ import { capText, ordinal, truncate } from "../../common/texts/format.js";
 import type { BlockRule } from "../../common/vocabulary.js";
 import type { CallLike } from "./escalation.js";
 
-// ---------------------------------------------------------------------------------------------------------------
 // 1. Tool-call rules
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * What a message builder knows about the blocked call.
@@ -152,9 +133,7 @@ export function repeatCeilingReminder(tool: string, calls: number, blockAt: numb
   ].join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // 2. Escalation, to the model: the feedback of a blocked call
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * Limits of the feedback a blocked call's ToolMessage shows (see `escalationFeedback`).
@@ -380,9 +359,7 @@ export function reminderFeedback(tool: string, remaining: number): string {
   ].join("\n");
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // 3. Escalation, to a person: the level-3 question, the end of a run
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * The message a person sees at level 3 (and the model, with the person's answer, when the run resumes).
@@ -550,9 +527,7 @@ export function missingHookMessage(tool: string, strikes: number, level: number)
   );
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // 4. Result dedupe
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * The note the model is sent instead of a result (`what`: "result", or "error" for a failed call) that is exactly
@@ -570,9 +545,7 @@ export function servedElsewhereText(tool: string, callId: string): string {
   return `Same result as the earlier identical call ${callId} of '${tool}' (its message above): served from the cache, nothing changed since.`;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // 5. Guard events (custom stream, `guardLog`): messages that are not a rule's message or a stop reason
-// ---------------------------------------------------------------------------------------------------------------
 
 /** A call held back with a reminder; an escalation whose run ends; one whose run asks a person. */
 export const EVENT_TEXTS = {
@@ -582,9 +555,7 @@ export const EVENT_TEXTS = {
   asks: "a person is asked",
 } as const;
 
-// ---------------------------------------------------------------------------------------------------------------
 // 6. Tool errors: LangGraph ToolNode's wording, word for word (resultForUser above takes it off again)
-// ---------------------------------------------------------------------------------------------------------------
 
 /** The content of the error ToolMessage for a tool that threw: `message`, addressed to the model. */
 export function toolErrorText(message: string): string {
@@ -596,9 +567,7 @@ export function toolThrewText(tool: string, thrown: string): string {
   return `the tool ${JSON.stringify(String(tool))} threw ${thrown}`;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // 7. Unknown tools: a call of a tool the agent does not have
-// ---------------------------------------------------------------------------------------------------------------
 
 /** The most tools the answer to an unknown tool names; with more, it names the nearest ten and the count. */
 export const MAX_LISTED_TOOLS = 30;
