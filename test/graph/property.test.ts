@@ -154,10 +154,13 @@ const oddArgsArb: fc.Arbitrary<ArgSpec> = fc.oneof(
   },
 );
 
-/** Adds a rare 10 MB string (as `path` or `content`) to an argument arbitrary. */
+/**
+ * Adds a rare 10 MB string (as `path` or `content`) to an argument arbitrary: about one fresh call in 160, some 12
+ * calls over the 400 runs of the first property, as many as one in 400 gave over the 1,000 runs it had before.
+ */
 function withHuge(args: fc.Arbitrary<ArgSpec>): fc.Arbitrary<ArgSpec> {
   return fc.oneof(
-    { weight: 400, arbitrary: args },
+    { weight: 160, arbitrary: args },
     { weight: 1, arbitrary: fc.constantFrom<ArgSpec>({ kind: "huge", key: "path" }, { kind: "huge", key: "content" }) },
   );
 }
@@ -420,12 +423,12 @@ function checkAnswers(messages: BaseMessage[]): ToolMessage[][] {
     }
     // Exactly one reply per call: the multisets of ids agree (missing ids count as "").
     expect(replies.map((r) => idKey(r.tool_call_id)).sort()).toEqual(calls.map((c) => idKey(c.id)).sort());
-    for (const call of calls) {
-      if (call.id === undefined) continue;
-      const reply = replies.filter((r) => r.tool_call_id === call.id);
-      expect(reply).toHaveLength(1);
-      expect(reply[0]?.name).toBe(call.name);
-    }
+    // Each call with an id has one reply, of its tool's name (one assertion for the message: vitest's cost is per
+    // assertion, and a failure shows the whole message).
+    const withIds = calls.filter((c) => c.id !== undefined);
+    expect(withIds.map((c) => replies.filter((r) => r.tool_call_id === c.id).map((r) => r.name))).toEqual(
+      withIds.map((c) => [c.name]),
+    );
     if (calls.length > 0) {
       // Replies come in call order.
       expect(replies.map((r) => idKey(r.tool_call_id))).toEqual(calls.map((c) => idKey(c.id)));
@@ -463,8 +466,11 @@ function comparable(state: ToolGuardState): ToolGuardState {
 
 function checkGuardState(state: ToolGuardState, spec: RunSpec, answers: ToolMessage[][]): void {
   // Plain JSON, bounded by the options.
-  expect(() => JSON.stringify(state)).not.toThrow();
-  expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+  let json = "";
+  expect(() => {
+    json = JSON.stringify(state);
+  }).not.toThrow();
+  expect(JSON.parse(json)).toEqual(state);
   expect(state.repetition.window.length).toBeLessThanOrEqual(spec.options.windowSize);
   expect(Object.keys(state.operations.ops).length).toBeLessThanOrEqual(spec.options.memory.operationsHistoryLimit);
   expect(state.observed.length).toBeLessThanOrEqual(spec.options.memory.observedLimit);
@@ -487,11 +493,13 @@ function checkReplies(spec: RunSpec, answers: ToolMessage[][], duplicates: numbe
       const guard = guardOf(reply);
       if (guard === undefined) continue;
       // Only enforce mode blocks, and a block is an error ToolMessage that says so.
-      expect(enforcing).toBe(true);
-      expect(reply.status).toBe("error");
-      expect(guard.blocked).toBe(true);
-      expect(BLOCK_RULES).toContain(guard.rule);
-      expect(typeof reply.content === "string" && reply.content.length > 0).toBe(true);
+      expect({
+        enforcing,
+        status: reply.status,
+        blocked: guard.blocked,
+        rule: BLOCK_RULES.includes(guard.rule) ? "a block rule" : guard.rule,
+        says: typeof reply.content === "string" && reply.content.length > 0,
+      }).toEqual({ enforcing: true, status: "error", blocked: true, rule: "a block rule", says: true });
     }
     // The second of two adjacent identical calls of one message is always blocked.
     if (enforcing) {
@@ -521,8 +529,12 @@ async function checkRun(spec: RunSpec): Promise<void> {
 
 describe("GuardedToolNode in a graph, property-based", () => {
   it("never crashes and answers every tool call exactly once, whatever the calls hold", async () => {
+    // 400 runs play some 2,300 calls (2.3 messages of 2.5 calls a run), every run a fresh draw of the options:
+    // each unknown name some 45 times, non-object arguments 200 times, cyclic ones 100, copies of the call before
+    // 580, 10 MB strings about 12 (`fc.sample` over five seeds; 1,000 runs had 2.5 times as many of each, and as
+    // many 10 MB strings).
     await fc.assert(fc.asyncProperty(runSpecArb(withHuge(oddArgsArb), { emptyMessages: true }), checkRun), {
-      numRuns: 1000,
+      numRuns: 400,
     });
   }, 120_000);
 
@@ -567,7 +579,11 @@ describe("GuardedToolNode in a graph, property-based", () => {
         });
         expect(marked(result.toolGuard)).toEqual(marked(reference.result.toolGuard));
       }),
-      { numRuns: 300 },
+      // What is particular to this property is where the cut falls (before the first message, inside, after the
+      // last) against the options that trim the state; the checks of one run it shares are the first property's.
+      // 120 runs put some 30 cuts before the first message, 30 after the last and 55 inside; some 50 runs enforce,
+      // 50 observe, 20 have the guards off (`fc.sample` over three seeds).
+      { numRuns: 120 },
     );
   }, 120_000);
 
@@ -597,7 +613,8 @@ describe("GuardedToolNode in a graph, property-based", () => {
         const reference = await runOnce(spec);
         expect(comparable(result.toolGuard)).toEqual(comparable(reference.result.toolGuard));
       }),
-      { numRuns: 150 },
+      // The cut as in the property above, with runBoundary none: half its runs, some 15 cuts at each end.
+      { numRuns: 60 },
     );
   }, 120_000);
 
@@ -637,7 +654,8 @@ describe("GuardedToolNode in a graph, property-based", () => {
         );
         expect(second).toEqual(fresh);
       }),
-      { numRuns: 150 },
+      // The cut as in the first persistence property, with a new person's message at the cut: half its runs.
+      { numRuns: 60 },
     );
   }, 120_000);
 });

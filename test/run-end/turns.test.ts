@@ -1,9 +1,15 @@
 /**
- * Issue 42: never a turn taken away, never GraphRecursionError. Over recursionLimit 5-60, every stack of item 4 and
- * tasks of 0-12 tool turns (and a model that never stops), a guarded agent makes exactly the tool turns that fit the
+ * Issue 42: never a turn taken away, never GraphRecursionError. Over recursionLimit 5-40, every stack of item 4 and
+ * tasks of 0-8 tool turns (and a model that never stops), a guarded agent makes exactly the tool turns that fit the
  * budget of its stack (src/run-end/budget.ts): it finishes every task whose turns fit, with the model's own answer,
  * and otherwise makes every tool turn that fits and ends in words. The same stack without the guards checks the
  * arithmetic against LangGraph: it finishes a task exactly when the arithmetic says it fits.
+ *
+ * The budget is linear in the turns with a period of `around + 2` steps (at most 6 here), so limits 5-40 take every
+ * stack through every remainder of that period at least five times, and tasks of 0-8 turns give every stack, within
+ * those limits, tasks that fit and tasks that do not (on the largest stack, { around: 4, edges: 2 }, 6 turns need 44).
+ * Each property also runs, every time, the cases a uniform draw seldom meets: a limit below the stack's own answer,
+ * the exact limit of a task and one step short of it, and a model that never stops (`edgeCases`).
  */
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph } from "@langchain/langgraph";
@@ -50,12 +56,29 @@ interface Stack {
 const loop = () => loopDetectMiddleware({ turns: { outputOf: text } });
 const limit = (toolName?: string) => toolCallLimitMiddleware({ runLimit: 1000, ...(toolName ? { toolName } : {}) });
 
+/**
+ * One agent per task length, built on first use and invoked again by later runs (no checkpointer: every invocation
+ * starts from a fresh state, as an agent built once and invoked many times does).
+ */
+function perTask(build: (turns: number) => Runnable): (turns: number) => Runnable {
+  const agents = new Map<number, Runnable>();
+  return (turns) => {
+    let agent = agents.get(turns);
+    if (agent === undefined) {
+      agent = build(turns);
+      agents.set(turns, agent);
+    }
+    return agent;
+  };
+}
+
 /** A createAgent stack: the guards' middleware and the others (`declare`: passed through guardStack). */
 function createAgentStack(ours: () => unknown[], others: () => unknown[], shape: StackShape, plainShape: StackShape) {
   return (declare: boolean): Stack => ({
-    guarded: (turns) =>
+    guarded: perTask((turns) =>
       agentWith(turns, declare ? guardStack([...ours(), ...others()] as object[]) : [...ours(), ...others()]),
-    plain: (turns) => agentWith(turns, others()),
+    ),
+    plain: perTask((turns) => agentWith(turns, others())),
     shape,
     plainShape,
   });
@@ -63,7 +86,7 @@ function createAgentStack(ours: () => unknown[], others: () => unknown[], shape:
 
 function reactStack(hook: (tools: GuardedToolNode) => never): Stack {
   return {
-    guarded: (turns) => {
+    guarded: perTask((turns) => {
       const tools = new GuardedToolNode([work]);
       return createReactAgent({
         llm: taskModel(turns),
@@ -71,8 +94,8 @@ function reactStack(hook: (tools: GuardedToolNode) => never): Stack {
         stateSchema: GuardMessagesState,
         postModelHook: hook(tools),
       });
-    },
-    plain: (turns) => createReactAgent({ llm: taskModel(turns), tools: new ToolNode([work]) }),
+    }),
+    plain: perTask((turns) => createReactAgent({ llm: taskModel(turns), tools: new ToolNode([work]) })),
     shape: { around: 1, edges: 0 },
     plainShape: { around: 0, edges: 0 },
   };
@@ -101,8 +124,8 @@ function customGraphStack(guard: "escalation" | "loop"): Stack {
       .compile();
   };
   return {
-    guarded: (turns) => graph(turns, true) as never,
-    plain: (turns) => graph(turns, false) as never,
+    guarded: perTask((turns) => graph(turns, true) as never),
+    plain: perTask((turns) => graph(turns, false) as never),
     shape: { around: 1, edges: 0 },
     plainShape: { around: 0, edges: 0 },
   };
@@ -214,16 +237,47 @@ async function check(stack: Stack, limit: number, turns: number): Promise<void> 
   }
 }
 
+/** The largest limit and task the properties draw (see the header for why they are enough). */
+const MAX_LIMIT = 40;
+const MAX_TURNS = 8;
+const turnsArb = fc.oneof(fc.integer({ min: 0, max: MAX_TURNS }), fc.constant(Number.POSITIVE_INFINITY));
+
+/**
+ * The cases a uniform draw seldom meets, run first for every stack: a limit one step below the stack's own answer
+ * (when one is in range), a task of 3 turns at its exact limit and one step short of it, and a model that never
+ * stops at the limit of 2 turns plus one step (a remainder other than the exact fit).
+ */
+function edgeCases(shape: StackShape, smallest = 5): [number, number][] {
+  const exact = smallestRecursionLimit(3, shape);
+  const cases: [number, number][] = [
+    [exact, 3],
+    [exact - 1, 3],
+    [smallestRecursionLimit(2, shape) + 1, Number.POSITIVE_INFINITY],
+  ];
+  const none = smallestRecursionLimit(0, shape) - 1;
+  if (none >= smallest) cases.push([none, 4]);
+  return cases.filter(([limit]) => limit >= smallest && limit <= MAX_LIMIT);
+}
+
+/**
+ * 12 drawn runs per stack on top of its edge cases: what differs between stacks is their shape, which every run
+ * checks whole (the turns made against the arithmetic of that shape); the draws add interior points of the range.
+ */
+const RUNS_PER_STACK = 12;
+
+/** fast-check counts `examples` within `numRuns`: the edge cases first, then 12 draws. */
+function withEdges(examples: [number, number][]) {
+  return { examples, numRuns: examples.length + RUNS_PER_STACK };
+}
+
 describe("the guards make exactly the tool turns that fit, on every stack", () => {
   for (const [name, stack] of Object.entries(STACKS)) {
-    it(`${name}: recursionLimit 5-60 x tasks of 0-12 tool turns and endless`, async () => {
+    it(`${name}: recursionLimit 5-${MAX_LIMIT} x tasks of 0-${MAX_TURNS} tool turns and endless`, async () => {
       await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 5, max: 60 }),
-          fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY)),
-          async (limit, turns) => check(stack, limit, turns),
+        fc.asyncProperty(fc.integer({ min: 5, max: MAX_LIMIT }), turnsArb, async (limit, turns) =>
+          check(stack, limit, turns),
         ),
-        { numRuns: 25 },
+        withEdges(edgeCases(stack.shape)),
       );
     }, 120_000);
   }
@@ -247,13 +301,12 @@ describe("the guards make exactly the tool turns that fit, on every stack", () =
       )(false),
     ];
     for (const stack of stacks) {
+      const from = smallestRecursionLimit(1, stack.shape);
       await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: smallestRecursionLimit(1, stack.shape), max: 60 }),
-          fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Number.POSITIVE_INFINITY)),
-          async (limit, turns) => check(stack, limit, turns),
+        fc.asyncProperty(fc.integer({ min: from, max: MAX_LIMIT }), turnsArb, async (limit, turns) =>
+          check(stack, limit, turns),
         ),
-        { numRuns: 25 },
+        withEdges([[from, 1], ...edgeCases(stack.shape, from)]),
       );
     }
   }, 120_000);
