@@ -203,7 +203,7 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     return turn;
   }
 
-  /** Answers each call of the guarded turn (see {@link GuardedTurn.answer}); the guard channels' update added. */
+  /** Answers each call of the guarded turn (see `GuardedTurn.answer`); the guard channels' update added. */
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const turn = this.open(input, config);
     const stop = turn.stop;

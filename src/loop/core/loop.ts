@@ -257,7 +257,7 @@ export interface LoopCheck {
   state: LoopState;
 }
 
-/** Between a turn's text and its calls in {@link turnOutput}: the ASCII unit separator, which text does not hold. */
+/** Between a turn's text and its calls in `turnOutput`: the ASCII unit separator, which text does not hold. */
 const CALLS = "\u001f";
 
 /**
@@ -282,7 +282,7 @@ function splitTurn(output: string): [text: string, calls: string | undefined] {
 /**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold` (a loop is not remembered). An empty output, or one shorter than `minOutputLength`, is no
- * loop and is not remembered; a scorer error is logged and counts as no loop. With `turns` ({@link turnOutput}s),
+ * loop and is not remembered; a scorer error is logged and counts as no loop. With `turns` (`turnOutput`s),
  * only outputs with the same tool calls are compared, by their texts.
  *
  * @example

@@ -47,7 +47,7 @@ export interface ToolHints {
 }
 
 /**
- * What every tool-call rule asks of one call, worked out once per call and plan ({@link callFacts}): its identity
+ * What every tool-call rule asks of one call, worked out once per call and plan (`callFacts`): its identity
  * and effect, whether it is a shell or a stateful call, whether it lets time pass, what it is to the repeat ceiling,
  * and how long the result cache keeps its answer.
  *
