@@ -445,12 +445,12 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
  * the run recorded, so its recorded answer is what it answers now (a different one makes it no repeat).
  */
 function turnContext(turn: AgentTurn, inputs: readonly (ToolCallInput & { id: string })[], setup: ReplaySetup) {
-  const recorded = new Map(inputs.map((input, i) => [input.id, turn.calls[i]?.result]));
   const ctx: ReplaySetup["ctx"] = {
     ...setup.ctx,
+    // Asked only of a call some rule would block: the recorded answer is looked up then, not for every turn.
     answersNow: (call) => {
       if (!setup.checksFreshness(call.name) && !readsKnown(call)) return undefined;
-      const result = call.id === undefined ? undefined : recorded.get(call.id);
+      const result = turn.calls[inputs.findIndex((input) => input.id === call.id)]?.result;
       return result !== undefined ? [result] : undefined;
     },
   };

@@ -17,7 +17,7 @@ import {
   responseAcknowledges,
   textAcknowledges,
 } from "./escalation.js";
-import { callFacts } from "./facts.js";
+import { callFacts, ignoredArgs } from "./facts.js";
 import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
@@ -174,12 +174,6 @@ export function identifyCall(
 } {
   const { key, effect, stripped } = callFacts(call, options, ctx);
   return stripped === undefined ? { key, effect } : { key, effect, stripped };
-}
-
-/** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
-function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly string[] {
-  const own = ownEntry(options.tools, tool)?.ignoreArgs;
-  return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
 }
 
 /**

@@ -23,40 +23,42 @@ import { isTracked } from "./repeat-ceiling.js";
 export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions, hints: ToolHints = {}): CallFacts {
   const { name, args } = call;
   const tool = ownEntry(options.tools, name);
-  const own = tool?.ignoreArgs;
-  const ignoreArgs = own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
   const { key, effect, stripped } = callIdentity(name, args, {
     tools: options.tools,
     readOnlyHints: hints.readOnlyHints,
     root: options.rules.root,
-    ignoreArgs,
+    ignoreArgs: ignoredArgs(options, name),
   });
   const shell = isShellTool(name);
   const stateful = isStatefulCall(name, args, tool);
   const waits = callWaits(name, args);
   const repeat = repeatKindOf(args, waits, stateful, options);
-  const cacheTtlMs = cacheTtl(name, shell, stateful, options, hints);
+  const cacheTtlMs = cacheTtl(name, tool, shell || stateful, options, hints);
   return { name, args, id: call.id, key, effect, stripped, shell, stateful, waits, repeat, cacheTtlMs };
+}
+
+/** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
+export function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly string[] {
+  const own = ownEntry(options.tools, tool)?.ignoreArgs;
+  return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
 }
 
 function cacheTtl(
   name: string,
-  shell: boolean,
-  stateful: boolean,
+  tool: ResolvedToolGuardOptions["tools"][string] | undefined,
+  moving: boolean,
   options: ResolvedToolGuardOptions,
   hints: ToolHints,
 ): number | undefined {
   const cache = options.memory.cache;
   if (cache === false) return undefined;
-  const tool = ownEntry(options.tools, name);
   const own = tool?.cache;
   if (own === false) return undefined;
   if (own === undefined) {
     // Served by default: read-only and idempotent (the per-tool `readOnly` and `idempotent`, else the metadata's MCP
     // hints), and not a call whose answers move by themselves (a poll, a scroll, a wait: `stateful`) or a shell.
     if ((tool?.readOnly ?? ownEntry(hints.readOnlyHints ?? {}, name)) !== true) return undefined;
-    if ((tool?.idempotent ?? ownEntry(hints.idempotentHints ?? {}, name)) !== true || shell || stateful)
-      return undefined;
+    if ((tool?.idempotent ?? ownEntry(hints.idempotentHints ?? {}, name)) !== true || moving) return undefined;
   }
   const seconds = typeof own === "object" ? own.ttlSeconds : cache.ttlSeconds;
   return seconds * 1000;
