@@ -112,10 +112,7 @@ export const guardMessagesStateSchema = z.object({
   ...guardStateSchema.shape,
 });
 
-/**
- * Registers the zod forms' channels in another copy of LangGraph's zod registry: LangGraph's CommonJS copy, which a
- * CommonJS program loads, does not hold what `withLangGraph` registered in the ES module copy (scripts/build.mjs).
- */
+/** Copies the zod forms' channel metadata into LangGraph's CommonJS registry, which ESM `withLangGraph` never fills. */
 export function registerZodForms(registry: typeof schemaMetaRegistry): void {
   if (registry === schemaMetaRegistry) return;
   for (const field of Object.values(guardMessagesStateSchema.shape) as InteropZodType[]) {

@@ -22,12 +22,8 @@ export function graphFieldOf<T, U>(spec: ChannelSpec<T, U>): ReducedZodChannel<z
 }
 
 /**
- * The channel as a field of a createAgent middleware's `stateSchema` (a LangGraph `StateSchema`). A `ReducedValue`,
- * not a zod field registered with `withLangGraph`: that registration lives in one copy of `@langchain/langgraph`,
- * and a CommonJS program's `require("langchain")` reads another copy's (the CommonJS one), where the channel then has
- * no reducer. `ReducedValue` and `StateSchema` are recognized by a `Symbol.for` brand, whichever copy reads them.
- * Its reducer also takes a whole value (and then replaces it): createAgent feeds each channel's own value back on
- * every invoke, which must change nothing.
+ * The channel as a createAgent middleware's `stateSchema` field: a `ReducedValue`, which any copy of LangGraph knows by
+ * its brand (a CommonJS `require("langchain")` misses `withLangGraph`'s registration); its reducer takes whole values.
  */
 export function agentFieldOf<T extends object, U>(spec: ChannelSpec<T, U>): ReducedValue<T, U> {
   // A zod default: createAgent initialises middleware state from it, and it keeps the field optional in the input type.

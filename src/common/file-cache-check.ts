@@ -12,12 +12,6 @@ const fileCacheSchema = z.looseObject({
 });
 
 /**
- * The file cache as the guards read it (`read`), each stored value checked once; its type (`FileCacheState`) is the
- * file tools': the floor checks the shape without knowing it.
- *
- * @example
- * ```ts
- * fileCaches.read({ files: {} }); // throws GuardStateError: fileCache, bytes
- * ```
+ * The file cache as the guards read it, each stored value checked once (its type is the file tools' `FileCacheState`).
  */
 export const fileCaches = new StoredValues<object>("fileCache", "the file cache", fileCacheSchema);

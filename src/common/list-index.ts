@@ -2,19 +2,8 @@
 export const INDEX_SLOTS = 4;
 
 /**
- * A derived index of a list held in the guards' state (the repetition window, the answers kept for result dedupe),
- * never stored in a checkpoint. The state's lists are replaced, never changed, so an index stays right for its list:
- * the channel reducer `take`s it from a list, updates it for the list that replaces it and `give`s it to that one; a
- * list without one (fresh from a checkpoint, a second branch of one state, its slot reused) builds it once in `of`.
- * Being derived, it never changes a decision, only its cost. The indexes are held in {@link INDEX_SLOTS} slots found
- * by the list's identity (a free one, else the oldest is reused): a bounded stand-in for a `WeakMap`, whose inserts
- * cost the tool node's path every turn.
- *
- * @example
- * ```ts
- * const keys = new ListIndexes<CallRecord, Set<string>>((list) => new Set(list.map((c) => c.key)));
- * keys.of(window).has(key);
- * ```
+ * Derived indexes of state lists, never checkpointed: the lists are replaced, never changed, so the reducer `take`s an
+ * index from a list and `give`s it, updated, to its successor. Bounded slots stand in for a costlier `WeakMap`.
  */
 export class ListIndexes<T, I> {
   private readonly lists: (readonly T[] | undefined)[] = new Array(INDEX_SLOTS).fill(undefined);

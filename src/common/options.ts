@@ -46,13 +46,7 @@ export class GuardOptionsError extends Error {
 }
 
 /**
- * Validates options with a zod schema and fills in its defaults; throws {@link GuardOptionsError} that names every
- * bad field, for the guard called `what`.
- *
- * @example
- * ```ts
- * parseOptions(z.object({ n: z.number().default(1) }), {}, "my guard"); // { n: 1 }
- * ```
+ * Validates options with a zod schema, filling in defaults; throws a {@link GuardOptionsError} naming every bad field.
  */
 export function parseOptions<S extends z.ZodType>(schema: S, options: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(options ?? {});
@@ -67,10 +61,7 @@ export function parseOptions<S extends z.ZodType>(schema: S, options: unknown, w
   return parsed.data;
 }
 
-/**
- * A union's issue replaced by the issues of its one branch whose type matched (e.g. the object of
- * `{ remindAt, blockAt } | false`), as zod 4 reports them itself; zod 3's `zod/v4` reports only the union.
- */
+/** A union's issue replaced by its one type-matched branch's issues, as zod 4 does (zod 3's `zod/v4` does not). */
 function unionBranchIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
   return issues.flatMap((issue) => {
     if (issue.code !== "invalid_union") return [issue];

@@ -1,5 +1,4 @@
-// A guard channel that holds a value the guards cannot read: the error, and the reader that checks each stored value
-// once (each guard declares its own channel's shape beside its ChannelSpec).
+// A guard channel value the guards cannot read: the error, and the reader that checks each stored value once.
 import type { z } from "zod/v4";
 
 /**
@@ -57,14 +56,7 @@ function zodProblem(error: z.ZodError): string {
   return `${path}: ${issue.message}`;
 }
 
-/**
- * What a value is, for an error message: `null`, `an array`, or its `typeof`.
- *
- * @example
- * ```ts
- * kindOf([]); // "an array"
- * ```
- */
+/** What a value is, for an error message: `null`, `an array`, or its `typeof`. */
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -72,16 +64,8 @@ export function kindOf(value: unknown): string {
 }
 
 /**
- * The stored values of one channel, each checked once: the first read of an object (a value a checkpoint gave back)
- * parses it with `schema` and keeps what `make` returns (the value itself by default); later reads of it, or of what
- * was made, cost a lookup. A value the reducer made is marked with {@link StoredValues.trust}. Anything else is
- * refused with a {@link GuardStateError} naming the channel.
- *
- * @example
- * ```ts
- * const logs = new StoredValues("guardLog", "the guard log", logSchema, (parsed) => parsed);
- * logs.read(JSON.parse(stored)).total;
- * ```
+ * The stored values of one channel, each checked once: the first read of an object parses it with `schema` and keeps
+ * what `make` returns; later reads cost a lookup. Anything else is refused with a {@link GuardStateError}.
  */
 export class StoredValues<T extends object, S extends z.ZodType = z.ZodType> {
   readonly #checked = new WeakMap<object, T>();

@@ -1,7 +1,6 @@
 /**
- * Folders reached from the root one component at a time, each opened without following a symlink; on Linux every
- * later step goes through the open folder (`/proc/self/fd/N`), so a folder swapped for a symlink cannot redirect it.
- * Elsewhere each component is checked by its real path after it is opened: a swap right after that is not caught.
+ * Folders opened from the root one component at a time, never through a symlink; on Linux each step goes through the
+ * open folder (`/proc/self/fd/N`), elsewhere each is checked by real path (a swap right after that is not caught).
  */
 import {
   closeSync,
@@ -42,17 +41,9 @@ function hasProcFd(): boolean {
   return procFd;
 }
 
-/**
- * A folder opened by {@link openFolderInside}: its entries are reached through the open folder (Linux).
- *
- * @example
- * ```ts
- * writeFileSync(opened.folder.at("a.ts"), "x"); // in the folder opened, wherever its path points now
- * ```
- */
+/** A folder opened by {@link openFolderInside}: its entries are reached through the open folder (Linux). */
 export interface OpenFolder {
   readonly fd: number;
-  /** The path the folder was reached by. */
   readonly path: string;
   /** The path of its entry `name`, through the open folder where the system allows it. */
   at(name: string): string;
@@ -150,14 +141,8 @@ function openFolder(steps: Step[]): OpenFolder {
 }
 
 /**
- * Opens the folder `rel` (relative to the real path `root`, `/`-separated; `""` for the root) component by component,
- * creating the missing ones with `create`. Refused: the root gone, a component that is a symlink or a file, a folder
- * outside the root; what the walk created before a refusal is removed again.
- *
- * @example
- * ```ts
- * const opened = openFolderInside("/repo", "src/new", true); // { ok: true, folder } or { ok: false, problem }
- * ```
+ * Opens the folder `rel` (`/`-separated, `""` for the root) of the real path `root`, creating missing ones with
+ * `create`; refused (what it created removed again): the root gone, a symlink or file on the way, a folder outside.
  */
 export function openFolderInside(root: string, rel: string, create: boolean): OpenFolderResult {
   let rootFd: number;
@@ -188,11 +173,6 @@ export function openFolderInside(root: string, rel: string, create: boolean): Op
 /**
  * The stat and entries of the folder at the real path `path`, read through the folder opened without following a
  * symlink and checked to be the one at that path; undefined when it is not, or cannot be read.
- *
- * @example
- * ```ts
- * readFolderAt("/repo/src")?.dirents.map((d) => d.name);
- * ```
  */
 export function readFolderAt(path: string): { stat: Stats; dirents: Dirent[] } | undefined {
   let fd: number;

@@ -1,7 +1,6 @@
 /**
- * How the file tools replace a file: a temporary file in the same folder, flushed and renamed over the original (a
- * new file linked in place), so the file is at every moment its old or its new content. The folder is reached
- * through `anchored.ts`: nothing is ever created outside the root.
+ * How the file tools replace a file: a temporary file in its folder (opened through `anchored.ts`, never outside the
+ * root), flushed and renamed over it (a new file linked in place), so it is always its old or its new content.
  */
 import { randomBytes } from "node:crypto";
 import { constants, fstatSync, linkSync, lstatSync, readdirSync, renameSync, type Stats, unlinkSync } from "node:fs";
@@ -26,7 +25,6 @@ interface WriteOptions {
   refuseHardLinks: boolean;
   /** The stat the caller read the file with: the file must still have it, else the write is refused (`changed`). */
   expected?: Stats | undefined;
-  /** Create the missing folders on the way. Default false. */
   createFolders?: boolean;
 }
 
@@ -228,15 +226,9 @@ async function replace(path: string, data: Buffer, options: WriteOptions, progre
 }
 
 /**
- * Replaces the regular file at `path` (created if missing) with `data`, atomically, keeping its mode (and owner,
- * where the process may). Refused before anything is written: not a regular file, a symlink, a file with other hard
- * links (with `refuseHardLinks`), one outside the root, and with `expected` one changed since the caller read it
- * (compared again just before the rename). A write that runs out of `timeoutMs` changes nothing.
- *
- * @example
- * ```ts
- * await writeFileAtomic("/repo/a.txt", data, { root: "/repo", timeoutMs: 10_000, refuseHardLinks: false });
- * ```
+ * Replaces the regular file at `path` (created if missing) with `data` atomically, keeping its mode (and owner where
+ * allowed). Refused before any write: not a regular file, other hard links (`refuseHardLinks`), outside the root, or
+ * not `expected` (compared again just before the rename). A write that runs out of `timeoutMs` changes nothing.
  */
 export async function writeFileAtomic(path: string, data: Buffer, options: WriteOptions): Promise<WriteResult> {
   const progress: Progress = { cancelled: false, committed: false };

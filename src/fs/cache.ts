@@ -175,14 +175,7 @@ export type FileCacheWrite =
       bytesSaved?: number;
     };
 
-/**
- * The most files the cache holds when a `put` does not say (`cache.maxFiles`'s default).
- *
- * @example
- * ```ts
- * createFileTools({ root: "/repo", cache: { maxFiles: DEFAULT_CACHE_MAX_FILES / 2 } });
- * ```
- */
+/** The most files the cache holds when a `put` does not say (`cache.maxFiles`'s default). */
 export const DEFAULT_CACHE_MAX_FILES = 2000;
 
 /**
@@ -304,7 +297,6 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
     case "count":
       return countStats(state, write);
     default: {
-      // A write of no known kind is refused, never applied.
       const op = (write as { op?: unknown } | null)?.op;
       const what = op === undefined ? `${kindOf(write)} (not a cache write)` : `an unknown write op '${String(op)}'`;
       throw new GuardStateError("fileCache", what, true);
@@ -313,14 +305,8 @@ function apply(state: FileCacheState, write: FileCacheWrite): FileCacheState {
 }
 
 /**
- * The file-cache channel's reducer: writes are applied ({@link reduceFileCache}); a whole cache replaces the current
- * one (createAgent feeds each channel's own value back on every invoke); `null` resets it (how a damaged cache is
- * reset: `graph.updateState(config, { fileCache: null })`); anything else is refused with a `GuardStateError`.
- *
- * @example
- * ```ts
- * reduceFileCacheUpdate(current, [{ op: "dropAll" }]).bytes; // 0
- * ```
+ * The `fileCache` channel's reducer: writes are applied; a whole cache replaces the current one (createAgent feeds each
+ * channel's value back on every invoke); `null` resets it (how a damaged cache is reset); anything else throws.
  */
 export function reduceFileCacheUpdate(
   current: FileCacheState | undefined,
@@ -352,25 +338,13 @@ export function reduceFileCache(
   return fileCaches.trust(current);
 }
 
-/**
- * What the cache compares of a file's stat.
- *
- * @example
- * ```ts
- * const s: FileStat = statSync("/repo/src/app.ts");
- * ```
- */
+/** What the cache compares of a file's stat. */
 export type FileStat = Pick<Stats, "mtimeMs" | "ctimeMs" | "size" | "ino">;
 
 /**
- * Whether a cached file's stat (taken before any bytes are read) still matches it: mtime, size, inode and ctime
- * (which no user can set back); `"verify"` (compare the digest) when it changed within `racyWindowMs` of being
- * cached (an edit in the same clock tick keeps both times) or the entry has no ctime.
- *
- * @example
- * ```ts
- * freshness(cached, { mtimeMs: cached.mtimeMs, ctimeMs: 5, size: cached.size, ino: cached.ino }, 2000);
- * ```
+ * Whether a stat (taken before any byte is read) still matches the cached file: mtime, size, inode, ctime (no user
+ * can set it back); `"verify"` (compare digests) within `racyWindowMs` of caching (a same-tick edit keeps both times)
+ * or without a stored ctime.
  */
 export function freshness(cached: CachedFile, stat: FileStat, racyWindowMs: number): "fresh" | "stale" | "verify" {
   if (stat.mtimeMs !== cached.mtimeMs || stat.size !== cached.size || stat.ino !== cached.ino) return "stale";

@@ -1,7 +1,4 @@
-/**
- * `execute_command` (with `allowCommands: true`): runs `bash -c` in the root (`run-command.ts`), then drops from the
- * cache what the command may have changed (everything, when `changedPaths` does not understand it).
- */
+/** `execute_command`: runs `bash -c` in the root, then drops from the cache what the command may have changed. */
 import { resolve } from "node:path";
 import { z } from "zod/v4";
 import { changedPaths } from "../common/identity/shell/index.js";
@@ -71,14 +68,7 @@ async function executeCommandAnswer(
   return { content: commandText(result, o.commands.timeoutMs), ok, writes };
 }
 
-/**
- * The `execute_command` tool of {@link createFileTools}.
- *
- * @example
- * ```ts
- * await executeCommandTool(createToolKit({ root: "/repo", allowCommands: true })).invoke({ command: "npm test" });
- * ```
- */
+/** The `execute_command` tool of {@link createFileTools}. */
 export function executeCommandTool(kit: FileToolKit) {
   const description = "Run a shell command (bash) in the project root and return its exit code and output.";
   const fields = { name: "execute_command", description, schema } as const;

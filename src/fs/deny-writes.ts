@@ -1,28 +1,15 @@
 /** Which paths the file tools may never write: `denyWrites` (as a root `.gitignore`) and the built-in protections. */
 import ignore, { type Ignore } from "ignore";
 
-/**
- * The built-in protections: a `.git` folder or file at any depth and everything below it (hooks and config there
- * run code on the next git command). Only `allowGitWrites` drops them.
- */
+/** `.git` at any depth and all below it (hooks and config there run code on the next git command). */
 const BUILTIN_DENY_WRITES: readonly string[] = [".git"];
 
-/**
- * A `denyWrites` entry as git reads it, except that a leading `./` means the root (as a leading `/` does; git would
- * match it against nothing).
- */
+/** A `denyWrites` entry as a root `.gitignore` line; a leading `./` anchors at the root (git would match nothing). */
 function asGitignoreLine(entry: string): string {
   return entry.startsWith("./") ? entry.slice(1) : entry;
 }
 
-/**
- * Why a `denyWrites` entry cannot be used, or undefined when it can (for the option's validation).
- *
- * @example
- * ```ts
- * denyWritesProblem("*.pem"); // undefined
- * ```
- */
+/** Why a `denyWrites` entry cannot be used, or undefined when it can (for the option's validation). */
 export function denyWritesProblem(entry: string): string | undefined {
   try {
     ignore().add(asGitignoreLine(entry)).ignores("probe");
@@ -40,11 +27,6 @@ interface DenyWritesRules {
 /**
  * Whether a path (relative to the root, `/`-separated) may not be written: the built-in protections first (no
  * custom pattern, not even a `!` negation, reaches them), then the custom patterns, as a root `.gitignore`.
- *
- * @example
- * ```ts
- * denyWritesMatcher({ denyWrites: ["*.pem"] })("sub/.git/hooks/x"); // true (built in)
- * ```
  */
 export function denyWritesMatcher(rules: DenyWritesRules): (rel: string) => boolean {
   const builtin: Ignore | undefined = rules.allowGitWrites ? undefined : ignore().add([...BUILTIN_DENY_WRITES]);

@@ -1,7 +1,6 @@
 /**
- * What the write tools check before they change a file: edits of one file run one at a time ({@link serialized}),
- * and with the cache on, a file the thread has an entry for must still have that entry's digest (content the tools
- * wrote for another call of the same model response counts as seen: {@link recordToolWrite}).
+ * What the write tools check before changing a file: edits of one file run one at a time; with the cache on, the file
+ * must still have the digest the thread saw, or one the tools wrote since for the same model response.
  */
 import type { Stats } from "node:fs";
 import { AIMessage } from "@langchain/core/messages";
@@ -15,14 +14,7 @@ import { looksBinary, viewLines } from "./read.js";
 /** The end of the queue of edits of each path. */
 const queues = new Map<string, Promise<void>>();
 
-/**
- * Runs `work` when every edit of `path` queued before it in this process has finished, and answers its result.
- *
- * @example
- * ```ts
- * await Promise.all([serialized("/repo/a.py", () => edit(1)), serialized("/repo/a.py", () => edit(2))]); // 1, then 2
- * ```
- */
+/** Runs `work` when every edit of `path` queued before it in this process has finished, and answers its result. */
 export async function serialized<T>(path: string, work: () => Promise<T>): Promise<T> {
   const before = queues.get(path) ?? Promise.resolve();
   const run = before.then(work);
@@ -51,14 +43,7 @@ interface ToolWrite {
  */
 const writesOf = new WeakMap<AIMessage, ToolWrite[]>();
 
-/**
- * The model response this call belongs to: its AI message in the state.
- *
- * @example
- * ```ts
- * recordToolWrite(responseOf(call), { path: "/repo/a.py", before: oldDigest, after: newDigest });
- * ```
- */
+/** The model response this call belongs to: its AI message in the state. */
 export function responseOf(call: CallContext): AIMessage | undefined {
   const id = call.toolCallId;
   if (id === undefined) return undefined;
@@ -84,14 +69,7 @@ function writtenSince(path: string, seen: string, now: string, response: AIMessa
   return false;
 }
 
-/**
- * The file as an edit found it (null: none; undefined: not read) and its digest, or the answer refusing the edit.
- *
- * @example
- * ```ts
- * const seen: Baseline = { ok: true, current: null, hash: null };
- * ```
- */
+/** The file as an edit found it (null: none; undefined: not read) and its digest, or the answer refusing the edit. */
 export type Baseline =
   | { ok: true; current: { bytes: Buffer; stat: Stats } | null | undefined; hash: string | null }
   | { ok: false; answer: Answer };
@@ -132,11 +110,6 @@ function refusal(
 /**
  * Checks the file against what the thread last saw of it: `current` is the file as read now (null when missing;
  * `readAt` the clock before it was read), or undefined to read it here (only when the cache has an entry).
- *
- * @example
- * ```ts
- * const seen = await checkBaseline(kit, call, target, undefined); // seen.answer when refused
- * ```
  */
 export async function checkBaseline(
   kit: FileToolKit,

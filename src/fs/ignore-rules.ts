@@ -60,16 +60,12 @@ const LITERAL_RUNS = /[A-Za-z0-9._-]+/g;
 const escapeLiteral = (s: string) => s.replaceAll(".", "\\.");
 
 /**
- * A necessary condition on an entry's name for one `.gitignore` line to match it, as a regular expression source
- * (tested with the `i` flag, as the `ignore` package matches): `undefined` when the line is no rule (blank, a
- * comment), `null` when any name may match (no literal part, or a bracket expression).
+ * A necessary condition on an entry's name for one `.gitignore` line to match it, as a regex source (tested with `i`,
+ * as the `ignore` package matches): `undefined` for no rule (blank, a comment), `null` when any name may match.
  *
- * A pattern matches a path only through its last segment matching the path's last one (git's rules, and the
- * `ignore` package's: each pattern ends at the end of the path, or at a slash that ends it), so the condition is
- * taken from the last segment: a literal name (`node_modules/`, `a/.env`) must equal the name, `*.log` is a
- * suffix, `tmp*` a prefix, and otherwise the longest literal run (`.lo` of `*.lo?`) must occur in it. A line this
- * does not understand (an escape, a bracket) only weakens the condition, never the result: every name that passes
- * it is still matched by the `ignore` package itself.
+ * A pattern matches a path only through its last segment (git's rules and the `ignore` package's), so the condition
+ * comes from it: a literal name must be equal, `*.log` is a suffix, `tmp*` a prefix, else its longest literal run
+ * must occur. What this does not understand only weakens the condition: the `ignore` package still decides.
  */
 function nameCondition(line: string, first: boolean): string | null | undefined {
   let body = first && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
@@ -133,14 +129,10 @@ interface FolderRules {
 }
 
 /**
- * Decides, for one scan or refresh, which paths the ignore rules exclude: each folder's `.gitignore` probed and
- * read once, and only when it is a regular file inside the root (see {@link readRegularFileSync}).
- *
- * A path is excluded by the defaults (by name), or by the nearest `.gitignore` with an opinion on it — a deeper
- * file's rules (including `!` negations) override a shallower one's; each file's opinion is the `ignore` package's
- * `test` (its last matching rule, or a folder above it that the file excludes). That verdict is computed exactly,
- * but only for the names that can match a rule at all (see {@link nameCondition}): for any other name it is known
- * without matching — excluded exactly when a file of the chain excludes the folder itself.
+ * Which paths the ignore rules exclude, for one scan or refresh (each `.gitignore` probed and read once): the defaults
+ * by name, else the nearest `.gitignore` with an opinion (the `ignore` package's `test`; deeper files, `!` included,
+ * override shallower ones). Only names that can match a rule ({@link nameCondition}) are tested: any other is
+ * excluded exactly when a file of the chain excludes the folder itself.
  */
 export class IgnoreRules {
   private readonly chains = new Map<string, Chain>();

@@ -14,14 +14,7 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 type FileKind = "file" | "folder" | "symlink" | "fifo" | "socket" | "character device" | "block device" | "other";
 
-/**
- * The kind of a `Stats` or `Dirent`.
- *
- * @example
- * ```ts
- * kindOf(lstatSync("src")); // "folder"
- * ```
- */
+/** The kind of a `Stats` or `Dirent`. */
 export function kindOf(s: Stats | Dirent): FileKind {
   if (s.isFile()) return "file";
   if (s.isDirectory()) return "folder";
@@ -33,26 +26,12 @@ export function kindOf(s: Stats | Dirent): FileKind {
   return "other";
 }
 
-/**
- * The marker a listing puts after the name of an entry that is neither a file, a folder nor a symlink.
- *
- * @example
- * ```ts
- * specialMarker("fifo"); // " [fifo]"
- * ```
- */
+/** The marker a listing puts after the name of an entry that is neither a file, a folder nor a symlink. */
 export function specialMarker(kind: FileKind): string {
   return kind === "file" || kind === "folder" || kind === "symlink" ? "" : ` [${kind}]`;
 }
 
-/**
- * Why a file could not be read or written.
- *
- * @example
- * ```ts
- * const problem: IoProblem = { kind: "special", what: "fifo" };
- * ```
- */
+/** Why a file could not be read or written. */
 export type IoProblem =
   | { kind: "missing" }
   | { kind: "folder" }
@@ -67,24 +46,10 @@ export type IoProblem =
   | { kind: "root-gone" }
   | { kind: "error"; code: string };
 
-/**
- * What every tool answers once the project root is gone (removed, moved, or no longer a folder).
- *
- * @example
- * ```ts
- * if (rootGone(kit.root)) return fail(ROOT_GONE);
- * ```
- */
+/** What every tool answers once the project root is gone (removed, moved, or no longer a folder). */
 export const ROOT_GONE = "The project root no longer exists (it was removed or moved); nothing can be done in it.";
 
-/**
- * Whether the project root (its real path) is gone: missing, or no longer a real folder.
- *
- * @example
- * ```ts
- * rootGone("/repo"); // true after rm -rf /repo
- * ```
- */
+/** Whether the project root (its real path) is gone: missing, or no longer a real folder. */
 export function rootGone(root: string): boolean {
   try {
     return !lstatSync(root).isDirectory();
@@ -93,14 +58,7 @@ export function rootGone(root: string): boolean {
   }
 }
 
-/**
- * The message for the model about a problem with the file shown as `shown` (capped here).
- *
- * @example
- * ```ts
- * problemMessage("a.py", { kind: "missing" }, "read"); // "File not found: a.py"
- * ```
- */
+/** The message for the model about a problem with the file shown as `shown` (capped here). */
 export function problemMessage(shown: string, problem: IoProblem, action: "read" | "written" | "changed"): string {
   const name = echo(shown);
   const verb = { read: "read", written: "write", changed: "change" }[action];
@@ -151,28 +109,14 @@ function problemOf(error: unknown): IoProblem {
   return { kind: "error", code };
 }
 
-/**
- * Thrown by {@link withTimeout} when an operation takes longer than its timeout.
- *
- * @example
- * ```ts
- * if (error instanceof IoTimeout) console.log(error.ms);
- * ```
- */
+/** Thrown by {@link withTimeout} when an operation takes longer than its timeout. */
 export class IoTimeout extends Error {
   constructor(readonly ms: number) {
     super(`timed out after ${ms} ms`);
   }
 }
 
-/**
- * `work`'s result, or an `IoTimeout` rejection after `ms` (the work is not cancelled: its clean-up still runs).
- *
- * @example
- * ```ts
- * await withTimeout(readFile(path), 10_000);
- * ```
- */
+/** `work`'s result, or an `IoTimeout` rejection after `ms` (the work is not cancelled: its clean-up still runs). */
 export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -181,36 +125,15 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * A read or write that did not happen, and why.
- *
- * @example
- * ```ts
- * const failure: IoFailure = { ok: false, problem: { kind: "missing" } };
- * ```
- */
+/** A read or write that did not happen, and why. */
 export type IoFailure = { ok: false; problem: IoProblem };
 
-/**
- * A failure from a system error (or anything thrown).
- *
- * @example
- * ```ts
- * failed(enoentError); // { ok: false, problem: { kind: "missing" } }
- * ```
- */
+/** A failure from a system error (or anything thrown). */
 export function failed(error: unknown): IoFailure {
   return { ok: false, problem: problemOf(error) };
 }
 
-/**
- * Why an opened file may not be read or written: not a regular file, or (with `maxBytes`) larger than that.
- *
- * @example
- * ```ts
- * unfit(await handle.stat()); // undefined for a regular file
- * ```
- */
+/** Why an opened file may not be read or written: not a regular file, or (with `maxBytes`) larger than that. */
 export function unfit(stat: Stats, maxBytes = Number.POSITIVE_INFINITY): IoFailure | undefined {
   const kind = kindOf(stat);
   if (kind === "folder") return { ok: false, problem: { kind: "folder" } };
@@ -229,15 +152,7 @@ async function bounded<R>(work: () => Promise<R | IoFailure>, ms: number): Promi
   }
 }
 
-/**
- * Whether the file open as `fd` is inside `root`, by its path in `/proc/self/fd` (Linux); undefined where the system
- * cannot tell. Closes the race between resolving a path and opening it.
- *
- * @example
- * ```ts
- * if (fdInside(handle.fd, "/repo") === false) refuse();
- * ```
- */
+/** Whether the open `fd` is in `root`, by its `/proc/self/fd` path (Linux; else undefined): no resolve/open race. */
 export function fdInside(fd: number, root: string): boolean | undefined {
   let path: string;
   try {
@@ -248,14 +163,7 @@ export function fdInside(fd: number, root: string): boolean | undefined {
   return isInside(root, path.endsWith(" (deleted)") ? path.slice(0, -" (deleted)".length) : path);
 }
 
-/**
- * The bytes of a regular file and the stat they were read with, or why not.
- *
- * @example
- * ```ts
- * const read: ReadResult = await kit.read("/repo/a.txt");
- * ```
- */
+/** The bytes of a regular file and the stat they were read with, or why not. */
 export type ReadResult = { ok: true; bytes: Buffer; stat: Stats } | IoFailure;
 
 /** Reads at most `max + 1` bytes from the open file (so that growth past the cap is seen). */
@@ -277,14 +185,8 @@ async function readCapped(handle: FileHandle, max: number, hint: number): Promis
 }
 
 /**
- * Reads a regular file inside the real path `root`: opened with `O_NONBLOCK` (a FIFO cannot block the open) and
- * `O_NOFOLLOW`, checked with `fstat` before anything is read (the stat returned: a later change is seen by the
- * cache), at most `maxBytes`, within `ms`.
- *
- * @example
- * ```ts
- * const r = await readRegularFile("/repo/a.txt", "/repo", 10_000_000, 10_000);
- * ```
+ * Reads a regular file inside the real path `root`, at most `maxBytes`, within `ms`: opened `O_NONBLOCK` (a FIFO
+ * cannot block the open) and `O_NOFOLLOW`, `fstat` before any byte (returned: a later change is seen by the cache).
  */
 export async function readRegularFile(path: string, root: string, maxBytes: number, ms: number): Promise<ReadResult> {
   return bounded(async (): Promise<ReadResult> => {
@@ -312,15 +214,7 @@ export async function readRegularFile(path: string, root: string, maxBytes: numb
   }, ms);
 }
 
-/**
- * The synchronous {@link readRegularFile} (for `.gitignore` files, read during a synchronous scan): the same checks,
- * no timeout (a regular file opened non-blocking does not block).
- *
- * @example
- * ```ts
- * const r = readRegularFileSync("/repo/.gitignore", "/repo", 1_000_000);
- * ```
- */
+/** {@link readRegularFile}, synchronous (for the scan's `.gitignore` files); no timeout: the open never blocks. */
 export function readRegularFileSync(path: string, root: string, maxBytes: number): ReadResult {
   let fd: number;
   try {

@@ -30,14 +30,7 @@ export interface FileToolArtifact {
   content_ref?: string;
 }
 
-/**
- * The context of one tool call, read from the tool runtime.
- *
- * @example
- * ```ts
- * const call: CallContext = { toolCallId: "call_1", cache: emptyFileCache(), messages: [], channel: true };
- * ```
- */
+/** The context of one tool call, read from the tool runtime. */
 export interface CallContext {
   toolCallId?: string | undefined;
   /** The file cache in state (only when the graph has the channel). */
@@ -49,14 +42,7 @@ export interface CallContext {
   writer?: WriterHost;
 }
 
-/**
- * What a tool answers: text, success or failure, artifact, and cache writes.
- *
- * @example
- * ```ts
- * const answer: Answer = { content: "Wrote 3 lines to a.py.", ok: true, writes: [] };
- * ```
- */
+/** What a tool answers: text, success or failure, artifact, and cache writes. */
 export interface Answer {
   content: string;
   ok: boolean;
@@ -64,24 +50,10 @@ export interface Answer {
   writes?: FileCacheWrite[];
 }
 
-/**
- * A path the sandbox accepted.
- *
- * @example
- * ```ts
- * const target = kit.sandbox.resolve("src/app.ts"); // a Target when target.ok
- * ```
- */
+/** A path the sandbox accepted. */
 export type Target = Extract<ResolvedPath, { ok: true }>;
 
-/**
- * The state one `createFileTools` call shares between its tools.
- *
- * @example
- * ```ts
- * const kit: FileToolKit = createToolKit({ root: "/repo" });
- * ```
- */
+/** The state one `createFileTools` call shares between its tools. */
 export interface FileToolKit {
   readonly options: ResolvedFileToolsOptions;
   readonly sandbox: Sandbox;
@@ -93,14 +65,12 @@ export interface FileToolKit {
   /** A regular file inside the root, read under the size and time limits (see `readRegularFile`). */
   read(path: string): Promise<ReadResult>;
   /**
-   * The cache entry of bytes just read or written (the digest of the bytes: an edit that reads the same as UTF-8 is
-   * still a change); `statAt`: the clock before the stat was taken (the racy window's start), default now; `known`:
-   * the bytes as UTF-8 and their digest, when worked out already.
+   * The cache entry of bytes just read or written (their digest: an edit that reads the same as UTF-8 is still a
+   * change); `statAt`: the clock before the stat (the racy window's start); `known`: text and digest if worked out.
    */
   cacheEntry(bytes: Buffer, stat: FileStat, statAt?: number, known?: { text?: string; hash?: string }): CachedFile;
 }
 
-/** The context of one call: its id, and the file cache and messages of the graph state (in a graph). */
 function contextOf(runtime: unknown): CallContext {
   const r = runtime as { toolCallId?: string; toolCall?: { id?: string }; state?: Record<string, unknown> } | undefined;
   const state = r?.state;
@@ -116,7 +86,6 @@ function contextOf(runtime: unknown): CallContext {
   };
 }
 
-/** The guard event of an answer served from the cache (none for any other answer). */
 function cacheEvents(name: string, call: CallContext, answer: Answer): GuardStreamEvent[] {
   if (!answer.artifact?.cached) return [];
   const saved = answer.writes?.reduce((n, w) => n + (w.op === "count" ? (w.bytesSaved ?? 0) : 0), 0);
@@ -131,14 +100,7 @@ function cacheEvents(name: string, call: CallContext, answer: Answer): GuardStre
   return [event];
 }
 
-/**
- * A failed answer: the message tells the model what went wrong and what to do instead.
- *
- * @example
- * ```ts
- * fail("File not found: a.py"); // { content: "File not found: a.py", ok: false }
- * ```
- */
+/** A failed answer: the message tells the model what went wrong and what to do instead. */
 export function fail(content: string): Answer {
   return { content, ok: false };
 }
@@ -167,14 +129,7 @@ function respond(name: string, call: CallContext, answer: Answer, kit: FileToolK
   return new Command({ update: { messages: [message], ...writes, ...logged } });
 }
 
-/**
- * Validates the options and makes the kit the tools of one `createFileTools` call share.
- *
- * @example
- * ```ts
- * createToolKit({ root: "/repo", clock: () => 0 }).now(); // 0
- * ```
- */
+/** Validates the options and makes the kit the tools of one `createFileTools` call share. */
 export function createToolKit(options: FileToolsOptions): FileToolKit {
   const o = resolveFileToolsOptions(options);
   const sandbox = createSandbox({ root: o.root, denyWrites: o.denyWrites, allowGitWrites: o.allowGitWrites });
@@ -198,15 +153,7 @@ export function createToolKit(options: FileToolsOptions): FileToolKit {
   };
 }
 
-/**
- * A file tool: `run` gets the input and the call's context, and its answer becomes the tool's result (see
- * {@link respond}); when the project root is gone, `run` is not called and the answer says so.
- *
- * @example
- * ```ts
- * fileTool(kit, { name: "touch_file", description: "Touch a file.", schema }, (input) => fail(`No: ${input.path}`));
- * ```
- */
+/** A file tool: `run`'s answer becomes its result (see {@link respond}); once the project root is gone, it says so. */
 export function fileTool<S extends z.ZodObject, N extends string>(
   kit: FileToolKit,
   fields: { name: N; description: string; schema: S; metadata?: Record<string, unknown> },
@@ -219,47 +166,23 @@ export function fileTool<S extends z.ZodObject, N extends string>(
   }, fields);
 }
 
-/**
- * What a file tool's call would answer now, in a graph whose state holds the file cache (see
- * {@link cachedReaderMetadata}); `undefined` when it cannot tell.
- */
+/** What a file tool's call would answer now, given the graph state; `undefined` when it cannot tell. */
 export type AnswersNow = (args: unknown, state: unknown) => { ok: boolean; text: string }[] | undefined;
 
 /**
- * The metadata of a tool that only reads and answers a repeat cheaply from its cache: `GuardedToolNode` then
- * leaves its repeats to the threshold and cycle rules (no consecutive or redundant block), and asks `answersNow`,
- * the tool's freshness check, before any rule blocks a call as a repeat: a call whose answer has changed since (a
- * file edited outside the agent) runs, and no block quotes what the file held before.
- *
- * @example
- * ```ts
- * tool(run, { name: "read_file", description, schema, metadata: cachedReaderMetadata(answersNow) });
- * ```
+ * Metadata of a read-only tool that answers repeats cheaply: `GuardedToolNode` leaves repeats to the threshold and
+ * cycle rules and asks `answersNow` before blocking one, so a call whose answer changed (file edited outside) runs.
  */
 export function cachedReaderMetadata(answersNow: AnswersNow) {
   return { readOnlyHint: true, langgraphGuards: { servesRepeats: true, answersNow } };
 }
 
-/**
- * The kit as a freshness check uses it: nothing is logged.
- *
- * @example
- * ```ts
- * listFilesAnswer(quiet(kit), input, call);
- * ```
- */
+/** The kit as a freshness check uses it: nothing is logged. */
 export function quiet(kit: FileToolKit): FileToolKit {
   return { ...kit, log: () => undefined };
 }
 
-/**
- * The context a freshness check reads in a graph's `state`: the file cache when the graph has the channel.
- *
- * @example
- * ```ts
- * checkContext(state).cache; // the file cache in state, if the graph has the channel
- * ```
- */
+/** The context a freshness check reads in a graph's `state`: the file cache when the graph has the channel. */
 export function checkContext(state: unknown): CallContext {
   return contextOf({ state });
 }

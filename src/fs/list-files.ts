@@ -10,7 +10,6 @@ import { errorCode } from "./sandbox.js";
 import { type DirNode, type DirTree, type RefreshOptions, refreshTree, renderListing, scanTree } from "./tree.js";
 
 const schema = z.object({
-  /** The folder, relative to the project root. Default: the root. */
   path: z.string().optional().describe("Folder relative to the project root; default the root"),
   /** List everything below the folder, not only its entries. Default false. */
   recursive: z.boolean().optional(),
@@ -108,14 +107,7 @@ function listFilesAnswer(kit: FileToolKit, input: z.infer<typeof schema>, call: 
   };
 }
 
-/**
- * The `list_files` tool of {@link createFileTools}.
- *
- * @example
- * ```ts
- * await listFilesTool(createToolKit({ root: "/repo" })).invoke({ path: "src", recursive: true });
- * ```
- */
+/** The `list_files` tool of {@link createFileTools}. */
 export function listFilesTool(kit: FileToolKit) {
   const description =
     "List the files and folders in a folder of the project (folders end with /). recursive lists everything below it.";

@@ -122,30 +122,10 @@ const optionsSchema = z.strictObject({
  */
 export type FileToolsOptions = z.input<typeof optionsSchema>;
 
-/**
- * {@link FileToolsOptions} validated, with every default filled in (`cache` always an object, `enabled` saying
- * whether it is on).
- *
- * @example
- * ```ts
- * resolveFileToolsOptions({ root: "/repo" }).limits.listLimit; // 500
- * ```
- *
- * @interface
- */
+/** {@link FileToolsOptions} validated, every default filled in (`cache` always an object, with `enabled`). */
 export type ResolvedFileToolsOptions = z.output<typeof optionsSchema>;
 
-/**
- * Validates file-tool options and fills in the defaults; throws `GuardOptionsError` naming every bad field, and
- * where an option that moved into a group lives now.
- *
- * @example
- * ```ts
- * resolveFileToolsOptions({ root: "/repo" }).cache.enabled; // true
- * resolveFileToolsOptions({ root: "" });            // throws GuardOptionsError: root: ...
- * resolveFileToolsOptions({ root: "/repo", listLimit: 50 } as never); // throws: listLimit (now limits.listLimit)
- * ```
- */
+/** Fills in the defaults; throws `GuardOptionsError` naming every bad field (and where a moved option lives now). */
 export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFileToolsOptions {
   return parseOptions(optionsSchema, options, "file-tool");
 }

@@ -1,26 +1,17 @@
 /**
- * Unified diffs applied to bytes (the `diff` package on one character per byte): what lies outside the hunks is kept
- * byte for byte, added lines are written as UTF-8. A file line matches a diff line when their bytes are equal or both
- * read the same as UTF-8 (a line with invalid bytes, shown with U+FFFD, still matches as the model copied it).
+ * Unified diffs applied to bytes (one character per byte): what lies outside the hunks is kept byte for byte. Lines
+ * match when their bytes are equal or read the same as UTF-8 (invalid bytes as U+FFFD, as the model saw them).
  */
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 
-/**
- * The result of applying a diff to a file's bytes.
- *
- * @example
- * ```ts
- * const r: PatchResult = applyDiffToBytes(Buffer.from("x = 1\n"), diff);
- * ```
- */
+/** The result of applying a diff to a file's bytes. */
 export type PatchResult =
   | { ok: true; bytes: Buffer }
   | {
       ok: false;
       /**
-       * `invalid`: not a unified diff; `several-files`: it patches more than one file; `no-hunks`: no `@@` hunk
-       * (prose, an empty diff, headers only); `mismatch`: a hunk's context or removed lines are not in the file;
-       * `unchanged`: it applies, and leaves the file as it was.
+       * `no-hunks`: prose, an empty diff or headers only; `mismatch`: a hunk's context or removed lines are not in the
+       * file; `unchanged`: it applies and changes nothing.
        */
       reason: "invalid" | "several-files" | "no-hunks" | "mismatch" | "unchanged";
       /** The parser's message, for `invalid`. */
@@ -55,16 +46,7 @@ function onePatch(diff: string): StructuredPatch | Extract<PatchResult, { ok: fa
   return withHunks[0] as StructuredPatch;
 }
 
-/**
- * Applies a unified diff (one file) to a file's bytes, every byte outside the hunks kept. A diff without hunks, or
- * one that changes nothing, is not a success.
- *
- * @example
- * ```ts
- * applyDiffToBytes(Buffer.from("caf\xe9\nx = 1\n", "latin1"), "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-x = 1\n+x = 2\n");
- * // { ok: true, bytes: "caf\xe9\nx = 2\n" as Latin-1 }
- * ```
- */
+/** Applies a one-file unified diff to a file's bytes; a diff without hunks, or changing nothing, is not a success. */
 export function applyDiffToBytes(source: Buffer, diff: string): PatchResult {
   const patch = onePatch(diff);
   if ("reason" in patch) return patch;

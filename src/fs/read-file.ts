@@ -24,18 +24,13 @@ import { type LineView, looksBinary, viewLines } from "./read.js";
 import { unchangedReadText } from "./texts.js";
 
 const schema = z.object({
-  /** The file, relative to the project root. */
   path: z.string().describe("Path relative to the project root"),
-  /** The first line to show (1-based). Default 1. */
   offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
   /** How many lines to show. Default: the `limits.defaultLineLimit` option (2000). */
   limit: z.number().int().min(1).optional().describe("How many lines to show"),
 });
 
-/**
- * The stat of a file `read_file` may show, or why it may not. Nothing is opened: a FIFO is reported, never waited
- * on. Synchronous: a stat waits on neither a FIFO nor a file's content.
- */
+/** The stat of a file `read_file` may show, or why not; nothing is opened, so a FIFO is never waited on. */
 function statReadable(kit: FileToolKit, shown: string, path: string): Stats | string {
   let s: Stats;
   try {
@@ -47,7 +42,6 @@ function statReadable(kit: FileToolKit, shown: string, path: string): Stats | st
   return refused ? problemMessage(shown, refused.problem, "read") : s;
 }
 
-/** The bytes of the file and the stat of what was read, or the message why not. */
 async function readBytes(
   kit: FileToolKit,
   shown: string,
@@ -63,10 +57,7 @@ interface Loaded {
   writes: FileCacheWrite[];
 }
 
-/**
- * The whole content of a file, read from disk: a hit when the cache's entry has its digest, a stale refresh when it
- * has another, else a miss; why not when it is binary.
- */
+/** A file's whole content from disk: a hit on the cached digest, else a stale refresh or a miss; why not if binary. */
 async function loadContent(
   kit: FileToolKit,
   shown: string,
@@ -116,15 +107,11 @@ async function loadContent(
   return { content, hit: false, writes };
 }
 
-/** What `read_file` answers for a binary file. */
 function binaryText(shown: string, bytes: Buffer): string {
   return `${echo(shown)} is a binary file (${bytes.length} bytes); read_file shows text files only.`;
 }
 
-/**
- * What a `read_file` call would answer now (its freshness check, for the guards), nothing written or logged: its
- * lines or why not, and the reference answer too when the cache's entry matches and has one.
- */
+/** What `read_file` would answer now, nothing written or logged; also the reference answer the cache would allow. */
 function readAnswersNow(kit: FileToolKit, args: unknown, state: unknown): { ok: boolean; text: string }[] | undefined {
   const parsed = schema.safeParse(args);
   if (!parsed.success) return undefined;
@@ -203,14 +190,7 @@ async function readFileAnswer(kit: FileToolKit, input: z.infer<typeof schema>, c
   return { content: view.text, ok: true, artifact: { path: target.relative, cached: hit }, writes };
 }
 
-/**
- * The `read_file` tool of {@link createFileTools}.
- *
- * @example
- * ```ts
- * await readFileTool(createToolKit({ root: "/repo" })).invoke({ path: "src/app.py", offset: 10, limit: 20 });
- * ```
- */
+/** The `read_file` tool of {@link createFileTools}. */
 export function readFileTool(kit: FileToolKit) {
   const description =
     "Read a text file of the project, with line numbers. Use offset (1-based line) and limit to read part of a long file.";

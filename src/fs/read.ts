@@ -8,42 +8,21 @@ interface ReadLimits {
   maxReadChars?: number;
 }
 
-/**
- * The default limits.
- *
- * @example
- * ```ts
- * DEFAULT_READ_LIMITS.defaultLineLimit; // 2000
- * ```
- */
+/** The default limits. */
 export const DEFAULT_READ_LIMITS: Readonly<Required<ReadLimits>> = {
   defaultLineLimit: 2000,
   maxLineChars: 2000,
   maxReadChars: 100_000,
 };
 
-/**
- * Whether bytes look binary (a NUL byte in the first 8 KB, as git decides).
- *
- * @example
- * ```ts
- * looksBinary(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00])); // true
- * ```
- */
+/** Whether bytes look binary (a NUL byte in the first 8 KB, as git decides). */
 export function looksBinary(bytes: Uint8Array): boolean {
   const end = Math.min(bytes.length, 8192);
   for (let i = 0; i < end; i += 1) if (bytes[i] === 0) return true;
   return false;
 }
 
-/**
- * The lines of a text: `\n`, `\r\n` and a final newline handled as editors do (no phantom last line).
- *
- * @example
- * ```ts
- * splitLines("a\r\nb\n"); // ["a", "b"]
- * ```
- */
+/** The lines of a text: `\n`, `\r\n` and a final newline handled as editors do (no phantom last line). */
 export function splitLines(content: string): string[] {
   if (content === "") return [];
   const lines = content.split(/\r?\n/);
@@ -51,21 +30,13 @@ export function splitLines(content: string): string[] {
   return lines;
 }
 
-/**
- * A numbered view of part of a file, and what the model needs to read on.
- *
- * @example
- * ```ts
- * const view: LineView = viewLines("a\nb\nc\n", { offset: 2 }); // { from: 2, to: 3, totalLines: 3, whole: false, ... }
- * ```
- */
+/** A numbered view of part of a file, and what the model needs to read on. */
 export interface LineView {
   text: string;
   /** 1-based first and last line shown (`to` is from - 1 when nothing is shown). */
   from: number;
   to: number;
   totalLines: number;
-  /** Whether every line of the file is shown. */
   whole: boolean;
 }
 
@@ -78,12 +49,6 @@ function numbered(n: number, line: string, maxChars: number): string {
 /**
  * Lines `offset` (1-based, default 1) to `offset + limit - 1` of `content`, numbered like `cat -n`, long lines cut,
  * at most `maxReadChars` characters in all (at least one line, cut to fit), with a "continue with offset N" hint.
- *
- * @example
- * ```ts
- * viewLines("a\nb\nc\n", { offset: 2, limit: 1 }).text;
- * // "     2\tb\n\n(Showing lines 2-2 of 3. Continue with offset 3.)"
- * ```
  */
 export function viewLines(
   content: string,

@@ -1,8 +1,7 @@
 /**
- * How `execute_command` runs a command so that it always ends: `bash -c` in its own process group, stdin closed,
- * every process it starts marked by an environment variable (inherited through `setsid`, `nohup`, double forks).
- * Background processes still holding the output a grace period after the shell exited are stopped; a timeout stops
- * the group and every marked process.
+ * How `execute_command` runs a command so that it always ends: `bash -c` in its own process group, stdin closed, each
+ * process marked by an environment variable (kept through `setsid`, `nohup`, double forks); output holders left after
+ * the shell exits are stopped after a grace period, and a timeout stops the group and every marked process.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,14 +15,7 @@ const MARK = "LANGGRAPH_GUARDS_COMMAND";
 /** How long output is still read after the shell exited, while something else holds it open (ms). */
 const EXIT_GRACE_MS = 500;
 
-/**
- * How a command ended.
- *
- * @example
- * ```ts
- * const r: CommandResult = await runCommand("npm test", "/repo", 60_000, 30_000);
- * ```
- */
+/** How a command ended. */
 export interface CommandResult {
   /** The shell's exit code; null when it was killed (see `signal`) or could not start. */
   code: number | null;
@@ -86,10 +78,8 @@ function outputEnds(pid: number | undefined): Set<string> | undefined {
 }
 
 /**
- * After the shell exited: kills the processes of command `id` that still hold its output, and only those: a server
- * started with `nohup server >log 2>&1 &` is left running. A holder has one of `ends` (the ends the shell had) open;
- * when the shell was gone before its ends could be read, one whose stdout or stderr is a socket (the command's
- * output is the only socket its processes are given there). Without `/proc`, the group and every marked process.
+ * After the shell exited: kills the marked processes still holding its output (one of `ends`; without them, a socket
+ * as stdout or stderr), and only those, so `nohup server >log 2>&1 &` keeps running. Without `/proc`: all of them.
  */
 function stopHolders(pid: number | undefined, id: string, ends: Set<string> | undefined): void {
   const marked = markedProcesses(id);
@@ -133,11 +123,6 @@ function outputCollector(maxChars: number) {
 /**
  * Runs `bash -c command` in `cwd`: stdout and stderr interleaved in one output of at most `maxChars` characters (the
  * rest cut with a note), everything it started killed after `timeoutMs`.
- *
- * @example
- * ```ts
- * await runCommand("setsid sleep 1000 & echo started", "/repo", 60_000, 30_000); // heldOpen: true; the sleep is gone
- * ```
  */
 export function runCommand(command: string, cwd: string, timeoutMs: number, maxChars: number): Promise<CommandResult> {
   return new Promise((done) => {

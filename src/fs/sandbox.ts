@@ -64,26 +64,12 @@ export interface SandboxOptions {
   allowGitWrites?: boolean;
 }
 
-/**
- * Whether the real path `real` is `root` or inside it (separator-aware: `/proj2` is not inside `/proj`).
- *
- * @example
- * ```ts
- * isInside("/repo", "/repo2"); // false
- * ```
- */
+/** Whether the real path `real` is `root` or inside it (separator-aware: `/proj2` is not inside `/proj`). */
 export function isInside(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
-/**
- * The real path of `absolute` (symlinks followed, also dangling ones) when it is inside `root`, else undefined.
- *
- * @example
- * ```ts
- * realPathInside("/repo", "/repo/link-out/x"); // undefined when link-out points outside
- * ```
- */
+/** The real path of `absolute` (symlinks followed, also dangling ones) when it is inside `root`, else undefined. */
 export function realPathInside(root: string, absolute: string): string | undefined {
   try {
     const real = realPathOf(absolute);
@@ -99,14 +85,7 @@ const MAX_PATH_BYTES = 4096;
 /** How many symlinks one resolution may follow before it is called a loop (the kernel's limit). */
 const MAX_LINKS = 40;
 
-/**
- * The `code` of a Node.js system error (`"ENOENT"`, `"ELOOP"`, ...), if it has one.
- *
- * @example
- * ```ts
- * errorCode(Object.assign(new Error("x"), { code: "ENOENT" })); // "ENOENT"
- * ```
- */
+/** The `code` of a Node.js system error (`"ENOENT"`, `"ELOOP"`, ...), if it has one. */
 export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
 }

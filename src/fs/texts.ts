@@ -1,9 +1,6 @@
 /** The file tools' texts of the guards' file cache: a read served from the cache, and its event, word for word. */
 
-/**
- * read_file's answer when the file is unchanged since an earlier read whose result (tool call `ref`) is still in the
- * conversation; `range` when only some lines were asked for.
- */
+/** read_file's answer for a file unchanged since a read whose result (tool call `ref`) is still in the conversation. */
 export function unchangedReadText(path: string, ref: string, range?: { from: number; to: number }): string {
   const lines = range === undefined ? "" : ` Lines ${range.from}-${range.to} are among them.`;
   return `${path} is unchanged since your earlier read: its full content is in the result of tool call ${ref} above.${lines}`;

@@ -1,15 +1,7 @@
 /** Paths of the directory tree: `/`-separated, relative to the root, `""` for the root itself. */
 import { sep } from "node:path";
 
-/**
- * The folder of a `/`-separated path relative to the root (`""` for the root itself).
- *
- * @example
- * ```ts
- * parentOf("src/app.ts"); // "src"
- * parentOf("app.ts");     // ""
- * ```
- */
+/** The folder of a `/`-separated path relative to the root (`""` for the root itself). */
 export const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "");
 /** The last part of a `/`-separated path relative to the root (`"app.ts"` for `src/app.ts`). */
 export const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1);

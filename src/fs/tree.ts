@@ -1,7 +1,6 @@
 /**
- * The directory tree behind `list_files`: one scan of the root honouring `.gitignore` files and the default names;
- * later listings come from the tree, each listed folder (and each above it) checked by `lstat` first. Folders are
- * reached only through real folders from the root; FIFOs, sockets and devices are listed with a marker.
+ * The directory tree behind `list_files`: one scan of the root (through real folders only, `.gitignore` files and the
+ * default names honoured), then listings from the tree, each listed folder and those above it checked by `lstat`.
  */
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -78,7 +77,6 @@ interface ScanOptions {
   /** Entries beyond which the scan gives up (returns undefined). */
   entryCap: number;
   now: number;
-  /** Largest `.gitignore` read, in bytes. Default 1 MB. */
   maxIgnoreFileBytes?: number;
 }
 
@@ -91,9 +89,8 @@ export interface RefreshOptions extends ScanOptions {
 const DEFAULT_MAX_IGNORE_FILE_BYTES = 1_000_000;
 
 /**
- * Reads one folder of the tree (see `readFolderAt`), its entries filtered by the ignore rules. The stat is taken
- * before the entries are read, so a change made meanwhile is seen by the next check; the folder's `.gitignore` is
- * probed only when the entries hold one (one added since changes the folder's ctime).
+ * Reads one folder, its entries filtered by the ignore rules; its stat is taken first (a change meanwhile is seen by
+ * the next check), its `.gitignore` probed only when its entries hold one (adding one changes the folder's ctime).
  */
 function readFolder(
   root: string,
@@ -150,15 +147,7 @@ function isRealFolder(root: string, rel: string): boolean {
   }
 }
 
-/**
- * Scans the folder `from` (relative to `root`, `""` for the root) and everything below it, never through a symlink;
- * `undefined` when there are more than `entryCap` entries.
- *
- * @example
- * ```ts
- * scanTree("/repo", "", { ignored: DEFAULT_IGNORED, entryCap: 100_000, now: Date.now() })?.src?.entries; // ["app.ts"]
- * ```
- */
+/** Scans the folder `from` (`""`: the root) and all below it, never through a symlink; undefined past `entryCap`. */
 export function scanTree(root: string, from: string, options: ScanOptions): DirTree | undefined {
   const rules = new IgnoreRules(root, options.ignored, options.maxIgnoreFileBytes ?? DEFAULT_MAX_IGNORE_FILE_BYTES);
   return scanWith(root, from, options, rules);
@@ -185,15 +174,9 @@ function subtree(tree: DirTree, dir: string): string[] {
 }
 
 /**
- * Brings the part of the tree a listing needs up to date: every folder in it, and every folder above it, checked with
- * `lstat` (same mtime, ctime and inode, outside the racy window, the same `.gitignore`). A changed folder is read
- * again, a new one scanned, a gone one dropped; a changed `.gitignore` rescans its subtree. Returns the folders to
- * replace (null = removed), `{}` when the tree was current.
- *
- * @example
- * ```ts
- * refreshTree("/repo", tree, "src", false, options); // {} when src is unchanged
- * ```
+ * Brings the part of the tree a listing needs, and the folders above it, up to date by `lstat` (same mtime, ctime,
+ * inode, `.gitignore`, outside the racy window); a changed `.gitignore` rescans its subtree. Returns the folders to
+ * replace (null: removed), `{}` when the tree was current.
  */
 export function refreshTree(
   root: string,
@@ -343,11 +326,6 @@ function subfolderKeys(node: DirNode, rel: string): readonly string[] {
 /**
  * Renders a listing from the tree: the folder's entries, or with `recursive` every path below it, capped at `limit`
  * lines with an "N more" line; then a note for each `.gitignore` that applies to it but was not applied.
- *
- * @example
- * ```ts
- * renderListing(tree, "src", false, 500); // "app.ts\nutils/"
- * ```
  */
 export function renderListing(tree: DirTree, dir: string, recursive: boolean, limit: number): string {
   const lines: string[] = [];

@@ -18,13 +18,11 @@ import { splitLines } from "./read.js";
 const writeSchema = z.object({
   /** The file, relative to the project root (created with its folders when missing). */
   path: z.string(),
-  /** The file's whole new content. */
   content: z.string(),
 });
 const diffSchema = z.object({
   /** The file, relative to the project root. */
   path: z.string(),
-  /** A unified diff against the current file (`--- a/file`, `+++ b/file`, `@@` hunks). */
   diff: z.string().describe("A unified diff against the current file"),
 });
 
@@ -104,7 +102,6 @@ function writeToFileAnswer(kit: FileToolKit, input: z.infer<typeof writeSchema>,
   });
 }
 
-/** What the model is told when a diff is not applied. */
 function patchFailure(relative: string, failure: Extract<PatchResult, { ok: false }>): string {
   const name = echo(relative);
   switch (failure.reason) {
@@ -139,14 +136,7 @@ function applyDiffAnswer(kit: FileToolKit, input: z.infer<typeof diffSchema>, ca
   });
 }
 
-/**
- * The `write_to_file` tool of {@link createFileTools}.
- *
- * @example
- * ```ts
- * await writeToFileTool(createToolKit({ root: "/repo" })).invoke({ path: "notes.md", content: "# Notes\n" });
- * ```
- */
+/** The `write_to_file` tool of {@link createFileTools}. */
 export function writeToFileTool(kit: FileToolKit) {
   const description = "Create a file, or replace its whole content.";
   return fileTool(kit, { name: "write_to_file", description, schema: writeSchema }, (input, call) =>
@@ -154,15 +144,7 @@ export function writeToFileTool(kit: FileToolKit) {
   );
 }
 
-/**
- * The `apply_source_code_diff` tool of {@link createFileTools}.
- *
- * @example
- * ```ts
- * const diff = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
- * await applyDiffTool(createToolKit({ root: "/repo" })).invoke({ path: "a.py", diff });
- * ```
- */
+/** The `apply_source_code_diff` tool of {@link createFileTools}. */
 export function applyDiffTool(kit: FileToolKit) {
   const description = "Apply a unified diff (--- a/file, +++ b/file, @@ hunks) to one file of the project.";
   return fileTool(kit, { name: "apply_source_code_diff", description, schema: diffSchema }, (input, call) =>

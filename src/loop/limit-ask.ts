@@ -63,10 +63,7 @@ export function offer(stop: StopReason, ask: LimitAsk | undefined): number | und
 /** How often an answer that reads as none of yes, no or an amount is asked again before the run ends. */
 const ASK_AGAIN = 3;
 
-/**
- * Asks a person whether to go on past a limit: the amount granted, or undefined (end the run: the person said so,
- * or there is no checkpointer). An unclear answer is asked again, up to {@link ASK_AGAIN} times.
- */
+/** Asks a person whether to go on past a limit: the amount granted, or undefined (a no, no checkpointer, unclear). */
 export function askToGoOn(stop: StopReason, more: number): number | undefined {
   const limit = stop.kind as AskingLimit;
   const question = limitQuestion(stop.message, describe(limit, more));
@@ -115,16 +112,8 @@ const UNITS: Record<AskingLimit, RegExp> = {
 };
 
 /**
- * A person's answer to a limit's question: go on with the amount offered (`true`, "Yes", "y", "OK", "go on"…), end
- * (`false`, "No", "n", "stop"…, an amount of 0), go on with an amount (`{ more: n }` or a number in the limit's own
- * unit; a text such as "20", "20 more", "5 more minutes", "$0.50", "yes, 3 more" in the unit the question names:
- * minutes for runtime, dollars for cost), or `"unclear"` (ask again).
- *
- * @example
- * ```ts
- * readLimitAnswer("Yes", "iterations", 10); // { more: 10 }
- * readLimitAnswer("5 more minutes", "runtime", 60_000); // { more: 300000 }
- * ```
+ * A person's answer to a limit's question: `{ more }` (the offer on a yes; `{ more: n }` or a number in the limit's
+ * own unit; a text such as "20 more" or "5 more minutes" in the question's unit), `"end"` (a no, or 0) or `"unclear"`.
  */
 export function readLimitAnswer(
   answer: unknown,
@@ -151,7 +140,6 @@ export function readLimitAnswer(
   return amount(limit === "runtime" ? n * 60_000 : n);
 }
 
-/** An amount granted: more of it when positive and finite, else the end. */
 function amount(n: number): { more: number } | "end" {
   return Number.isFinite(n) && n > 0 ? { more: n } : "end";
 }

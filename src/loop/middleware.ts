@@ -30,11 +30,7 @@ import { iterationLimitBeforeCall, loopGuardTurn } from "./turn.js";
 
 export type { SafetyLimitsOptions } from "./options.js";
 
-/**
- * `wrapModelCall`: one step of the guard over the channel `key`, inside the model call (no graph step of its own),
- * within the step budget. A limit that asks asks before the call; after it, a stop's final message replaces the
- * response, whose tool calls never run.
- */
+/** `wrapModelCall` on channel `key`: a limit that asks does so before the call; then a stop replaces the response. */
 function stepCall<K extends "loopGuard" | "safetyLimits">(key: K, settings: LoopGuardSettings, budget: StepBudget) {
   const turn = loopGuardTurn(settings);
   const wrapUp = settings.wrapUp ?? "model";

@@ -13,7 +13,6 @@ import {
 const safety = safetyOptionsSchema.shape;
 const isFunction = (v: unknown) => typeof v === "function";
 
-/** The limits: the loop detector's and the safety limits' alike. */
 const limitsShape = {
   /**
    * Full model turns per run: the Nth response's tool calls run, and a response after them that still calls tools
@@ -83,7 +82,6 @@ function isLimitAsk(v: unknown): boolean {
   );
 }
 
-/** How a turn is read: whether it failed, which run it belongs to, when it happened. */
 const turnShape = {
   /**
    * Whether a turn failed, from the ToolMessages that answered its tool calls. Default: every one is an error
@@ -100,7 +98,6 @@ const turnShape = {
   clock: safety.clock,
 };
 
-/** Whether the guard writes a guard event when it stops a run. */
 const eventsOption = z.boolean().optional();
 
 /** The options of `loopDetectHook` and `loopDetectMiddleware` (and, with `routes`, of `loopDetectNode`). */
@@ -207,7 +204,6 @@ export interface LoopGuardSettings {
   outputOf: ((message: AIMessage) => string) | undefined;
   isFailure: ((results: ToolMessage[]) => boolean) | undefined;
   runBoundary: "human-message" | "none";
-  /** `turns.handoffs`, or null when off. */
   handoffs: { limit: number; isHandoff: ((toolName: string) => boolean) | undefined } | null;
   events: boolean;
   /** As given; the adapter applies its default. */
@@ -229,14 +225,7 @@ interface ParsedLoopOptions
   feedback?: { logger?: GuardLogger | undefined; events?: boolean | undefined } | undefined;
 }
 
-/**
- * Converts validated adapter options (without the adapter's own keys, such as a node's routes) to the turn's settings.
- *
- * @example
- * ```ts
- * loopGuardSettings({ maxIterations: 30, turns: { runBoundary: "none" } }).safety.maxIterations; // 30
- * ```
- */
+/** Converts validated adapter options (without adapter keys such as a node's routes) to the turn's settings. */
 export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings {
   const { turns = {}, feedback = {}, wrapUp, ask, ...limits } = parsed;
   const { outputOf, isFailure, runBoundary = "human-message", handoffs, ...comparison } = turns;
@@ -253,27 +242,12 @@ export function loopGuardSettings(parsed: ParsedLoopOptions): LoopGuardSettings 
   };
 }
 
-/**
- * Validates the options of `loopDetectHook` and `loopDetectMiddleware`; throws `GuardOptionsError` naming each bad
- * field.
- *
- * @example
- * ```ts
- * resolveLoopDetectOptions({ maxIterations: 30 }).safety.loopThreshold; // 0.9
- * ```
- */
+/** Validates `loopDetectHook` and `loopDetectMiddleware` options; throws `GuardOptionsError` naming each bad field. */
 export function resolveLoopDetectOptions(options: LoopDetectOptions): LoopGuardSettings {
   return loopGuardSettings(parseOptions(loopDetectOptionsSchema, options, "loop-detection"));
 }
 
-/**
- * Validates the options of `safetyLimitsMiddleware`: the limits alone, without the similarity check.
- *
- * @example
- * ```ts
- * resolveSafetyLimitsOptions({ maxIterations: 25 }).checksLoops; // false
- * ```
- */
+/** Validates the options of `safetyLimitsMiddleware`: the limits alone, without the similarity check. */
 export function resolveSafetyLimitsOptions(options: SafetyLimitsOptions): LoopGuardSettings {
   const parsed = parseOptions(safetyLimitsOptionsSchema, options, "safety-limits");
   return { ...loopGuardSettings(parsed), checksLoops: false, handoffs: null };

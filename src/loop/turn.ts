@@ -43,16 +43,13 @@ export function defaultTurnOutput(message: AIMessage): string {
   return turnOutput(messageText(message), calls);
 }
 
-/** A result a guard or a cache gave in the tool's place: blocked, served from the result cache, or a file-cache answer. */
+/** A result a guard or a cache gave in the tool's place: blocked, served from the result cache, or a file-cache hit. */
 function isFree(result: ToolMessage): boolean {
   const artifact = result.artifact as { guard?: { blocked?: boolean; served?: boolean }; cached?: boolean } | undefined;
   return artifact?.guard?.blocked === true || artifact?.guard?.served === true || artifact?.cached === true;
 }
 
-/**
- * The results of the turn before the message at `current` (the messages' length: the turn about to be taken): its
- * AI message's tool calls and their answers, or undefined when it made none or a person spoke since.
- */
+/** How the turn before index `current` went, or undefined when it made no tool calls or a person spoke since. */
 function previousTurn(messages: BaseMessage[], current: number, settings: LoopGuardSettings): LoopTurn["previous"] {
   for (let i = current - 1; i >= 0; i -= 1) {
     const m = messages[i] as BaseMessage;
@@ -81,7 +78,6 @@ function sessionOf(messages: BaseMessage[], settings: LoopGuardSettings): string
   return settings.runBoundary === "none" ? "thread" : runMarker(messages);
 }
 
-/** Reads the current turn (the last AI message) and the results of the previous one from the messages. */
 function readTurn(
   messages: BaseMessage[],
   settings: LoopGuardSettings,
@@ -103,15 +99,7 @@ function readTurn(
   };
 }
 
-/**
- * Before a model call: the iteration limit the turns taken have reached, or null (a limit that asks asks here, so
- * that a resume calls the model once).
- *
- * @example
- * ```ts
- * const reached = iterationLimitBeforeCall(state.messages, settings, state.loopGuard);
- * ```
- */
+/** Before a model call: the iteration limit reached, or null (a limit asks here, so a resume calls the model once). */
 export function iterationLimitBeforeCall(
   messages: BaseMessage[],
   settings: LoopGuardSettings,
@@ -123,10 +111,7 @@ export function iterationLimitBeforeCall(
   return iterationLimitBefore(loopGuard, { previous, session }, settings.safety);
 }
 
-/**
- * A hand-off now that would be one too many (see src/loop/core/handoffs.ts): the last AI message only hands off,
- * and the run's hand-offs since its last progress, this one counted, reach the limit. Else null.
- */
+/** A stop when the last AI message only hands off and, with it, the hand-offs without progress reach the limit. */
 function handoffStop(messages: BaseMessage[], settings: LoopGuardSettings): StopReason | null {
   const check = settings.handoffs;
   if (check === null) return null;
@@ -153,11 +138,7 @@ const HANDOFF_NAME = /^transfer_(back_)?to_/;
 /** How both libraries answer a hand-off, naming the agent that takes over. */
 const HANDED_OFF = /^Successfully transferred (back )?to (.+)$/;
 
-/**
- * The tools the conversation shows handing off: a `transfer_to_<agent>` (or `transfer_back_to_<agent>`) whose call
- * was answered as both libraries answer a hand-off to that agent. A tool of one's own so named that answers
- * otherwise (a bank's `transfer_to_account`) is work like any other tool.
- */
+/** The `transfer_(back_)to_<agent>` tools answered as a hand-off (a bank's `transfer_to_account` is work). */
 function handoffTools(messages: readonly BaseMessage[]): (name: string) => boolean {
   const names = new Set<string>();
   for (const m of messages) {
@@ -177,10 +158,7 @@ const tasks = new WeakMap<object, WeakMap<object, { spent: TaskSpending; charged
 /** Each budget object, checked once. */
 const budgets = new WeakMap<object, TaskBudget>();
 
-/**
- * Charges the turn to the task's budget (`given`: `configurable.taskBudget`), if any: why the turn is stopped, and
- * the spending after it (kept in the agent's state: a resume goes on from `kept`).
- */
+/** Charges the turn to `configurable.taskBudget` (`given`), if any; a resume goes on from the spending `kept`. */
 function chargeTask(
   message: AIWithCalls,
   turn: Pick<LoopTurn, "continues" | "usage">,
@@ -267,18 +245,10 @@ interface LoopTurnResult {
   stop: StopReason | null;
   messages: BaseMessage[] | undefined;
   log: GuardStreamEvent[];
-  /** Whether the response called tools. */
   continues: boolean;
 }
 
-/**
- * The loop guard's turn over validated settings (`undefined` when there is no model response to judge).
- *
- * @example
- * ```ts
- * const result = loopGuardTurn(resolveLoopDetectOptions({ maxIterations: 30 }))({ messages, loopGuard }, config);
- * ```
- */
+/** The loop guard's turn over validated settings (`undefined` when there is no model response to judge). */
 export function loopGuardTurn(
   settings: LoopGuardSettings,
 ): (state: LoopGraphState, host: WriterHost) => LoopTurnResult | undefined {

@@ -1,7 +1,6 @@
 /**
  * `langgraph-guards/middleware`: the guards as langchain `createAgent` middleware (only here: the root's types never
- * need `langchain`). The middleware is built without loading `langchain` at run time; its types come from the peer
- * `langchain`.
+ * need `langchain`). Nothing loads `langchain` at run time; only the types come from the peer.
  *
  * @module langgraph-guards/middleware
  */

@@ -103,10 +103,7 @@ function progressBar(enabled: boolean): {
 /** The sources listed one by one; the runs of every later source are added up in one row, "other sources". */
 const SOURCES_LISTED = 100;
 
-/**
- * The totals of the runs replayed, of all and per source (the first {@link SOURCES_LISTED}, then the rest together),
- * added up as they come; each run's report kept only when it is printed (`--json`, `--detail`).
- */
+/** Totals of all runs and per source (the first {@link SOURCES_LISTED}); reports kept only when printed. */
 class Tally {
   readonly all = emptyTotals();
   readonly bySource = new Map<string, ReplayTotals>();
@@ -135,14 +132,7 @@ class Tally {
   }
 }
 
-/**
- * Runs the CLI with `argv` (without `node` and the script). Returns the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await main(["replay", "runs.jsonl", "--json"]);
- * ```
- */
+/** Runs the CLI with `argv` (without `node` and the script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -188,7 +178,6 @@ export async function main(argv: string[]): Promise<number> {
     await (pool as ReplayThreads | undefined)?.close();
   }
   bar.end();
-  // Incomplete input is an error unless --lenient makes it a warning.
   const errors = problems.filter((p) => !(p.incomplete && parsed.lenient)).map((p) => p.message);
   const warnings = problems.filter((p) => p.incomplete && parsed.lenient).map((p) => p.message);
   const out = parsed.json ? jsonReport(tally, errors, warnings, parsed.detail) : textReport(tally, parsed.detail);
@@ -207,10 +196,7 @@ export async function main(argv: string[]): Promise<number> {
   return errors.length > 0 ? 1 : 0;
 }
 
-/**
- * Replays every run of one file as it is read, on worker threads (`threads()`) after the first {@link THREADS_AFTER}
- * items; what cannot be read goes to `problems`. Throws `GuardOptionsError` (bad options).
- */
+/** Replays one file's runs as they are read, on worker threads after {@link THREADS_AFTER} items; bad options throw. */
 async function replayFile(
   file: string,
   read: ReadRunsFromFileOptions,

@@ -67,7 +67,6 @@ function textOf(content: unknown): string {
 /** A LangChain message of any form, as `{ type, fields }`; undefined when it is not one. */
 function langchainMessage(m: unknown): { type: string; fields: Json } | undefined {
   if (!isObject(m)) return undefined;
-  // A BaseMessage instance.
   const getType = (m as { getType?: unknown }).getType;
   if (typeof getType === "function") return { type: String(getType.call(m)), fields: m };
   // toJSON(): { lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs: {...} }
@@ -76,9 +75,7 @@ function langchainMessage(m: unknown): { type: string; fields: Json } | undefine
     const type = /^(AI|Human|Tool|System)Message/.exec(cls)?.[1]?.toLowerCase() ?? cls;
     return { type, fields: m.kwargs };
   }
-  // Stored: { type: "ai", data: {...} }
   if (typeof m.type === "string" && isObject(m.data)) return { type: m.type, fields: m.data };
-  // Plain: { type: "ai", content, tool_calls }
   if (typeof m.type === "string" && "content" in m) return { type: m.type, fields: m };
   return undefined;
 }
@@ -119,16 +116,7 @@ interface MissingResult {
 /** The calls without a result of each run read from messages (where every call is answered by id). */
 const missingResults = new WeakMap<ReplayRun, { where: string; calls: MissingResult[] }>();
 
-/**
- * The tool calls of a run read from messages that no tool result answers (replayed without them, they count in no
- * total), and where the run was read; undefined when it has none or was not read from messages.
- *
- * @example
- * ```ts
- * const [run] = readRuns(text, { file: "thread.json" }).runs;
- * callsWithoutResult(run)?.calls.map((c) => c.id); // ["call_7"]
- * ```
- */
+/** A run's calls no tool result answers (replayed without one, they count in no total) and where it was read. */
 export function callsWithoutResult(run: ReplayRun): { where: string; calls: MissingResult[] } | undefined {
   return missingResults.get(run);
 }
@@ -305,10 +293,7 @@ function runsOfValue(value: unknown, where: string, id: string, format: ReplayFo
   );
 }
 
-/**
- * The runs of one parsed JSON value (a line, or a whole input) named `where` (which is also the id of a run that has
- * none), or the error that says why it holds none. Shared by {@link readRuns} and the streaming file reader.
- */
+/** The runs of one parsed JSON value at `where` (also the id of a run without one), or the error why it holds none. */
 export function runsOfParsed(value: unknown, where: string, format: ReplayFormat | "auto"): ReadRunsResult {
   try {
     return { runs: runsOfValue(value, where, where, format), errors: [] };
@@ -327,13 +312,11 @@ function edgeChar(line: string, fromEnd: boolean): string | undefined {
   return undefined;
 }
 
-/** The characters a JSON value starts with. */
 const JSON_STARTS = '{["-0123456789tfn';
 
 /** One line of JSON Lines parsed, or the error that names it (`where`) and says why it is not JSON. */
 export function parseLine(line: string, where: string): { value: unknown } | { error: ReplayInputError } {
-  // No stack for a bad line's error (a file may have millions), and no parser exception for a line no JSON value
-  // starts like: the costly parts of a bad line.
+  // A file may have millions of bad lines: no stacks for their errors, no parser exception where one char tells.
   const stackLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

@@ -70,10 +70,7 @@ async function whatItIs(path: string, stats: Stats): Promise<string> {
   return `a symlink to ${target}, ${kind}`;
 }
 
-/**
- * The file opened for reading, when it is a regular file; else an error saying what it is. Opened without blocking
- * (a FIFO with no writer would block `open`), and checked again on the open file, which a rename cannot swap.
- */
+/** The file opened if regular, else why not; non-blocking (a FIFO would hang), re-checked on the handle (renames). */
 async function openRegular(path: string): Promise<{ handle: FileHandle; size: number } | ReplayInputError> {
   const refuse = async (stats: Stats) =>
     new ReplayInputError(path, `not a regular file (${await whatItIs(path, stats)}): replay reads regular files only`);
@@ -102,10 +99,7 @@ function bytesOf(handle: FileHandle, gzip: boolean): { source: Readable; file: R
 
 type Ending = { kind: "end" } | { kind: "cap" } | { kind: "error"; error: Error & { code?: unknown } };
 
-/**
- * The item for a read that broke: for a `.gz` that ends early or is damaged after its first line, where it broke
- * (incomplete input: the complete lines before it were read); else the error.
- */
+/** The item for a broken read: where a `.gz` was cut or damaged after its first line (incomplete), else the error. */
 function brokenItem(
   file: string,
   error: Error & { code?: unknown },

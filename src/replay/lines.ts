@@ -138,12 +138,8 @@ export class LineSplitter {
   }
 }
 
-/**
- * Turns lines into runs as {@link readRuns} turns a whole text into runs. If the first non-blank line is JSON on its
- * own, the input is JSON Lines; if not, it is one document, kept up to `maxDocumentBytes` and read by `readRuns`.
- */
+/** Lines into runs, as {@link readRuns}: JSON Lines if the first non-blank line parses alone, else one document. */
 export class RunAssembler {
-  /** Runs given out so far. */
   runs = 0;
   /** The document is over its cap: the input is refused, nothing more is read. */
   refused = false;
@@ -188,10 +184,7 @@ export class RunAssembler {
     return this.keep(`${"\n".repeat(this.blankBefore)}${event.text}`, event.bytes);
   }
 
-  /**
-   * At the end of the input: a single line read as a whole document, or the document read (not when cut by the cap);
-   * an input that broke or hit the cap is not reported as empty.
-   */
+  /** At the end: a lone line read as a document, or the document (unless capped); a broken input is not "empty". */
   end(how: "complete" | "broken" | "cap"): ReplayInputItem[] {
     if (this.pending !== undefined) {
       const { value } = this.pending;

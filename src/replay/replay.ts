@@ -234,15 +234,7 @@ function groundTruth(turns: AgentTurn[]): boolean[] {
   return flags;
 }
 
-/**
- * A recorded agent call with its recorded result and the data set's ground truth, for policies evaluated outside
- * the guards (peers in `npm run eval`).
- *
- * @example
- * ```ts
- * const wasted = recordedCalls(run).filter((c) => c.waste).length;
- * ```
- */
+/** A recorded agent call, its result and ground truth, for policies judged outside the guards (`npm run eval`). */
 export interface RecordedCall {
   name: string;
   args: unknown;
@@ -254,15 +246,7 @@ export interface RecordedCall {
   run: number;
 }
 
-/**
- * The agent's calls of a run that have a recorded result, in order, with the ground truth (see
- * {@link ReplayDecision.waste}).
- *
- * @example
- * ```ts
- * recordedCalls(run).length; // the calls the totals count
- * ```
- */
+/** The run's agent calls with a recorded result, in order, with the ground truth ({@link ReplayDecision.waste}). */
 export function recordedCalls(run: ReplayRun): RecordedCall[] {
   const events = readRun(run);
   const turns = events.flatMap((e) => (e.kind === "turn" ? [e.turn] : []));
@@ -309,15 +293,7 @@ export function replayGuards(run: ReplayRun, options: ReplayOptions = {}): Repla
   return guardReplayer(options)(run);
 }
 
-/**
- * {@link replayGuards} with its options checked and resolved once, for many runs.
- *
- * @example
- * ```ts
- * const replay = guardReplayer({ repetitionThreshold: 3 });
- * for (const run of runs) totals = addTotals(totals, replay(run).totals);
- * ```
- */
+/** {@link replayGuards} with its options checked and resolved once, for many runs. */
 export function guardReplayer(options: ReplayOptions = {}): (run: ReplayRun) => ReplayResult {
   const { hook = true, agentTools, loop, ...guardOptions } = options;
   parseOptions(replayOptionsSchema, { hook, agentTools, loop }, "replayGuards");
@@ -325,7 +301,6 @@ export function guardReplayer(options: ReplayOptions = {}): (run: ReplayRun) => 
   return (run) => replayResolved(run, resolved, { hook, agentTools, loop });
 }
 
-/** {@link replayGuards} with `resolved` options. */
 function replayResolved(
   run: ReplayRun,
   resolved: ResolvedToolGuardOptions,
@@ -440,10 +415,7 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
   replay.state = reduceToolGuard(replay.state, commitTurn(plan, outcomes, setup.resolved));
 }
 
-/**
- * The decision context of a turn: a tool with a freshness check, or a shell read of known files, answered live what
- * the run recorded, so its recorded answer is what it answers now (a different one makes it no repeat).
- */
+/** A turn's context: a freshness-checked call or a known-file shell read answers now what it recorded then. */
 function turnContext(turn: AgentTurn, inputs: readonly (ToolCallInput & { id: string })[], setup: ReplaySetup) {
   const ctx: ReplaySetup["ctx"] = {
     ...setup.ctx,

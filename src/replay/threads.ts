@@ -1,7 +1,4 @@
-/**
- * The CLI's replay of a batch of items and the worker threads that replay batches while the main thread reads: both
- * call {@link replayBatch}, and outcomes are taken in file order, so the report is the same whichever replays a run.
- */
+/** The CLI's batch replay, here or on workers: both call {@link replayBatch} in file order: the same report. */
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
@@ -99,7 +96,6 @@ function missingResultsProblem(run: ReplayRun): string | undefined {
   return `${where}: ${which}`;
 }
 
-/** A run's report; its calls not run only when the report is kept (`--json`, `--detail`). */
 function replayOne(file: string, run: ReplayRun, { decisions, totals }: ReplayResult, kept: boolean): RunReport {
   const notRun = kept ? decisions.filter((d) => d.action !== "allow" && d.recorded) : [];
   const calls = notRun.map(({ index, toolName, action, rule, waste }) => ({ index, toolName, action, rule, waste }));

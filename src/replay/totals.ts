@@ -80,19 +80,10 @@ export function addTotals(a: ReplayTotals, b: ReplayTotals): ReplayTotals {
   return addInto(addInto(emptyTotals(), a), b);
 }
 
-/** The plain counts of {@link ReplayTotals} (beside `blocked` and `escalation`). */
 type Count = Exclude<keyof ReplayTotals, "blocked" | "escalation">;
 const COUNTS = Object.keys(emptyTotals()).filter((k) => k !== "blocked" && k !== "escalation") as Count[];
 
-/**
- * Adds `b` into `into` (changed in place) and returns it: what the CLI adds millions of runs up with.
- *
- * @example
- * ```ts
- * const all = emptyTotals();
- * for (const run of runs) addInto(all, replayGuards(run).totals);
- * ```
- */
+/** Adds `b` into `into` (changed in place) and returns it: what the CLI adds millions of runs up with. */
 export function addInto(into: ReplayTotals, b: ReplayTotals): ReplayTotals {
   for (const rule of BLOCK_RULES) into.blocked[rule] += b.blocked[rule];
   for (const i of [0, 1, 2, 3, 4] as const) into.escalation[i] += b.escalation[i];

@@ -32,51 +32,22 @@ export function smallestRecursionLimit(toolTurns: number, shape: StackShape): nu
   return toolTurns * (shape.around + 2) + shape.around + shape.edges + 2;
 }
 
-/**
- * The most tool turns a task can take at `limit` with a stack of this shape and still end in an answer (-1: none).
- *
- * @example
- * ```ts
- * toolTurnsThatFit(25, { around: 1, edges: 0 }); // 7
- * ```
- */
+/** The most tool turns a task can take at `limit` with a stack of this shape and still end in an answer (-1: none). */
 export function toolTurnsThatFit(limit: number, shape: StackShape): number {
   return Math.floor((limit - shape.around - shape.edges - 2) / (shape.around + 2));
 }
 
-/**
- * Whether the response seen at step `at` of a turn point first seen at `first` may have its tools run: the turns so
- * far, this one and an answer after it fit `limit`. Where the point sits inside its turn cancels out.
- *
- * @example
- * ```ts
- * toolTurnFits(5, 1, 6, { around: 0, edges: 0 }); // false: a plain createAgent's 3rd model call at limit 6
- * ```
- */
+/** Whether the response at step `at` (its turn point first seen at `first`) may run its tools and still end in time. */
 export function toolTurnFits(at: number, first: number, limit: number, shape: StackShape): boolean {
   return at - first + 2 * shape.around + shape.edges + 4 <= limit;
 }
 
-/**
- * Whether a hook at step `at` after the model may send the run back to the model for its wrap-up and still end in time.
- *
- * @example
- * ```ts
- * modelCallFitsAfter(10, 1, 25, { around: 2, edges: 1 }); // true
- * ```
- */
+/** Whether a hook at step `at` after the model may send the run back to the model for its wrap-up and end in time. */
 export function modelCallFitsAfter(at: number, first: number, limit: number, shape: StackShape): boolean {
   return at - first + shape.around + shape.edges + 3 <= limit;
 }
 
-/**
- * The stop reason of a run whose step budget has no room for another tool turn.
- *
- * @example
- * ```ts
- * stepsStop(21, 25).kind; // "steps"
- * ```
- */
+/** The stop reason of a run whose step budget has no room for another tool turn. */
 export function stepsStop(step: number, limit: number): StopReason {
   return { kind: "steps", value: step, limit, message: stepBudgetReason(limit) };
 }

@@ -2,15 +2,7 @@
 import { AIMessage } from "@langchain/core/messages";
 import { graphHasChannel, type StepReading } from "./steps.js";
 
-/**
- * A canned final message written outside a model call, with `structuredResponse: "missing"` in its reason when the
- * agent has a `responseFormat` (a person ended the run, or no model call fits).
- *
- * @example
- * ```ts
- * const final = withoutStructuredResponse(canned, currentStep());
- * ```
- */
+/** The canned final message, marked `structuredResponse: "missing"` when the agent has a `responseFormat`. */
 export function withoutStructuredResponse(final: AIMessage, at: StepReading | undefined): AIMessage {
   if (graphHasChannel(at, "structuredResponse") !== true) return final;
   const guard = (final.response_metadata as { guard?: Record<string, unknown> }).guard ?? {};

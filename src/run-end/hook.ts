@@ -16,13 +16,8 @@ export function hookBudget(): StepBudget {
 }
 
 /**
- * At a hook after the model: records the step; when the response's tools would not leave room for another turn and
- * an answer, ends the run in this step: its calls answered "Not run", the final message, the stop's event.
- *
- * @example
- * ```ts
- * const ending = await endIfOutOfSteps(budget, state.messages, config, { wrapUp: "canned", events: true });
- * ```
+ * At a hook after the model: records the step; when the response's tools would leave no room for another turn and
+ * an answer, ends the run in this step (its calls answered "Not run", the final message, the stop's event).
  */
 export async function endIfOutOfSteps(
   budget: StepBudget,
@@ -47,11 +42,6 @@ export async function endIfOutOfSteps(
 /**
  * A guard's stop at a hook: the messages it wrote, the canned final message last replaced by the model's wrap-up
  * when `wrapUp` gives a model (never after a person ended the run).
- *
- * @example
- * ```ts
- * const messages = await endAtHook(outcome.messages, state.messages, options.wrapUp);
- * ```
  */
 export async function endAtHook(
   ending: readonly BaseMessage[],

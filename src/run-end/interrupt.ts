@@ -82,10 +82,7 @@ export function isEscalationInterrupt(value: unknown): value is EscalationInterr
   );
 }
 
-/**
- * Asks a person with LangGraph's `interrupt()` and reads their answer (any form of {@link EscalationResume});
- * `undefined` when the graph has no checkpointer (an interrupt could never be resumed).
- */
+/** Asks a person with `interrupt()` and reads any form of their answer; `undefined` without a checkpointer. */
 export function askPerson(
   payload: EscalationInterrupt,
 ): { answer: string; action: "continue" | "reset" | "end" } | undefined {
@@ -102,9 +99,8 @@ export function askPerson(
 }
 
 /**
- * LangGraph's `interrupt()`, or undefined when the graph has no checkpointer: the person's answer, boxed so that an
- * `undefined` answer is told apart from no checkpointer. LangGraph has no public way to ask whether a checkpointer is
- * set: `interrupt()` checks it first and throws `MISSING_CHECKPOINTER` (pinned in test/graph/escalation.int.test.ts).
+ * LangGraph's `interrupt()` with the answer boxed, or undefined without a checkpointer: LangGraph has no public way to
+ * ask for one, but `interrupt()` checks it first and throws `MISSING_CHECKPOINTER`.
  */
 export function interruptIfResumable(payload: unknown): { answer: unknown } | undefined {
   try {

@@ -24,16 +24,7 @@ function invocationAt(at: StepReading): InvocationRecord {
   return perInvocation(runs, at, () => ({ points: new Map(), before: undefined, wrapUp: false }));
 }
 
-/**
- * The step budget of one guard (a middleware, a hook or a node): the stack's shape it knows before a turn was
- * measured, what it measured in earlier invocations, and the sightings of its turn point in the running one.
- *
- * @example
- * ```ts
- * const budget = new StepBudget("model", { around: 1, edges: 0 });
- * if (!budget.toolTurnFits(currentStep()!)) console.log("end the run now, in words");
- * ```
- */
+/** The step budget of one guard: the stack shape it knows, the turns it measured, its turn point's sightings. */
 export class StepBudget {
   /** The longest turn measured in any invocation (a graph's shape does not change between invocations). */
   #learned = 0;
@@ -87,25 +78,19 @@ export class StepBudget {
     invocationAt(at).wrapUp = asked;
   }
 
-  /** Whether the invocation's next model call is a wrap-up a guard asked for. */
   wrapUpPending(at: StepReading): boolean {
     return runs.get(at.run)?.get(at.graph)?.wrapUp === true;
   }
 
-  /** Whether the tools of the response seen at `at` may run: the next turn and an answer after it still fit. */
   toolTurnFits(at: StepReading, extra?: StackShape): boolean {
     return toolTurnFits(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
   }
 
-  /** Whether a hook at `at` after the model may send the run back to the model for one more call. */
   modelCallFitsAfter(at: StepReading, extra?: StackShape): boolean {
     return modelCallFitsAfter(at.step, this.#first(at, extra), at.limit, this.shape(extra, at));
   }
 
-  /**
-   * Where the count starts: the point's first sighting; no later than the hooks of one turn before a guard node seen
-   * earlier in a resumed invocation (the nodes that ran before it are at most those hooks).
-   */
+  /** Where the count starts: the first sighting, or on a resume one turn's hooks before the first guard node. */
   #first(at: StepReading, extra?: StackShape): number {
     const invocation = invocationAt(at);
     const first = invocation.points.get(this.point)?.first ?? at.step;

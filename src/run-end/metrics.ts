@@ -115,7 +115,6 @@ export interface GuardMetricsOptions {
   onCount?: (name: GuardMetricName, value: number, attributes: GuardMetricAttributes) => void;
 }
 
-/** Each counter: the count it adds to, and its description and unit for OpenTelemetry. */
 const COUNTERS: Record<GuardMetricName, { field: keyof GuardMetricCounts; description: string; unit: string }> = {
   "calls.run": { field: "callsRun", description: "Tool calls that ran", unit: "{call}" },
   "calls.blocked": { field: "blocked", description: "Tool calls a guard blocked", unit: "{call}" },

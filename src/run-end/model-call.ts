@@ -25,9 +25,8 @@ import {
 const KNOWN_CHANNELS = ["toolGuard", "runToolCallCount", "threadToolCallCount", "runModelCallCount"];
 
 /**
- * The hook nodes of the middleware the graph's channels show (the budget's estimate of hooks it cannot see):
- * `toolGuard` is `guardMiddleware` (`afterModel`), `runToolCallCount` `toolCallLimitMiddleware` (`afterModel`,
- * `afterAgent`; one per tool it counts), `runModelCallCount` `modelCallLimitMiddleware` (before, after, afterAgent).
+ * Hooks the budget cannot see, read from the channels: `toolGuard` guardMiddleware, `runToolCallCount`
+ * toolCallLimitMiddleware (one per tool it counts), `runModelCallCount` modelCallLimitMiddleware.
  */
 function stackOf(at: StepReading): StackShape {
   const channels = readGraphChannels(at.config, KNOWN_CHANNELS, at);
@@ -80,10 +79,7 @@ function stands(v: unknown): v is ResponseStands {
   return typeof v === "object" && v !== null && AIMessage.isInstance((v as { response?: unknown }).response);
 }
 
-/**
- * The model call of a middleware of the pack, around its own logic (`inner`): a wrap-up another guard asked for passes
- * through; a response whose tools would not leave room for another turn and an answer ends the run in the same step.
- */
+/** A pack middleware's model call around its logic (`inner`): a pending wrap-up passes; a run out of steps ends. */
 export async function guardedModelCall(
   request: ModelCallRequest,
   handler: ModelCallHandler,
@@ -106,10 +102,7 @@ export async function guardedModelCall(
   return endModelCall(request, handler, ending.wrapUp, { ...reason }, response as AIMessage, { ...update, guardLog });
 }
 
-/**
- * Whether a model call at `at` needs a middleware's `wrapModelCall` for the run's end (a wrap-up is pending, or a
- * response with tools would end the run): else createAgent may skip it, and with it a parse of the whole state.
- */
+/** Whether a model call at `at` needs `wrapModelCall` for the run's end (a pending wrap-up, or a tight budget). */
 export function modelCallMayEnd(budget: StepBudget, at: StepReading): boolean {
   budget.saw(at);
   return budget.wrapUpPending(at) || !budget.toolTurnFits(at, stackOf(at));
@@ -141,10 +134,9 @@ interface StructuredAnswer {
 }
 
 /**
- * The run's end from one more model call: with `"model"` the agent's model through `handler` with the tools off
- * (`toolChoice: "none"`: a provider that needs the tools to read a history of tool calls keeps them), or in its
- * `responseFormat`, not retried (langchain's retry would call the model after the end); with `{ model }` that model;
- * the canned message when the call fails or still calls tools. The first message takes `id`: it replaces the response.
+ * The run's end from one more model call: `"model"` through `handler` with `toolChoice: "none"` (some providers need
+ * the tools to read a tool-call history) or a strict `responseFormat` (a retry would call the model after the end);
+ * `{ model }` that model; else, or on failure, the canned message. The first message takes `id`.
  */
 async function finalModelCall(
   request: ModelCallRequest,
@@ -194,7 +186,6 @@ function structuredEnd(answer: StructuredAnswer, reason: EndReason, id: string |
   };
 }
 
-/** Whether a model call answered in the agent's `responseFormat`. */
 function isStructured(v: unknown): v is StructuredAnswer {
   const a = v as Partial<StructuredAnswer> | null;
   return typeof a === "object" && a !== null && a.structuredResponse !== undefined && Array.isArray(a.messages);
@@ -208,9 +199,8 @@ function hasFormat(format: unknown): boolean {
 }
 
 /**
- * The agent's `responseFormat` as the wrap-up asks for it: the strategy langchain would use, with a failed parse
- * thrown instead of retried (`handleError: false`); undefined for a kind not known here (the wrap-up is asked in
- * words). langchain is loaded only here: an agent with a `responseFormat` is a createAgent, so it is installed.
+ * The `responseFormat` with a failed parse thrown, not retried (`handleError: false`); undefined for an unknown kind.
+ * langchain is loaded only here: an agent with a `responseFormat` is a createAgent, so it is installed.
  */
 async function strictFormat(format: unknown, model: unknown): Promise<unknown> {
   try {

@@ -2,10 +2,7 @@
 import type { StackShape } from "./budget.js";
 import type { StepBudget } from "./invocations.js";
 
-/**
- * The step budget of each middleware of the pack, by middleware: {@link guardStack} tells each the whole list's shape.
- * Beside the middleware, not on it: createAgent reads a middleware's own properties as its hooks.
- */
+/** Each pack middleware's step budget, kept beside it: createAgent reads a middleware's own properties as hooks. */
 const budgets = new WeakMap<object, StepBudget>();
 
 /** Registers the step budget of a middleware of the pack (the middleware is returned as it is). */

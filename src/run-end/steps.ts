@@ -9,37 +9,20 @@ export interface StepReading {
   limit: number;
   /** The top-level run: LangGraph's `control` object, one per top-level run, shared by every graph inside it. */
   run: object;
-  /**
-   * The graph invocation inside the run: its namespace (`""` at the top) and the checkpoints its parents stood at (a
-   * sub-agent with a thread of its own is invoked again at a parent's later step under the same namespace).
-   */
+  /** Namespace (`""` at the top) and parents' checkpoints: a sub-agent may run again under the same namespace. */
   graph: string;
   /** The run resumes an interrupted one (a person answered): `configurable.__pregel_resuming`, a LangGraph internal. */
   resumed: boolean;
   config: unknown;
 }
 
-/**
- * The namespace of the graph a task runs in: the task's own namespace less its last segment (`node:<task id>`).
- *
- * @example
- * ```ts
- * graphOf("par:9f|1|model_request:1a2b"); // "par:9f|1"
- * ```
- */
+/** The namespace of the graph a task runs in: the task's own namespace less its last segment (`node:<task id>`). */
 export function graphOf(taskNamespace: string): string {
   const cut = taskNamespace.lastIndexOf("|");
   return cut < 0 ? "" : taskNamespace.slice(0, cut);
 }
 
-/**
- * The step reading of a run's config, or undefined outside a graph step or in a run without LangGraph's run control.
- *
- * @example
- * ```ts
- * readStep(getConfig())?.step; // 3
- * ```
- */
+/** The step reading of a run's config, or undefined outside a graph step or without LangGraph's run control. */
 export function readStep(config: unknown): StepReading | undefined {
   const c = config as
     | {
@@ -69,14 +52,9 @@ export function readStep(config: unknown): StepReading | undefined {
 }
 
 /**
- * The values of the channels `names` the running graph has (one never written and without a default is left out),
- * by a LangGraph internal, the task's channel reader (`configurable.__pregel_read`): a createAgent middleware sees
- * only its own channels, and the step budget must know which of langchain's middleware the agent has.
- *
- * @example
- * ```ts
- * "runToolCallCount" in (readGraphChannels(getConfig(), ["runToolCallCount"]) ?? {}); // toolCallLimitMiddleware
- * ```
+ * The values of the channels `names` the running graph has (never written and no default: left out), read with
+ * LangGraph's internal `configurable.__pregel_read`: a createAgent middleware sees only its own channels, and the step
+ * budget must know which of langchain's middleware the agent has.
  */
 export function readGraphChannels(
   config: unknown,
@@ -93,14 +71,7 @@ export function readGraphChannels(
   }
 }
 
-/**
- * Whether the running graph has the channel `name`, written or not, or undefined outside a graph step.
- *
- * @example
- * ```ts
- * graphHasChannel(currentStep(), "structuredResponse"); // createAgent with a responseFormat
- * ```
- */
+/** Whether the running graph has the channel `name`, written or not, or undefined outside a graph step. */
 export function graphHasChannel(at: StepReading | undefined, name: string): boolean | undefined {
   const reader = channelReader(at?.config);
   if (at === undefined || reader === undefined) return undefined;
@@ -156,14 +127,7 @@ export function perInvocation<T>(table: WeakMap<object, Map<string, T>>, at: Ste
   return made;
 }
 
-/**
- * The step reading of the running step (LangGraph's `getConfig()`), or undefined outside a graph step.
- *
- * @example
- * ```ts
- * currentStep()?.limit; // 25
- * ```
- */
+/** The step reading of the running step (LangGraph's `getConfig()`), or undefined outside a graph step. */
 export function currentStep(): StepReading | undefined {
   try {
     return readStep(getConfig());

@@ -16,14 +16,7 @@ interface EndedRun {
 /** The runs the guards ended inside the tool call being run (the innermost scope), in order. */
 const scopes = new AsyncLocalStorage<EndedRun[]>();
 
-/**
- * Reports a run the guards end, and its final `words`, to the guarded tool call that started it, if any.
- *
- * @example
- * ```ts
- * reportRunEnd({ kind: "loop", message: "Stopped: loop detected, …" });
- * ```
- */
+/** Reports a run the guards end, and its final `words`, to the guarded tool call that started it, if any. */
 export function reportRunEnd(reason: EndReason, words: readonly string[] = [reason.message]): boolean {
   const scope = scopes.getStore();
   scope?.push({ reason, words: words.map((w) => w.trim()) });
@@ -33,11 +26,6 @@ export function reportRunEnd(reason: EndReason, words: readonly string[] = [reas
 /**
  * The model's wrap-up of a run the guards stop, with the verdict after its words when no guarded tool call took the
  * report (`reported`) and the agent runs inside another graph: the agent that reads them must learn it is not done.
- *
- * @example
- * ```ts
- * const content = withStopNote("I searched twice and found nothing.", reason, reportRunEnd(reason));
- * ```
  */
 export function withStopNote(text: string, reason: EndReason, reported: boolean): string {
   return reported || !nestedAgent() ? text : `${text}\n\n${nestedStopNote(verdictOf(reason))}`;
@@ -57,16 +45,10 @@ function nestedAgent(): boolean {
 }
 
 /**
- * Runs a tool call in a scope of its own (`AsyncLocalStorage` follows it through every `await` of a sub-agent it
- * starts). When a run it started was ended by the guards and that run's final words reach the tool's answer, the
- * answer becomes an error that names the guard and the rule first, which the parent's guards record as a failure; a
- * tool that handled the stop answers in other words, and its answer stands. The guard states a tool hands back with
- * a sub-agent's final state are dropped: they are the sub-agent's memory. `callId` finds the ToolMessage in a Command.
- *
- * @example
- * ```ts
- * const output = await watchSubAgents(call.id, () => tool.invoke(call, config));
- * ```
+ * Runs a tool call in a scope of its own (`AsyncLocalStorage` follows every `await` of a sub-agent it starts). When
+ * the final words of a run it started that the guards ended reach the tool's answer, the answer becomes an error
+ * naming the guard and rule, which the parent's guards record as a failure (a tool that handled the stop answers in
+ * other words and stands). Guard states handed back with a sub-agent's final state are dropped: its memory, not ours.
  */
 export function watchSubAgents(
   callId: string | undefined,

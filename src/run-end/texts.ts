@@ -1,25 +1,11 @@
 /** The texts of the run's end, word for word (tests and the eval compare them). */
 
-/**
- * Why a run ends when LangGraph's step budget (`recursionLimit`) would not allow another turn.
- *
- * @example
- * ```ts
- * stepBudgetReason(25); // "Stopped: this run has used the steps LangGraph allows it (recursionLimit 25). …"
- * ```
- */
+/** Why a run ends when LangGraph's step budget (`recursionLimit`) would not allow another turn. */
 export function stepBudgetReason(limit: number): string {
   return `Stopped: this run has used the steps LangGraph allows it (recursionLimit ${limit}). To go on, send another message to continue from here, or run it again with a higher recursionLimit in its config.`;
 }
 
-/**
- * What the model is asked in its last call, with its tools off, when the guards end a run.
- *
- * @example
- * ```ts
- * wrapUpInstruction("Stopped: the iteration limit was reached (30 of 30).");
- * ```
- */
+/** What the model is asked in its last call, with its tools off, when the guards end a run. */
 export function wrapUpInstruction(reason: string): string {
   return [
     `[The run ends now. ${reason}]`,
@@ -30,11 +16,6 @@ export function wrapUpInstruction(reason: string): string {
 /**
  * Why the guards stopped an agent, in one line for the agent that reads its answer (the escalation's reason is a
  * letter to a person, so it is told as the call that kept being repeated).
- *
- * @example
- * ```ts
- * stopVerdict("loop", "Stopped: loop detected, …"); // "the guards stopped it (loop). Stopped: loop detected, …"
- * ```
  */
 export function stopVerdict(kind: string, message: string, tool?: string): string {
   if (kind === "escalation") {
@@ -43,27 +24,13 @@ export function stopVerdict(kind: string, message: string, tool?: string): strin
   return `the guards stopped it (${kind}). ${message.trim()}`;
 }
 
-/**
- * The answer of a tool call whose sub-agent the guards stopped: the verdict, that the task is not done, its last words.
- *
- * @example
- * ```ts
- * subAgentStoppedText("the guards stopped it (loop). Stopped: loop detected, …", "I kept searching.");
- * ```
- */
+/** The answer of a tool call whose sub-agent the guards stopped: the verdict, the task not done, its last words. */
 export function subAgentStoppedText(verdict: string, said: string): string {
   const words = said.trim() === "" ? "" : ` Its last words: ${said.trim()}`;
   return `The sub-agent did not finish: ${verdict} Its task is not done: do not treat its answer as a result.${words}`;
 }
 
-/**
- * The note after the final words of an agent inside another graph (a supervisor's worker) whose run the guards ended.
- *
- * @example
- * ```ts
- * nestedStopNote("the guards stopped it (iterations). Stopped: the iteration limit was reached (12 of 12).");
- * ```
- */
+/** The note after the final words of an agent inside another graph (a supervisor's worker) the guards ended. */
 export function nestedStopNote(verdict: string): string {
   return `[This agent did not finish: ${verdict} Its task is not done.]`;
 }

@@ -10,14 +10,7 @@ import { wrapUpInstruction } from "./texts.js";
 /** The id of the instruction message (sent to the model, never stored): how a wrap-up request is recognized. */
 export const WRAP_UP_ID = "langgraph-guards-wrap-up";
 
-/**
- * The model's input for the wrap-up: the conversation, then the instruction.
- *
- * @example
- * ```ts
- * await model.invoke(wrapUpInput(messages, stepBudgetReason(25)));
- * ```
- */
+/** The model's input for the wrap-up: the conversation, then the instruction. */
 export function wrapUpInput(messages: readonly BaseMessage[], reason: string): BaseMessage[] {
   if (isWrapUpInput(messages)) return [...messages];
   return [...messages, new HumanMessage({ id: WRAP_UP_ID, content: wrapUpInstruction(reason) })];
@@ -34,15 +27,7 @@ export function isWrapUpInput(messages: readonly BaseMessage[]): boolean {
   return messages.at(-1)?.id === WRAP_UP_ID;
 }
 
-/**
- * The final message of a run the guards end: the model's answer when it is a text without tool calls (with the
- * guard's reason in its metadata), else the canned message. `id` replaces the response the run stops at.
- *
- * @example
- * ```ts
- * const final = finalMessage(await model.invoke(wrapUpInput(messages, reason.message)), reason);
- * ```
- */
+/** The final message: the model's answer if it is text without tool calls (the reason in its metadata), else canned. */
 export function finalMessage(answer: unknown, reason: EndReason, id?: string): AIMessage {
   const usable =
     AIMessage.isInstance(answer) && (answer.tool_calls ?? []).length === 0 && messageText(answer).trim() !== "";
@@ -118,9 +103,7 @@ export interface ModelCallRequest {
   toolChoice?: unknown;
   responseFormat?: unknown;
   model?: unknown;
-  /** The agent's state (with every middleware's channels). */
   state: unknown;
-  /** The hook's runtime (its `writer` takes custom stream events). */
   runtime: unknown;
 }
 

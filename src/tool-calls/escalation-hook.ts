@@ -108,7 +108,6 @@ async function decide<T>(
   return { ...outcome, messages: await endAtHook(outcome.messages, state.messages ?? [], options.wrapUp) };
 }
 
-/** The channel update of an outcome (empty channels left out). */
 function updateOf({ events, messages, log }: StopResult) {
   return {
     ...(messages ? { messages } : {}),

@@ -6,15 +6,7 @@ import { messageText, runMarker } from "../common/messages.js";
 import type { ToolCallInput } from "./core/call.js";
 import type { TurnInput } from "./core/plan.js";
 
-/**
- * A model response as the turn procedure takes it: its id (or one derived from its calls' ids), its text, the calls
- * to decide and all of its calls, each with the id the guards know it by ({@link distinctCallIds} over the response).
- *
- * @example
- * ```ts
- * planTurn(state.toolGuard, turnInput(aiMessage, unansweredCalls(aiMessage, state.messages)), options);
- * ```
- */
+/** A model response as a turn: its id (or its calls' ids digested), text, the calls to decide and all, ids unique. */
 export function turnInput(
   message: AIMessage | undefined,
   calls: readonly ToolCall[],

@@ -24,10 +24,7 @@ import type { StopResult } from "./stop.js";
 import type { ToolTraits } from "./traits.js";
 import { emptyTurnRecord, type TurnRecord } from "./turn.js";
 
-/**
- * The guard middleware's part of each model call. The agent's tools are learned from the first request (createAgent
- * shows a middleware the tools only there), and again from the next one after a tool not seen was called.
- */
+/** The guard middleware's part of each model call: the agent's tools (shown only in requests), and the run's end. */
 export class GuardModelCalls {
   readonly budget: StepBudget = modelCallBudget();
   #learning: boolean;
@@ -53,10 +50,7 @@ export class GuardModelCalls {
     this.#learning = true;
   }
 
-  /**
-   * What `afterModel` writes after a stop: answered (level 3), back to the model; ended, back to the model for the
-   * wrap-up when it may write it and the step budget allows (the record says so), else the canned message and the end.
-   */
+  /** What `afterModel` writes after a stop: back to the model (an answer, or a wrap-up that fits), else the end. */
   afterStop(outcome: StopResult): { messages: BaseMessage[]; record: TurnRecord; jumpTo: "model" | "end" } {
     const messages = outcome.messages ?? [];
     if (outcome.kind !== "ended") return { messages, record: emptyTurnRecord(), jumpTo: "model" };
@@ -71,11 +65,9 @@ export class GuardModelCalls {
   }
 
   /**
-   * Puts the middleware's `wrapModelCall` on it, there only for the model calls that need it: createAgent looks the
-   * hook up at each model call, and parses the middleware's whole state again before a call it wraps (0.3-0.5 ms a
-   * turn). A call is wrapped to learn the agent's tools (the first request, and the next one after a tool not seen
-   * was called), and for the run's end (a wrap-up asked for, or a response that may have to end the run). While the
-   * agent is built (outside a graph step) the hook is there, so that createAgent keeps it.
+   * Installs `wrapModelCall` as a getter, there only while learning tools or when the run may end: createAgent parses
+   * the middleware's whole state again before each call it wraps (0.3-0.5 ms a turn; to be reported upstream).
+   * Outside a graph step (the agent being built) it is there, so that createAgent keeps it.
    */
   install<M extends object>(middleware: M): M {
     const call = (request: ModelCallRequest & { tools: readonly unknown[] }, handler: ModelCallHandler) =>

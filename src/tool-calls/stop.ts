@@ -53,10 +53,7 @@ interface Halt {
   emit: StopEvents;
 }
 
-/**
- * Level 4, or a person's "end" (`byPerson`: their answer): every pending call answered "Not run", and a final AI
- * message that says why.
- */
+/** Level 4, or a person's "end" (`byPerson`: their answer): pending calls answered "Not run", a final message. */
 function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string): StopResult {
   const { call, previousResult } = stop.decision;
   const id = randomUUID();
@@ -91,10 +88,7 @@ function endRun({ response, stop, guard, events, emit }: Halt, byPerson?: string
   };
 }
 
-/**
- * Level 3: ask a person; their answer goes to the model as the result of the held-back calls. Without a
- * checkpointer (nobody could answer later) or with `interrupt: false` it ends the run instead.
- */
+/** Level 3: a person's answer is the held-back calls' result; no checkpointer or `interrupt: false` ends the run. */
 export function stopResponse(halt: Halt, interrupt: boolean): StopResult {
   const { response, stop, events, emit } = halt;
   if (stop.level >= 4 || !interrupt) return endRun(halt);
@@ -126,10 +120,7 @@ export function stopResponse(halt: Halt, interrupt: boolean): StopResult {
   return { kind: "answered", events: [...events, after], messages: answered, log: emit.on ? log : [] };
 }
 
-/**
- * `askPerson`, with the question's events written to the stream once: when the graph pauses, not again when it
- * resumes (the `guardLog` update is the resumed run's: the paused run's is never applied).
- */
+/** `askPerson`; its events are streamed once, as the graph pauses (the paused run's `guardLog` update is lost). */
 function ask(payload: EscalationInterrupt, emit: StopEvents, log: GuardStreamEvent[]) {
   try {
     return askPerson(payload);

@@ -75,10 +75,7 @@ export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnable
   return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config, plans };
 }
 
-/**
- * A `ToolNode` that runs a tool with `handleToolErrors` false, so that what it threw reaches the guarded node as it
- * is (`ToolNode` reads `e.message`, which fails on `undefined`, throwing getters…).
- */
+/** A `ToolNode` that lets a throw reach the node as is (its own handling reads `e.message`, even of `undefined`). */
 class RawToolRunner extends ToolNode {
   constructor() {
     super([], { handleToolErrors: false });
@@ -92,10 +89,7 @@ class RawToolRunner extends ToolNode {
 
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
 
-/**
- * The node's update from its calls' outputs, as `ToolNode.run` makes it: the ToolMessages under `messages`; with
- * Commands among them, a list of updates and Commands, the parent-graph Commands that only send merged into one.
- */
+/** The calls' outputs as `ToolNode.run` combines them (with Commands: a list, parent-graph `Send`s merged in one). */
 function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   if (!outputs.some(isCommand)) return { messages: outputs };
   const combined: unknown[] = [];
@@ -161,7 +155,6 @@ function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: 
 export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
   /** The validated options with their defaults. */
   readonly guardOptions: ResolvedToolGuardOptions;
-  /** Runs the node's tools as `ToolNode` does, what a tool threw reaching the node as it is. */
   private readonly runner = new RawToolRunner();
 
   constructor(tools: GuardableTool[], options: GuardedToolNodeOptions = {}) {

@@ -26,7 +26,6 @@ export interface SpanEventTarget {
   addEvent(name: string, attributes?: Record<string, SpanAttributeValue>): unknown;
 }
 
-/** The prefix of every guard event's name and of its attributes' keys. */
 const PREFIX = "langgraph_guards.";
 
 /** One guard event's fields as span attributes: `langgraph_guards.<field>` (all but `source`). */
@@ -40,7 +39,6 @@ function attributesOf(event: object): Record<string, SpanAttributeValue> {
   return attributes;
 }
 
-/** The callback handler {@link guardSpanEvents} returns. */
 class GuardSpanEventsHandler extends BaseCallbackHandler {
   name = "langgraph_guards_span_events";
 

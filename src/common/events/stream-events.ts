@@ -155,10 +155,7 @@ export function emptyGuardLog(): GuardLog {
   return new ChannelLog({}, 0, []);
 }
 
-/**
- * The log as the reducer makes it: an instance, not an object literal, which LangGraph's `Send` would deep-copy for
- * every tool task it starts (see `ToolGuardState`'s channel value). Its JSON is a {@link GuardLog}'s.
- */
+/** The reducer's log: an instance, which LangGraph's `Send` does not deep-copy per tool task as it would a literal. */
 class ChannelLog implements GuardLog {
   constructor(
     public counts: Partial<Record<GuardStreamEventKind, number>>,
@@ -180,15 +177,7 @@ const storedLogs = new StoredValues(
   (parsed) => new ChannelLog({ ...parsed.counts }, parsed.total, parsed.recent as GuardStreamEvent[]),
 );
 
-/**
- * The `guardLog` value as the guards read it: the reducer's own log as it is; `undefined` the empty log; a value from
- * a checkpoint checked once (`update`: the value is an update a node wrote).
- *
- * @example
- * ```ts
- * readGuardLog({ counts: { blocked: 2 }, total: 2, recent: [] }).total; // 2
- * ```
- */
+/** The `guardLog` value as the guards read it: a checkpoint's is checked once (`update`: it is a node's update). */
 export function readGuardLog(value: unknown, update = false): GuardLog {
   if (value instanceof ChannelLog) return value;
   if (value === undefined) return emptyGuardLog();

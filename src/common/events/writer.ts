@@ -5,10 +5,7 @@ import type { GuardStreamEvent } from "./stream-events.js";
 /** What carries LangGraph's custom-stream writer: a node's config, a middleware's runtime, a tool's runtime. */
 export type WriterHost = { writer?: ((chunk: unknown) => void) | undefined } | undefined | null;
 
-/**
- * Dispatches each event as the LangChain custom event `langgraph_guards.<kind>` to the callbacks of the run the
- * caller is in (outside a run, nothing). Never throws: a callback handler's failure must not fail the turn.
- */
+/** Dispatches each event as the custom event `langgraph_guards.<kind>` to the current run's callbacks; never throws. */
 async function dispatchEvents(events: readonly GuardStreamEvent[]): Promise<void> {
   for (const event of events) {
     try {
@@ -19,10 +16,7 @@ async function dispatchEvents(events: readonly GuardStreamEvent[]): Promise<void
   }
 }
 
-/**
- * Writes the events to the custom stream (nothing when events are off or nobody streams), dispatches them to the
- * run's callbacks, and returns them for the `guardLog` update (none when off).
- */
+/** Writes the events to the custom stream and the run's callbacks; returns them for `guardLog` (none when off). */
 export function emitGuardEvents(host: WriterHost, events: readonly GuardStreamEvent[], on = true): GuardStreamEvent[] {
   if (!on || events.length === 0) return [];
   const writer = host?.writer;

@@ -101,14 +101,7 @@ export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, nam
   return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-/**
- * Argument names that hold paths when a tool does not say otherwise.
- *
- * @example
- * ```ts
- * DEFAULT_PATH_ARGS.includes("file_path"); // true
- * ```
- */
+/** Argument names that hold paths when a tool does not say otherwise. */
 export const DEFAULT_PATH_ARGS: readonly string[] = (
   "path paths file files file_path filePath filepath filename file_name fileName target_file targetFile dir " +
   "dir_path dirPath directory folder"
@@ -116,29 +109,20 @@ export const DEFAULT_PATH_ARGS: readonly string[] = (
 
 const READ_PREFIX = /^(read|list|search|get|find|view|check|can)([_\-A-Z]|$)/;
 const READ_NAMES = new Set(["ls", "cat", "grep", "glob", "rg", "calculate", "think"]);
-// Repeating one of these after it succeeded does something again (a second booking, a second message).
 const REPEATABLE_PREFIX =
   /^(book|send|toggle|cancel|create|make|add|post|submit|refuel|exchange|return|append|insert|push|pay|charge|order|buy|purchase)([_\-A-Z]|$)/i;
-// Repeating one of these with the same arguments, with nothing changed since, does nothing new.
 const IDEMPOTENT_PREFIX = /^(update|set|transfer)([_\-A-Z]|$)/i;
 
-/**
- * Whether a repeat after success does something again (`book_`, `send_`, `create_`, …): never a duplicate. The
- * per-tool `repeatable` option wins. `isRepeatableTool("send_certificate")` is true.
- */
+/** Whether a repeat after success does something again (`book_`, `send_`, …): never a duplicate; `repeatable` wins. */
 export function isRepeatableTool(name: string, traits?: { repeatable?: boolean | undefined }): boolean {
   return traits?.repeatable ?? REPEATABLE_PREFIX.test(baseName(name));
 }
 
-/**
- * Whether a repeat with the same arguments changes nothing more (`update_`, `set_`, `transfer_`; the per-tool
- * `idempotent` option wins). `isIdempotentTool("update_reservation_flights")` is true.
- */
+/** Whether a repeat with the same arguments changes nothing more (`update_`, `set_`, …); `idempotent` wins. */
 export function isIdempotentTool(name: string, traits?: { idempotent?: boolean | undefined }): boolean {
   return traits?.idempotent ?? IDEMPOTENT_PREFIX.test(baseName(name));
 }
 
-// Words of a tool name (or of an action argument) that say "the same call may answer differently next time".
 const STATEFUL_WORDS = new Set(
   (
     "scroll scrolling paginate next previous prev more poll polling status wait sleep screenshot snapshot " +
@@ -194,14 +178,12 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
   return false;
 }
 
-/** What a tool's name says about its calls being stateful: `false` (never by its arguments), `true`, or not yet. */
+/** What a name says of statefulness: `false` (whatever its arguments: `bash`, `update_status`), `true`, or not yet. */
 function statefulName(name: string): boolean | undefined {
-  // A tool whose name says what a repeat does (`update_status`, `send_status`) keeps those rules.
   if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
   return nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
 }
 
-// Words of a tool name that say "this call lets time pass" (a wait between polls is no repeat of anything).
 const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
 
 /**
@@ -264,7 +246,6 @@ export function normalizePath(path: string, root: string | undefined): string {
   return resolved.length > 1 && resolved.endsWith("/") ? resolved.slice(0, -1) : resolved;
 }
 
-/** A value that can name a path: a non-empty string without NUL. */
 function isPathText(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !value.includes("\0");
 }
@@ -352,7 +333,6 @@ export function classifyCall(name: string, args: unknown, opts: ClassifyOptions 
 /** Arguments that carry a file's whole new content (`write_file`, `write_to_file`, `create_file`). */
 const WHOLE_CONTENT_ARGS: readonly string[] = ["content", "contents", "file_text", "new_content"];
 
-/** Whether a write tool's arguments give the whole new content of the file (see `CallEffect`'s `rewrites`). */
 function givesWholeContent(name: string, args: unknown): boolean {
   if (args === null || typeof args !== "object" || /append|insert|edit|diff|patch|replace/i.test(name)) return false;
   const record = args as Record<string, unknown>;
@@ -389,17 +369,7 @@ function withSqueezedCommand(args: unknown): unknown {
   return args;
 }
 
-/**
- * The arguments as a call's identity compares them: `ignoreArgs` and volatile call metadata (a UUID, a time under a
- * key such as `requestId`, `ts`) dropped, path arguments normalized, a shell command's spacing squeezed. Two calls of
- * one tool have the same {@link callIdentity} key exactly when these are the same JSON. Throws on unreadable arguments.
- *
- * @example
- * ```ts
- * identityArgs("bash", { command: "ls  -la ", note: "x" }, { ignoreArgs: ["note"] }); // { command: "ls -la" }
- * identityArgs("search", { q: "x", requestId: "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b" }); // { q: "x" }
- * ```
- */
+/** The arguments as identity compares them: ignored and volatile ones dropped, paths and spacing normalized; throws. */
 export function identityArgs(
   name: string,
   args: unknown,
@@ -422,16 +392,8 @@ function identityOf(
 }
 
 /**
- * The identity and effect of a call: the digest of its {@link identityArgs}, and {@link classifyCall}. `stripped`:
- * volatile metadata was dropped, under keys the tool's schema does not declare (`"undeclared"`) or of a tool whose
- * schema is not known (`"unknown"`): no cached answer is served for it. Never throws: unreadable arguments get a
- * fallback identity and count as mutating.
- *
- * @example
- * ```ts
- * callIdentity("read_file", { path: "x" }, { root: "/r" }).key === callIdentity("read_file", { path: "/r/x" }, { root: "/r" }).key; // true
- * callIdentity("bash", { command: "ls -la src " }).key === callIdentity("bash", { command: "ls  -la src" }).key; // true
- * ```
+ * The digest of a call's {@link identityArgs} and its {@link classifyCall} effect (`stripped`: volatile metadata was
+ * dropped, so no cached answer is served). Never throws: unreadable arguments get a fallback, mutating identity.
  */
 export function callIdentity(
   name: string,

@@ -36,7 +36,7 @@ export function canonicalJson(value: unknown, space?: number): string {
     return stableStringify(value, null, space) ?? "null";
   } catch (error) {
     try {
-      // Deeper than the stack (about 3,100 levels): the same JSON, written with an explicit stack (compact).
+      // Deeper than the stack: the same JSON, written with an explicit stack (compact).
       if (error instanceof RangeError) return deepCanonicalJson(value) ?? "null";
     } catch {
       // Unserializable after all.
@@ -74,17 +74,8 @@ interface Frame {
 const OPENED = Symbol("opened");
 
 /**
- * {@link canonicalJson} without recursion, for values deeper than the stack: an explicit stack of frames, so any
- * depth (100,000 levels and more) is written. The output is the recursive serializer's, character for character
- * (keys sorted, cycles as `"[Circular]"`, `toJSON` applied, BigInt as a number literal, `undefined` members left
- * out), compact (no `space`); `undefined` when the value itself has no JSON (`undefined`, a function).
- *
- * @example
- * ```ts
- * let deep: unknown = 1;
- * for (let i = 0; i < 100_000; i += 1) deep = { a: deep };
- * deepCanonicalJson(deep)?.length; // 600_001
- * ```
+ * {@link canonicalJson} without recursion, for values deeper than the stack: the recursive serializer's output to
+ * the character, compact; `undefined` when the value itself has no JSON (`undefined`, a function).
  */
 export function deepCanonicalJson(value: unknown): string | undefined {
   const frames: Frame[] = [];
@@ -155,14 +146,7 @@ function dropPath(value: unknown, path: readonly string[]): unknown {
   return copy;
 }
 
-/**
- * Returns `args` without the ignored fields (a shallow copy along each dropped path; `args` is not changed).
- *
- * @example
- * ```ts
- * withoutIgnoredArgs({ q: "x", requestId: 7 }, ["requestId"]); // { q: "x" }
- * ```
- */
+/** Returns `args` without the ignored fields (a shallow copy along each dropped path; `args` is not changed). */
 export function withoutIgnoredArgs(args: unknown, ignoreArgs: readonly string[] | undefined): unknown {
   if (!ignoreArgs || ignoreArgs.length === 0) return args;
   let result = args;
@@ -194,11 +178,6 @@ export function toolCallSignature(name: string, args: unknown, opts: SignatureOp
 /**
  * A short, fixed-size digest of a string or of bytes (SHA-256, 128 bits, hex). State stores digests, not signatures or
  * results, so a 10 MB argument costs 32 bytes in a checkpoint.
- *
- * @example
- * ```ts
- * digest("read_file:{}").length; // 32
- * ```
  */
 export function digest(text: string | Buffer): string {
   // The one-shot `hash` for short texts; Node advises `createHash` above a few MB. Both give the same SHA-256.
@@ -207,14 +186,8 @@ export function digest(text: string | Buffer): string {
 }
 
 /**
- * The identity of a call whose arguments cannot be read (a getter that throws, a revoked Proxy — never JSON from a
- * model, but possible from code): one that cannot throw, for a call treated as one that may change anything (never
- * redundant, makes earlier reads stale). The tool then fails on its own, as it would in `ToolNode`.
- *
- * @example
- * ```ts
- * unreadableIdentity("t", args).effect; // { kind: "mutate" }
- * ```
+ * The identity of a call whose arguments cannot be read (a throwing getter, a revoked Proxy): it cannot throw, and the
+ * call counts as mutating; the tool then fails on its own, as it would in `ToolNode`.
  */
 export function unreadableIdentity(name: string, args: unknown): { key: string; effect: { kind: "mutate" } } {
   return { key: digest(`${name}:${canonicalJson(args)}`), effect: { kind: "mutate" } };

@@ -6,30 +6,17 @@ export const MAX_SUGGESTIONS = 3;
 /** Key characters compared by edit distance (a longer name is cut): tool names are at most 64 in the usual APIs. */
 const MAX_KEY = 128;
 
-/**
- * The key two spellings of one tool name share: lowercased, without `_`, `-`, `.` and white space.
- *
- * @example
- * ```ts
- * toolNameKey("readFile") === toolNameKey("READ_FILE"); // true: "readfile"
- * ```
- */
+/** The key two spellings of one tool name share: lowercased, without `_`, `-`, `.` and white space. */
 export function toolNameKey(name: string): string {
   return name.toLowerCase().replace(/[\s_.-]+/g, "");
 }
 
-/**
- * The largest edit distance at which two keys, the shorter `length` characters long, may be one name mistyped: none
- * below 5, where a letter or two makes another word (`read`/`head`, `edit`/`exit`, `cat`/`cd`) more often than a typo.
- */
+/** The largest typo distance for keys `length` long: 0 below 5, where a letter makes another word (`read`/`head`). */
 function allowedDistance(length: number): number {
   return length >= 6 ? 2 : length === 5 ? 1 : 0;
 }
 
-/**
- * The optimal-string-alignment distance between `a` and `b` (inserts, deletes, replacements and swaps of two
- * neighbours, each 1), or `max + 1` once it is known to exceed `max`.
- */
+/** Optimal-string-alignment distance (swapping two neighbours costs 1), or `max + 1` once it must exceed `max`. */
 function editDistance(a: readonly string[], b: readonly string[], max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   let before: number[] = [];
@@ -56,17 +43,8 @@ function editDistance(a: readonly string[], b: readonly string[], max: number): 
 const points = (key: string) => Array.from(key).slice(0, MAX_KEY);
 
 /**
- * The tools the model probably meant by calling `name`, in the order of `tools` (at most {@link MAX_SUGGESTIONS}):
- * those with the same {@link toolNameKey}, else those whose key is nearest by edit distance within
- * {@link allowedDistance}; several when the call is ambiguous (`read_file` and `readFile` for `Read-File`); none when
- * `name` is a tool or nothing is close.
- *
- * @example
- * ```ts
- * suggestToolNames("read-file", ["read_file", "list_files"]); // ["read_file"]
- * suggestToolNames("raed_file", ["read_file", "list_files"]); // ["read_file"] (two letters swapped)
- * suggestToolNames("read_file", ["read_file", "list_files"]); // [] (a tool)
- * ```
+ * The tools the model probably meant by `name`, in the order of `tools`: those with its {@link toolNameKey}, else the
+ * nearest by edit distance within {@link allowedDistance}; none when `name` is a tool or nothing is close.
  */
 export function suggestToolNames(name: string, tools: readonly string[]): string[] {
   if (tools.includes(name)) return [];
@@ -91,13 +69,7 @@ export function suggestToolNames(name: string, tools: readonly string[]): string
 }
 
 /**
- * The `count` tools nearest `name` (for an answer that cannot name them all): those {@link suggestToolNames} gives
- * first, then the others by the edit distance of their keys, ties in the order of `tools`.
- *
- * @example
- * ```ts
- * nearestToolNames("read-file", ["list_files", "write_file", "read_file"], 2); // ["read_file", "write_file"]
- * ```
+ * The `count` tools nearest `name`: {@link suggestToolNames}'s first, then the others by edit distance (ties in order).
  */
 export function nearestToolNames(name: string, tools: readonly string[], count: number): string[] {
   const first = suggestToolNames(name, tools);

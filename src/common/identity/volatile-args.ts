@@ -1,6 +1,5 @@
-// Volatile call metadata in a call's arguments (a fresh request id or time of sending with every call would make each
-// call of a stuck loop look new). The result normalizer (tool-calls/normalize.ts) keeps its own list of volatile
-// keys: in arguments many of those (`run_id`, `session_id`, `pid`) name what a call is about.
+// Volatile call metadata in arguments (a fresh request id per call would make a stuck loop's calls look new). Not the
+// result normalizer's list: in arguments many of its keys (`run_id`, `session_id`, `pid`) name what a call is about.
 
 /** Keys (lower-case, without `_`, `-` and `.`) that name a per-call id or the time a call was sent. */
 const METADATA_KEYS = new Set(
@@ -9,11 +8,7 @@ const METADATA_KEYS = new Set(
     "ts timestamp sentat senttime requestedat requesttime requesttimestamp clienttimestamp"
   ).split(" "),
 );
-/**
- * Keys that name a time but may name the data asked about (a price `timestamp`, Slack's message `ts`, an epoch with
- * a fraction): metadata only when the value is a clock's reading of now, an ISO date-time with a fraction of a second
- * or seconds past the minute (`new Date().toISOString()`), never an epoch or a round time.
- */
+/** Time keys that may name data (a price `timestamp`, Slack's `ts`): metadata only when read off a clock. */
 const AMBIGUOUS_TIME_KEYS = new Set(["ts", "timestamp"]);
 /** An ISO date-time read off a clock: seconds with a fraction, or seconds other than `00`. */
 const CLOCK_READING = /T\d{2}:\d{2}:(?:\d{2}[.,]\d+|(?!00)\d{2})/i;
@@ -38,12 +33,10 @@ function isMetadata(key: string, value: unknown): boolean {
   return isVolatileValue(value) && (!AMBIGUOUS_TIME_KEYS.has(plain) || isClockReading(value));
 }
 
-/** Whether a value is an ISO date-time read off a clock (see {@link CLOCK_READING}). */
 function isClockReading(value: unknown): boolean {
   return typeof value === "string" && ISO_DATE_TIME.test(value) && CLOCK_READING.test(value.replace(" ", "T"));
 }
 
-/** Whether a value is shaped as a per-call id or time: a UUID, an ISO date-time, an epoch time (number or text). */
 function isVolatileValue(value: unknown): boolean {
   if (typeof value === "number") return Number.isFinite(value) && value >= 0 && EPOCH.test(String(value));
   if (typeof value !== "string" || value.length > 64) return false;
@@ -57,10 +50,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/**
- * `value` without its volatile metadata, `depth` levels down at most; the same value when nothing was dropped.
- * `asked`: the top-level keys the tool's schema declares, kept whatever their values look like.
- */
+/** `value` without volatile metadata, `depth` levels down; itself when nothing is dropped; `asked` keys are kept. */
 function withoutVolatile(value: unknown, depth: number, asked?: readonly string[]): unknown {
   if (depth <= 0) return value;
   if (Array.isArray(value)) {
@@ -92,21 +82,8 @@ function withoutVolatile(value: unknown, depth: number, asked?: readonly string[
 }
 
 /**
- * A call's arguments without their volatile metadata: a value shaped as a UUID, an ISO date-time or an epoch time
- * under a key that names a request, trace or correlation id, an idempotency key, a nonce or a time of sending
- * (`requestId`, `x-request-id`, `trace_id`, `nonce`, `ts`, `timestamp`, `sent_at`, …), at the top level or up to
- * two levels down in plain objects and lists (`metadata.trace_id`). Other values are kept, whatever their shape:
- * `order_id: <uuid>` is data, and so is `request_id: "r3"`, and so is any top-level argument in `asked`, the ones the
- * tool's schema declares (`get_trace({ trace_id })` asks about that trace). A copy along each changed path; `args` is
- * not changed, and is returned as it is when nothing is dropped.
- *
- * @example
- * ```ts
- * withoutVolatileArgs({ q: "x", requestId: "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b", ts: "2026-11-28T10:00:03.512Z" });
- * // { q: "x" }
- * withoutVolatileArgs({ channel: "C1", ts: "1503435956.000247" }); // unchanged: Slack's message ts is data
- * withoutVolatileArgs({ order_id: "3f2b8c1e-9d4a-4b6e-8f1a-2c3d4e5f6a7b", request_id: "r3" }); // unchanged
- * ```
+ * A call's arguments without volatile metadata (a UUID, date-time or epoch under a key such as `requestId`, `trace_id`,
+ * `nonce`, `sent_at`, two levels down at most); other values (`order_id: <uuid>`) and the `asked` keys stay.
  */
 export function withoutVolatileArgs(args: unknown, asked?: readonly string[]): unknown {
   return withoutVolatile(args, MAX_DEPTH, asked);

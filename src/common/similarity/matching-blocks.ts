@@ -1,11 +1,7 @@
 /** A block of equal characters: `a.slice(i, i + size) === b.slice(j, j + size)`. */
 type MatchingBlock = readonly [i: number, j: number, size: number];
 
-/**
- * The tables of `b` that the search for a longest match reads: where each character of `b` is (positions grouped by
- * character, ascending), without the characters difflib's autojunk heuristic drops, and each character of `a` as
- * the group of the same character in `b` (-1: not in `b`, or dropped).
- */
+/** What the longest-match search reads: `b`'s positions by character (autojunk applied), `a`'s characters as groups. */
 interface Tables {
   a: string;
   b: string;
@@ -13,8 +9,7 @@ interface Tables {
   /** Group g holds `positions[start[g] .. start[g + 1])`. */
   start: Int32Array;
   positions: Int32Array;
-  /** Run lengths ending at (i, j), at index j + 1, for the rows of even and of odd number (the previous row is the
-   * other parity's); `*Rows`: the row each entry was written in (an entry of another row counts as 0). */
+  /** Run lengths ending at (i, j), at j + 1, by row parity; `*Rows`: the row each entry was written in (else 0). */
   evenLengths: Int32Array;
   oddLengths: Int32Array;
   evenRows: Int32Array;
@@ -26,9 +21,8 @@ interface Tables {
 const groupOf = new Int32Array(0x10000).fill(-1);
 
 /**
- * difflib's `__chain_b` with `isjunk = None` and `autojunk = True`: when `b` has 200 characters or more, a character
- * that occurs more than `⌊len(b) / 100⌋ + 1` times in it ("popular") gets no positions, so no match is searched
- * from it (a match found elsewhere still extends over it).
+ * difflib's `__chain_b` (`isjunk = None`, `autojunk = True`): when `b` has 200 characters or more, one occurring more
+ * than `⌊len(b) / 100⌋ + 1` times ("popular") gets no positions (a match found elsewhere still extends over it).
  */
 function tablesOf(a: string, b: string): Tables {
   const counts: number[] = [];
@@ -89,11 +83,7 @@ function firstAtLeast(positions: Int32Array, from: number, to: number, j: number
   return lo;
 }
 
-/**
- * difflib's `find_longest_match(alo, ahi, blo, bhi)` without junk: the longest block of `a[alo..ahi)` in
- * `b[blo..bhi)` that starts from a character that is not popular, the first one by where it ends (in `a`, then in
- * `b`) among the longest; then widened by equal characters on both sides, popular ones too. Size 0: none.
- */
+/** difflib's `find_longest_match`: the longest (first-ending) block from an unpopular character, widened by equals. */
 function longestMatch(t: Tables, alo: number, ahi: number, blo: number, bhi: number): MatchingBlock {
   let besti = alo;
   let bestj = blo;
@@ -137,16 +127,8 @@ function longestMatch(t: Tables, alo: number, ahi: number, blo: number, bhi: num
 }
 
 /**
- * The matching blocks of Python's `difflib.SequenceMatcher(None, a, b).get_matching_blocks()` over UTF-16 code
- * units, with its defaults (no junk function, `autojunk=True`), which fuzzball's `partial_ratio` uses: the longest
- * match of the whole ranges, then recursively of the parts left of it and right of it; sorted, adjacent blocks
- * joined, and a last block `[a.length, b.length, 0]`. With autojunk ({@link tablesOf}) the blocks of long texts are
- * not the longest common substrings: `matchingBlocks("aaaa", "x" + "a" * 300)` has no block of size > 0.
- *
- * @example
- * ```ts
- * matchingBlocks("abxcd", "abcd"); // [[0, 0, 2], [3, 2, 2], [5, 4, 0]]
- * ```
+ * Python's `difflib.SequenceMatcher(None, a, b).get_matching_blocks()` over UTF-16 code units, autojunk included
+ * ({@link tablesOf}), as fuzzball's `partial_ratio` uses it.
  */
 export function matchingBlocks(a: string, b: string): MatchingBlock[] {
   const tables = tablesOf(a, b);

@@ -1,5 +1,4 @@
-// fuzzball's scorers, exact and fast: its processing and rounding, and an exact bit-parallel LCS with a threshold
-// cut-off for the Indel ratio (`ratio`, similarity.ts), `partial_ratio` and `token_sort_ratio`.
+// fuzzball's `ratio`, `partial_ratio` and `token_sort_ratio`, exact: its processing and rounding, a bit-parallel LCS.
 import { matchingBlocks } from "./matching-blocks.js";
 
 /** fuzzball's `full_process` (`force_ascii: false`, `collapseWhitespace: true`), step by step: the same string. */
@@ -12,36 +11,20 @@ function processForRatio(text: string): string {
 }
 
 /**
- * fuzzball's rounding of the Indel ratio of two strings of total length `lensum` whose LCS is `lcs` (an integer
- * 0..100), written as fuzzball writes it so that every float rounds the same way.
- *
- * @example
- * ```ts
- * scoreFromLcs(4, 13); // 62: "kitten" / "sitting"
- * ```
+ * fuzzball's Indel ratio (0..100) from the LCS and the total length, written as fuzzball does so floats round alike.
  */
 export function scoreFromLcs(lcs: number, lensum: number): number {
   const distance = lensum - 2 * lcs;
   return Math.round(100 * ((lensum - distance) / lensum));
 }
 
-/**
- * fuzzball's Indel score (0..100) of two processed strings: 0 when either is empty.
- *
- * @example
- * ```ts
- * indelScore("kitten", "sitting"); // 62
- * ```
- */
+/** fuzzball's Indel score (0..100) of two processed strings: 0 when either is empty. */
 export function indelScore(a: string, b: string): number {
   if (a.length === 0 || b.length === 0) return 0;
   return scoreFromLcs(lcsLength(a, b), a.length + b.length);
 }
 
-/**
- * The smallest integer score s with `s / 100 >= threshold` (the comparison the loop detector makes), or 101 (also for
- * a NaN threshold).
- */
+/** The smallest integer score s with `s / 100 >= threshold` (the detector's comparison); 101 for none or NaN. */
 function minScoreFor(threshold: number): number {
   let score = 0;
   while (score <= 100 && !(score / 100 >= threshold)) score += 1;
@@ -49,9 +32,8 @@ function minScoreFor(threshold: number): number {
 }
 
 /**
- * The smallest LCS whose score is at least `score` for two non-empty strings of total length `lensum`, the shorter
- * `shorter` long; `shorter + 1` when none is. Bisection with {@link scoreFromLcs} itself (non-decreasing in the LCS),
- * so no algebra can round differently from the score that is reported.
+ * The smallest LCS scoring at least `score` (`shorter + 1` when none does): bisection on {@link scoreFromLcs} itself,
+ * so that no algebra rounds differently from the score reported.
  */
 function minLcsForScore(score: number, lensum: number, shorter: number): number {
   const passes = (lcs: number) => scoreFromLcs(lcs, lensum) >= score;
@@ -79,30 +61,17 @@ function zerosOf(word: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/**
- * Character code → alphabet id for the pair being compared (-1: absent; -2: occurs in the column string only).
- * Module-level scratch, reset to -1 before {@link lcsAtLeast} returns; UTF-16 code units are < 2^16.
- */
+/** Code unit → alphabet id of the pair (-1 absent, -2 in the column string only); scratch, reset to -1 on return. */
 const alphabetId = new Int32Array(0x10000).fill(-1);
 
 /**
- * The LCS of `x` and `y` (UTF-16 code units) when it is at least `needed`, exactly; otherwise some number below
- * `needed` (-1). `needed <= 0` computes the exact LCS of any pair.
- *
- * After the common prefix and suffix (which change neither the distance nor the decision), the shorter string is the
- * bit vector V (30 bits a word; bit i is 0 when row i+1 adds one to the column's LCS) and the longer one is read
- * column by column with the bit-parallel step of Allison–Dix / Hyyrö, `V' = (V + (V & M)) | (V & ~M)`.
- *
- * Band. With n ≤ m the middles' lengths, Δ = m − n and D = n + m − 2·need the largest Indel distance that passes, an
- * optimal alignment of a passing pair stays on the diagonals −e ≤ j − i ≤ Δ + e, e = ⌊(D − Δ)/2⌋. Each column updates
- * only the words [lo, hi] holding the band's rows, with carry 0 into word lo: the exact recurrence on a sub-graph of
- * the LCS grid that holds every path of the band, so the result R ≤ LCS, and R = LCS when LCS ≥ needed.
- *
- * Cut-off (after Ukkonen). A passing path crosses column j at a row i with `L'[i][j] + min(n − i, m − j) ≥ need`.
- * Every {@link CHECK_EVERY} columns {@link narrow} bounds each word of the window by its zeros: words at the top that
- * cannot hold such a row are frozen (the path only goes down), the slack of the others stops the window growing at
- * the bottom, and when no word can hold it the answer is "no" (unrelated texts stop after about a quarter of the
- * columns at 0.9).
+ * The LCS of `x` and `y` (UTF-16 code units), exact when it is at least `needed`, else below it (-1); `needed <= 0`:
+ * the exact LCS. After the common prefix and suffix, the shorter string is the bit vector V (30 bits a word; bit i is
+ * 0 when row i+1 adds one to the column's LCS), the longer read column by column: `V' = (V + (V & M)) | (V & ~M)`.
+ * Band: with n ≤ m the middles' lengths, Δ = m − n and D = n + m − 2·need, a passing alignment stays on diagonals
+ * −e ≤ j − i ≤ Δ + e, e = ⌊(D − Δ)/2⌋; each column updates only the words holding the band (carry 0 into the
+ * first), so the result R ≤ LCS, and R = LCS when LCS ≥ needed. Cut-off (after Ukkonen): every {@link CHECK_EVERY}
+ * columns {@link narrow} freezes the top words that can no longer hold a passing path, and answers "no" when none can.
  */
 function lcsAtLeast(x: string, y: string, needed: number): number {
   const xIsRows = x.length <= y.length;
@@ -156,10 +125,7 @@ function lcsAtLeast(x: string, y: string, needed: number): number {
   return lcs < 0 ? -1 : lcs + common >= needed ? lcs + common : -1;
 }
 
-/**
- * The loop of {@link lcsAtLeast} over the columns: the middles' LCS R, or -1 when the cut-off proves it below
- * `need`. The rare steps (freezing words, the cut-off) are functions of their own so that this loop stays hot.
- */
+/** {@link lcsAtLeast}'s column loop: the middles' LCS, or -1 below `need`; rare steps live apart to keep it hot. */
 function bandLcs(
   masks: Int32Array,
   column: Int32Array,
@@ -204,7 +170,6 @@ function bandLcs(
   return frozen + zerosIn(v, lo, words);
 }
 
-/** Zero bits in words [from, to) of V. */
 function zerosIn(v: Int32Array, from: number, to: number): number {
   let zeros = 0;
   for (let k = from; k < to; k += 1) zeros += zerosOf(v[k] as number);
@@ -212,11 +177,9 @@ function zerosIn(v: Int32Array, from: number, to: number): number {
 }
 
 /**
- * The cut-off of {@link lcsAtLeast} in column j: the first word of the window [lo, hi] where a passing path may
- * still be, or -1 when it can be nowhere; `out[0]` gets the lowest diagonal it can use in the columns to come.
- * A row of word w has `L' ≤ frozen + zeros of words lo..w` and can add at most `min(n − 30w − 1, m − j)`; that bound
- * minus `need` is its slack s (half the Indel distance it may still spend), and a path through it goes no lower
- * than the diagonal min(k, Δ) − s.
+ * The cut-off in column j: the first word of [lo, hi] where a passing path may still be, or -1; `out[0]` gets the
+ * lowest diagonal it can use from here. A row of word w has `L' ≤ frozen + zeros of words lo..w` and can add at
+ * most `min(n − 30w − 1, m − j)`: that minus `need` is its slack s; a path through it goes no lower than min(k, Δ) − s.
  */
 function narrow(
   v: Int32Array,
@@ -253,9 +216,8 @@ function narrow(
 }
 
 /**
- * The LCS of `x` with `y.slice(s)` for every `s` in `starts`, exactly: one bit-parallel pass over `y` from its end
- * down to the smallest start, `x` read backwards as the bit vector, so that after column s the zeros of V are the LCS
- * of `x` and `y.slice(s)`. O(|x|·(|y| − min start)/30), however many starts.
+ * The LCS of `x` with `y.slice(s)` for every `s` in `starts`: one pass over `y` from its end, `x` reversed as the bit
+ * vector, so that after column s the zeros of V are that LCS.
  */
 function suffixLcs(x: string, y: string, starts: readonly number[]): Map<number, number> {
   const result = new Map<number, number>();
@@ -308,22 +270,12 @@ function lcsStep(v: Int32Array, masks: Int32Array, base: number, lo: number, hi:
   }
 }
 
-/**
- * Length of the longest common subsequence of two strings (UTF-16 code units), bit-parallel: O(n·m/30).
- *
- * @example
- * ```ts
- * lcsLength("kitten", "sitting"); // 4 ("ittn")
- * ```
- */
+/** Length of the longest common subsequence of two strings (UTF-16 code units), bit-parallel: O(n·m/30). */
 export function lcsLength(x: string, y: string): number {
   return lcsAtLeast(x, y, 0);
 }
 
-/**
- * A string after {@link processForRatio} (`text`) with the count of each UTF-16 code unit in it, for the exact
- * upper bound.
- */
+/** A string after {@link processForRatio}, with its code-unit histogram for the exact upper bound. */
 interface Prepared {
   text: string;
   counts: Map<number, number>;
@@ -332,14 +284,8 @@ interface Prepared {
 const preparedCache = new Map<string, Prepared>();
 
 /**
- * Processed form and histogram of a string, kept for the 32 most recent strings of at most 128 Ki characters (4 Mi
- * in all): an output is compared with 5 others a turn and again on later turns, and preparing one costs more than a
- * turn's guarding.
- *
- * @example
- * ```ts
- * prepare("Hello, World!").text; // "hello world"
- * ```
+ * Processed form and histogram of a string, cached for the 32 latest strings of at most 128 Ki characters: an output
+ * is compared with several others a turn, and again on later turns.
  */
 export function prepare(raw: string): Prepared {
   const cached = preparedCache.get(raw);
@@ -357,14 +303,7 @@ export function prepare(raw: string): Prepared {
   return prepared;
 }
 
-/**
- * Characters the two histograms share (with multiplicity): an upper bound of the LCS.
- *
- * @example
- * ```ts
- * sharedCharacters(prepare("abba"), prepare("bab")); // 3
- * ```
- */
+/** Characters the two histograms share (with multiplicity): an upper bound of the LCS. */
 export function sharedCharacters(pa: Prepared, pb: Prepared): number {
   const [small, large] = pa.counts.size <= pb.counts.size ? [pa.counts, pb.counts] : [pb.counts, pa.counts];
   let shared = 0;
@@ -375,11 +314,6 @@ export function sharedCharacters(pa: Prepared, pb: Prepared): number {
 /**
  * The Indel score of two processed strings when `score / 100 >= threshold` (exact, fuzzball's rounding), else -1;
  * an empty string scores 0, as in fuzzball. Pairs are ruled out by the histograms, then by {@link lcsAtLeast}.
- *
- * @example
- * ```ts
- * preparedScoreAtLeast(prepare("Checking the database..."), prepare("Checking the database!"), 0.9); // 100
- * ```
  */
 export function preparedScoreAtLeast(pa: Prepared, pb: Prepared, threshold: number): number {
   const n = pa.text.length;
@@ -393,9 +327,8 @@ export function preparedScoreAtLeast(pa: Prepared, pb: Prepared, threshold: numb
 }
 
 /**
- * The windows {@link partialRatio} scores: for each matching block `[i, j, size]`, the window of the longer string
- * that starts at `max(j − i, 0)` (n long, or less at its end), each start once, with an exact upper bound of its
- * score (the characters it shares with the shorter string, counted in one sweep), best bound first.
+ * The windows {@link partialRatio} scores: per matching block `[i, j, size]`, the window of the longer string from
+ * `max(j − i, 0)`, each start once, with an exact bound of its score (shared characters), best bound first.
  */
 function windowsOf(shorter: string, longer: string): { start: number; bound: number }[] {
   const n = shorter.length;
@@ -431,12 +364,10 @@ function windowsOf(shorter: string, longer: string): { start: number; bound: num
 }
 
 /**
- * `fuzz.partial_ratio(a, b)` (0..100) when it is at least `minScore`, exactly, else -1. fuzzball's algorithm: the
- * shorter processed string (the first at equal lengths) against the window of the longer that each of difflib's
- * matching blocks points at, scored with the Indel ratio; the best score. Computed with the same result but less
- * work: pairs and windows whose exact upper bound is below `minScore` are skipped, the windows that reach the end of
- * the longer string are scored in one pass ({@link suffixLcs}), the others best bound first, each LCS only as far as
- * it can still beat the best so far.
+ * `fuzz.partial_ratio(a, b)` (0..100) when at least `minScore`, else -1. fuzzball's algorithm (the shorter processed
+ * string, the first at equal lengths, against the window of the longer each difflib matching block points at; the
+ * best Indel score) with less work: windows bounded below `minScore` are skipped, those reaching the end are scored
+ * in one pass ({@link suffixLcs}), the others best bound first, each LCS only as far as it can still win.
  */
 function partialScoreAtLeast(a: string, b: string, minScore: number): number {
   if (typeof a !== "string" || typeof b !== "string") return minScore <= 0 ? 0 : -1;
@@ -484,16 +415,7 @@ export function partialRatio(a: string, b: string): number {
   return Math.max(0, partialScoreAtLeast(a, b, 0)) / 100;
 }
 
-/**
- * {@link partialRatio} when it is at least `threshold`, else `undefined`: the loop detector's decision, without
- * the exact score of pairs that fail it (windows whose bound is below the threshold are not scored).
- *
- * @example
- * ```ts
- * partialRatioAtLeast("user data", "Processing the user data...", 0.9); // 1
- * partialRatioAtLeast("user data", "Writing the report...", 0.9); // undefined
- * ```
- */
+/** {@link partialRatio} when it is at least `threshold`, else `undefined` (windows bounded below it are not scored). */
 export function partialRatioAtLeast(a: string, b: string, threshold: number): number | undefined {
   const score = partialScoreAtLeast(a, b, minScoreFor(threshold));
   return score < 0 ? undefined : score / 100;
@@ -519,15 +441,7 @@ export function tokenSortRatio(a: string, b: string): number {
   return indelScore(sortedWords(a).text, sortedWords(b).text) / 100;
 }
 
-/**
- * {@link tokenSortRatio} when it is at least `threshold`, else `undefined`, decided as the loop detector decides
- * `ratio` (histogram bound, then the banded LCS with its cut-off, on the sorted strings).
- *
- * @example
- * ```ts
- * tokenSortRatioAtLeast("user data processing", "processing user data", 0.9); // 1
- * ```
- */
+/** {@link tokenSortRatio} when it is at least `threshold`, else `undefined`, decided as `ratio` is, on sorted words. */
 export function tokenSortRatioAtLeast(a: string, b: string, threshold: number): number | undefined {
   if (typeof a !== "string" || typeof b !== "string") return 0 >= threshold ? 0 : undefined;
   const score = preparedScoreAtLeast(sortedWords(a), sortedWords(b), threshold);

@@ -3,15 +3,7 @@ import { indelScore, lcsLength, prepare, preparedScoreAtLeast, scoreFromLcs, sha
 export { partialRatio, tokenSortRatio } from "./scorers.js";
 export { lcsLength };
 
-/**
- * An exact upper bound of {@link similarityScore}: the LCS cannot exceed the shared character counts (nor the
- * shorter length), so no pair with a bound below a threshold can reach it.
- *
- * @example
- * ```ts
- * similarityUpperBound("abc", "xyz"); // 0
- * ```
- */
+/** An exact upper bound of {@link similarityScore}: the LCS exceeds neither the shared characters nor either length. */
 export function similarityUpperBound(a: string, b: string): number {
   const pa = prepare(a);
   const pb = prepare(b);
@@ -20,16 +12,7 @@ export function similarityUpperBound(a: string, b: string): number {
   return scoreFromLcs(Math.min(sharedCharacters(pa, pb), pa.text.length, pb.text.length), lensum);
 }
 
-/**
- * The similarity of two strings (exactly {@link similarityRatio}) when it is at least `threshold`, else
- * `undefined`: the decision `similarityRatio(a, b) >= threshold` without the exact score of pairs that fail it.
- *
- * @example
- * ```ts
- * similarityAtLeast("Checking the database...", "Checking the database!", 0.9); // 1
- * similarityAtLeast("Checking the database...", "Writing the report...", 0.9); // undefined
- * ```
- */
+/** {@link similarityRatio} when it is at least `threshold`, else `undefined` (failing pairs are not scored exactly). */
 export function similarityAtLeast(a: string, b: string, threshold: number): number | undefined {
   if (typeof a !== "string" || typeof b !== "string") return 0 >= threshold ? 0 : undefined;
   const score = preparedScoreAtLeast(prepare(a), prepare(b), threshold);

@@ -1,15 +1,7 @@
 // Cutting text never in the middle of a surrogate pair: half of an emoji is not valid Unicode, and a provider may
 // reject a request that holds one.
 
-/**
- * The largest end, at most `max` and at most the text's length, at which `text` can be cut without splitting a
- * surrogate pair.
- *
- * @example
- * ```ts
- * cutEnd("ab😀c", 3); // 2: "ab", not "ab" plus half of the emoji
- * ```
- */
+/** The largest end ≤ `max` (and ≤ the length) at which `text` can be cut without splitting a surrogate pair. */
 export function cutEnd(text: string, max: number): number {
   const end = Math.max(0, Math.min(text.length, Math.floor(max)));
   if (end === 0 || end === text.length) return end;
@@ -19,41 +11,20 @@ export function cutEnd(text: string, max: number): number {
   return splitsPair ? end - 1 : end;
 }
 
-/**
- * At most `max` characters: `text` itself, or its start with "…" where it was cut.
- *
- * @example
- * ```ts
- * capText("abcdef", 4); // "abc…"
- * ```
- */
+/** At most `max` characters: `text` itself, or its start with "…" where it was cut. */
 export function capText(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, cutEnd(text, max - 1))}…`;
 }
 
-/**
- * `text` cut after at most `max` characters, saying how much was left out.
- *
- * @example
- * ```ts
- * truncate("abcdef", 3); // "abc… [3 more characters]"
- * ```
- */
+/** `text` cut after at most `max` characters, saying how much was left out. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const end = cutEnd(text, max);
   return `${text.slice(0, end)}… [${text.length - end} more characters]`;
 }
 
-/**
- * `n` as an ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st.
- *
- * @example
- * ```ts
- * ordinal(22); // "22nd"
- * ```
- */
+/** `n` as an ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st. */
 export function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");

@@ -1,12 +1,7 @@
-/**
- * Hand-off loops: agents passing control back and forth with nothing new between the hand-offs (A→B→A→B). Read
- * from the run's conversation, which every agent of a supervisor or a swarm sees whole (their own guard state does
- * not outlive a hand-off).
- */
+/** Hand-off loops (A→B→A→B, nothing new between), read from the conversation: an agent's state ends at a hand-off. */
 
 /** One step of a run's conversation, as the hand-off check reads it (oldest first). */
 export type RunStep =
-  /** A hand-off: a call of a tool that passes control to another agent (`transfer_to_…`). */
   | { kind: "handoff" }
   /** A tool call other than a hand-off that succeeded: work was done. */
   | { kind: "work" }
@@ -16,11 +11,6 @@ export type RunStep =
 /**
  * The hand-offs made since the last progress: a tool call (not a hand-off) that succeeded, or words not said before
  * in the run (`sameWords(a, b)`: whether two texts say the same thing).
- *
- * @example
- * ```ts
- * handoffsWithoutProgress([{ kind: "handoff" }, { kind: "work" }, { kind: "handoff" }], (a, b) => a === b); // 1
- * ```
  */
 export function handoffsWithoutProgress(
   steps: readonly RunStep[],

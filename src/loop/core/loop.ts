@@ -260,15 +260,7 @@ export interface LoopCheck {
 /** Between a turn's text and its calls in `turnOutput`: the ASCII unit separator, which text does not hold. */
 const CALLS = "\u001f";
 
-/**
- * The output of a model turn as the loop detector compares it: its text, and its canonical calls as an identity
- * apart (a turn that calls something new is progress, however alike the text).
- *
- * @example
- * ```ts
- * turnOutput("Searching.", ['search({"q":"a"})']); // "Searching.\u001fsearch({\"q\":\"a\"})"
- * ```
- */
+/** A turn's output for the loop detector: its text, then its calls apart (new calls are progress, however alike). */
 export function turnOutput(text: string, calls: readonly string[]): string {
   return calls.length === 0 ? text : `${text}${CALLS}${calls.join("\n")}`;
 }
@@ -386,7 +378,6 @@ export function checkLimits(state: LoopState, now: number, options: ResolvedSafe
   return null;
 }
 
-/** The stop reason of a limit reached, with its message. */
 function reached(kind: Exclude<StopKind, "loop" | "steps">, value: number, limit: number): StopReason {
   return { kind, value, limit, message: STOP_REASON_TEXTS[kind](value, limit) };
 }
@@ -503,15 +494,7 @@ function turnStart(state: LoopState, turn: Pick<LoopTurn, "previous" | "session"
   };
 }
 
-/**
- * The iteration limit reached before a model turn, or null: `maxIterations: N` runs N full turns (as openai-agents'
- * `max_turns`), so this says the (N+1)th would be one too many (createAgent asks a person here, before the model call).
- *
- * @example
- * ```ts
- * iterationLimitBefore(state, { session: "s" }, resolveSafetyOptions({ maxIterations: 3 }))?.kind; // "iterations"
- * ```
- */
+/** The iteration limit before a model turn (`maxIterations: N` runs N full turns), or null; createAgent asks here. */
 export function iterationLimitBefore(
   state: LoopState,
   turn: Pick<LoopTurn, "previous" | "session">,

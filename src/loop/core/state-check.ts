@@ -24,39 +24,18 @@ const loopStateSchema = z.looseObject({
   task: z.looseObject({ iterations: count, tokens: count, cost: count, startedAt: count.nullable() }).optional(),
 });
 
-/**
- * Loop states read: each value checked once; a state the loop guard made is marked with `trust`.
- *
- * @example
- * ```ts
- * const next = loopStates.trust(stepLoopGuard(state, turn, safety).state);
- * ```
- */
+/** Loop states read: each value checked once; a state the loop guard made is marked with `trust`. */
 export const loopStates = new StoredValues<LoopState>("loopGuard", "the loop guard's state", loopStateSchema);
 
-/**
- * The loop guard's state as read from `channel`: a damaged one refused with a {@link GuardStateError}; `undefined`
- * or `null` is a fresh state.
- *
- * @example
- * ```ts
- * readLoopState(null).tokens.total; // 0
- * ```
- */
+/** The loop guard's state from `channel`; `undefined`/`null` is fresh, a damaged one throws {@link GuardStateError}. */
 export function readLoopState(value: unknown, channel: "loopGuard" | "safetyLimits" = "loopGuard"): LoopState {
   if (value === undefined || value === null) return emptyLoopState();
   return loopStates.read(value, false, channel);
 }
 
 /**
- * The `loopGuard` channel's reducer: a whole state replaces the current one unchecked (createAgent writes each
- * channel's value back on every invoke, a damaged one too: it is checked when read), `null` resets it, `undefined`
- * changes nothing; anything but an object is refused with a {@link GuardStateError}.
- *
- * @example
- * ```ts
- * reduceLoopState(current, null).iterations; // 0
- * ```
+ * The `loopGuard` reducer: a whole state replaces unchecked (createAgent writes every channel back each invoke, damaged
+ * too: it is checked when read), `null` resets, `undefined` keeps; a non-object throws {@link GuardStateError}.
  */
 export function reduceLoopState(current: LoopState | undefined, update: LoopState | null | undefined): LoopState {
   if (update === undefined) return current ?? emptyLoopState();

@@ -1,8 +1,4 @@
-/**
- * One budget for a task that several agents share (a parent and its sub-agents, a supervisor and its workers, a
- * swarm): every turn of every guarded agent under the top-level `invoke` that carries it. loop/turn.ts keeps the
- * spending.
- */
+/** One budget for a task several agents share: every guarded turn under the top-level `invoke` that carries it. */
 import { z } from "zod/v4";
 import { parseOptions } from "../../common/options.js";
 import type { StopReason } from "../../common/vocabulary.js";
@@ -11,7 +7,6 @@ import { TASK_BUDGET_TEXTS } from "./texts.js";
 
 const positive = z.number().positive();
 
-/** The limits of a task's budget, checked (see {@link TaskBudget}). */
 const taskBudgetSchema = z.strictObject({
   maxIterations: z.number().int().min(1).optional(),
   maxTokens: z.number().int().min(1).optional(),
@@ -52,11 +47,6 @@ export function readTaskBudget(value: unknown): TaskBudget {
 /**
  * Counts one model turn against the task's budget: the spending after it and, when the model called tools but the
  * task has reached a limit, why the turn is stopped (iterations count the turns before this one, as `maxIterations`).
- *
- * @example
- * ```ts
- * spendTask(spent, { continues: true }, { maxIterations: 1 }, undefined, Date.now()).stop?.kind; // "iterations"
- * ```
  */
 export function spendTask(
   spent: TaskSpending,
@@ -76,7 +66,6 @@ export function spendTask(
   return { spent: next, stop: taskLimit({ ...next, iterations: spent.iterations }, budget, now) };
 }
 
-/** The first of the task's limits its spending has reached, or null. */
 function taskLimit(spent: TaskSpending, budget: TaskBudget, now: number): StopReason | null {
   const { maxIterations, maxTokens, maxCost, maxRuntimeMs } = budget;
   if (maxIterations !== undefined && spent.iterations >= maxIterations) {

@@ -2,10 +2,7 @@
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
-/**
- * The message of each stop reason, from its value and its limit: iterations, runtime (ms, shown in minutes),
- * tokens, cost, failures in a row, and a loop (similarity and threshold, 0..1, shown as percentages).
- */
+/** Each stop reason's message from its value and limit (runtime in ms shown as minutes, a loop's 0..1 as %). */
 export const STOP_REASON_TEXTS = {
   iterations: (value: number, limit: number) => `Stopped: the iteration limit was reached (${value} of ${limit}).`,
   runtime: (valueMs: number, limitMs: number) =>
@@ -31,15 +28,7 @@ export const TASK_BUDGET_TEXTS = {
     `Stopped: the task's cost budget was reached ($${round(value, 4)} of $${limit}, shared by every agent of the task).`,
 } as const;
 
-/**
- * The question a limit asks a person before it ends the run (`ask`): the limit reached, and how much more.
- *
- * @example
- * ```ts
- * limitQuestion("Stopped: the iteration limit was reached (30 of 30).", "10 more iterations");
- * // "The run reached a limit: the iteration limit was reached (30 of 30). Go on with 10 more iterations?"
- * ```
- */
+/** The question a limit asks a person before it ends the run (`ask`): the limit reached, and how much more. */
 export function limitQuestion(reason: string, more: string): string {
   return `The run reached a limit: ${reason.replace(/^Stopped: /, "")} Go on with ${more}?`;
 }
@@ -48,15 +37,7 @@ export function limitQuestion(reason: string, more: string): string {
 export const LIMIT_HOW_TO_ANSWER =
   'Resume with Command({ resume }): true or "yes" to go on with the amount offered, { more: n } or "20 more" to go on with that much, false or "no" to end the run.';
 
-/**
- * The question asked again after an answer that reads as none of yes, no or an amount.
- *
- * @example
- * ```ts
- * limitQuestionAgain("maybe", "The run reached a limit: … Go on with 10 more iterations?");
- * // 'I could not read "maybe" as yes, no or a number. The run reached a limit: …'
- * ```
- */
+/** The question asked again after an answer that reads as none of yes, no or an amount. */
 export function limitQuestionAgain(said: string, question: string): string {
   return `I could not read ${JSON.stringify(said.slice(0, 200))} as yes, no or a number. ${question}`;
 }

@@ -310,7 +310,6 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
     case "acknowledge":
       return current.pending || current.reminders > 0 ? { ...current, pending: false, reminders: 0 } : current;
     case "progress":
-      // A response whose calls all ran and one of them succeeded: the agent moved on, the count starts again.
       return current.strikes > 0 || current.pending || current.reminders > 0 || (current.streak ?? 0) > 0
         ? { ...current, strikes: 0, streak: 0, pending: false, reminders: 0 }
         : current;
@@ -321,10 +320,7 @@ export function reduceEscalation(state: EscalationState | undefined, event: Esca
   }
 }
 
-/**
- * Another blocked call of a response already struck: kept with the strike's calls (once; bounded by
- * `blockedLimit`), with no strike of its own.
- */
+/** Another blocked call of a response already struck: kept with the strike's calls (once, bounded), no new strike. */
 function keepStruck(current: EscalationState, event: Extract<EscalationEvent, { type: "strike" }>): EscalationState {
   const { call } = event;
   if (call.turn === undefined || current.blocked.some((b) => b.turn === call.turn && b.key === call.key)) {

@@ -26,7 +26,6 @@ import { duplicateFeedback } from "./texts.js";
  */
 export type DuplicateState = EscalationState;
 
-// The graph's escalation options it shares (patterns, levels, similarity), plus its own.
 const optionsSchema = escalationOptionsSchema
   .pick({ acknowledgmentPatterns: true, retryPatterns: true, levelStrikes: true, contentThreshold: true })
   .extend({

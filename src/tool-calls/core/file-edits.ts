@@ -1,7 +1,4 @@
-/**
- * The file-edits rule: how often each file was written in the current run (counted when a call is recorded, taken
- * back when it fails): a reminder from `remindAt` writes, a block at `blockAt` writes or `blockRewritesAt` rewrites.
- */
+/** The file-edits rule: each file's writes in the current run (counted when a call is recorded, undone if it fails). */
 import { type CallEffect, ownEntry } from "../../common/identity/classify.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 
@@ -32,19 +29,11 @@ export interface FileEditCount {
  */
 export const FILE_EDITS_LIMIT = 50;
 
-/** The options the rule reads. */
 type EditOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
 
 /**
- * Whether a call's writes count toward the file-edits rule: it writes known files (not only the working folder,
- * `rules.root`, as a `git checkout` does), the rule is on, and its tool is not exempted from it
- * (`tools.<name>.fileEdits: false`).
- *
- * @example
- * ```ts
- * countsEdits("write_file", { kind: "write", paths: ["a.py"] }, resolveToolGuardOptions()); // true
- * countsEdits("bash", { kind: "mutate" }, resolveToolGuardOptions()); // false: the files it writes are not known
- * ```
+ * Whether a call's writes count toward the file-edits rule: it writes known files (not only `rules.root`), the rule is
+ * on, and its tool is not exempt (`tools.<name>.fileEdits: false`).
  */
 export function countsEdits(tool: string, effect: CallEffect, options: EditOptions): boolean {
   return (
@@ -61,12 +50,6 @@ export function countsEdits(tool: string, effect: CallEffect, options: EditOptio
  * The counts after a call that writes `paths` (replacing the whole content of `rewrites`, a subset) was recorded
  * (`delta` 1: each file once, moved to the most recent end, the oldest dropped beyond {@link FILE_EDITS_LIMIT}) or
  * failed (`delta` -1: taken back; a file at 0 is dropped).
- *
- * @example
- * ```ts
- * noteWrites(undefined, ["a.py", "b.py", "a.py"], 1); // [{ path: "a.py", writes: 1 }, { path: "b.py", writes: 1 }]
- * noteWrites(undefined, ["a.py"], 1, ["a.py"]);       // [{ path: "a.py", writes: 1, rewrites: 1 }]
- * ```
  */
 export function noteWrites(
   counts: readonly FileEditCount[] | undefined,
@@ -115,14 +98,8 @@ export interface FileEditsFinding {
 }
 
 /**
- * What the rule has to say about a call that writes files, before it runs: for the file it is nearest to a block
- * (a blocked one first, then the one written most often), its counts with this call, when that reaches `remindAt`
- * or a block; `undefined` otherwise (not a counted write, or too few writes to say anything).
- *
- * @example
- * ```ts
- * fileEditsOf(state.fileEdits, "write_file", effect, options); // { path: "a.py", writes: 8, rewrites: 8 } at the 8th write
- * ```
+ * The rule's finding before a call that writes files runs: the counts with it of the file nearest to a block (a
+ * blocked one first, then the one written most often), once they reach `remindAt` or a block; else `undefined`.
  */
 export function fileEditsOf(
   counts: readonly FileEditCount[] | undefined,

@@ -1,7 +1,4 @@
-/**
- * Result normalization: what two results of identical calls are compared on ({@link normalizeResult} replaces the
- * parts that change on every call, a timestamp or a request id, with placeholders). One pass over the character codes.
- */
+/** Result normalization: a result's per-call parts (a timestamp, a request id) masked, in one pass over char codes. */
 
 import type { ResolvedToolGuardOptions } from "./options.js";
 
@@ -282,15 +279,8 @@ export function normalizeResult(text: string): string {
 }
 
 /**
- * The normalizer the rules compare a tool's results with, under the options: the tool's own `normalizeResult`, else
- * `rules.normalizeResult` — `true` {@link normalizeResult}, `false` none (`undefined`: the exact text), a function
- * called with the text and the tool's name. A function that throws, or returns no string, leaves the text as it is.
- *
- * @example
- * ```ts
- * normalizerFor(resolveToolGuardOptions(), "get_job_status")?.("took 0.81s"); // "took <dur>"
- * normalizerFor(resolveToolGuardOptions({ rules: { normalizeResult: false } }), "t"); // undefined
- * ```
+ * The normalizer the rules compare a tool's results with: its own `normalizeResult`, else `rules.normalizeResult`
+ * (`false`: `undefined`, the exact text). A user function that throws, or returns no string, leaves the text as it is.
  */
 export function normalizerFor(
   options: Pick<ResolvedToolGuardOptions, "rules" | "tools">,

@@ -41,7 +41,7 @@ function checkLimits<T extends { remindAt: number | false; blockAt: number }>(
   }
 }
 
-/** The repeat ceiling's defaults for a read-only tool or a search (on the recorded runs no progress reaches 4). */
+/** The repeat ceiling's defaults for a read-only tool or a search. */
 const REPEAT_CEILING_DEFAULTS = { remindAt: 6, blockAt: 10 } as const;
 
 /** The defaults for a call whose answers can change by themselves: OpenClaw's generic repeat (warn 10, block 20). */
@@ -57,11 +57,7 @@ const limitFields = (defaults: { remindAt: number; blockAt: number }) => ({
 /** The repeat ceiling's limits for one tool (`tools.<name>.repeatCeiling`): identical calls in one run. */
 const repeatCeilingSchema = z.object(limitFields(REPEAT_CEILING_DEFAULTS)).strict().superRefine(checkLimits);
 
-/**
- * The repeat ceiling's limits (`rules.repeatCeiling`): `remindAt` and `blockAt` for a read-only tool or a search
- * (default 6 and 10), and `changing` for a call whose answers can change by themselves: a poll, a shell command, an
- * unknown tool (default 10 and 20). Limits given without `changing` apply to both.
- */
+/** `rules.repeatCeiling`: limits for a read-only tool or a search; `changing` ones default to them when given. */
 const rulesRepeatCeilingSchema = z
   .object({
     /** The identical call whose answer gets a reminder (and every one after it). `false`: none. Default 6. */
@@ -228,10 +224,7 @@ export const operationLimitsSchema = z.object({
   fileHistoryLimit: z.number().int().min(0).default(10),
 });
 
-/**
- * The file-edits defaults: deepagents' reminder at the 8th write, LangChain's block at the 12th whole rewrite, any
- * write at the 25th (on the recorded runs a file is written up to 22 times, mostly by edits in place).
- */
+/** The file-edits defaults: deepagents' reminder at the 8th write, LangChain's block at the 12th whole rewrite. */
 const FILE_EDITS_DEFAULTS = { remindAt: 8, blockAt: 25, blockRewritesAt: 12 } as const;
 
 /** The file-edits rule's limits (`rules.fileEdits`): writes of one file in one run, counted per successful call. */
@@ -258,10 +251,7 @@ const fileEditsSchema = z
     }
   });
 
-/**
- * The rules' switches and how calls and results are compared, the `rules` group of {@link ToolGuardOptions}: the threshold rule's
- * counting (shared with {@link ToolRepetitionDetector}), the other rules' switches, and the project root.
- */
+/** The `rules` group of {@link ToolGuardOptions}: the rules' switches, how calls and results compare, the root. */
 const guardRulesSchema = z
   .object({
     ...repetitionRulesSchema.omit({ repetitionThreshold: true, windowSize: true }).shape,
@@ -393,10 +383,7 @@ const guardMemorySchema = z
   })
   .strict();
 
-/**
- * The options of the tool-call guards, validated when a guard is built. Every field is optional. The common
- * settings are at the top; the rare ones in the groups `rules`, `feedback`, `memory` and `escalation`.
- */
+/** The tool-call guards' options, all optional: the common ones on top, the rare ones in groups. */
 const toolGuardOptionsSchema = z
   .object({
     /**

@@ -1,8 +1,4 @@
-/**
- * The repeat ceiling: how often one identical call was made in the current run, whatever it answered (it stops a
- * loop whose answers keep changing). From `remindAt` calls on, the answer carries a reminder; the `blockAt`-th is
- * blocked.
- */
+/** The repeat ceiling: identical calls in the current run, whatever they answer (it stops loops of varying answers). */
 import { nameWords, ownEntry } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -50,17 +46,9 @@ export interface RepeatState {
   calls: RepeatCount[];
 }
 
-/**
- * Identical calls whose counts are kept in one run (the most recently made ones; an older call's count is forgotten).
- *
- * @example
- * ```ts
- * (state.toolGuard.repeats?.calls ?? []).length <= REPEATS_LIMIT; // true
- * ```
- */
+/** Identical calls whose counts are kept in one run (the most recently made ones; an older call's is forgotten). */
 export const REPEATS_LIMIT = 50;
 
-/** The options the ceiling reads. */
 type CeilingOptions = Pick<ResolvedToolGuardOptions, "rules" | "tools">;
 
 /** Whether the ceiling is on for any tool (globally, or by a tool's own limits): then every call is tracked. */
@@ -71,10 +59,7 @@ export function isTracked(options: CeilingOptions): boolean {
   );
 }
 
-/**
- * The ceiling's limits for a call: its tool's own `repeatCeiling`, else `rules.repeatCeiling` — its `changing`
- * limits when the call's answers can change by themselves ({@link answersMayChange}); `false` when off for it.
- */
+/** The ceiling's limits for a call (`false`: off for it); `changing`: its answers may vary by themselves. */
 function ceilingLimits(
   options: CeilingOptions,
   tool: string,
@@ -90,9 +75,8 @@ function ceilingLimits(
 const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
 
 /**
- * Whether identical calls may answer differently by themselves (a poll, a shell command, an unknown tool other than a
- * search): then the `changing` limits apply. A read-only tool, or a tool named for searching (an LLM-backed search
- * asked the same question answers in other words), keeps the lower ones.
+ * Whether identical calls may answer differently by themselves (a poll, a shell command, an unknown non-search tool):
+ * the `changing` limits. A read or a search keeps the lower ones (an LLM-backed search rewords the same answer).
  */
 function answersMayChange(call: CallFacts): boolean {
   if (call.shell || call.stateful) return true;
@@ -119,12 +103,6 @@ function repeatCountOf(state: RepeatState | undefined, key: string): number {
 /**
  * The counts after a call was recorded: a wait moves the mark; any other call is counted (afresh when its count's
  * mark is old), moved to the most recent end, the oldest dropped beyond {@link REPEATS_LIMIT}.
- *
- * @example
- * ```ts
- * noteRepeatCall(undefined, "k", "web_search", "count").calls;
- * // [{ key: "k", tool: "web_search", calls: 1, mark: 0, fresh: true }]
- * ```
  */
 export function noteRepeatCall(
   state: RepeatState | undefined,
@@ -148,14 +126,8 @@ export function noteRepeatCall(
 }
 
 /**
- * The counts after the result of a counted call came in: a poll whose answer (`digest`, normalized) is not its
- * last one made progress, and its count restarts at 1; the first call of a key in the run that changed something
- * (`changed`: a successful write or other change) moves the mark, so every other count restarts.
- *
- * @example
- * ```ts
- * noteRepeatResult(state.repeats, decision.key, result.digest, true);
- * ```
+ * The counts after a counted call's result came in: a poll with a new answer (`digest`) restarts at 1; the first call
+ * of a key in the run that `changed` something (a successful change) moves the mark, so every other count restarts.
  */
 export function noteRepeatResult(state: RepeatState, key: string, digest: string, changed: boolean): RepeatState {
   const at = positionOf(state.calls, key);
@@ -182,14 +154,8 @@ export function noteRepeatResult(state: RepeatState, key: string, digest: string
 }
 
 /**
- * What the ceiling says about a call before it runs: its place in the count of identical calls in this run (this
- * call included), when that reaches the tool's `remindAt` or `blockAt`; `undefined` otherwise (too few calls, the
- * ceiling off for the tool, or a call that waits).
- *
- * @example
- * ```ts
- * repeatsOf(state.repeats, callFacts(call, options), options); // { calls: 6, block: false } at a read's 6th identical call
- * ```
+ * The ceiling's finding for a call before it runs: its place among identical calls in this run (this one included),
+ * once that reaches the tool's `remindAt` or `blockAt`; `undefined` otherwise (too few, ceiling off, or a wait).
  */
 export function repeatsOf(
   state: RepeatState | undefined,

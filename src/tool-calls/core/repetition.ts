@@ -34,31 +34,14 @@ export interface RecordedResult {
   preview: string;
 }
 
-/**
- * The digest of a call's outcome (success and full text): equal digests mean the call produced nothing new. The
- * one formula the engine and the classes share.
- *
- * @example
- * ```ts
- * resultDigest(true, "a.py") === resultDigest(true, "a.py"); // true
- * ```
- */
+/** The digest of a call's outcome (success and full text): equal digests mean the call produced nothing new. */
 export function resultDigest(ok: boolean, text: string): string {
   return digest(`${ok}\n${text}`);
 }
 
-/** Characters of a result the class APIs keep as its preview. */
 const CLASS_PREVIEW_CHARS = 1000;
 
-/**
- * How the class APIs ({@link ToolRepetitionDetector}, `OperationContext`) record a call's outcome: its digest, and
- * the start of its text as the preview (never half of a surrogate pair).
- *
- * @example
- * ```ts
- * outcomeRecord(true, "a.py").preview; // "a.py"
- * ```
- */
+/** How the class APIs record an outcome: its digest, and the start of its text (never half a surrogate pair). */
 export function outcomeRecord(ok: boolean, text: string): RecordedResult {
   return { ok, digest: resultDigest(ok, text), preview: text.slice(0, cutEnd(text, CLASS_PREVIEW_CHARS)) };
 }
@@ -134,11 +117,6 @@ export interface Change {
 /**
  * Notes a change (an epoch bump) made by `tool` (of `paths`, when known), newest first, keeping the changes that
  * came after the oldest call of `window` (an earlier one is no change since any call the window holds).
- *
- * @example
- * ```ts
- * noteChange([], "bash", 3, undefined, []); // [{ tool: "bash", epoch: 3 }]
- * ```
  */
 export function noteChange(
   changes: readonly Change[] | undefined,
@@ -159,9 +137,8 @@ export function noteChange(
     else older.push(earlier);
   }
   if (older.length > 0) {
-    // Beyond the bound, the older changes count as one that may have changed anything, by their tool when they
-    // were all one tool's (rewriting a file again and again still adds up), else by no tool of the thread: a
-    // repeat from before it then counts only where it would have counted anyway.
+    // Past the bound, older changes merge into one that may have changed anything, by their tool if all were one's
+    // (repeated rewrites still add up), else by none: a repeat from before it counts only where it would anyway.
     const tool = (older[0] as Change).tool;
     const oneTool = older.every((c) => c.tool === tool);
     next.push({ tool: oneTool ? tool : "\u0000older", epoch: (older[0] as Change).epoch });
@@ -173,9 +150,8 @@ export function noteChange(
 const CHANGES_KEPT = 32;
 
 /**
- * The epoch of the newest change that a tool other than `tool` made to something a call with `effect` depends on
- * (-1 when none is known): a change of known files matters to a read or a write of known files only where their
- * paths meet (one is the other or a folder above it); any other change matters to any call.
+ * The epoch of the newest change by another tool to something a call with `effect` depends on (-1: none). A change of
+ * known files matters to a read or write of known files only where the paths meet (same, or a folder above).
  */
 function latestForeignChange(
   state: RepetitionState,
@@ -206,10 +182,7 @@ const windowIndexes = new ListIndexes<CallRecord, Map<string, number[]>>((window
   return index;
 });
 
-/**
- * Windows up to this many records are scanned, not indexed: a scan of a few records costs less than keeping an
- * index (the default window is 10). Larger windows keep the index, so a decision costs the same at any size.
- */
+/** Windows up to this size are scanned (cheaper than an index for a few records); larger ones keep the index. */
 const SCANNED_WINDOW = 32;
 
 /** Takes the index of `window` away from it (a scanned window never gets one: nothing to look up). */
@@ -217,7 +190,6 @@ function takeIndex(window: readonly CallRecord[]): Map<string, number[]> | undef
   return window.length <= SCANNED_WINDOW ? undefined : windowIndexes.take(window);
 }
 
-/** The records of the window with call key `key`, oldest first. */
 function recordsWithKey(window: readonly CallRecord[], key: string): CallRecord[] {
   const records: CallRecord[] = [];
   if (window.length <= SCANNED_WINDOW) {
@@ -250,7 +222,6 @@ export type RepetitionRules = z.output<typeof repetitionRulesSchema>;
 
 /** The repetition verdict for one call. */
 interface RepetitionCheck {
-  /** The rule the call repeats under, if any. */
   rule?: "consecutive" | "threshold" | undefined;
   /** How many identical calls the window would hold with this one (countable ones only). */
   count: number;
@@ -260,14 +231,7 @@ interface RepetitionCheck {
   repeatsResult?: boolean | undefined;
 }
 
-/**
- * An empty repetition state.
- *
- * @example
- * ```ts
- * emptyRepetitionState().window.length; // 0
- * ```
- */
+/** An empty repetition state. */
 export function emptyRepetitionState(): RepetitionState {
   return { nextSeq: 0, epoch: 0, window: [] };
 }
@@ -287,15 +251,7 @@ function positionOf(window: readonly CallRecord[], seq: number): number {
   return -1;
 }
 
-/**
- * Levels 1 and 2 for a call with key `key`, without recording anything.
- *
- * @example
- * ```ts
- * const s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
- * evaluateRepetition(s, "k", new ToolRepetitionDetector().rules).rule; // "consecutive"
- * ```
- */
+/** Levels 1 and 2 (consecutive, threshold) for a call with key `key`, without recording anything. */
 export function evaluateRepetition(
   state: RepetitionState,
   key: string,
@@ -346,14 +302,7 @@ interface NewCall {
   seq?: number | undefined;
 }
 
-/**
- * Records an allowed call; the window keeps the newest `windowSize` records. Returns a new state.
- *
- * @example
- * ```ts
- * recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10).window.length; // 1
- * ```
- */
+/** Records an allowed call in a new state; the window keeps the newest `windowSize` records. */
 export function recordCall(
   state: RepetitionState,
   call: NewCall,
@@ -370,7 +319,6 @@ export function recordCall(
     const sorted = [...state.window.filter((r) => r.seq !== seq), record].sort((a, b) => a.seq - b.seq);
     return { ...state, nextSeq, window: sorted.slice(Math.max(0, sorted.length - size)) };
   }
-  // The usual case: append, evicting the oldest records beyond the window size.
   const evict = Math.max(0, state.window.length + 1 - size);
   const window = state.window.slice(evict);
   window.push(record);
@@ -395,13 +343,6 @@ export function recordCall(
 /**
  * Attaches the outcome of a recorded call. A successful mutating call starts a new epoch (see
  * {@link RepetitionRules.countAcrossMutations}). A record already evicted is simply not updated.
- *
- * @example
- * ```ts
- * let s = recordCall(emptyRepetitionState(), { key: "k", tool: "t" }, 10);
- * s = recordResult(s, 0, { ok: true, digest: "d", preview: "42" }, false);
- * s.window[0].result?.preview; // "42"
- * ```
  */
 export function recordResult(
   state: RepetitionState,

@@ -1,7 +1,4 @@
-/**
- * The tool-call guards' texts, word for word (tests and the eval compare them): edit the wording here. The code that
- * decides when to send each text lives with the guard.
- */
+/** The tool-call guards' texts, word for word (tests and the eval compare them); each guard decides when to send. */
 
 import { canonicalJson } from "../../common/identity/signature.js";
 import { nearestToolNames, suggestToolNames } from "../../common/identity/tool-names.js";
@@ -117,15 +114,7 @@ export function fileEditsReminder(
   ].join("\n");
 }
 
-/**
- * The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`).
- *
- * @example
- * ```ts
- * repeatCeilingReminder("web_search", 6, 10);
- * // "[REPEATED CALL] This was the 6th identical call of 'web_search' in this run; the 10th and later ones are blocked. …"
- * ```
- */
+/** The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`). */
 export function repeatCeilingReminder(tool: string, calls: number, blockAt: number): string {
   return [
     `[REPEATED CALL] This was the ${ordinal(calls)} identical call of '${tool}' in this run; the ${ordinal(blockAt)} and later ones are blocked.`,
@@ -202,10 +191,7 @@ export interface EscalationFeedbackInput {
   repeats?: number | undefined;
 }
 
-/**
- * The body shared by every block's feedback: the tool, the arguments (JSON, cut at `maxArgsChars`), the previous
- * result (cut at `maxResultChars`) and why the call was blocked.
- */
+/** The body every block's feedback shares: the tool, the arguments, the previous result and why it was blocked. */
 function body(input: EscalationFeedbackInput, limits: { maxArgsChars: number; maxResultChars: number }): string[] {
   if (input.file !== undefined) return fileBody(input, input.file, limits);
   const previous = input.previousResult;
@@ -293,7 +279,6 @@ export function duplicateFeedback(tool: string, args: unknown, previousResult: s
     previousResult: { ok: previousOk ?? true, text: previousResult },
   };
   const lines = body(input, { maxArgsChars: 500, maxResultChars: 1000 });
-  // The wording when the outcome is not known.
   if (previousOk === undefined) lines[lines.length - 1] = "- The previous attempt already failed/succeeded";
   return [...lines, "", ...ASK].join("\n");
 }
@@ -381,10 +366,7 @@ export const HOW_TO_ANSWER =
 /** A person's empty answer at level 3, as the model is given it. */
 export const NO_ANSWER = "(no answer)";
 
-/**
- * The answer of a held-back call once a person answered at level 3: a call that would have run is told it was not
- * run; a blocked call gets the question with the answer.
- */
+/** A held-back call's answer after a person answered at level 3: "not run", or for a blocked call the question. */
 export function personAnsweredText(question: string, said: string, wouldHaveRun: boolean): string {
   return wouldHaveRun
     ? `Not run: automatic execution was stopped to ask the user. The user answered:\n${said}`
@@ -419,10 +401,7 @@ export interface EndExplanationInput {
     | undefined;
 }
 
-/**
- * The tool's result as the user should read it: LangGraph's ToolNode addresses its error text to the model
- * ({@link toolErrorText}).
- */
+/** The tool's result for the user: without the words ToolNode's error text addresses to the model (`toolErrorText`). */
 function resultForUser(text: string): string {
   return text
     .replace(/\s*Please fix your mistakes\.?\s*$/, "")
@@ -529,18 +508,12 @@ export function missingHookMessage(tool: string, strikes: number, level: number)
 
 // 4. Result dedupe
 
-/**
- * The note the model is sent instead of a result (`what`: "result", or "error" for a failed call) that is exactly
- * the same as the one of the earlier identical call `callId`, whose message is still in the conversation.
- */
+/** Sent instead of a result (or error) exactly like the earlier identical call `callId`'s, still in the thread. */
 export function unchangedResultNote(what: "result" | "error", callId: string, tool: string): string {
   return `Unchanged: exactly the same ${what} as the earlier identical call ${callId} of '${tool}' (its message above). Nothing new since then.`;
 }
 
-/**
- * The answer to a repeat served from the result cache whose earlier message cannot be found (it always can: the turn
- * is planned from the messages it is answered with): the model is pointed at the earlier answer.
- */
+/** A cache-served repeat's answer if its earlier message is not found (a fallback: planning always finds it). */
 export function servedElsewhereText(tool: string, callId: string): string {
   return `Same result as the earlier identical call ${callId} of '${tool}' (its message above): served from the cache, nothing changed since.`;
 }
@@ -575,16 +548,8 @@ export const MAX_LISTED_TOOLS = 30;
 const NEAREST_TOOLS = 10;
 
 /**
- * The content of the error ToolMessage for a call of `tool`, which is not among the agent's `tools`: the tool
- * probably meant, when the name is a near miss (`suggestToolNames`), and the tools there are (the nearest ten and
- * their count, when there are more than 30). It does not depend on the call's arguments: retried with other
- * arguments, the call fails with the same error, which the same-error rule (`escalation.sameErrorThreshold`) stops.
- *
- * @example
- * ```ts
- * unknownToolText("read-file", ["read_file", "list_files"]);
- * // "Error: read-file is not a valid tool. Did you mean read_file? Available tools: read_file, list_files."
- * ```
+ * The error for a call of `tool`, not among the agent's `tools`: the tool probably meant, and the tools there are.
+ * It ignores the arguments, so retries with other ones fail alike and the same-error rule stops them.
  */
 export function unknownToolText(tool: string, tools: readonly string[]): string {
   const meant = suggestToolNames(tool, tools);

@@ -1,5 +1,4 @@
-// What one simple command writes (its arguments read with its row of SHELL_COMMANDS, getopt's rules) and the file a
-// redirection writes. Anything not understood may change anything.
+// What one simple command or redirection writes (rows of SHELL_COMMANDS, getopt's rules); the not understood: anything.
 import { isAbsolute, posix } from "node:path";
 import type { Word } from "./lexer.js";
 import { programName, type Redirect, type SimpleCommand } from "./parse.js";
@@ -146,7 +145,6 @@ function pathOf(w: Word | undefined): string | undefined {
   return w?.exact && w.text !== "" ? w.text : undefined;
 }
 
-/** The paths `list` names, or `undefined` when one is not known before the shell runs. */
 function pathsOf(list: readonly Word[]): string[] | undefined {
   const paths: string[] = [];
   for (const w of list) {
@@ -236,7 +234,6 @@ function writeOrRead(row: CommandRow, paths: string[]): Effect {
   return row.readOnly && tracked.length === 0 ? { kind: "read" } : { kind: "write", paths: tracked };
 }
 
-/** What a command with a row writes, from its arguments. */
 function rowEffect(row: CommandRow, args: readonly Word[]): Effect {
   if (row.writes === undefined && row.readOnly) return { kind: "read" }; // a plain reader: no argument makes it write
   const parsed = parseArgs(row, args);
@@ -276,8 +273,7 @@ function gitEffect(args: readonly Word[]): Effect {
   const sub = args[i]?.text;
   const row = ROWS.get(`git ${sub}`);
   const effect = row === undefined ? ALL : rowEffect(row, args.slice(i + 1));
-  // A command that moves the working tree (`git bisect good`, `git checkout main`, `git stash`) changes what the
-  // repository's files hold: a write of the folder it runs in (relative to `-C <dir>`), not of anything anywhere.
+  // A tree mover (`git checkout main`, `git stash`) writes the folder it runs in (under `-C`), not anything anywhere.
   if (effect.kind === "all" && sub !== undefined && TREE_MOVERS.has(sub))
     return { kind: "write", paths: [base ?? "."] };
   if (effect.kind !== "write" || base === undefined) return effect;

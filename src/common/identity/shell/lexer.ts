@@ -1,16 +1,12 @@
 // The shell lexer: words (after quote removal, what only the running shell knows marked), separators, redirections.
 import { words } from "./tables.js";
 
-/**
- * One word of a command, after quote removal. `exact`: `text` is what the program receives. Otherwise `text` is
- * the word as written and its value is only known when the shell runs (`$VAR`, a glob, `~`); `many`: it may become
- * several words or none (unquoted `$VAR`, a glob, a brace expansion); `optionLike`: it may start with `-`.
- */
+/** One word of a command, after quote removal. */
 export interface Word {
-  text: string;
-  exact: boolean;
-  many: boolean;
-  optionLike: boolean;
+  text: string; // what the program receives when `exact`; else as written
+  exact: boolean; // false: its value is only known when the shell runs (`$VAR`, a glob, `~`)
+  many: boolean; // it may become several words or none (unquoted `$VAR`, a glob, a brace expansion)
+  optionLike: boolean; // it may start with `-`
   /** When its only unknown parts are patterns and brace expansions, the text before the first (`src/*.py`: `src/`). */
   glob: string | undefined;
 }
@@ -34,21 +30,16 @@ class Beyond extends Error {}
 
 /** The lexer's view of one word being read. */
 interface WordState extends Omit<Word, "glob"> {
-  /** Nothing read yet (so an unknown part here makes the word option-like). */
-  empty: boolean;
-  /** Some part was quoted (a heredoc delimiter with quotes keeps its body unexpanded). */
-  quoted: boolean;
-  /** The text before the first unknown part. */
-  prefix: string | undefined;
-  /** Some unknown part is neither a pattern nor a brace expansion (`$X`, `~`). */
-  dynamic: boolean;
+  empty: boolean; // nothing read yet (so an unknown part here makes the word option-like)
+  quoted: boolean; // some part was quoted (a heredoc delimiter with quotes keeps its body unexpanded)
+  prefix: string | undefined; // the text before the first unknown part
+  dynamic: boolean; // some unknown part is neither a pattern nor a brace expansion (`$X`, `~`)
 }
 
 /**
- * Adds `part` (as written) to the word and marks its value unknown from here on: `many` when it may become several
- * words or none (a glob, a brace expansion, an unquoted `$VAR`); `splits` when a part of it may become a word of its
- * own, so an option (an unquoted `$VAR`); `dash` when its value may start with `-` (all but `~`); `glob` when it is
- * a pattern or a brace expansion (the words it becomes start with the text before it).
+ * Adds `part` as written and marks the word's value unknown: `many`: it may become several words or none; `splits`:
+ * a part may become a word of its own, so an option (unquoted `$VAR`); `dash`: its value may start with `-` (all but
+ * `~`); `glob`: a pattern or brace expansion (the words it becomes start with the text before it).
  */
 function unknownPart(w: WordState, part: string, many: boolean, splits: boolean, dash = true, glob = false): void {
   if (w.prefix === undefined) w.prefix = w.text;
@@ -234,10 +225,7 @@ function skipHeredocs(s: string, start: number, pending: PendingHeredoc[]): numb
   return i;
 }
 
-/**
- * Splits a command line into words, separators and redirections, as bash would; `undefined` for what is beyond
- * the model (command or process substitution, an unterminated quote).
- */
+/** Splits a command line into tokens as bash would; `undefined` beyond the model (a substitution, an open quote). */
 export function lex(s: string): Token[] | undefined {
   const tokens: Token[] = [];
   const pending: PendingHeredoc[] = [];

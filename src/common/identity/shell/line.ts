@@ -5,7 +5,6 @@ import { lex } from "./lexer.js";
 import { cdTarget, parse, programName, type SimpleCommand } from "./parse.js";
 import { commandReads } from "./reads.js";
 
-/** Whether `path` is `folder` or below it. */
 function within(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
@@ -22,9 +21,8 @@ interface LineEffect {
 const TRUNCATING = new Set([">", ">|", "&>"]);
 
 /**
- * The files a simple command replaces whole (`written`: what it writes, redirections apart): the targets of `>`,
- * `>|` and `&>`, `cp`'s destination, `tee`'s files without `-a`. An edit in place (`sed -i`), an append (`>>`,
- * `tee -a`), a move or a removal is not a rewrite.
+ * The files a simple command replaces whole (`written`: its writes, redirections apart): `>`, `>|` and `&>` targets,
+ * `cp`'s destination, `tee`'s files without `-a`; not `sed -i`, `>>`, a move or a removal.
  */
 function rewrites(simple: SimpleCommand, written: readonly string[]): string[] {
   const out: string[] = [];
@@ -40,10 +38,9 @@ function rewrites(simple: SimpleCommand, written: readonly string[]): string[] {
 }
 
 /**
- * Follows a command line through the folders it may be in (`root`: where it starts, `null` when not known). A state
- * is a folder and whether the last pipeline succeeded: `&&` runs the next pipeline only in the states that
- * succeeded, `||` in those that failed, `;` in all; `cd` moves the states where it succeeds; a pipeline runs each
- * command in a subshell, so a `cd` in one moves nothing. Each command's reads are taken in every folder it may run in.
+ * Follows a line through the folders it may be in (`root`: the start, `null`: unknown). A state is a folder and whether
+ * the last pipeline succeeded: `&&` runs the next in those that succeeded, `||` in those that failed, `;` in all; `cd`
+ * moves the states where it succeeds, but not in a pipeline (a subshell). Reads are taken in every folder possible.
  */
 function analyze(command: string, root: string | null): LineEffect {
   const anything: LineEffect = { readOnly: false, changed: undefined, reads: undefined, rewritten: [] };
@@ -125,38 +122,17 @@ export function isReadOnlyCommand(command: string): boolean {
 }
 
 /**
- * The paths a shell command line may change, absolute (relative ones resolved against `cwd`, or against the folder
- * an earlier `cd` of the line moved to; `cwd` null: relative paths are not known); `[]` for a line that only reads;
- * `undefined` when it may change anything (an unknown program, a path only known when the shell runs). A path stands
- * for itself and everything below it.
- *
- * @example
- * ```ts
- * changedPaths("cd sub && rm -f a.txt && echo x > b.txt", "/repo"); // ["/repo/sub/a.txt", "/repo/sub/b.txt"]
- * changedPaths("python build.py", "/repo"); // undefined
- * ```
+ * The absolute paths a command line may change, each with everything below it (relative ones resolved in `cwd` or
+ * where a `cd` moved; `cwd` null: not known); `[]` when it only reads; `undefined` when it may change anything.
  */
 export function changedPaths(command: string, cwd: string | null): string[] | undefined {
   return commandPaths(command, cwd).changed;
 }
 
 /**
- * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}), among them
- * the files whose whole content it replaces (`rewritten`: `>` redirections, `cp`'s destination, `tee` without `-a`;
- * not `sed -i` or `>>`), and for a read-only line the paths it may read (`reads`). `reads` is a superset, absolute
- * and normalized, each path standing for itself and everything below it (a folder a command lists or searches, the
- * folder a glob lists): a write to none of them leaves the line's output as it was. The working folder counts only
- * when a command reads it (`ls`, `grep -r x`, `rg x`, `find`, `*.py`). `reads` is `undefined` when the line writes or
- * what it reads is not known: a relative path with `cwd` null, a word only known when the shell runs (`$X`, `~`), a
- * command that reads what it does not name (every `git` subcommand; `which`; `md5sum -c`).
- *
- * @example
- * ```ts
- * commandPaths("sed -i 's/a/b/' x.py", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: [] }
- * commandPaths("cat > x.py <<EOF\nx\nEOF", "/repo"); // { readOnly: false, changed: ["/repo/x.py"], reads: undefined, rewritten: ["/repo/x.py"] }
- * commandPaths("cd src && grep -rn TODO", "/repo").reads; // ["/repo/src"]
- * commandPaths("head src/*.py; sort < in.txt", "/repo").reads; // ["/repo/src", "/repo/in.txt"]
- * ```
+ * One analysis of a command line: whether it only reads, the paths it may change ({@link changedPaths}), those it
+ * replaces whole (`rewritten`), and for a read-only line a superset of what it reads, each path with all below it
+ * (`reads`; `undefined` when not known: `$X`, any `git` subcommand, a relative path with `cwd` null).
  */
 export function commandPaths(command: string, cwd: string | null): LineEffect {
   return analyze(command, cwd === null ? null : resolve(cwd));

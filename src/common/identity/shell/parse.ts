@@ -23,10 +23,7 @@ type CommandLine = { op: ";" | "&&" | "||"; pipeline: SimpleCommand[] }[];
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
-/**
- * Groups tokens into pipelines and simple commands; `undefined` for what is beyond the model: subshells and
- * groups, background jobs, `case` arms.
- */
+/** Groups tokens into pipelines of simple commands; `undefined` beyond the model (subshells, groups, `&`, `case`). */
 export function parse(tokens: Token[]): CommandLine | undefined {
   const newCommand = (): SimpleCommand => ({ assignments: [], words: [], redirects: [] });
   let command = newCommand();

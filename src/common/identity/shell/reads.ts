@@ -19,9 +19,8 @@ const READ_PRIORITY = words(
 ) as ReadOption[];
 
 /**
- * Whether a part of a glob's path may stand for `..`: a name's leading dot is only matched by a `.` (or, to be
- * safe, a `[...]`), and the rest must match `.` (`.*`, `.?`, `..`); a brace expansion whose alternative may start
- * with a dot.
+ * Whether a glob's path part may stand for `..`: a leading dot is matched only by `.` (or, to be safe, `[...]`) and
+ * the rest must match `.` (`.*`, `.?`); or a brace expansion with an alternative that may start with a dot.
  */
 function mayClimb(part: string): boolean {
   if (part.includes("{")) return /(^|[{,])[.[]/.test(part);
@@ -31,10 +30,7 @@ function mayClimb(part: string): boolean {
   return rest === "" || rest === "." || rest === "?" || /^\[[^\]]*\]$/.test(rest);
 }
 
-/**
- * The folder the files of a glob word are in: the folder of the text before its first pattern (`src` for
- * `src/a*.py`, the working folder for `*.py`), one level up for each later part that may be `..` (`.*`).
- */
+/** A glob's folder: that of its text before the first pattern (`src/a*.py`: `src`), one up per later `..`-like part. */
 function globFolder(text: string, prefix: string): string {
   const slash = prefix.lastIndexOf("/");
   const folder = slash < 0 ? "." : slash === 0 ? "/" : prefix.slice(0, slash);
@@ -58,11 +54,7 @@ function wordFrom(w: Word, start: number): Word {
   return { text: w.text.slice(start), exact: w.exact, many: w.many, optionLike: false, glob };
 }
 
-/**
- * What a read-only command's arguments name, read with its {@link ReadForm} (getopt's rules): the paths it reads, as
- * written, and its pattern or script words; `undefined` when what it reads is not known. `fed`: its standard input
- * is piped or redirected.
- */
+/** What a reader's arguments name (getopt's rules): paths as written, pattern words; `undefined` when not known. */
 function argReads(
   row: CommandRow,
   form: ReadForm,
@@ -267,9 +259,8 @@ function ancestors(path: string): string[] {
 }
 
 /**
- * The absolute paths one simple command of a read-only line reads, run in `cwd` (`null`: not known); `undefined`
- * when not known. `piped`: its standard input is the output of the command before it. `cd`: the folder a `cd`
- * moves to (whether it exists is read).
+ * The absolute paths one simple command of a read-only line reads in `cwd` (`null`: unknown); `undefined` when not
+ * known. `piped`: its input is the previous command's output; `cd`: where a `cd` moves (whether it exists is read).
  */
 export function commandReads(
   command: SimpleCommand,

@@ -4,9 +4,8 @@
 const SED_PLAIN = new Set(["{", "=", "d", "D", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z", "F"]);
 
 /**
- * The files a `sed` script writes (`w FILE`, `W FILE`, `s/a/b/w FILE`) and reads (`r FILE`, `R FILE`), or
- * `undefined` when it may change anything (`e`, `s///e`) or is not understood. GNU sed's grammar: addresses, `!`, a
- * command, its arguments.
+ * The files a `sed` script writes (`w FILE`, `s/a/b/w FILE`) and reads (`r FILE`), read with GNU sed's grammar;
+ * `undefined` when it may change anything (`e`, `s///e`) or is not understood.
  */
 export function sedScript(script: string): SedFiles | undefined {
   const files: SedFiles = { writes: [], reads: [] };
@@ -111,10 +110,7 @@ class SedReader {
     return this.toEndOfLine();
   }
 
-  /**
-   * Reads the arguments of `command` (just read), adding the files it writes or reads to `files`; `false` when it
-   * may change anything or is not understood.
-   */
+  /** Reads `command`'s arguments, adding the files it writes or reads; `false` when it may change anything. */
   commandArguments(command: string, files: SedFiles): boolean {
     const { s } = this;
     if ("lLqQ".includes(command)) {

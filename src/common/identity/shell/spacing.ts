@@ -1,5 +1,4 @@
-// The spacing of a command line that changes nothing it runs, taken out so that `ls -la src` and `ls  -la src ` are
-// one call.
+// Spacing that changes nothing a line runs, taken out so that `ls -la src` and `ls  -la src ` are one call.
 
 /** The index after the closing `quote` of a part that starts at `from` (after the opening one), or -1 when unclosed. */
 function closing(s: string, from: number, quote: string, escapes: boolean): number {
@@ -11,10 +10,7 @@ function closing(s: string, from: number, quote: string, escapes: boolean): numb
   return -1;
 }
 
-/**
- * The index after a double-quoted part that starts at `from` (after the opening `"`); -1 when it is unclosed or
- * holds a substitution (`$(…)`, a backtick, `${…}`), whose own quotes nest: not followed, kept as written.
- */
+/** The index after a double-quoted part; -1 when unclosed or holding a substitution (whose own quotes nest). */
 function afterDoubleQuoted(s: string, from: number): number {
   for (let j = from; j < s.length; j += 1) {
     const c = s[j];
@@ -36,16 +32,8 @@ function afterBraces(s: string, from: number): number {
 const COMMENT_AFTER = new Set([";", "&", "|", "(", ")"]);
 
 /**
- * The command line with the whitespace that changes nothing taken out: runs of spaces and tabs outside quotes
- * become one space, blanks at the ends of lines and empty lines go. Quoted text, escapes, `$'…'`, backticks, plain
- * `${…}` and comments are kept as written, and so is the rest from a heredoc's body or a part not followed for sure
- * (a substitution inside double quotes): two lines with the same result run the same.
- *
- * @example
- * ```ts
- * squeezeCommand("  ls  -la\tsrc \n"); // "ls -la src"
- * squeezeCommand('grep "a  b"  f');    // 'grep "a  b" f'
- * ```
+ * The command line with runs of blanks outside quotes squeezed to one space, and blanks at line ends and empty lines
+ * dropped; quotes, escapes, substitutions, comments and all from a heredoc's body on are kept as written.
  */
 export function squeezeCommand(command: string): string {
   let out = "";

@@ -1,37 +1,14 @@
 // The shell model's data: the commands, the forms in which they write, the redirections, what the readers read.
 
-/**
- * One way a command writes.
- * - `{ option, writes: "value" }`: the option's value is a file it writes (`sort -o out`, `--output=out`).
- * - `{ option, writes: "all" }`: with the option the command may change anything (it runs a program, or writes
- *   files it does not name: `git grep -O`, `find -exec`).
- * - `{ option, writes: "operands" }`: the option makes it write its operands (`sed -i` its files, `find -delete`
- *   its starting points and everything below them). `value: "optional"`: the rest of the word is the option's
- *   value (`-i.bak`, `--in-place=.bak`).
- * - `{ operand }`: it writes that operand (1-based), every operand (`"all"`), the last one (`"last"`), or the
- *   ones after `--` (`"afterDashes"`; without `--` it may change anything).
- * - `{ script }`: a command of its script writes (`sed`'s `w FILE`) or runs a program (`sed`'s `e`).
- *
- * @example
- * ```ts
- * const output: WriteForm = { option: "-o", writes: "value" };
- * ```
- */
+/** One way a command writes: with an option, by its operands, or by its script. */
 export type WriteForm =
-  | { option: string; writes: "value" }
-  | { option: string; writes: "all" }
-  | { option: string; writes: "operands"; value?: "optional" }
-  | { operand: number | "all" | "last" | "afterDashes" }
-  | { script: string };
+  | { option: string; writes: "value" } // the option's value is a file it writes (`sort -o out`)
+  | { option: string; writes: "all" } // it may change anything (`find -exec`, `git grep -O`)
+  | { option: string; writes: "operands"; value?: "optional" } // writes its operands (`sed -i`); `optional`: `-i.bak`
+  | { operand: number | "all" | "last" | "afterDashes" } // that one (1-based), all, last, after `--` (else anything)
+  | { script: string }; // a command of its script writes or runs a program (`sed`'s `w FILE`, `e`)
 
-/**
- * A command the guards understand.
- *
- * @example
- * ```ts
- * const sort: CommandRow = { command: "sort", readOnly: true, writes: [{ option: "-o", writes: "value" }] };
- * ```
- */
+/** A command the guards understand. */
 export interface CommandRow {
   /** The program (`sort`), or `git <subcommand>` (`git diff`). */
   command: string;
@@ -40,10 +17,7 @@ export interface CommandRow {
   writes?: readonly WriteForm[];
   /** Options that take a value (the next word, or attached: `-f1`, `--skip-fields=1`). */
   valueOptions?: readonly string[];
-  /**
-   * Every option without a value it accepts. When given, an option in none of the lists makes the command
-   * beyond the model (it could take a value and shift the operands a write form counts).
-   */
+  /** Every flag it accepts: when given, any other option is beyond the model (a value could shift the operands). */
   flags?: readonly string[];
   /** Options are whole words after one dash (`find -name`, `xxd -cols`), never bundled letters. */
   singleDash?: boolean;
@@ -61,14 +35,8 @@ export const words = (...lists: string[]): string[] => lists.flatMap((list) => l
 const READ_ONLY_GIT = words("status diff log show blame ls-files ls-tree rev-parse shortlog describe cat-file");
 
 /**
- * The commands the guards understand, and the forms in which they write. A command not in the table may change
- * anything. `date`, `ps` and friends only read too, but their whole point is a new answer each time, so they are
- * left out (unknown = mutating = never redundant).
- *
- * @example
- * ```ts
- * SHELL_COMMANDS.find((row) => row.command === "uniq")?.writes; // [{ operand: 2 }]
- * ```
+ * The commands the guards understand and how they write; any other may change anything. `date`, `ps` and friends are
+ * left out: they only read, but answer anew each time (unknown = mutating = never redundant).
  */
 export const SHELL_COMMANDS: readonly CommandRow[] = [
   ...words(
@@ -177,67 +145,30 @@ export const SHELL_COMMANDS: readonly CommandRow[] = [
   },
 ];
 
-/**
- * The redirections, with or without a file descriptor number before them (`2>`, `1>>`), and what they write: their
- * target file, or nothing. A target under `/dev` (`/dev/null`, `/dev/stderr`) writes nothing we track.
- *
- * @example
- * ```ts
- * REDIRECTIONS.find((r) => r.op === ">&")?.writes; // "target unless fd" (`2>&1` writes nothing, `>& out` writes out)
- * ```
- */
+/** The redirections (with or without an fd number: `2>`, `1>>`) and what they write; a `/dev` target writes nothing. */
 export const REDIRECTIONS: readonly { op: string; writes: "target" | "target unless fd" | "nothing" }[] = [
   ...words("> >> >| &> &>> <>").map((op) => ({ op, writes: "target" as const })), // `<>` creates the file too
   { op: ">&", writes: "target unless fd" },
   ...words("< <& << <<- <<<").map((op) => ({ op, writes: "nothing" as const })), // a heredoc's body is the input
 ];
 
-/**
- * How a read-only command reads one of its options ({@link ReadForm}):
- * - `value`: it takes a value that names no file (`head -n 5`); `optional`: a value only when attached
- *   (`--color=auto`, `od -w16`);
- * - `file`: its value is a file it reads (`grep --exclude-from=x`);
- * - `pattern`: its value is the pattern or script (`grep -e x`), so the first operand is a file; `patternFile`: its
- *   value is a file it reads that holds the pattern (`grep -f pats.txt`); `noPattern`: no pattern at all
- *   (`rg --files`);
- * - `recursive`: without a file operand it reads its working folder (`grep -r`); `directories`: a value, and any
- *   but `read` or `skip` makes it recursive (`grep -d recurse`);
- * - `unknown`: it reads files the line does not name (`md5sum -c sums`: the files listed in `sums`).
- *
- * @example
- * ```ts
- * const exclude: ReadOption = "file"; // grep --exclude-from=FILE
- * ```
- */
+/** How a read-only command reads one of its options ({@link ReadForm}). */
 export type ReadOption =
-  | "value"
-  | "optional"
-  | "file"
-  | "pattern"
-  | "patternFile"
-  | "noPattern"
-  | "recursive"
-  | "directories"
-  | "unknown";
+  | "value" // a value that names no file (`head -n 5`)
+  | "optional" // a value only when attached (`--color=auto`, `od -w16`)
+  | "file" // its value is a file it reads (`grep --exclude-from=x`)
+  | "pattern" // its value is the pattern or script (`grep -e x`), so the first operand is a file
+  | "patternFile" // its value is a file holding the pattern (`grep -f pats.txt`)
+  | "noPattern" // no pattern at all (`rg --files`)
+  | "recursive" // without a file operand it reads its working folder (`grep -r`)
+  | "directories" // a value; any but `read` or `skip` makes it recursive (`grep -d recurse`)
+  | "unknown"; // it reads files the line does not name (`md5sum -c sums`: those listed in `sums`)
 
-/**
- * What a read-only command reads.
- *
- * @example
- * ```ts
- * const head: ReadForm = { operands: "files", options: { "-n": "value", "--lines": "value" } };
- * ```
- */
+/** What a read-only command reads. */
 export interface ReadForm {
-  /**
-   * Its operands: files or folders it reads (`"files"`); a pattern or script, then files, unless an option gave the
-   * pattern (`"afterPattern"`); nothing it reads (`"none"`: `echo`, `tr`). `-` is its standard input.
-   */
+  /** Files or folders it reads; a pattern, then files, unless an option gave it (`afterPattern`); none (`echo`). */
   operands: "files" | "afterPattern" | "none";
-  /**
-   * What it reads with no file operand: its working folder (`"cwd"`: `ls`); its working folder unless its standard
-   * input is piped or redirected (`"search"`: `rg`). Not given: nothing on disk (its standard input, or an error).
-   */
+  /** With no file operand it reads its working folder (`cwd`: `ls`), unless its input is fed (`search`: `rg`). */
   bare?: "cwd" | "search";
   /** Its options that take a value or change what it reads; any other is a flag. */
   options?: Readonly<Record<string, ReadOption>>;
@@ -250,7 +181,6 @@ export interface ReadForm {
 /** A command's options by how it reads them ({@link ReadOption}): each reading's options space-separated. */
 type OptionLists = { readonly [K in ReadOption]?: string | readonly string[] };
 
-/** The options of `lists`, each read as its kind. */
 function optionKinds(lists: OptionLists): Record<string, ReadOption> {
   const options: Record<string, ReadOption> = {};
   for (const [kind, list] of Object.entries(lists) as [ReadOption, string | readonly string[]][])
@@ -298,14 +228,8 @@ const FILES: ReadForm = { operands: "files" };
 const NONE: ReadForm = { operands: "none" };
 
 /**
- * What the read-only commands of {@link SHELL_COMMANDS} read. A command not here (`which`, `type` and `whereis`
- * read the folders of `$PATH`; every `git` subcommand reads the repository) reads what the line does not say.
- * `find` reads its starting points (the working folder without one) and the files of `-newer` and friends.
- *
- * @example
- * ```ts
- * SHELL_READS.grep?.options?.["-f"]; // "patternFile": grep -f pats.txt reads pats.txt
- * ```
+ * What the read-only commands of {@link SHELL_COMMANDS} read. Any other reads what the line does not say (`which`
+ * reads `$PATH`'s folders, every `git` subcommand the repository).
  */
 export const SHELL_READS: Readonly<Record<string, ReadForm>> = {
   ...Object.fromEntries(words("echo printf true pwd basename dirname tr tee cd").map((c) => [c, NONE] as const)),
