@@ -66,15 +66,17 @@ export {
   type QueryParserName,
   unionQueries,
 } from "../repeat-query/core/query.js";
-export type { CallFacts, RepeatKind, ToolCallInput } from "../tool-calls/core/call.js";
+export type {
+  AnswerNow,
+  CallFacts,
+  CallOutcome,
+  DecideContext,
+  RepeatKind,
+  ToolCallInput,
+} from "../tool-calls/core/call.js";
 export { decideToolCall, type ToolCallDecision } from "../tool-calls/core/decide.js";
-export {
-  type AnswerNow,
-  type DecideContext,
-  type Detection,
-  detectCall,
-  identifyCall,
-} from "../tool-calls/core/detect.js";
+export { type Detection, detectCall, identifyCall } from "../tool-calls/core/detect.js";
+export { unchangedNote } from "../tool-calls/core/earlier.js";
 export {
   type ArgsView,
   type BlockedCall,
@@ -109,14 +111,12 @@ export {
 } from "../tool-calls/core/options.js";
 export {
   answerReminder,
-  type CallOutcome,
   commitTurn,
   planToolCalls,
   planTurn,
   type TurnInput,
   type TurnPlan,
   type TurnStop,
-  unchangedNote,
 } from "../tool-calls/core/plan.js";
 export type {
   FileOperation,

@@ -11,21 +11,15 @@ import {
   stepLoopGuard,
   turnOutput,
 } from "../loop/core/loop.js";
-import type { CallFacts, ToolCallInput } from "../tool-calls/core/call.js";
+import type { CallFacts, CallOutcome, ToolCallInput } from "../tool-calls/core/call.js";
 import { identifyCall } from "../tool-calls/core/detect.js";
+import { unchangedNote } from "../tool-calls/core/earlier.js";
 import {
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
   type ToolGuardOptions,
 } from "../tool-calls/core/options.js";
-import {
-  answerReminder,
-  type CallOutcome,
-  commitTurn,
-  planTurn,
-  type TurnPlan,
-  unchangedNote,
-} from "../tool-calls/core/plan.js";
+import { answerReminder, commitTurn, planTurn, type TurnPlan } from "../tool-calls/core/plan.js";
 import { emptyToolGuardState, reduceToolGuard, type ToolGuardState } from "../tool-calls/core/state.js";
 import { missingHookMessage, notRunAnswer, withNoteAfter } from "../tool-calls/core/texts.js";
 import { shellReadPaths } from "../tool-calls/freshness.js";
@@ -311,7 +305,7 @@ function replayResolved(
   const traits = new ToolTraits(resolved);
   traits.learn(agentTools ?? [...new Set(turns.flatMap((t) => t.calls.map((c) => c.call.name)))]);
   const setup: ReplaySetup = {
-    resolved,
+    resolved: traits.options,
     // A recorded run's messages are all still there (no summarization): a cached answer is too.
     ctx: { ...traits.context(undefined), clock: () => 0, answerPresent: () => true },
     hook,
@@ -333,7 +327,8 @@ function replayResolved(
       continue;
     }
     if (event.kind === "external") {
-      if (replay.stopText === undefined) replay.state = applyExternal(replay.state, event.call, resolved, setup.ctx);
+      if (replay.stopText === undefined)
+        replay.state = applyExternal(replay.state, event.call, setup.resolved, setup.ctx);
       continue;
     }
     if (event.turn.calls.length > 0) replayTurn(replay, event.turn, setup);

@@ -19,16 +19,6 @@ import { type CallEffect, isShellTool } from "../common/identity/classify.js";
 import type { CallFacts } from "./core/call.js";
 import type { RecordedResult } from "./core/repetition.js";
 
-/**
- * A recorded result with the fingerprint of the files its call read, taken just before it ran.
- *
- * @example
- * ```ts
- * const kept: FingerprintedResult = { ...result, reads: readsFingerprint(["/repo/build.log"]) };
- * ```
- */
-export type FingerprintedResult = RecordedResult & { reads?: string | undefined };
-
 /** Files up to this size are fingerprinted by their content too (a same-size rewrite in one timestamp tick). */
 const SMALL_FILE_BYTES = 64 * 1024;
 /**
@@ -153,7 +143,7 @@ export function fingerprintBeforeRun(tool: string, effect: CallEffect): string |
  * ```
  */
 export function readsChanged(call: CallFacts, previous: RecordedResult): boolean | undefined {
-  const recorded = (previous as FingerprintedResult).reads;
+  const recorded = previous.reads;
   if (typeof recorded !== "string" || !call.shell) return undefined;
   try {
     const paths = shellReadPaths(call.name, call.effect);

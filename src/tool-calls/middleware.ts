@@ -156,7 +156,7 @@ export function guardMiddleware(options: GuardMiddlewareOptions = {}) {
   const ask = interrupt !== false;
   const turns = new SplitTurns();
   const env = (runtime: unknown, state: unknown): TurnEnv => ({
-    options: resolved,
+    options: traits.options,
     context: traits.context((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable, state),
     host: runtime as TurnEnv["host"],
   });

@@ -72,7 +72,7 @@ export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnable
     plans: PlannedTurns;
   };
   traits.learn(node.tools); // learned again when they changed
-  return { options: node.guardOptions, context: traits.context(config.configurable, state), host: config, plans };
+  return { options: traits.options, context: traits.context(config.configurable, state), host: config, plans };
 }
 
 /** A `ToolNode` that lets a throw reach the node as is (its own handling reads `e.message`, even of `undefined`). */

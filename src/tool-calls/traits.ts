@@ -1,10 +1,9 @@
 /** What the guards read of an agent's tools (names, MCP hints, schemas, own caches): kept by the adapter. */
 import { readGuardLog } from "../common/events/stream-events.js";
 import { fileCaches } from "../common/file-cache-check.js";
-import type { ToolTraits as CallTraits } from "../common/identity/classify.js";
+import { type ToolTraits as CallTraits, ownEntry } from "../common/identity/classify.js";
 import { agentOf } from "../common/owner.js";
-import type { ToolCallInput } from "./core/call.js";
-import type { AnswerNow, DecideContext } from "./core/detect.js";
+import type { AnswerNow, DecideContext, ToolCallInput } from "./core/call.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChanged } from "./freshness.js";
 
@@ -32,31 +31,29 @@ function hintOf(tool: unknown, hint: "readOnlyHint" | "idempotentHint"): boolean
   return typeof annotations?.[hint] === "boolean" ? (annotations[hint] as boolean) : undefined;
 }
 
-/**
- * A tool that serves repeats from its own cache (the file tools) answers a re-read itself: the consecutive and
- * redundant rules would only get in the way (the threshold rule still stops loops), and its results are compared
- * exactly (its own freshness check tells a changed file). An explicit per-tool setting still wins.
- */
-function letCachesServeRepeats(tool: unknown, options: ResolvedToolGuardOptions): void {
-  if (!guardMetadata(tool)?.servesRepeats) return;
-  const { name } = tool as { name: string };
-  const own = options.tools[name];
-  options.tools[name] = {
-    ...own,
-    consecutive: own?.consecutive ?? false,
-    redundancy: own?.redundancy ?? false,
-    normalizeResult: own?.normalizeResult ?? false,
-  };
-}
+/** A tool's settings, with the `args` its schema declares (read by the call's identity). */
+type ToolSettings = ResolvedToolGuardOptions["tools"][string] & Pick<CallTraits, "args">;
 
-/** Keeps the top-level arguments a tool's schema declares as its `args` (kept in its calls' identity). */
-function learnArgs(tool: unknown, options: ResolvedToolGuardOptions): void {
+/**
+ * What a tool says of itself, over the settings `own` for it: the arguments its schema declares (kept in its calls'
+ * identity), and, for a tool that serves repeats from its own cache with a freshness check (the file tools), no
+ * consecutive or redundant block and its results compared exactly (the threshold rule still stops loops). An explicit
+ * per-tool setting wins. `undefined`: the tool says nothing.
+ */
+function selfDescribed(tool: unknown, own: ToolSettings | undefined): ToolSettings | undefined {
   const schema = (tool as { schema?: { shape?: unknown; properties?: unknown } } | null)?.schema;
   const fields = typeof schema === "object" && schema !== null ? (schema.shape ?? schema.properties) : undefined;
-  if (typeof fields !== "object" || fields === null) return;
-  const { name } = tool as { name: string };
-  const tools: Record<string, CallTraits | undefined> = options.tools;
-  tools[name] = { ...tools[name], args: Object.keys(fields) };
+  const declares = typeof fields === "object" && fields !== null;
+  const serves = guardMetadata(tool)?.servesRepeats === true;
+  if (!declares && !serves) return undefined;
+  const settings: ToolSettings = { ...own };
+  if (serves) {
+    settings.consecutive = own?.consecutive ?? false;
+    settings.redundancy = own?.redundancy ?? false;
+    settings.normalizeResult = own?.normalizeResult ?? false;
+  }
+  if (declares) settings.args = Object.keys(fields);
+  return settings;
 }
 
 /**
@@ -91,13 +88,17 @@ export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
 
 /** The traits of an agent's tools, learned from the tool lists an adapter sees (a name: a tool of no traits). */
 export class ToolTraits {
+  /** The options the rules read: the validated ones (never written to) with what the tools say of themselves. */
+  options: ResolvedToolGuardOptions;
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
   readonly idempotentHints: Record<string, boolean> = Object.create(null);
   readonly #checks = new Map<string, AnswersNowCheck>();
   #names: string[] | undefined;
   #seen: readonly unknown[] = [];
 
-  constructor(private readonly options: ResolvedToolGuardOptions) {}
+  constructor(options: ResolvedToolGuardOptions) {
+    this.options = options;
+  }
 
   /** Reads the tools when the list differs from the last one read (a tool replaced in place counts). */
   learn(tools: readonly unknown[]): void {
@@ -105,6 +106,7 @@ export class ToolTraits {
     if (tools === seen || (tools.length === seen.length && tools.every((t, i) => t === seen[i]))) return;
     this.#seen = tools.slice();
     const names = new Set(this.#names);
+    const learned: Record<string, ToolSettings> = Object.create(null);
     for (const tool of tools) {
       const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
       if (typeof name !== "string") continue;
@@ -113,14 +115,16 @@ export class ToolTraits {
       if (hint !== undefined) this.readOnlyHints[name] = hint;
       const idempotent = hintOf(tool, "idempotentHint");
       if (idempotent !== undefined) this.idempotentHints[name] = idempotent;
-      letCachesServeRepeats(tool, this.options);
-      learnArgs(tool, this.options);
+      const settings = selfDescribed(tool, learned[name] ?? ownEntry(this.options.tools, name));
+      if (settings !== undefined) learned[name] = settings;
       const meta = guardMetadata(tool);
       if (meta?.servesRepeats && typeof meta.answersNow === "function") {
         this.#checks.set(name, meta.answersNow as AnswersNowCheck);
       }
     }
     this.#names = names.size > 0 ? [...names] : undefined;
+    if (Object.keys(learned).length > 0)
+      this.options = { ...this.options, tools: { ...this.options.tools, ...learned } };
   }
 
   /** Whether a tool (or a name) has been learned. */

@@ -11,13 +11,14 @@ import { guardAnswer, lastAIMessageIndex, unansweredCalls } from "../common/mess
 import type { EndReason } from "../common/vocabulary.js";
 import { watchSubAgents } from "../run-end/sub-agents.js";
 import { blockArtifact, dedupe, heldAnswer, servedAnswer, withNote } from "./answers.js";
+import type { CallOutcome } from "./core/call.js";
 import type { ToolCallDecision } from "./core/decide.js";
 import { identifyCall } from "./core/detect.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
-import { answerReminder, type CallOutcome, commitTurn, planTurn, type TurnStop } from "./core/plan.js";
+import { answerReminder, commitTurn, planTurn, type TurnStop } from "./core/plan.js";
 import { type GuardEvent, readToolGuard, reduceToolGuard, type ToolGuardState } from "./core/state.js";
 import { turnStreamEvents } from "./events.js";
-import { type FingerprintedResult, fingerprintBeforeRun } from "./freshness.js";
+import { fingerprintBeforeRun } from "./freshness.js";
 import { turnInput } from "./inputs.js";
 import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
@@ -110,9 +111,8 @@ type Announce = "announce" | "silent";
 
 /** One model response under the guards: open it; unless {@link stop} is set, answer each call; then `update()`. */
 export class GuardedTurn {
-  // Indexed like the plan's decisions: each call's outcome, and each shell read's fingerprint (see freshness.ts).
+  /** Each call's outcome, indexed like the plan's decisions. */
   readonly #outcomes: (CallOutcome | undefined)[] = [];
-  readonly #reads: (string | undefined)[] = [];
   /** The guard events written to the stream by this turn. */
   readonly log: GuardStreamEvent[] = [];
   #unannounced: boolean;
@@ -260,8 +260,8 @@ export class GuardedTurn {
   answer(i: number, run: () => Promise<ToolMessage | Command>): Promise<ToolMessage | Command> {
     const instead = this.#standIn(i);
     if (instead !== undefined) return Promise.resolve(instead);
-    this.#fingerprint(i);
-    return watchSubAgents(this.calls[i]?.id, run).then((output) => this.#settle(i, output));
+    const reads = this.#fingerprint(i);
+    return watchSubAgents(this.calls[i]?.id, run).then((output) => this.#settle(i, output, reads));
   }
 
   /** The ToolMessage that answers call `i` in the tool's place (a block's error, a served result), if any. */
@@ -274,27 +274,26 @@ export class GuardedTurn {
     return guardAnswer(call, decision.content ?? decision.message ?? "", blockArtifact(decision));
   }
 
-  /** A shell read of known files about to run: its files fingerprinted now, for `DecideContext.readsChanged`. */
-  #fingerprint(i: number): void {
-    if (this.env.context.disabled) return;
+  /** A shell read of known files about to run: its files' fingerprint now, for `DecideContext.readsChanged`. */
+  #fingerprint(i: number): string | undefined {
+    if (this.env.context.disabled) return undefined;
     try {
-      const decision = this.decision(i);
-      const fingerprint = fingerprintBeforeRun(decision.call.name, decision.effect);
-      if (fingerprint !== undefined) this.#reads[this.#at(i)] = fingerprint;
+      const { call, effect } = this.decision(i);
+      return fingerprintBeforeRun(call.name, effect);
     } catch {
-      // no fingerprint: the read's repeats are judged by the rules alone
+      return undefined; // no fingerprint: the read's repeats are judged by the rules alone
     }
   }
 
   /** Records what call `i` returned and gives the answer to send (the output, or result dedupe's note). */
-  #settle(i: number, output: ToolMessage | Command): ToolMessage | Command {
+  #settle(i: number, output: ToolMessage | Command, reads: string | undefined): ToolMessage | Command {
     const decision = this.decision(i);
     const call = this.calls[i] as ToolCall;
     const { options, host } = this.env;
     // The guards' id of the call (distinct within the response) for the state and events; the model's for its answer.
     const own = { key: decision.key, tool: call.name, id: decision.call.id };
     const { answer, outcome, event } = dedupe(this.state, own, output, call.id, this.messages, options);
-    this.#outcomes[this.#at(i)] = outcome;
+    this.#outcomes[this.#at(i)] = reads === undefined ? outcome : { ...outcome, reads };
     if (event !== undefined) this.log.push(...emitGuardEvents(host, [event], options.feedback.events));
     return withNote(answer, answerReminder(decision, outcome));
   }
@@ -302,8 +301,7 @@ export class GuardedTurn {
   /** The guard channels' update: the turn's `toolGuard` events, and `guardLog` when anything was streamed. */
   update(): { toolGuard: GuardEvent[]; guardLog?: GuardStreamEvent[] } {
     this.#announce();
-    const events = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
-    const toolGuard = this.#reads.length === 0 ? events : withReads(events, this.plan.decisions, this.#reads);
+    const toolGuard = commitTurn(this.plan, this.#outcomes, this.env.options, this.indices);
     return this.log.length > 0 ? { toolGuard, guardLog: this.log } : { toolGuard };
   }
 
@@ -356,25 +354,6 @@ function withCacheLookup(env: TurnEnv, state: ToolGuardState, messages: readonly
   if (state.cache === undefined || state.cache.length === 0) return env;
   const answerPresent = (callId: string, digest: string) => heldAnswer(messages, callId, digest) !== undefined;
   return { ...env, context: { ...env.context, answerPresent } };
-}
-
-/** The result events of shell reads with their files' fingerprint (`reads[i]`, for `decisions[i]`) kept in them. */
-function withReads(
-  events: GuardEvent[],
-  decisions: readonly ToolCallDecision[],
-  reads: readonly (string | undefined)[],
-): GuardEvent[] {
-  const bySeq = new Map<number, string>();
-  reads.forEach((fingerprint, i) => {
-    const seq = decisions[i]?.seq;
-    if (fingerprint !== undefined && seq !== undefined) bySeq.set(seq, fingerprint);
-  });
-  return events.map((event) => {
-    const fingerprint = event.type === "result" ? bySeq.get(event.seq) : undefined;
-    if (fingerprint === undefined || event.type !== "result") return event;
-    const result: FingerprintedResult = { ...event.result, reads: fingerprint };
-    return { ...event, result };
-  });
 }
 
 /** The response after a model call: a person who wrote after a run ended forgives the strikes first, then it opens. */

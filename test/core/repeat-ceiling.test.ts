@@ -18,7 +18,8 @@ import {
   turnStreamEvents,
 } from "../../src/core/index.js";
 import type { ToolCallDecision } from "../../src/tool-calls/core/decide.js";
-import { commitTurn, planTurn, unchangedNote } from "../../src/tool-calls/core/plan.js";
+import { unchangedNote } from "../../src/tool-calls/core/earlier.js";
+import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
 import { REPEATS_LIMIT } from "../../src/tool-calls/core/repeat-ceiling.js";
 
 let ids = 0;

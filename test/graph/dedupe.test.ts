@@ -21,7 +21,8 @@ import {
 } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { ScriptedChatModel, type ScriptedToolCall } from "../../src/testing/index.js";
-import { commitTurn, planTurn, unchangedNote } from "../../src/tool-calls/core/plan.js";
+import { unchangedNote } from "../../src/tool-calls/core/earlier.js";
+import { commitTurn, planTurn } from "../../src/tool-calls/core/plan.js";
 
 const REPORT = `quarterly report: ${"revenue up, costs flat. ".repeat(20)}`;
 

@@ -13,8 +13,10 @@ const stamped = "checked_at: 2025-01-02T10:00:03Z";
 
 describe("ToolTraits.learn: a tool that serves repeats", () => {
   it("is compared exactly, without the consecutive and redundant rules", () => {
-    const options = resolveToolGuardOptions();
-    new ToolTraits(options).learn(createFileTools({ root: "/tmp" }));
+    const given = resolveToolGuardOptions();
+    const traits = new ToolTraits(given);
+    traits.learn(createFileTools({ root: "/tmp" }));
+    const { options } = traits;
     expect(options.tools.read_file).toMatchObject({ consecutive: false, redundancy: false, normalizeResult: false });
     expect(normalizerFor(options, "read_file")).toBeUndefined();
     // Any other tool keeps the default normalizer.
@@ -22,9 +24,18 @@ describe("ToolTraits.learn: a tool that serves repeats", () => {
   });
 
   it("keeps what the user set for it", () => {
-    const options = resolveToolGuardOptions({ tools: { read_file: { normalizeResult: true, consecutive: true } } });
-    new ToolTraits(options).learn(createFileTools({ root: "/tmp" }));
+    const given = resolveToolGuardOptions({ tools: { read_file: { normalizeResult: true, consecutive: true } } });
+    const traits = new ToolTraits(given);
+    traits.learn(createFileTools({ root: "/tmp" }));
+    const { options } = traits;
     expect(options.tools.read_file).toMatchObject({ consecutive: true, redundancy: false, normalizeResult: true });
     expect(normalizerFor(options, "read_file")?.(stamped)).toBe("checked_at: <v>");
+  });
+
+  it("never writes to the validated options", () => {
+    const given = resolveToolGuardOptions();
+    const before = structuredClone(given.tools);
+    new ToolTraits(given).learn(createFileTools({ root: "/tmp" }));
+    expect(given.tools).toEqual(before);
   });
 });

@@ -5,8 +5,8 @@ import type { CallEffect } from "../../common/identity/classify.js";
 import { ownEntry } from "../../common/identity/classify.js";
 import { canonicalJson } from "../../common/identity/signature.js";
 import type { BlockRule } from "../../common/vocabulary.js";
-import type { CallFacts, ToolCallInput } from "./call.js";
-import { type DecideContext, type Detection, detectCall, escalationCompare } from "./detect.js";
+import type { CallFacts, DecideContext, ToolCallInput } from "./call.js";
+import { type Detection, detectCall, escalationCompare } from "./detect.js";
 import {
   type ArgsView,
   type BlockedCall,

@@ -8,7 +8,16 @@ import {
   ownEntry,
 } from "../../common/identity/classify.js";
 import type { BlockRule } from "../../common/vocabulary.js";
-import type { CallFacts, ToolCallInput } from "./call.js";
+import type { CallFacts, DecideContext, ToolCallInput } from "./call.js";
+import {
+  answersChanged,
+  cachedAnswer,
+  doesItAgain,
+  judgedByAnswers,
+  mayAnswerAnew,
+  retryMayPass,
+  SAME_ERROR_LOOKBACK,
+} from "./earlier.js";
 import {
   type ArgsView,
   type ResolvedEscalationOptions,
@@ -22,90 +31,9 @@ import { type FileEditsFinding, fileEditsOf } from "./file-edits.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { findOperation } from "./redundancy.js";
 import { repeatsOf } from "./repeat-ceiling.js";
-import {
-  type CallRecord,
-  evaluateRepetition,
-  type RecordedResult,
-  type RepetitionState,
-  resultDigest,
-} from "./repetition.js";
-import { type CacheHit, cacheHit } from "./result-cache.js";
+import { type CallRecord, evaluateRepetition, type RecordedResult, type RepetitionState } from "./repetition.js";
+import type { CacheHit } from "./result-cache.js";
 import type { ToolGuardState } from "./state.js";
-
-/**
- * Run-time switches and what the guards know about the response a call belongs to.
- *
- * @example
- * ```ts
- * decideToolCall(state, call, options, { disabled: true }); // the per-run off switch
- * ```
- */
-export interface DecideContext {
-  /**
-   * The agent deciding (where its graph runs: `agentOf`): a state of another agent is forgotten and its run starts
-   * afresh. Absent outside a graph.
-   */
-  agent?: string | undefined;
-  /** The per-run off switch: nothing is blocked, calls are still recorded. */
-  disabled?: boolean | undefined;
-  /** Metadata `readOnlyHint` by tool name. */
-  readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;
-  /** Metadata `idempotentHint` by tool name (with `readOnlyHint`, a tool whose repeats the cache serves). */
-  idempotentHints?: Readonly<Record<string, boolean | undefined>> | undefined;
-  /**
-   * Whether the ToolMessage of call id `callId` is still in the conversation with a result of exact digest
-   * `digest`: a repeat is served from the cache only then (after trimming or summarization the call runs). Without
-   * it nothing is served.
-   */
-  answerPresent?: ((callId: string, digest: string) => boolean) | undefined;
-  /**
-   * The model response the call belongs to (its id, text and all its calls): needed for the acknowledgment check
-   * and to count one strike per response. Without it, each blocked call is its own response.
-   */
-  response?: ResponseInput | undefined;
-  /** Every tool the model can call (named in the level-2 options). */
-  toolNames?: readonly string[] | undefined;
-  /** The clock for blocked-call timestamps and the cache's time-to-live (ms). Default `Date.now`. */
-  clock?: (() => number) | undefined;
-  /** Whether `response` acknowledges the pending block ({@link planToolCalls} works it out when omitted). */
-  acknowledged?: boolean | undefined;
-  /**
-   * Another call of the response runs (it is new): the response makes progress, so its blocked repeats stay below
-   * the level that asks a person or ends the run ({@link planTurn} sets it).
-   */
-  progressing?: boolean | undefined;
-  /**
-   * What a call would answer now, by its tool's own freshness check (a tool that serves repeats and can tell when
-   * what it reads changed: the file tools), or `undefined` when it cannot tell. A call none of whose answers now is
-   * the result a block would quote is no repeat under any rule: it runs, and no block quotes stale content. Asked
-   * only of a call that some repeat rule would block.
-   */
-  answersNow?: ((call: CallFacts) => readonly AnswerNow[] | undefined) | undefined;
-  /**
-   * Whether what a call reads has changed since `previous` (the result a block would quote) was recorded, by the
-   * adapter's own check: a read-only shell command whose files are known has them fingerprinted when it runs, the
-   * fingerprint kept with its recorded result, and compared again here. `true`: they changed, and the call is no
-   * repeat under any rule (as with {@link DecideContext.answersNow}); `false` or `undefined` (unchanged, or it
-   * cannot tell): the rules decide. Asked only of a call that some repeat rule would block.
-   */
-  readsChanged?: ((call: CallFacts, previous: RecordedResult) => boolean | undefined) | undefined;
-}
-
-/**
- * One answer a call could give now (see {@link DecideContext.answersNow}): a tool that answers a repeat with a
- * reference to the earlier result gives that reference and the full answer.
- *
- * @example
- * ```ts
- * const now: AnswerNow = { ok: true, text: "1\tDEBUG = False" };
- * ```
- */
-export interface AnswerNow {
-  /** Whether the call would succeed. */
-  ok: boolean;
-  /** The text it would answer. */
-  text: string;
-}
 
 /**
  * What a call is: its identity and effect, and the rule it repeats under, if any.
@@ -248,9 +176,7 @@ export function detectCall(
   );
   const previous = verdict.previous?.result;
   const found: Detection = { key, effect, rule: verdict.rule, count: verdict.count, previous, stripped };
-  // A call whose identity left metadata out may ask something its earlier answer does not answer: it runs.
-  const served =
-    cached && !stripped ? cacheHit(state.cache, key, (ctx.clock ?? Date.now)(), ctx.answerPresent) : undefined;
+  const served = cachedAnswer(state, facts, ctx);
   if (served !== undefined) {
     // Served, not run: only the repeat ceiling still counts it (a loop of served calls ends too).
     Object.assign(found, { rule: undefined, served });
@@ -258,27 +184,15 @@ export function detectCall(
     if (found.rule !== undefined) found.served = undefined;
     return found;
   }
-  // A read, or a write of known files, does the same when repeated until something changes: judged before it runs.
-  // Any other call (an unknown tool, a command, a scroll or a poll) may answer differently next time: an identical
-  // call right after it is stuck only once identical calls have returned the same result twice.
-  // Metadata left out of a tool whose schema is not known may be what it is asked about: judged by its answers.
-  const stateful = stripped === "unknown" || facts.stateful;
-  const byOutcome = tool?.stateful ?? (stateful || effect.kind === "mutate" || effect.kind === "none" || facts.shell);
-  if (found.rule === "consecutive" && byOutcome && !verdict.repeatsResult) found.rule = undefined;
-  // Waiting again is waiting longer: a call that lets time pass (a wait tool, a command that sleeps first, then
-  // polls) is never a repeat (the safety limits bound a run).
-  if ((found.rule === "consecutive" || found.rule === "threshold") && byOutcome && facts.waits) {
-    found.rule = undefined;
-  }
-  // Calling a repeatable tool (a booking, a message) again after it succeeded does something again.
-  if (found.rule === "consecutive" && mutating(effect) && previous?.ok && isRepeatableTool(facts.name, tool)) {
-    found.rule = undefined;
-  }
-  if (found.rule === undefined && !stateful && options.rules.redundancy && (tool?.redundancy ?? !cached)) {
+  const byAnswers = judgedByAnswers(facts, tool);
+  if (found.rule === "consecutive" && byAnswers && !verdict.repeatsResult) found.rule = undefined;
+  // Waiting again is waiting longer (the safety limits bound a run).
+  if ((found.rule === "consecutive" || found.rule === "threshold") && byAnswers && facts.waits) found.rule = undefined;
+  if (found.rule === "consecutive" && doesItAgain(facts, tool, previous)) found.rule = undefined;
+  if (found.rule === undefined && !mayAnswerAnew(facts) && options.rules.redundancy && (tool?.redundancy ?? !cached)) {
     Object.assign(found, redundancyOf(state, facts, found, verdict.previous, options));
   }
-  // A call that just failed with an error that passes (a time-out, a flaky service) may succeed when tried again.
-  if ((found.rule === "consecutive" || found.rule === "redundant") && retryRuns(state.repetition, key)) {
+  if ((found.rule === "consecutive" || found.rule === "redundant") && retryMayPass(state.repetition, key)) {
     found.rule = undefined;
   }
   // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
@@ -303,21 +217,6 @@ export function detectCall(
     if (after.rule !== "near_duplicate" || !answersChanged(ctx, facts, previous)) Object.assign(found, after);
   }
   return found;
-}
-
-/**
- * Whether the call's tool says it would answer now something other than `previous` (see
- * {@link DecideContext.answersNow}), or the files it reads changed since `previous` was recorded (see
- * {@link DecideContext.readsChanged}); `false` when it cannot tell or there is nothing to compare with.
- */
-function answersChanged(ctx: DecideContext, call: CallFacts, previous: RecordedResult | undefined): boolean {
-  if (previous === undefined) return false;
-  if (ctx.readsChanged?.(call, previous) === true) return true;
-  if (ctx.answersNow === undefined) return false;
-  const now = ctx.answersNow(call);
-  // The exact text: a file whose content changed only in a timestamp has changed (the normalizer is for loops).
-  const exact = previous.exact ?? previous.digest;
-  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== exact);
 }
 
 /**
@@ -401,37 +300,6 @@ function afterBlockOf(
   if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
   return { rule: "repeat_failure", count: run.count, previous: run.result };
 }
-
-// An error that says to try again: "Temporary failure, please retry", "rate limit exceeded, try again later".
-const SAYS_RETRY = /\b(?:retry|retrying|try again|try later|temporar(?:y|ily)|transient|rate[ _-]?limit(?:ed)?)\b/i;
-// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429/502/503/504.
-const TRANSIENT =
-  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|502|503|504)\b)/i;
-
-/**
- * Whether an identical call may run again as a retry of a failure that may pass: its latest identical calls failed
- * (none succeeded since), and the latest error is transient — once for a time-out, a service or connection down or
- * an HTTP 429/5xx (pydantic-ai retries a failing tool once by default), twice when the error says to retry
- * ("Temporary failure, please retry"; the AI SDK retries twice). Any other error comes back the same: on the recorded
- * runs such identical retries are waste, and they stay blocked.
- */
-function retryRuns(repetition: RepetitionState, key: string): boolean {
-  let failures = 0;
-  let latest: RecordedResult | undefined;
-  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
-  for (let i = repetition.window.length - 1; i >= stop && failures < 3; i -= 1) {
-    const record = repetition.window[i] as (typeof repetition.window)[number];
-    if (record.key !== key || record.result === undefined) continue;
-    if (record.result.ok) break;
-    latest ??= record.result;
-    failures += 1;
-  }
-  if (latest === undefined) return false;
-  const retries = SAYS_RETRY.test(latest.preview) ? 2 : TRANSIENT.test(latest.preview) ? 1 : 0;
-  return failures <= retries;
-}
-
-const SAME_ERROR_LOOKBACK = 100;
 
 /**
  * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same

@@ -1,17 +1,17 @@
 /** One model turn, as every adapter runs it: {@link planTurn} decides the calls, {@link commitTurn} records them. */
 
 import { truncate } from "../../common/texts/format.js";
-import type { CallFacts, ToolCallInput } from "./call.js";
+import type { CallFacts, CallOutcome, DecideContext, ToolCallInput } from "./call.js";
 import { decideToolCall, type ToolCallDecision } from "./decide.js";
-import { type DecideContext, escalationCompare, substanceKeys } from "./detect.js";
+import { escalationCompare, substanceKeys } from "./detect.js";
 import { type ResponseInput, responseAcknowledges } from "./escalation.js";
 import { callFacts } from "./facts.js";
 import { countsEdits } from "./file-edits.js";
 import { normalizerFor } from "./normalize.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
-import { answerFor, applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
-import { unchangedResultNote, withNoteAfter } from "./texts.js";
+import { applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
+import { withNoteAfter } from "./texts.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
@@ -208,23 +208,6 @@ function runEvents(
 }
 
 /**
- * What a call that ran returned.
- *
- * @example
- * ```ts
- * const outcome: CallOutcome = { ok: false, text: "Error: file not found" };
- * ```
- */
-export interface CallOutcome {
-  /** Whether the call succeeded. */
-  ok: boolean;
-  /** The result's text. */
-  text: string;
-  /** The model was sent a note that the result is unchanged instead of `text` (see {@link unchangedNote}). */
-  deduped?: boolean | undefined;
-}
-
-/**
  * The events that record a planned response once its allowed calls have run: the plan's events, what each call
  * returned, and progress (a response whose calls all ran, one of them successfully, sets the strikes back to 0).
  * `only` limits the record to some calls (a createReactAgent v2 task runs one call of the response); `outcomes` is
@@ -310,12 +293,14 @@ export function outcomeEvents(
  * the start of the text.
  */
 function recordedResult(tool: string, outcome: CallOutcome, options: ResolvedToolGuardOptions): RecordedResult {
-  const { ok, text } = outcome;
+  const { ok, text, reads } = outcome;
   const preview = truncate(text, options.feedback.maxResultChars);
   const exact = resultDigest(ok, text);
   const normalized = normalizerFor(options, tool)?.(text) ?? text;
-  if (normalized === text) return { ok, digest: exact, preview };
-  return { ok, digest: resultDigest(ok, normalized), exact, preview };
+  const result: RecordedResult =
+    normalized === text ? { ok, digest: exact, preview } : { ok, digest: resultDigest(ok, normalized), exact, preview };
+  if (reads !== undefined) result.reads = reads;
+  return result;
 }
 
 /**
@@ -335,33 +320,4 @@ export function answerReminder(decision: ToolCallDecision, outcome: CallOutcome 
   const file = outcome.ok ? decision.fileEdits?.reminder : undefined;
   const repeat = decision.repeats?.reminder;
   return file === undefined ? repeat : repeat === undefined ? file : withNoteAfter(file, repeat);
-}
-
-/**
- * Result dedupe: the short note the model is sent instead of a result when an identical earlier call returned
- * exactly the same and its ToolMessage is still in the conversation (`present` says whether a message with that call
- * id and that result digest is there: after summarization or trimming it may not be). `undefined` when the result
- * must be sent: dedupe off, no identical earlier answer, a different result, the answer gone, or a note that would
- * not be shorter than the result.
- *
- * @example
- * ```ts
- * const note = unchangedNote(state, { key, tool: "search", id: "call_9" }, { ok: true, text }, options, () => true);
- * // "Unchanged: exactly the same result as the earlier identical call call_2 of 'search' (its message above) …"
- * ```
- */
-export function unchangedNote(
-  state: ToolGuardState,
-  call: { key: string; tool: string; id?: string | undefined },
-  outcome: CallOutcome,
-  options: { feedback: Pick<ResolvedToolGuardOptions["feedback"], "dedupeResults"> },
-  present: (callId: string, digest: string) => boolean,
-): string | undefined {
-  if (!options.feedback.dedupeResults) return undefined;
-  const earlier = answerFor(state, call.key);
-  if (earlier === undefined || earlier.callId === call.id) return undefined;
-  const digest = resultDigest(outcome.ok, outcome.text);
-  if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;
-  const note = unchangedResultNote(outcome.ok ? "result" : "error", earlier.callId, call.tool);
-  return note.length < outcome.text.length ? note : undefined;
 }

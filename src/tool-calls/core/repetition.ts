@@ -32,6 +32,8 @@ export interface RecordedResult {
   exact?: string | undefined;
   /** The result text, cut to the feedback limit (shown to the model when an identical call is blocked). */
   preview: string;
+  /** A shell read's files' fingerprint, taken before it ran (see {@link CallOutcome.reads}). */
+  reads?: string | undefined;
 }
 
 /** The digest of a call's outcome (success and full text): equal digests mean the call produced nothing new. */

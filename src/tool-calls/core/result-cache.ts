@@ -60,26 +60,6 @@ export interface CacheTerms {
 }
 
 /**
- * The cached result a repeat with key `key` is answered with at time `now`: the entry is still good and its
- * message still in the conversation (`present`, asked only then). `undefined`: the call runs.
- *
- * @example
- * ```ts
- * cacheHit(state.cache, key, Date.now(), (id, digest) => messageHolds(id, digest));
- * ```
- */
-export function cacheHit(
-  entries: readonly CacheEntry[] | undefined,
-  key: string,
-  now: number,
-  present: ((callId: string, digest: string) => boolean) | undefined,
-): CacheHit | undefined {
-  const entry = entries?.findLast((e) => e.key === key);
-  if (entry === undefined || entry.until <= now || present === undefined) return undefined;
-  return present(entry.callId, entry.digest) ? { callId: entry.callId, digest: entry.digest } : undefined;
-}
-
-/**
  * The entries after a successful result was recorded for `entry.key` (its earlier entry replaced, the newest
  * `limit` kept).
  *

@@ -1,0 +1,120 @@
+/**
+ * Earlier answers: what the answers of a call's earlier identical calls say of it. One place decides whether a
+ * repeat is served (the result cache), answered with a note (result dedupe), or may be blocked by a repeat rule
+ * (the evidence: judged by its answers, a failure that may pass, a change the tool or the files prove).
+ */
+import { isRepeatableTool, type ToolTraits } from "../../common/identity/classify.js";
+import type { CallFacts, CallOutcome, DecideContext } from "./call.js";
+import { type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
+import type { CacheHit } from "./result-cache.js";
+import { answerFor, type ToolGuardState } from "./state.js";
+import { unchangedResultNote } from "./texts.js";
+
+/**
+ * The earlier answer the result cache serves a repeat with: a call of cache terms whose identity left nothing out,
+ * its entry still good at `ctx.clock()` and its message still in the conversation (`ctx.answerPresent`, asked only
+ * then). `undefined`: the call runs.
+ */
+export function cachedAnswer(state: ToolGuardState, facts: CallFacts, ctx: DecideContext): CacheHit | undefined {
+  // A call whose identity left metadata out may ask something its earlier answer does not answer.
+  if (facts.cacheTtlMs === undefined || facts.stripped !== undefined) return undefined;
+  const entry = state.cache?.findLast((e) => e.key === facts.key);
+  const present = ctx.answerPresent;
+  if (entry === undefined || entry.until <= (ctx.clock ?? Date.now)() || present === undefined) return undefined;
+  return present(entry.callId, entry.digest) ? { callId: entry.callId, digest: entry.digest } : undefined;
+}
+
+/** A call that may ask what its earlier answer does not say: a stateful one, or one whose metadata was left out. */
+export function mayAnswerAnew(facts: CallFacts): boolean {
+  return facts.stripped === "unknown" || facts.stateful;
+}
+
+/**
+ * Whether a repeat of the call is judged by its answers: a read, or a write of known files, does the same when
+ * repeated until something changes; any other call (an unknown tool, a command, a scroll or a poll) may answer
+ * differently next time, so the consecutive rule blocks it only once identical calls returned the same twice, and a
+ * call of it that lets time pass (a wait, a command that sleeps first) is never a repeat.
+ */
+export function judgedByAnswers(facts: CallFacts, tool: ToolTraits | undefined): boolean {
+  const { kind } = facts.effect;
+  return tool?.stateful ?? (mayAnswerAnew(facts) || kind === "mutate" || kind === "none" || facts.shell);
+}
+
+/** Whether calling a repeatable tool (a booking, a message) again after it succeeded does something again. */
+export function doesItAgain(facts: CallFacts, tool: ToolTraits | undefined, previous?: RecordedResult): boolean {
+  const { kind } = facts.effect;
+  return (kind === "write" || kind === "mutate") && previous?.ok === true && isRepeatableTool(facts.name, tool);
+}
+
+/**
+ * Whether the call's tool says it would answer now something other than `previous` (`ctx.answersNow`), or the files
+ * it reads changed since `previous` was recorded (`ctx.readsChanged`); `false` when it cannot tell.
+ */
+export function answersChanged(ctx: DecideContext, facts: CallFacts, previous: RecordedResult | undefined): boolean {
+  if (previous === undefined) return false;
+  if (ctx.readsChanged?.(facts, previous) === true) return true;
+  if (ctx.answersNow === undefined) return false;
+  const now = ctx.answersNow(facts);
+  // The exact text: a file whose content changed only in a timestamp has changed (the normalizer is for loops).
+  const exact = previous.exact ?? previous.digest;
+  return now !== undefined && now.length > 0 && now.every((a) => resultDigest(a.ok, a.text) !== exact);
+}
+
+// An error that says to try again: "Temporary failure, please retry", "rate limit exceeded, try again later".
+const SAYS_RETRY = /\b(?:retry|retrying|try again|try later|temporar(?:y|ily)|transient|rate[ _-]?limit(?:ed)?)\b/i;
+// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429/502/503/504.
+const TRANSIENT =
+  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|502|503|504)\b)/i;
+
+/** How far back the window is read for a tool's recent failures: a decision costs the same at any window size. */
+export const SAME_ERROR_LOOKBACK = 100;
+
+/**
+ * Whether an identical call may run again as a retry of a failure that may pass: its latest identical calls failed
+ * (none succeeded since), and the latest error is transient — once for a time-out, a service or connection down or
+ * an HTTP 429/5xx (pydantic-ai retries a failing tool once by default), twice when the error says to retry (the AI
+ * SDK retries twice). Any other error comes back the same: on the recorded runs such retries are waste.
+ */
+export function retryMayPass(repetition: RepetitionState, key: string): boolean {
+  let failures = 0;
+  let latest: RecordedResult | undefined;
+  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
+  for (let i = repetition.window.length - 1; i >= stop && failures < 3; i -= 1) {
+    const record = repetition.window[i] as (typeof repetition.window)[number];
+    if (record.key !== key || record.result === undefined) continue;
+    if (record.result.ok) break;
+    latest ??= record.result;
+    failures += 1;
+  }
+  if (latest === undefined) return false;
+  const retries = SAYS_RETRY.test(latest.preview) ? 2 : TRANSIENT.test(latest.preview) ? 1 : 0;
+  return failures <= retries;
+}
+
+/**
+ * Result dedupe: the short note the model is sent instead of a result when an identical earlier call returned
+ * exactly the same and its ToolMessage is still in the conversation (`present`: after summarization or trimming it
+ * may not be). `undefined` when the result must be sent: dedupe off, no identical earlier answer, a different
+ * result, the answer gone, or a note that would not be shorter than the result.
+ *
+ * @example
+ * ```ts
+ * const note = unchangedNote(state, { key, tool: "search", id: "call_9" }, { ok: true, text }, options, () => true);
+ * // "Unchanged: exactly the same result as the earlier identical call call_2 of 'search' (its message above) …"
+ * ```
+ */
+export function unchangedNote(
+  state: ToolGuardState,
+  call: { key: string; tool: string; id?: string | undefined },
+  outcome: CallOutcome,
+  options: { feedback: { dedupeResults: boolean } },
+  present: (callId: string, digest: string) => boolean,
+): string | undefined {
+  if (!options.feedback.dedupeResults) return undefined;
+  const earlier = answerFor(state, call.key);
+  if (earlier === undefined || earlier.callId === call.id) return undefined;
+  const digest = resultDigest(outcome.ok, outcome.text);
+  if (earlier.digest !== digest || !present(earlier.callId, digest)) return undefined;
+  const note = unchangedResultNote(outcome.ok ? "result" : "error", earlier.callId, call.tool);
+  return note.length < outcome.text.length ? note : undefined;
+}
