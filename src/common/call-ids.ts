@@ -6,11 +6,6 @@
  * the response has it; else `<id>#<position>` (1-based; `#<position>` for a call without an id), with `'` appended
  * until it is unique. The guards' state and events know such a call by this id; its ToolMessage keeps the model's
  * own (`tool_call_id` pairs with the AI message the model sent).
- *
- * @example
- * ```ts
- * distinctCallIds(["a", "x", "x", "", undefined]); // ["a", "x#2", "x#3", "#4", "#5"]
- * ```
  */
 export function distinctCallIds(ids: readonly (string | null | undefined)[]): string[] {
   if (ids.length === 1) return [ids[0] ? ids[0] : "#1"];
@@ -34,11 +29,6 @@ export function distinctCallIds(ids: readonly (string | null | undefined)[]): st
  * that is the task's call in substance (`same(i)`, asked only then); among identical calls, the first that no other
  * task of the response claimed (`claim`: the object the response's tasks share, and the task's own call object,
  * which keeps its position when the task is retried). -1: no call has the id.
- *
- * @example
- * ```ts
- * const at = callPosition(message.tool_calls.map((c) => c.id), task.id, (i) => sameCall(i), { owner: message, task });
- * ```
  */
 export function callPosition(
   ids: readonly (string | null | undefined)[],

@@ -5,14 +5,7 @@ import { isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
 import { canonicalJson, digest } from "./identity/signature.js";
 import type { GuardArtifact, StopArtifact, StopReason } from "./vocabulary.js";
 
-/**
- * The index of the last AI message in `messages`, or -1 (anything that is not an array has none).
- *
- * @example
- * ```ts
- * lastAIMessageIndex([new HumanMessage("hi"), new AIMessage("hello")]); // 1
- * ```
- */
+/** The index of the last AI message in `messages`, or -1 (anything that is not an array has none). */
 export function lastAIMessageIndex(messages: unknown): number {
   if (!Array.isArray(messages)) return -1;
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -22,14 +15,7 @@ export function lastAIMessageIndex(messages: unknown): number {
   return -1;
 }
 
-/**
- * The text of a message: its string content, or its text blocks joined (other blocks are left out).
- *
- * @example
- * ```ts
- * messageText(new AIMessage({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })); // "ab"
- * ```
- */
+/** The text of a message: its string content, or its text blocks joined (other blocks are left out). */
 export function messageText(message: BaseMessage): string {
   const content = message.content;
   if (typeof content === "string") return content;
@@ -41,11 +27,6 @@ export function messageText(message: BaseMessage): string {
 /**
  * The calls of `message` that no ToolMessage in `messages` answers yet (another node or middleware may have
  * answered some).
- *
- * @example
- * ```ts
- * unansweredCalls(aiMessage, state.messages).map((c) => c.id);
- * ```
  */
 export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
   const calls = message.tool_calls ?? [];
@@ -71,12 +52,6 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
  * What marks a new run: the id of the person's message (else its position and content) the latest model turn
  * answers, when the person spoke since the model's previous turn; `undefined` otherwise (the run goes on). A summary
  * a middleware puts back into the history mid-run is placed before the turns it keeps: no new run.
- *
- * @example
- * ```ts
- * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage]); // "h1": the turn answers the person
- * runMarker([new HumanMessage({ id: "h1", content: "Hi" }), aiMessage, toolMessage, aiMessage2]); // undefined
- * ```
  */
 export function runMarker(messages: readonly BaseMessage[]): string | undefined {
   const last = messages.length - 1;

@@ -5,12 +5,6 @@
  * The agent a node runs in: the names of the graph nodes that enclose it, from its config's `checkpoint_ns` (`""` the
  * outermost graph, `"tools"` a sub-agent started by a tool), the same on every invocation of the thread; `undefined`
  * when the config says nothing (a guard used outside a graph: its memory is nobody's in particular).
- *
- * @example
- * ```ts
- * agentOf({ checkpoint_ns: "tools:3f2a|GuardMiddleware.after_model:9c1b" }); // "tools"
- * agentOf({ checkpoint_ns: "GuardMiddleware.after_model:9c1b" }); // ""
- * ```
  */
 export function agentOf(configurable: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const ns = configurable?.checkpoint_ns;
@@ -34,12 +28,6 @@ export interface Claim {
  * Whether a whole value written to a channel replaces the channel's `current` value: yes, unless both are tagged with
  * different agents (another agent's state coming back, e.g. a deepagents sub-agent's final state) and the write does
  * not claim the current value for its own agent (an agent's first write over what it was handed).
- *
- * @example
- * ```ts
- * wholeValueStands({ agent: "" }, { agent: "tools" }); // false: the sub-agent's state came back
- * wholeValueStands({ agent: "" }, { agent: "tools", claims: "" }); // true: the sub-agent's own first write
- * ```
  */
 export function wholeValueStands(
   current: { agent?: string | undefined } | null | undefined,
@@ -50,15 +38,7 @@ export function wholeValueStands(
   return update.claims === mine;
 }
 
-/**
- * A value of another agent read as none (the guards start afresh), else the value as it is.
- *
- * @example
- * ```ts
- * ownValue({ agent: "", iterations: 3 }, "tools"); // undefined
- * ownValue({ agent: "tools", iterations: 3 }, "tools"); // the value
- * ```
- */
+/** A value of another agent read as none (the guards start afresh), else the value as it is. */
 export function ownValue<T extends { agent?: string | undefined }>(
   value: T | undefined,
   agent: string | undefined,

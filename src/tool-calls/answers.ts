@@ -239,13 +239,6 @@ function describeValue(value: unknown, max: number, depth: number): string {
 /**
  * Any thrown value as readable text, at most `max` characters: an error as `name: message` (an `AggregateError` with
  * its errors), a string quoted, other values as `util.inspect` shows them on one line. Never throws.
- *
- * @example
- * ```ts
- * describeThrown(new TypeError("bad")); // "TypeError: bad"
- * describeThrown(undefined); // "undefined"
- * describeThrown({ code: 7 }); // "{ code: 7 }"
- * ```
  */
 export function describeThrown(value: unknown, max = 500): string {
   return capText(
@@ -257,12 +250,6 @@ export function describeThrown(value: unknown, max = 500): string {
 /**
  * The content of the error ToolMessage for a tool that threw `error`: `ToolNode`'s own when the value has a
  * non-empty string `message`, else one that names the tool and shows what it threw. Never throws.
- *
- * @example
- * ```ts
- * toolErrorContent("search", new Error("timeout")); // "Error: timeout\n Please fix your mistakes."
- * toolErrorContent("search", "rate limited"); // 'Error: the tool "search" threw "rate limited"\n Please fix …'
- * ```
  */
 export function toolErrorContent(toolName: string, error: unknown): string {
   const message = stringProperty(error, "message");

@@ -32,12 +32,6 @@ const FOLDER_ENTRIES = 256;
 /**
  * The files a shell read depends on, when they are known and all absolute (resolved against `rules.root`, or written
  * so); `undefined` for any other call.
- *
- * @example
- * ```ts
- * shellReadPaths("bash", { kind: "read", paths: ["/repo/build.log"] }); // ["/repo/build.log"]
- * shellReadPaths("bash", { kind: "read", paths: ["build.log"] });       // undefined: no root to resolve it against
- * ```
  */
 export function shellReadPaths(tool: string, effect: CallEffect): readonly string[] | undefined {
   if (effect.kind !== "read" || effect.paths.length === 0 || !isShellTool(tool)) return undefined;
@@ -47,13 +41,6 @@ export function shellReadPaths(tool: string, effect: CallEffect): readonly strin
 /**
  * A fingerprint of what `paths` hold now: per path its stat, the content of a regular file up to 64 KiB, each entry's
  * stat in a folder of up to 256; an unreadable path as such; kernel and device files, their stat alone. Never waits.
- *
- * @example
- * ```ts
- * const before = readsFingerprint(["/repo/build.log"]);
- * appendFileSync("/repo/build.log", "[4/9] link\n");
- * readsFingerprint(["/repo/build.log"]) !== before; // true
- * ```
  */
 export function readsFingerprint(paths: readonly string[]): string {
   const hash = createHash("sha256");
@@ -122,11 +109,6 @@ function folderStamp(path: string): string {
 /**
  * The fingerprint to keep with the result of a shell read of known files about to run; else `undefined`. Taken
  * before: a file written while it runs shows as a change the next time, never the other way round.
- *
- * @example
- * ```ts
- * const reads = fingerprintBeforeRun("bash", decision.effect); // then kept with the call's recorded result
- * ```
  */
 export function fingerprintBeforeRun(tool: string, effect: CallEffect): string | undefined {
   const paths = shellReadPaths(tool, effect);
@@ -136,11 +118,6 @@ export function fingerprintBeforeRun(tool: string, effect: CallEffect): string |
 /**
  * Whether the files a shell read reads changed since `previous` was recorded; `undefined` when it cannot tell (the
  * adapters' `DecideContext.readsChanged`).
- *
- * @example
- * ```ts
- * const context: DecideContext = { readsChanged };
- * ```
  */
 export function readsChanged(call: CallFacts, previous: RecordedResult): boolean | undefined {
   const recorded = previous.reads;

@@ -35,11 +35,6 @@ export type RepeatKind = "count" | "poll" | "wait";
 
 /**
  * What the tools' metadata says of them, by tool name: MCP's `readOnlyHint` and `idempotentHint` (a `DecideContext` gives them).
- *
- * @example
- * ```ts
- * const hints: ToolHints = { readOnlyHints: { get_weather: true }, idempotentHints: { get_weather: true } };
- * ```
  */
 export interface ToolHints {
   /** Metadata `readOnlyHint` by tool name. */

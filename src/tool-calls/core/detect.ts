@@ -107,12 +107,6 @@ export function identifyCall(
 /**
  * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}), so that "did the
  * model do something different" agrees with what the block rules call a repeat.
- *
- * @example
- * ```ts
- * const compare = escalationCompare(options);
- * repeatsBlocked(state.escalation, { tool: "read_file", args }, compare, keys);
- * ```
  */
 export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
   const view: ArgsView = (call) => {

@@ -14,11 +14,6 @@ import { isTracked } from "./repeat-ceiling.js";
 /**
  * The facts of a call under the options and the tools' metadata hints: worked out once per call and plan, then
  * read by every rule.
- *
- * @example
- * ```ts
- * callFacts({ name: "get_job_status", args: { id: "j1" } }, resolveToolGuardOptions()).repeat; // "poll"
- * ```
  */
 export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions, hints: ToolHints = {}): CallFacts {
   const { name, args } = call;
@@ -82,12 +77,6 @@ const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
  * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
  * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
  * waiting and looking again, never a stuck repeat.
- *
- * @example
- * ```ts
- * callWaits("bash", { command: "sleep 60 && gh run view 123" }); // true
- * callWaits("bash", { command: "gh run view 123" });              // false
- * ```
  */
 export function callWaits(name: string, args: unknown): boolean {
   if (letsTimePass(name)) return true;

@@ -264,14 +264,7 @@ function progressEvents(
 
 type ResultEvent = Extract<GuardEvent, { type: "result" }>;
 
-/**
- * The event that records what an allowed call returned.
- *
- * @example
- * ```ts
- * const events = outcomeEvents(decision, { ok: true, text: "file contents" }, options);
- * ```
- */
+/** The event that records what an allowed call returned. */
 export function outcomeEvents(
   decision: ToolCallDecision,
   outcome: CallOutcome,

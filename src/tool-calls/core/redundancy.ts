@@ -73,14 +73,7 @@ export interface OperationsState {
  */
 export type OperationLimits = z.output<typeof operationLimitsSchema>;
 
-/**
- * An empty state of the redundant rule.
- *
- * @example
- * ```ts
- * emptyOperationsState().files; // []
- * ```
- */
+/** An empty state of the redundant rule. */
 export function emptyOperationsState(): OperationsState {
   return { ops: {}, files: [] };
 }
@@ -106,11 +99,6 @@ function pushFiles(
 /**
  * Drops the recorded reads that a call may have made stale ({@link staleAfter} a write of known paths; all of them
  * after a change of unknown scope: a command, an unknown tool).
- *
- * @example
- * ```ts
- * invalidateOperations(state, { kind: "mutate" }).ops; // {}
- * ```
  */
 export function invalidateOperations(state: OperationsState, effect: CallEffect): OperationsState {
   if (effect.kind === "read" || effect.kind === "none") return state;
@@ -128,11 +116,6 @@ export function invalidateOperations(state: OperationsState, effect: CallEffect)
 /**
  * Whether a result that depends on `paths` (empty: unknown scope) may be stale after a write of `written`: a path
  * written, a folder above one, or a file below one.
- *
- * @example
- * ```ts
- * staleAfter(["/repo/src"], ["/repo/src/a.py"]); // true: a listing of the folder
- * ```
  */
 export function staleAfter(paths: readonly string[], written: readonly string[]): boolean {
   return paths.length === 0 || paths.some((p) => written.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
@@ -141,12 +124,6 @@ export function staleAfter(paths: readonly string[], written: readonly string[])
 /**
  * Records the outcome of a call that ran: a successful read-only call becomes a known operation (the oldest is
  * evicted beyond `operationsHistoryLimit`); file paths join the file history.
- *
- * @example
- * ```ts
- * recordOperationResult(emptyOperationsState(), { key: "k", tool: "read_file" }, { kind: "read", paths: ["/a"] },
- *   { ok: true, digest: "d", preview: "x" }, { operationsHistoryLimit: 10, fileHistoryLimit: 10 });
- * ```
  */
 export function recordOperationResult(
   state: OperationsState,
@@ -171,14 +148,7 @@ export function recordOperationResult(
   return ops === state.ops && files === state.files ? state : { ops, files };
 }
 
-/**
- * The recorded successful read-only operation with this key, if the model still has its result.
- *
- * @example
- * ```ts
- * findOperation(emptyOperationsState(), "k"); // undefined
- * ```
- */
+/** The recorded successful read-only operation with this key, if the model still has its result. */
 export function findOperation(state: OperationsState, key: string): OperationRecord | undefined {
   return Object.hasOwn(state.ops, key) ? state.ops[key] : undefined;
 }

@@ -62,11 +62,6 @@ export interface CacheTerms {
 /**
  * The entries after a successful result was recorded for `entry.key` (its earlier entry replaced, the newest
  * `limit` kept).
- *
- * @example
- * ```ts
- * noteCached(state.cache, { key, tool, callId, digest, until, paths: [] }, 50);
- * ```
  */
 export function noteCached(entries: readonly CacheEntry[] | undefined, entry: CacheEntry, limit: number): CacheEntry[] {
   const kept = (entries ?? []).filter((e) => e.key !== entry.key);
@@ -77,11 +72,6 @@ export function noteCached(entries: readonly CacheEntry[] | undefined, entry: Ca
 /**
  * The entries a change leaves (see the redundant rule's invalidation: a write drops the results of its paths, of
  * the folders above and the files below them, and of unknown scope; a change of unknown scope drops them all).
- *
- * @example
- * ```ts
- * invalidateCache(state.cache, { kind: "mutate" }); // []
- * ```
  */
 export function invalidateCache(entries: CacheEntry[] | undefined, effect: CallEffect): CacheEntry[] | undefined {
   if (entries === undefined || entries.length === 0) return entries;

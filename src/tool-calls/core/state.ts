@@ -184,14 +184,7 @@ function noteAnswer(
   return next;
 }
 
-/**
- * The latest full answer of an identical earlier call (by call key), if one is kept.
- *
- * @example
- * ```ts
- * answerFor(state, decision.key)?.callId; // "call_2": the ToolMessage that holds the result
- * ```
- */
+/** The latest full answer of an identical earlier call (by call key), if one is kept. */
 export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
   return state.answers?.find((a) => a.key === key);
 }
@@ -446,12 +439,6 @@ const storedStates = new StoredValues(
 /**
  * The `toolGuard` value as the guards read it: a state the reducer made as it is, a checkpoint's value checked once
  * (a damaged one refused with a `GuardStateError`; `update`: the value is an update a node wrote).
- *
- * @example
- * ```ts
- * readToolGuard(undefined).stats.blocked.redundant; // 0
- * readToolGuard({ stats: { allowed: 2 } }); // throws GuardStateError: toolGuard, repetition
- * ```
  */
 export function readToolGuard(value: unknown, update = false): ToolGuardState {
   if (value instanceof ChannelState) return value;
