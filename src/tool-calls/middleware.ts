@@ -63,6 +63,7 @@ const middlewareOptionsSchema = z.strictObject({
 });
 
 const stateSchema = new StateSchema({
+  /** The tool-call guards' state, per thread. */
   toolGuard: agentFieldOf<ToolGuardState, ToolGuardUpdate>(toolGuardChannel),
   /** Guard events, counted and the most recent kept (shared with the other middleware). */
   guardLog: agentFieldOf(guardLogChannel),

@@ -5,6 +5,7 @@
  */
 import { isRepeatableTool, type ToolTraits } from "../../common/identity/classify.js";
 import type { CallFacts, CallOutcome, DecideContext } from "./call.js";
+import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
 import type { CacheHit } from "./result-cache.js";
 import { answerFor, type ToolGuardState } from "./state.js";
@@ -107,7 +108,7 @@ export function unchangedNote(
   state: ToolGuardState,
   call: { key: string; tool: string; id?: string | undefined },
   outcome: CallOutcome,
-  options: { feedback: { dedupeResults: boolean } },
+  options: { feedback: Pick<ResolvedToolGuardOptions["feedback"], "dedupeResults"> },
   present: (callId: string, digest: string) => boolean,
 ): string | undefined {
   if (!options.feedback.dedupeResults) return undefined;
