@@ -37,7 +37,9 @@ function lines(n: number): string[] {
   );
 }
 
-describe("the replay CLI on worker threads", () => {
+// A worker thread started from the source compiles the replay modules with tsx first: the first test took 38 s on
+// a 2-core machine doing other work, and ran past the default 60 s with two busy loops beside the suite.
+describe("the replay CLI on worker threads", { timeout: 180_000 }, () => {
   it("26,000 runs on 2 worker threads give the report of one thread: totals, sources, problems, --detail", async () => {
     const one = await cli("replay", path, "--no-progress", "--threads", "0", "--detail");
     const two = await cli("replay", path, "--no-progress", "--threads", "2", "--detail");
