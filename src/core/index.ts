@@ -27,6 +27,7 @@ export {
   letsTimePass,
   type ToolTraits,
 } from "../common/identity/classify.js";
+export { normalizeResult } from "../common/identity/normalize.js";
 export { isReadOnlyCommand } from "../common/identity/shell/index.js";
 export { canonicalJson, type SignatureOptions, toolCallSignature } from "../common/identity/signature.js";
 export { type GuardLogger, GuardOptionsError } from "../common/options.js";
@@ -101,7 +102,6 @@ export {
   textAcknowledges,
 } from "../tool-calls/core/escalation.js";
 export { FILE_EDITS_LIMIT, type FileEditCount, type FileEditsFinding } from "../tool-calls/core/file-edits.js";
-export { normalizeResult } from "../tool-calls/core/normalize.js";
 export type { ResultNormalizer } from "../tool-calls/core/options.js";
 export {
   type ResolvedToolGuardOptions,

@@ -12,6 +12,7 @@ import { isGuardFinal } from "../run-end/wrap-up.js";
 import { handoffsWithoutProgress, type RunStep } from "./core/handoffs.js";
 import type { TaskSpending } from "./core/loop.js";
 import {
+  answersSeen,
   emptyLoopState,
   iterationLimitBefore,
   type LoopState,
@@ -30,7 +31,7 @@ type AIWithCalls = AIMessage & { tool_calls?: ToolCallLike[] };
 /**
  * The default output of a turn: the AI message's text, and its tool calls as an identity apart, each as
  * `name(canonical JSON args)` (ids left out: they differ every time). The loop detector compares the texts only of
- * turns that make the same calls: a turn that calls something new is never a loop.
+ * turns that make the same calls after the same answers: a turn that calls or sees something new is never a loop.
  *
  * @example
  * ```ts
@@ -63,6 +64,7 @@ function previousTurn(messages: BaseMessage[], current: number, settings: LoopGu
       .filter((r): r is ToolMessage => ToolMessage.isInstance(r) && ids.has(r.tool_call_id));
     return {
       free: results.length > 0 && results.every(isFree),
+      seen: answersSeen(results.map((r) => ({ ok: r.status !== "error", text: messageText(r), free: isFree(r) }))),
       // A turn whose calls the guards all answered (blocked, or served from a cache) is no tool failure: the
       // escalation counts those repeats, and counting them here too would end the run by a second rule.
       failed: (

@@ -4,6 +4,7 @@ import { canonicalJson } from "../common/identity/signature.js";
 import { parseOptions } from "../common/options.js";
 import type { StopReason } from "../common/vocabulary.js";
 import {
+  answersSeen,
   emptyLoopState,
   type LoopTurn,
   resolveSafetyOptions,
@@ -519,9 +520,9 @@ export interface ReplayLoopResult {
 /**
  * Replays a recorded run's assistant turns through the loop detector and the safety limits (`stepLoopGuard`, as
  * `loopDetectHook` runs them): each turn's output is its text plus its tool calls rendered as `defaultTurnOutput`
- * does; a person's message starts a new session; a turn whose tool results all failed counts as a failure.
- * Recorded runs carry no timing, so the runtime limit never fires. Observes only: the guards' decisions are
- * {@link replayGuards}'s.
+ * does, compared after the recorded answers it saw; a person's message starts a new session; a turn whose tool
+ * results all failed counts as a failure. Recorded runs carry no timing, so the runtime limit never fires. Observes
+ * only: the guards' decisions are {@link replayGuards}'s.
  *
  * @example
  * ```ts
@@ -561,7 +562,13 @@ export function replayLoopDetector(run: ReplayRun, options: SafetyOptions = {}):
     }
     const results = turn.calls.flatMap((c) => (c.result === undefined ? [] : [c.result]));
     previous =
-      turn.calls.length === 0 ? undefined : { free: false, failed: results.length > 0 && results.every((r) => !r.ok) };
+      turn.calls.length === 0
+        ? undefined
+        : {
+            free: false,
+            failed: results.length > 0 && results.every((r) => !r.ok),
+            seen: answersSeen(results.map((r) => ({ ok: r.ok, text: r.text, free: false }))),
+          };
   }
   return { stop: null, turns: turns.length, callsAfter: 0 };
 }

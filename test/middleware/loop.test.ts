@@ -81,12 +81,17 @@ describe("the loop guard's options", () => {
   const answer = (id: string) => new ToolMessage({ content: `no record ${id}`, tool_call_id: `call_${id}` });
 
   it("turns: what the output is and what starts a new run take effect", async () => {
-    // outputOf: two different responses read as one output are a loop.
+    // outputOf: different responses read as one output, after the same answer, are a loop (issue 63: the turn
+    // that first sees an answer repeats no turn before it).
     const same = loopDetectHook({ turns: { outputOf: () => "the same words" }, feedback: { logger: quiet } });
+    const none = (id: string) => new ToolMessage({ content: "no record", tool_call_id: `call_${id}` });
     let messages: BaseMessage[] = [person("h1"), calling("Look up u1.", "1")];
     const first = await same({ messages });
-    messages = [...messages, answer("1"), calling("Now u2.", "2")];
-    expect((await same({ messages, loopGuard: first.loopGuard })).loopGuard?.stopped?.kind).toBe("loop");
+    messages = [...messages, none("1"), calling("Now u2.", "2")];
+    const second = await same({ messages, loopGuard: first.loopGuard });
+    expect(second.loopGuard?.stopped).toBeNull();
+    messages = [...messages, none("2"), calling("And u3.", "3")];
+    expect((await same({ messages, loopGuard: second.loopGuard })).loopGuard?.stopped?.kind).toBe("loop");
     // runBoundary: with "none" a person's new message does not start the counters again.
     for (const [runBoundary, stopped] of [
       ["human-message", undefined],
@@ -106,16 +111,22 @@ describe("the loop guard's options", () => {
   });
 
   it("feedback: the logger receives the warnings, and events: false keeps the stop out of guardLog", async () => {
-    const again = new AIMessage({
-      content: "Look up u1.",
-      tool_calls: [{ name: "lookup", args: { id: "1" }, id: "c2" }],
-    });
-    const messages: BaseMessage[] = [person("h1"), calling("Look up u1.", "1"), answer("1"), again];
+    const again = (id: string) =>
+      new AIMessage({ content: "Look up u1.", tool_calls: [{ name: "lookup", args: { id: "1" }, id }] });
+    const messages: BaseMessage[] = [
+      person("h1"),
+      calling("Look up u1.", "1"),
+      answer("1"),
+      again("c2"),
+      new ToolMessage({ content: "no record 1", tool_call_id: "c2" }),
+      again("c3"),
+    ];
     for (const events of [true, false]) {
       const warnings: string[] = [];
       const hook = loopDetectHook({ feedback: { logger: { warn: (m) => warnings.push(m) }, events } });
       const first = await hook({ messages: messages.slice(0, 2) });
-      const stop = await hook({ messages, loopGuard: first.loopGuard });
+      const second = await hook({ messages: messages.slice(0, 4), loopGuard: first.loopGuard });
+      const stop = await hook({ messages, loopGuard: second.loopGuard });
       expect(stop.loopGuard?.stopped?.kind).toBe("loop");
       expect(warnings).toEqual([
         "Loop detected: 100.0% similarity to previous output",
@@ -154,7 +165,8 @@ describe("loopDetectMiddleware in createAgent", () => {
     const out = await agent.invoke(input, { configurable: { thread_id: "loop" }, recursionLimit: 50 });
     const final = out.messages.at(-1) as AIMessage;
     expect(final.response_metadata.guard).toMatchObject({ kind: "loop", limit: 0.9 });
-    expect(llm.stepsTaken).toBe(2);
+    // Turn 2 is the first to see the lookup's answer; turn 3 saw the same answer again (issue 63).
+    expect(llm.stepsTaken).toBe(3);
     expect(validHistory(out.messages as BaseMessage[])).toEqual([]);
     expect((out.loopGuard as LoopState).iterations).toBeGreaterThan(0);
   });

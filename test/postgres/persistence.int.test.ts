@@ -393,7 +393,8 @@ describe.skipIf(skip !== undefined)(`PostgresSaver across processes${skip ? ` (s
           interruptBefore: interrupt ? ["tools"] : [],
         });
       const config = { configurable: { thread_id: "t" } };
-      const a = await half(true).invoke({ messages: [{ role: "user", content: "Explore." }] }, config);
+      await half(true).invoke({ messages: [{ role: "user", content: "Explore." }] }, config);
+      const a = await half(true).invoke(null, config);
       const b = await half(false).invoke(null, config);
       const here = (out: { loopGuard: unknown; messages: BaseMessage[] }) => ({
         loopGuard: out.loopGuard,

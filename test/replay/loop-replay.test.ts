@@ -51,10 +51,12 @@ describe("replayLoopDetector", () => {
         tool_calls: [{ name: "bash", args: { command: "pytest" } }],
       },
       { role: "tool", ok: false, text: "1 failed" },
-      { role: "assistant", text: "Reading a.", tool_calls: [call("a.py")] },
-      { role: "tool", ok: true, text: "x = 1" },
-      { role: "assistant", text: "Reading a.", tool_calls: [call("a.py")] },
-      { role: "tool", ok: true, text: "x = 1" },
+      // Turns 3 and 4 repeat turn 1 after other answers (the test's failure, then the file): turn 5 is the first
+      // to say and call the same after the same answer (issue 63).
+      ...Array.from({ length: 4 }, () => [
+        { role: "assistant" as const, text: "Reading a.", tool_calls: [call("a.py")] },
+        { role: "tool" as const, ok: true, text: "x = 1" },
+      ]).flat(),
       { role: "user", text: "Go on." },
       { role: "assistant", text: "Done.", tool_calls: [] },
     ],
@@ -84,7 +86,7 @@ describe("replayLoopDetector", () => {
   it("stops where the live hook stops, and counts the calls the stop would have saved", async () => {
     const result = replayLoopDetector(looping, { logger: quiet });
     expect(result.stop?.kind).toBe("loop");
-    expect(result).toMatchObject({ step: 5, turn: 3, turns: 5, callsAfter: 2 });
+    expect(result).toMatchObject({ step: 9, turn: 5, turns: 7, callsAfter: 2 });
     expect(await liveStopTurn(looping)).toBe(result.turn);
   });
 

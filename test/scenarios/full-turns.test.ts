@@ -120,12 +120,13 @@ describe("issue 43, class 9: maxIterations: N runs N full turns", () => {
     expect(replayGuards(finished, { loop: { maxIterations: N, ...quiet } }).loop?.stop).toBeNull();
   });
 
-  it("a loop is still stopped where it was: identical turns end the run at the 2nd, before the limit", async () => {
+  it("a loop is still stopped before the limit: identical turns after the same answer end the run at the 3rd", async () => {
     const same: ScriptStep = { content: "Probing step one again.", toolCalls: [{ name: "work", args: { n: 1 } }] };
     const llm = new ScriptedChatModel(Array.from({ length: 10 }, () => same));
     const out = await viaCreateReactAgent(llm).invoke(input, { recursionLimit: 100 });
     expect(out.loopGuard.stopped?.kind).toBe("loop");
-    expect(llm.stepsTaken).toBe(2);
+    // Turn 2 is the first to see the answer (issue 63); turn 3 repeats it, one turn before the limit (N = 3).
+    expect(llm.stepsTaken).toBe(3);
   });
 });
 

@@ -1,4 +1,6 @@
 import { z } from "zod/v4";
+import { normalizeResult } from "../../common/identity/normalize.js";
+import { digest } from "../../common/identity/signature.js";
 import { guardLoggerSchema, parseOptions } from "../../common/options.js";
 import { partialRatioAtLeast, tokenSortRatioAtLeast } from "../../common/similarity/scorers.js";
 import { similarityAtLeast } from "../../common/similarity/similarity.js";
@@ -271,11 +273,31 @@ function splitTurn(output: string): [text: string, calls: string | undefined] {
   return at < 0 ? [output, undefined] : [output.slice(0, at), output.slice(at + 1)];
 }
 
+/** Between a remembered turn and the answers it saw: the ASCII record separator (no `outputOf` can remove them). */
+const SEEN = "\u001e";
+
+/** A remembered turn's output and the answers it saw (`""`: none, or a checkpoint from before answers counted). */
+function splitSeen(output: string): [output: string, seen: string] {
+  const at = output.lastIndexOf(SEEN);
+  return at < 0 ? [output, ""] : [output.slice(0, at), output.slice(at + 1)];
+}
+
+/** What a turn saw when a guard or a cache gave every answer: nothing new, so it may repeat any earlier turn. */
+const NOTHING_NEW = "guard";
+
+/** What a turn saw: its previous turn's answers, normalized (a guard's or a cache's answer is the same every time). */
+export function answersSeen(results: readonly { ok: boolean; text: string; free: boolean }[]): string {
+  if (results.length === 0) return "";
+  if (results.every((r) => r.free)) return NOTHING_NEW;
+  return digest(results.map((r) => (r.free ? NOTHING_NEW : `${r.ok}\n${normalizeResult(r.text)}`)).join(CALLS));
+}
+
 /**
  * Compares an output with the remembered ones (oldest first) before remembering it: a loop when any similarity
  * reaches `loopThreshold` (a loop is not remembered). An empty output, or one shorter than `minOutputLength`, is no
- * loop and is not remembered; a scorer error is logged and counts as no loop. With `turns` (`turnOutput`s),
- * only outputs with the same tool calls are compared, by their texts.
+ * loop and is not remembered; a scorer error is logged and counts as no loop. With `turns` (`turnOutput`s, each
+ * with the answers it saw), only outputs with the same tool calls that saw the same answers are compared, by their
+ * texts.
  *
  * @example
  * ```ts
@@ -290,14 +312,18 @@ export function detectLoopIn(
   options: ResolvedSafetyOptions,
   turns = false,
 ): LoopCheck {
-  if (!output || output.length < options.minOutputLength) return { loop: false, state };
+  if (!output) return { loop: false, state };
+  const [said, seen] = turns ? splitSeen(output) : [output, ""];
+  if (said === "" || said.length < options.minOutputLength) return { loop: false, state };
   const logger = options.logger;
   const scorer = scorerOf(options);
-  const [text, calls] = turns ? splitTurn(output) : [output, undefined];
+  const [text, calls] = turns ? splitTurn(said) : [said, undefined];
   try {
-    for (const [index, previous] of state.recentOutputs.entries()) {
+    for (const [index, remembered] of state.recentOutputs.entries()) {
+      const [previous, previousSeen] = turns ? splitSeen(remembered) : [remembered, ""];
       const [previousText, previousCalls] = turns ? splitTurn(previous) : [previous, undefined];
-      if (calls !== previousCalls) continue; // other calls: progress, whatever the text says
+      // Other calls, or the same calls after other answers: progress, whatever the text says.
+      if (calls !== previousCalls || (seen !== previousSeen && seen !== NOTHING_NEW)) continue;
       const similarity = text === "" && previousText === "" ? 1 : scorer(text, previousText, options.loopThreshold);
       if (similarity !== undefined && similarity >= options.loopThreshold) {
         logger?.warn?.(`Loop detected: ${(similarity * 100).toFixed(1)}% similarity to previous output`);
@@ -474,6 +500,8 @@ export interface LoopTurn {
         free: boolean;
         /** The iteration failed (by default: every tool result was an error); counts toward the failure limit. */
         failed: boolean;
+        /** Its answers ({@link answersSeen}): a turn that saw new answers repeats no earlier one. */
+        seen?: string | undefined;
       }
     | undefined;
   /** What marks the session this turn belongs to; a new marker starts a new session (everything resets). */
@@ -540,7 +568,8 @@ export function stepLoopGuard(
   // The iterations taken before this turn; the other limits with this turn's usage and time.
   const limit = checkLimits({ ...next, iterations: start.iterations }, now, options);
   if (limit !== null) return { state: { ...next, stopped: limit }, stop: limit };
-  const check = detectLoopIn(next, turn.output, options, true);
+  const seen = turn.previous?.seen ?? "";
+  const check = detectLoopIn(next, seen === "" ? turn.output : `${turn.output}${SEEN}${seen}`, options, true);
   if (check.loop) {
     const [value, limit] = [check.similarity ?? 1, options.loopThreshold];
     const reason: StopReason = { kind: "loop", value, limit, message: STOP_REASON_TEXTS.loop(value, limit) };
