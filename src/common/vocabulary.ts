@@ -99,6 +99,8 @@ export interface ServedArtifact {
   served: true;
   /** The call id of the earlier answer whose result was served. */
   from: string;
+  /** The call repeated `from` under the same id in one response: its answer is a note pointing at that answer. */
+  sameId?: true | undefined;
 }
 
 /** What a not-run call's ToolMessage carries in `artifact.guard` when the run stopped before it. */

@@ -387,7 +387,12 @@ function replayTurn(replay: ReplayProgress, turn: AgentTurn, setup: ReplaySetup)
   }
   // Each call gets an id (a dedupe note points at an earlier answer), distinct as in a live graph.
   const ids = distinctCallIds(turn.calls.map((c, i) => c.call.id ?? callIdOf(turn, i)));
-  const inputs = turn.calls.map((c, i) => ({ name: c.call.name, args: c.call.args, id: ids[i] as string }));
+  const inputs = turn.calls.map(({ call: c }, i) => ({
+    name: c.name,
+    args: c.args,
+    id: ids[i] as string,
+    modelId: c.id,
+  }));
   const plan = planTurn(
     replay.state,
     { id: `step-${turn.step}`, text: turn.text, calls: inputs, run: replay.runMarker },
@@ -445,7 +450,7 @@ function replayCall(
 ): CallOutcome | undefined {
   if (decision.served !== undefined) {
     const reminder = decision.repeats?.reminder;
-    const text = replay.results.get(decision.served.callId) ?? "";
+    const text = decision.content ?? replay.results.get(decision.served.callId) ?? "";
     record(replay, setup, c, {
       action: "cache",
       content: reminder === undefined ? text : withNoteAfter(text, reminder),

@@ -123,7 +123,8 @@ export function heldAnswer(messages: readonly BaseMessage[], callId: string, dig
 
 /**
  * The answer to a repeat served from the result cache: the earlier answer's result as a successful ToolMessage (its
- * artifact kept, with `guard: {@link ServedArtifact}` added to an object), with the repeat ceiling's reminder.
+ * artifact kept, with `guard: {@link ServedArtifact}` added to an object), with the repeat ceiling's reminder; to a
+ * call id sent twice, the decision's note.
  */
 export function servedAnswer(
   call: Pick<ToolCall, "id" | "name">,
@@ -132,7 +133,7 @@ export function servedAnswer(
 ): ToolMessage {
   const from = decision.served?.callId ?? "";
   const earlier = heldAnswer(messages, from, decision.served?.digest ?? "");
-  const guard: ServedArtifact = { served: true, from };
+  const guard: ServedArtifact = { served: true, from, ...(decision.sameIdAs === undefined ? {} : { sameId: true }) };
   const own = earlier?.artifact;
   const artifact =
     own === undefined || own === null
@@ -141,7 +142,7 @@ export function servedAnswer(
         ? { ...own, guard }
         : own;
   const answer = new ToolMessage({
-    content: earlier?.content ?? servedElsewhereText(call.name, from),
+    content: decision.content ?? earlier?.content ?? servedElsewhereText(call.name, from),
     tool_call_id: call.id ?? "",
     name: call.name,
     status: "success",

@@ -28,7 +28,8 @@ function decisionEvent(d: ToolCallDecision): GuardStreamEvent | undefined {
     const reminder = d.repeats?.reminder;
     const served = { kind: "cache" as const, guard: "tool-calls" as const, tool: call.name, callId: call.id };
     const count = d.repeats?.calls;
-    return guardStreamEvent({ ...served, args: call.args, count, message: reminder ?? EVENT_TEXTS.served });
+    const message = reminder ?? d.content ?? EVENT_TEXTS.served;
+    return guardStreamEvent({ ...served, args: call.args, count, message });
   }
   if (d.allowed && d.fileEdits?.reminder !== undefined) {
     return reminderEvent(d, "file_edits", d.fileEdits.writes, d.fileEdits.reminder);

@@ -14,7 +14,7 @@ export function turnInput(
 ): TurnInput {
   const siblings = message?.tool_calls ?? [];
   const ids = distinctCallIds(siblings.map((c) => c.id));
-  const all = siblings.map((c, i): ToolCallInput => ({ name: c.name, args: c.args, id: ids[i] }));
+  const all = siblings.map((c, i): ToolCallInput => ({ name: c.name, args: c.args, id: ids[i], modelId: c.id }));
   const sameCalls = calls.length === siblings.length && calls.every((c, i) => c === siblings[i]);
   const inputs = sameCalls
     ? all

@@ -16,6 +16,7 @@ import {
   type GuardArtifact,
   GuardedToolNode,
   GuardMessagesState,
+  type ServedArtifact,
   type ToolGuardState,
 } from "../../src/index.js";
 import { guardMiddleware } from "../../src/middleware/index.js";
@@ -27,7 +28,7 @@ const read = (path: string, id: string): ScriptedToolCall => ({ name: "read_file
 interface Case {
   name: string;
   script: ScriptedToolCall[][];
-  /** Per call of the script, in order: "ran" or "blocked". */
+  /** Per call of the script, in order: "ran", "blocked", or "same id" (answered by the earlier call's answer). */
   outcomes: string[];
   /** The paths read, in order. */
   ran: string[];
@@ -53,9 +54,10 @@ const cases: Case[] = [
     ran: ["a", "b"],
   },
   {
+    // Issue 63: a provider runs a call id once (Qwen Code #5014), so the 2nd is answered by the 1st's answer.
     name: "two identical calls, one id",
     script: [[read("a", "x"), read("a", "x")]],
-    outcomes: ["ran", "blocked"],
+    outcomes: ["ran", "same id"],
     ran: ["a"],
   },
 ];
@@ -79,8 +81,8 @@ function answersOf(messages: BaseMessage[]): { outcomes: string[]; ids: string[]
       }
       used.add(answer);
       ids.push(answer.tool_call_id);
-      const guard = (answer.artifact as { guard?: GuardArtifact } | undefined)?.guard;
-      outcomes.push(guard?.blocked ? "blocked" : "ran");
+      const guard = (answer.artifact as { guard?: GuardArtifact | ServedArtifact } | undefined)?.guard;
+      outcomes.push(guard === undefined ? "ran" : "blocked" in guard ? "blocked" : guard.sameId ? "same id" : "ran");
     }
     const answered = later.filter((t) => (m.tool_calls ?? []).some((c) => (c.id ?? "") === t.tool_call_id));
     expect(answered.length).toBe(m.tool_calls?.length ?? 0); // exactly one answer per call
@@ -149,7 +151,8 @@ describe("duplicate and empty tool call ids", () => {
         }
       }
       const { decisions, state } = replayGuards({ id: "dup", steps });
-      expect(decisions.map((d) => (d.action === "allow" ? "ran" : "blocked"))).toEqual(c.outcomes);
+      const outcome = (action: string) => (action === "allow" ? "ran" : action === "cache" ? "same id" : "blocked");
+      expect(decisions.map((d) => outcome(d.action))).toEqual(c.outcomes);
       expect(state.stats.allowed).toBe(c.ran.length);
       // Each allowed call answered with its own recorded result.
       const allowed = decisions.filter((d) => d.action === "allow").map((d) => d.content);

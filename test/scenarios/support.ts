@@ -213,15 +213,17 @@ export function outcomesOf(messages: BaseMessage[]): {
   answers: string[];
   guards: (GuardArtifact | undefined)[];
 } {
-  const replies = new Map<string, ToolMessage>();
-  for (const m of messages) if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, m);
+  // A call id the model sent twice answers twice: the n-th answer with an id answers the n-th call with it.
+  const replies = new Map<string, ToolMessage[]>();
+  for (const m of messages)
+    if (ToolMessage.isInstance(m)) replies.set(m.tool_call_id, [...(replies.get(m.tool_call_id) ?? []), m]);
   const outcomes: Outcome[] = [];
   const answers: string[] = [];
   const guards: (GuardArtifact | undefined)[] = [];
   for (const m of messages) {
     if (!AIMessage.isInstance(m)) continue;
     for (const c of m.tool_calls ?? []) {
-      const reply = replies.get(c.id ?? "");
+      const reply = replies.get(c.id ?? "")?.shift();
       const guard = (reply?.artifact as { guard?: GuardArtifact | { stopped: true } | { served: true } } | undefined)
         ?.guard;
       if (reply === undefined || (guard !== undefined && "stopped" in guard)) {
@@ -254,13 +256,19 @@ export function recordedThread(tools: FakeTool[], runs: readonly (readonly Scrip
     steps.push({ role: "user", text: askOf(i) });
     for (const response of script) {
       const calls = callsOf(response);
-      steps.push({ role: "assistant", text: "", tool_calls: calls.map((c) => ({ name: c.name, args: c.args })) });
+      const ids = (c: ScriptedToolCall) => (c.id === undefined ? {} : { id: c.id });
+      steps.push({
+        role: "assistant",
+        text: "",
+        tool_calls: calls.map((c) => ({ name: c.name, args: c.args, ...ids(c) })),
+      });
       for (const c of calls) {
         const t = tools.find((x) => x.name === c.name);
         if (t === undefined) throw new Error(`no tool ${c.name}`);
         const n = (counts.get(c.name) ?? 0) + 1;
         counts.set(c.name, n);
-        steps.push({ role: "tool", name: c.name, ok: t.fails?.(n) !== true, text: t.respond(n, c.args) });
+        const text = t.respond(n, c.args);
+        steps.push({ role: "tool", name: c.name, ok: t.fails?.(n) !== true, text, tool_call_id: c.id });
       }
     }
     steps.push({ role: "assistant", text: "Finished." });

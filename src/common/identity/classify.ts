@@ -77,6 +77,8 @@ export interface ToolTraits {
    * })`). Absent: the schema is not known.
    */
   args?: readonly string[] | undefined;
+  /** `false`: a search's `query` (`q`, `question`, …) is compared as written, not as its words in any order. */
+  queryWords?: boolean | undefined;
 }
 
 /**
@@ -388,7 +390,27 @@ function identityOf(
   const given = withoutIgnoredArgs(args, opts.ignoreArgs);
   const kept = withoutVolatileArgs(given, traits?.args);
   const normalized = normalizePathArgs(kept, traits?.pathArgs, opts.root);
-  return { args: isShellTool(name) ? withSqueezedCommand(normalized) : normalized, stripped: kept !== given };
+  const asked = traits?.queryWords === false ? normalized : withQueryWords(name, normalized);
+  return { args: isShellTool(name) ? withSqueezedCommand(asked) : asked, stripped: kept !== given };
+}
+
+// Words of a tool's name that say it looks something up, and the arguments that hold what it looks up.
+const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
+const QUERY_ARGS = ["query", "q", "search", "search_query", "question"];
+
+/** A search's arguments with its question as lower-cased sorted words: a question reworded by order asks nothing new. */
+function withQueryWords(name: string, args: unknown): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  if (!nameWords(name).some((w) => ASKING_WORDS.has(w))) return args;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of QUERY_ARGS) {
+    const value = (args as Record<string, unknown>)[key];
+    // A quoted phrase's order is the question.
+    if (typeof value !== "string" || value.includes('"') || !Object.hasOwn(args, key)) continue;
+    copy ??= { ...(args as Record<string, unknown>) };
+    copy[key] = value.toLowerCase().split(/\s+/).filter(Boolean).sort().join(" ");
+  }
+  return copy ?? args;
 }
 
 /**

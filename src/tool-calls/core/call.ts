@@ -19,6 +19,8 @@ export interface ToolCallInput {
   args: unknown;
   /** The tool-call id, when the model gave one. */
   id?: string | undefined;
+  /** The id the model sent (`id` is made distinct where the model sent one id twice in a response). */
+  modelId?: string | undefined;
 }
 
 /**

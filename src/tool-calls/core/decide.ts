@@ -114,6 +114,8 @@ export interface ToolCallDecision {
    * a normal tool answer (with the repeat ceiling's reminder from `remindAt`, in `repeats`).
    */
   served?: CacheHit | undefined;
+  /** The earlier call of the response this one repeats under the model's same id: not run, `content` answers it. */
+  sameIdAs?: number | undefined;
   /** A call that runs and whose successful result the cache keeps: until when (ms), and the entries kept. */
   cache?: CacheTerms | undefined;
   /** State changes to apply (through the channel reducer). */

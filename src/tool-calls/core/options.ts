@@ -118,6 +118,8 @@ const toolGuardConfigSchema = z
     invalidates: z.enum(["all", "paths", "none"]).optional(),
     /** Argument names that hold paths for this tool. */
     pathArgs: z.array(z.string()).optional(),
+    /** `false`: its search question is compared as written, not as words in any order (see `ToolTraits.queryWords`). */
+    queryWords: z.boolean().optional(),
     /**
      * The consecutive rule for this tool (default: on; off for a tool whose repeats a cache serves: the file tools,
      * and a tool the result cache serves, see `cache`).

@@ -11,7 +11,7 @@ import { normalizerFor } from "./normalize.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { type RecordedResult, resultDigest } from "./repetition.js";
 import { applyEvents, type GuardEvent, type ToolGuardState } from "./state.js";
-import { withNoteAfter } from "./texts.js";
+import { sameIdNote, withNoteAfter } from "./texts.js";
 
 /**
  * Decides the calls of one AI message in order (a later call sees the earlier ones as recorded, so the second of
@@ -60,7 +60,10 @@ export function planToolCalls(
     // Each call is decided from the state after the calls before it (their events applied now, not sooner).
     const previous = decisions[decisions.length - 1];
     if (previous !== undefined) current = applyEvents(current, previous.events, false);
-    decisions.push(decideToolCall(current, call, options, turnCtx, facts[i]));
+    const own = facts[i] as CallFacts;
+    const first = call.modelId ? calls.findIndex((c, j) => c.modelId === call.modelId && facts[j]?.key === own.key) : i;
+    const same = first < i ? sameIdDecision(call, own, first) : undefined;
+    decisions.push(same ?? decideToolCall(current, call, options, turnCtx, own));
   });
   // The state after the last call's events is computed when read (the tool node and the middleware never need it).
   const last = decisions[decisions.length - 1];
@@ -74,6 +77,14 @@ export function planToolCalls(
       return after;
     },
   };
+}
+
+/** A call sent again under the id of call `first` of its response: a provider runs an id once, so it is served. */
+function sameIdDecision(call: ToolCallInput, { key, effect }: CallFacts, first: number): ToolCallDecision {
+  const id = call.modelId as string;
+  const [content, served] = [sameIdNote(id), { callId: id, digest: "" }];
+  const events: GuardEvent[] = [{ type: "served", key, tool: call.name }];
+  return { call, allowed: false, observed: false, count: 1, key, effect, content, served, sameIdAs: first, events };
 }
 
 /**

@@ -518,6 +518,11 @@ export function servedElsewhereText(tool: string, callId: string): string {
   return `Same result as the earlier identical call ${callId} of '${tool}' (its message above): served from the cache, nothing changed since.`;
 }
 
+/** The answer to a call that repeats an earlier call of its response under the same id: that answer is its answer. */
+export function sameIdNote(callId: string): string {
+  return `Not run: this response already sent call id ${callId}; its answer above is this call's answer.`;
+}
+
 // 5. Guard events (custom stream, `guardLog`): messages that are not a rule's message or a stop reason
 
 /** A call held back with a reminder; an escalation whose run ends; one whose run asks a person. */
