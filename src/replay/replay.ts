@@ -14,7 +14,7 @@ import {
 } from "../loop/core/loop.js";
 import type { CallFacts, CallOutcome, ToolCallInput } from "../tool-calls/core/call.js";
 import { identifyCall } from "../tool-calls/core/detect.js";
-import { unchangedNote } from "../tool-calls/core/earlier.js";
+import { sameFailureNote, unchangedNote } from "../tool-calls/core/earlier.js";
 import {
   type ResolvedToolGuardOptions,
   resolveToolGuardOptions,
@@ -473,7 +473,9 @@ function replayCall(
       ? undefined
       : unchangedNote(plan.state, { key: decision.key, tool: c.call.name, id }, c.result, setup.resolved, () => true);
   const reminder = answerReminder(decision, c.result);
-  const content = note ?? c.result?.text ?? "";
+  const failure = c.result === undefined ? undefined : sameFailureNote(plan.state, c.call.name, c.result);
+  const text = note ?? c.result?.text ?? "";
+  const content = failure === undefined ? text : withNoteAfter(text, failure);
   if (c.result !== undefined && id !== undefined) replay.results.set(id, c.result.text);
   record(replay, setup, c, {
     action: "allow",

@@ -10,7 +10,7 @@ import { capText, cutEnd } from "../common/texts/format.js";
 import type { GuardArtifact, ServedArtifact } from "../common/vocabulary.js";
 import type { CallOutcome } from "./core/call.js";
 import type { ToolCallDecision } from "./core/decide.js";
-import { unchangedNote } from "./core/earlier.js";
+import { sameFailureNote, unchangedNote } from "./core/earlier.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { resultDigest } from "./core/repetition.js";
 import type { ToolGuardState } from "./core/state.js";
@@ -70,8 +70,9 @@ function outcomeOf(output: ToolMessage | Command, callId: string | undefined): C
 
 /**
  * Result dedupe: a ToolMessage that repeats exactly the result of an earlier identical call still in `messages` is
- * answered with a short note instead (same id, status and artifact). Returns the answer, the outcome to record (the
- * real result's, marked `deduped`) and the `unchanged` event. `call.id` is the guards' id, `callId` the model's.
+ * answered with a short note instead (same id, status and artifact); a shell failure of the recent shell commands
+ * too gets a reminder after it. Returns the answer, the outcome to record (the real result's, marked `deduped`) and
+ * the `unchanged` event. `call.id` is the guards' id, `callId` the model's.
  */
 export function dedupe(
   state: ToolGuardState | undefined,
@@ -91,15 +92,18 @@ export function dedupe(
     options,
     (id, digest) => heldAnswer(messages, id, digest) !== undefined,
   );
-  if (note === undefined) return { answer: output, outcome };
+  const failure = sameFailureNote(state, call.tool, outcome);
+  if (note === undefined && failure === undefined) return { answer: output, outcome };
+  const text = note ?? outcome.text;
   const answer = new ToolMessage({
-    content: note,
+    content: failure === undefined ? text : withNoteAfter(text, failure),
     tool_call_id: output.tool_call_id,
     name: output.name,
     status: output.status,
     artifact: output.artifact,
     id: output.id,
   });
+  if (note === undefined) return { answer, outcome };
   const event = guardStreamEvent({
     kind: "unchanged",
     guard: "tool-calls",

@@ -81,7 +81,10 @@ describe("the repeat ceiling", () => {
   it("reminds from the 6th identical call, blocks the 10th and every later one in the run", () => {
     const t = thread();
     expect(fates(t, times(12, search))).toEqual([...ran(5), ...reminded(4), ...Array(3).fill("repeat_ceiling")]);
-    expect(t.state.repeats?.calls).toEqual([{ key: expect.any(String), tool: "web_search", calls: 9, mark: 1 }]);
+    // The latest answer and the answers equal to it in a row ("answer 9": one) are kept with the count.
+    expect(t.state.repeats?.calls).toEqual([
+      { key: expect.any(String), tool: "web_search", calls: 9, mark: 1, last: expect.any(String), same: 1 },
+    ]);
   });
 
   it("escalates like any block: 1, 2, then a person is asked", () => {
@@ -103,15 +106,21 @@ describe("the repeat ceiling", () => {
     ).toEqual(ran(20));
   });
 
-  it("a change repeated is no new change: a send/poll pair with changing answers still adds up", () => {
+  it("a change repeated is no new change: a send/poll pair adds up, reminded but not blocked while it answers anew", () => {
+    // Issue 63: send_message's answers change every time ("answer n"): reminded from its 10th call, never blocked.
     const t = thread();
     const send = () => call("send_message", { to: "ops", text: "ping" });
     const check = () => call("read_inbox", { folder: "ops" });
     const script = times(48, (i) => (i % 2 === 0 ? send() : check()));
-    const out = fates(t, script);
-    // send_message: new in the run once; a send's answers can change (the conversation moves), so the ceiling's
-    // `changing` limits apply (issue 43, class 6: OpenClaw's warn at 10, block at 20): its 20th call is blocked.
-    expect(out.filter((_, i) => i % 2 === 0)).toEqual([...ran(9), ...reminded(10), ...Array(5).fill("repeat_ceiling")]);
+    expect(fates(t, script).filter((_, i) => i % 2 === 0)).toEqual([...ran(9), ...reminded(15)]);
+  });
+
+  it("answers that change are never blocked by count; 19 equal answers in a row block the 20th (issue 63)", () => {
+    const board = () => call("task_board");
+    expect(fates(thread(), times(30, board))).toEqual([...ran(9), ...reminded(21)]);
+    const running = thread({}, () => '{"status": "running"}'); // still running: no rule but the ceiling blocks it
+    const poll = () => call("get_job_status", { id: "j1" });
+    expect(fates(running, times(22, poll))).toEqual([...ran(9), ...reminded(10), ...Array(3).fill("repeat_ceiling")]);
   });
 
   it("restarts after a wait, and never counts a call that waits (by name or arguments)", () => {

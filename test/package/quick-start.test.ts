@@ -67,9 +67,9 @@ const runQuickStart = () => {
 
 /**
  * Strike 3 asked a person (the first print), and after the resume the run ended with a final AI message that says
- * why (the second print). "weather service unavailable" may pass, so the first identical retry ran (issue 43, class
- * 5); the 3rd and 4th calls were blocked, the 5th asked (no person is asked before the 5th identical call: class 8),
- * and the 6th was not run after 4 blocked repeats.
+ * why (the second print). "weather service unavailable" may pass, so two identical retries ran (issue 43, class 5;
+ * issue 63); the 4th and 5th calls were blocked, the 6th asked (no person is asked before the 5th identical call:
+ * class 8), and the 7th was not run after 4 blocked repeats.
  */
 function expectStrikes3And4(
   first: QuickStart["first"],
@@ -89,7 +89,7 @@ function expectStrikes3And4(
     /I stopped this run because I kept repeating one step: I called `get_weather`|stopped after 4 blocked repeats of `get_weather`/,
   );
   if (printed) expect(printed[1]).toBe(final.content);
-  expect(toolCallsOf(last.messages).length).toBe(6);
+  expect(toolCallsOf(last.messages).length).toBe(7);
   expect(validHistory(last.messages)).toEqual([]);
 }
 
@@ -142,7 +142,7 @@ const checkpointer = new MemorySaver();
     const final = out.messages.at(-1) as AIMessage;
     expect(final.response_metadata.guard).toMatchObject({ kind: "escalation", level: 4, strikes: 3 });
     expect(toolCallsOf(out.messages).length).toBeLessThanOrEqual(8);
-    expect(llm.stepsTaken).toBe(5); // the failure, its retry, two blocks, and the 5th call that ends the run
+    expect(llm.stepsTaken).toBe(6); // the failure, its two retries, two blocks, and the 6th call that ends the run
     expect(validHistory(out.messages)).toEqual([]);
   });
 });

@@ -151,9 +151,17 @@ describe.each(ADAPTERS)("stateful tools and cycles through %s", (adapter: Adapte
       expectNothingBlocked(r);
     });
 
-    it('"running", "running", then "done" back to back: two equal results make the 3rd poll a repeat', async () => {
-      // As detect.ts states: the 3rd identical call in a row after two equal results is blocked before it runs.
+    it('"running", "running", then "done" back to back: a job still running is waited for, all 3 run (issue 63)', async () => {
+      // Two equal answers that say the job still runs are no stuck repeat: the 3rd poll, which answers "done", runs.
       const tools = [sequence("get_job_status", ["running", "running", "done"])];
+      const r = await runScenario(adapter, tools, times(3, poll));
+      expect(r.outcomes).toEqual(ran(3));
+      expect(r.answers[2]).toBe("done");
+      expectNothingBlocked(r);
+    });
+
+    it('"paused", "paused", then "done" back to back: two equal answers that do not say it runs block the 3rd', async () => {
+      const tools = [sequence("get_job_status", ["paused", "paused", "done"])];
       const r = await runScenario(adapter, tools, times(3, poll));
       expect(r.outcomes).toEqual(["ran", "ran", "consecutive@1"]);
       expect(r.ran.get_job_status).toBe(2);
@@ -179,11 +187,12 @@ describe.each(ADAPTERS)("stateful tools and cycles through %s", (adapter: Adapte
       expectNothingBlocked(r);
     });
 
-    it('"running" forever: 2 polls run, the 3rd is blocked, the 5th stops the run', async () => {
-      const r = await runScenario(adapter, [same("get_job_status", "running")], times(6, poll));
-      expect(r.outcomes).toEqual(["ran", "ran", "consecutive@1", "consecutive@2", "stop"]);
-      expect(r.ran.get_job_status).toBe(2);
-      expectStopped(r, 5, "get_job_status");
+    it('"running" forever: reminded from the 10th poll, blocked at the 20th (OpenClaw\'s poll_no_progress, issue 63)', async () => {
+      const r = await runScenario(adapter, [same("get_job_status", "running")], times(24, poll));
+      expect(r.outcomes.slice(0, 20)).toEqual([...ran(19), "repeat_ceiling@1"]);
+      expect(r.ran.get_job_status).toBe(19);
+      expect(r.answers[9]).toContain("[REPEATED CALL]");
+      expect(stopAt(r)).toBeLessThanOrEqual(23);
     });
   });
 

@@ -231,7 +231,7 @@ function withReminder(
 /** The decision with the repeat ceiling's reminder, when the call is one of an identical call made often. */
 function withRepeatsReminder(decision: ToolCallDecision, { repeats }: Detection): ToolCallDecision {
   if (repeats === undefined) return decision;
-  const reminder = repeatCeilingReminder(decision.call.name, repeats.calls, repeats.blockAt);
+  const reminder = repeatCeilingReminder(decision.call.name, repeats.calls, repeats.blockAt, repeats.byAnswers);
   decision.repeats = { ...repeats, reminder };
   return decision;
 }

@@ -1,4 +1,5 @@
 /** Detection: what a tool call *is* against the thread's history, new or a repeat under a rule (decide.ts acts). */
+import { isAbsolute } from "node:path";
 import {
   type CallEffect,
   identityArgs,
@@ -10,13 +11,17 @@ import {
 import type { BlockRule } from "../../common/vocabulary.js";
 import type { CallFacts, DecideContext, ToolCallInput } from "./call.js";
 import {
+  answeredAnew,
+  answeredRecords,
   answersChanged,
   cachedAnswer,
   doesItAgain,
+  exactOf,
   judgedByAnswers,
   mayAnswerAnew,
+  pollsByShape,
   retryMayPass,
-  SAME_ERROR_LOOKBACK,
+  saysRunning,
 } from "./earlier.js";
 import {
   type ArgsView,
@@ -70,6 +75,8 @@ export interface Detection {
         calls: number;
         /** The identical call that is blocked (`blockAt` of the tool's limits). */
         blockAt: number;
+        /** Blocked only once the answers before it were all the same (not by the count). */
+        byAnswers?: true | undefined;
       }
     | undefined;
   /** A repeat the result cache answers (no rule applies but the repeat ceiling): the earlier answer it serves. */
@@ -126,16 +133,19 @@ export function substanceKeys(options: ResolvedToolGuardOptions): (tool: string)
 }
 
 const mutating = (effect: CallEffect) => effect.kind === "write" || effect.kind === "mutate";
+// Files whose every change the guards see: named, and absolute (resolved against `rules.root`, or written so).
+const filesKnown = (effect: CallEffect) =>
+  "paths" in effect && effect.paths.length > 0 && effect.paths.every(isAbsolute);
 
 /**
  * Detects what a call is, in order: a repeat in the recent window (consecutive, threshold), a redundant call (a
  * read whose result is still valid, or a change repeated with nothing changed since), a call of a cycle gone round
- * twice with the same results, a write of a file already written `blockAt` − 1 times in the run (file_edits; from
- * `remindAt` writes, `fileEdits` says so), an identical call already made `blockAt` − 1 times in the run whatever
- * it answered (repeat_ceiling; from `remindAt` calls, `repeats` says so), and after a block, a near-repeat of the
- * blocked call or a tool failing with one error under changing arguments. A call that may answer differently each
- * time (a change, an unknown or stateful tool) is a consecutive repeat only once identical calls returned the same
- * result twice (compared after `rules.normalizeResult`), and a stateful call is never redundant. Pure.
+ * twice with exactly the same results, a write of a file already written `blockAt` − 1 times in the run (file_edits;
+ * from `remindAt` writes, `fileEdits` says so), an identical call made often in the run (repeat_ceiling, see
+ * `repeatsOf`; from `remindAt` calls, `repeats` says so), and after a block, a near-repeat of the blocked call or a
+ * tool failing with one error under changing arguments. What earlier answers prove comes from earlier.ts: a call that
+ * may answer differently is a consecutive repeat only after two equal answers, a job still running is blocked by
+ * the ceiling alone, a failure that may pass is retried twice. Pure.
  *
  * @example
  * ```ts
@@ -148,8 +158,10 @@ export function detectCall(
   call: ToolCallInput,
   options: ResolvedToolGuardOptions,
   ctx: DecideContext = {},
-  facts: CallFacts = callFacts(call, options, ctx),
+  given: CallFacts = callFacts(call, options, ctx),
 ): Detection {
+  // A poll by its shape whose answers moved by themselves is judged by them, as a poll by name.
+  const facts = !given.stateful && pollsByShape(state.repetition, given) ? { ...given, stateful: true } : given;
   const { key, effect, stripped } = facts;
   const tool = ownEntry(options.tools, facts.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
@@ -174,16 +186,22 @@ export function detectCall(
   if (served !== undefined) {
     // Served, not run: only the repeat ceiling still counts it (a loop of served calls ends too).
     Object.assign(found, { rule: undefined, served });
-    repeatCeilingRule(state, facts, found, options);
+    repeatCeilingRule(state, facts, found, options, { byCalls: true });
     if (found.rule !== undefined) found.served = undefined;
     return found;
   }
   const byAnswers = judgedByAnswers(facts, tool);
+  // Polling a job still running is waiting for its end (the ceiling ends it), and waiting again is waiting longer.
+  const running = saysRunning(facts, previous);
+  const inWindow = found.rule === "consecutive" || found.rule === "threshold";
+  if (inWindow && (running || (byAnswers && facts.waits))) found.rule = undefined;
   if (found.rule === "consecutive" && byAnswers && !verdict.repeatsResult) found.rule = undefined;
-  // Waiting again is waiting longer (the safety limits bound a run).
-  if ((found.rule === "consecutive" || found.rule === "threshold") && byAnswers && facts.waits) found.rule = undefined;
+  // Answers exactly new each time (a message sent again, with a fresh id) are progress, not a threshold repeat.
+  const anew = found.rule === "threshold" && !options.rules.countChangedResults && answeredAnew(state.repetition, key);
+  if (anew && byAnswers) found.rule = undefined;
   if (found.rule === "consecutive" && doesItAgain(facts, tool, previous)) found.rule = undefined;
-  if (found.rule === undefined && !mayAnswerAnew(facts) && options.rules.redundancy && (tool?.redundancy ?? !cached)) {
+  const redundancy = options.rules.redundancy && (tool?.redundancy ?? !cached) && !running;
+  if (found.rule === undefined && !mayAnswerAnew(facts) && redundancy) {
     Object.assign(found, redundancyOf(state, facts, found, verdict.previous, options));
   }
   if ((found.rule === "consecutive" || found.rule === "redundant") && retryMayPass(state.repetition, key)) {
@@ -191,10 +209,8 @@ export function detectCall(
   }
   // A call of a stuck cycle is a cycle block whatever other rule it also breaks (the cycle's last call is also a
   // consecutive repeat of itself): one rule for the whole cycle, so its strikes add up.
-  if (
-    options.rules.cycles &&
-    (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold")
-  ) {
+  const cyclic = !running && (found.rule === undefined || found.rule === "consecutive" || found.rule === "threshold");
+  if (options.rules.cycles && cyclic) {
     const cycle = findCycle(state.repetition, key);
     const own = cycle?.find((r) => r.key === key);
     if (own !== undefined) Object.assign(found, { rule: "cycle", count: 3, previous: own.result });
@@ -204,7 +220,7 @@ export function detectCall(
     Object.assign(found, { rule: undefined, count: verdict.count, previous });
   }
   if (found.rule === undefined) fileEditsRule(state, facts, found, options);
-  if (found.rule === undefined) repeatCeilingRule(state, facts, found, options);
+  if (found.rule === undefined) repeatCeilingRule(state, facts, found, options, { moving: running || facts.stateful });
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
     const after = afterBlockOf(state, facts, options, { ...ctx, response: ctx.response });
     // A near-repeat of a blocked read whose file has changed since is no repeat either.
@@ -230,18 +246,19 @@ function fileEditsRule(state: ToolGuardState, call: CallFacts, found: Detection,
 
 /**
  * The repeat ceiling: an identical call made often in this run is noted (from `remindAt`), and blocked at `blockAt`
- * whatever it answered (the model is shown the latest answer the window holds).
+ * (by the count of calls, or of equal answers in a row: see `repeatsOf`); the model is shown the latest answer.
  */
 function repeatCeilingRule(
   state: ToolGuardState,
   call: CallFacts,
   found: Detection,
   options: ResolvedToolGuardOptions,
+  how: { moving?: boolean; byCalls?: boolean },
 ) {
-  const repeats = repeatsOf(state.repeats, call, options);
+  const repeats = repeatsOf(state.repeats, call, options, how);
   if (repeats === undefined) return;
-  found.repeats = { calls: repeats.calls, blockAt: repeats.blockAt };
-  if (repeats.block) Object.assign(found, { rule: "repeat_ceiling", count: repeats.calls });
+  const { block, ...shown } = repeats;
+  Object.assign(found, block ? { repeats: shown, rule: "repeat_ceiling", count: repeats.calls } : { repeats: shown });
 }
 
 /** A read whose result is still valid, or the same change again with nothing changed since its last run. */
@@ -254,7 +271,8 @@ function redundancyOf(
 ): Partial<Detection> {
   if (effect.kind === "read") {
     const op = findOperation(state.operations, key);
-    return op ? { rule: "redundant", previous: op.result } : {};
+    // A shell read of files the guards do not know (no fingerprint) is judged by its answers: nothing proves it.
+    return op === undefined || (call.shell && !filesKnown(effect)) ? {} : { rule: "redundant", previous: op.result };
   }
   if (!mutating(effect) || last?.result === undefined) return {};
   // After a failure the change fails the same way; an idempotent change (update_, set_) changes nothing more.
@@ -297,31 +315,19 @@ function afterBlockOf(
 
 /**
  * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
- * error under at least two different argument sets, and that error's result.
+ * non-empty error (`grep` matching nothing says nothing) under at least two different argument sets, and that error.
  */
-function sameErrorRun(
-  repetition: RepetitionState,
-  tool: string,
-): { count: number; result?: RecordedResult | undefined } {
-  let count = 0;
-  let first: RecordedResult | undefined;
-  let firstKey = "";
-  let distinct = false; // two calls of the run differ (one call failing again is the consecutive rule's)
-  // Look back a bounded distance: the decision must cost the same at any window size.
-  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
-  for (let i = repetition.window.length - 1; i >= stop; i -= 1) {
-    const record = repetition.window[i] as (typeof repetition.window)[number];
+function sameErrorRun(repetition: RepetitionState, tool: string): { count: number; result?: RecordedResult } {
+  const run: CallRecord[] = [];
+  for (const record of answeredRecords(repetition)) {
+    const result = record.result as RecordedResult;
     if (record.tool !== tool) continue;
-    const result = record.result;
-    // An empty failure says nothing (`grep` that matches nothing exits 1): it is no error to repeat.
-    if (result === undefined || result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
-    if (first !== undefined && result.digest !== first.digest) break;
-    first ??= result;
-    firstKey ||= record.key; // a digest, never empty
-    distinct ||= record.key !== firstKey;
-    count += 1;
+    if (result.ok || result.preview.trim() === "" || record.epoch !== repetition.epoch) break;
+    if (run[0] !== undefined && result.digest !== run[0].result?.digest) break;
+    run.push(record);
   }
-  return distinct ? { count, result: first } : { count: 0 };
+  // Two calls of the run differ: one call failing again is the consecutive rule's.
+  return run.some((r) => r.key !== run[0]?.key) ? { count: run.length, result: run[0]?.result } : { count: 0 };
 }
 
 /**
@@ -332,7 +338,7 @@ const LONGEST_CYCLE = 5;
 
 /**
  * The cycle rule: a cycle of 2 to {@link LONGEST_CYCLE} calls, two at least different, that the window holds twice
- * in a row with the same result at every position (A, B, A, B, each answering as before) and no call that lets time
+ * in a row with exactly the same result at every position (A, B, A, B, each answering as before) and no call that lets time
  * pass. The shortest wins; its latest round when `key` is one of its calls. Looks at the last 10 records at most.
  */
 function findCycle(state: RepetitionState, key: string): CallRecord[] | undefined {
@@ -347,7 +353,8 @@ function findCycle(state: RepetitionState, key: string): CallRecord[] | undefine
     for (let j = 0; j < size && same; j += 1) {
       const r = window[n - size + j] as CallRecord;
       const b = window[n - 2 * size + j] as CallRecord;
-      same = b.key === r.key && r.result !== undefined && b.result?.digest === r.result.digest;
+      // Exactly the same: answers that differ only in fresh ids (a message sent again) are progress.
+      same = b.key === r.key && r.result !== undefined && exactOf(b) === exactOf(r);
       if (r.key === key) own = true;
       if (r.key !== (window[n - size] as CallRecord).key) mixed = true;
     }

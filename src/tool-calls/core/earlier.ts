@@ -3,13 +3,13 @@
  * repeat is served (the result cache), answered with a note (result dedupe), or may be blocked by a repeat rule
  * (the evidence: judged by its answers, a failure that may pass, a change the tool or the files prove).
  */
-import { isRepeatableTool, type ToolTraits } from "../../common/identity/classify.js";
+import { isRepeatableTool, isShellTool, type ToolTraits } from "../../common/identity/classify.js";
 import type { CallFacts, CallOutcome, DecideContext } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
-import { type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
+import { type CallRecord, type RecordedResult, type RepetitionState, resultDigest } from "./repetition.js";
 import type { CacheHit } from "./result-cache.js";
 import { answerFor, type ToolGuardState } from "./state.js";
-import { unchangedResultNote } from "./texts.js";
+import { sameFailureText, unchangedResultNote } from "./texts.js";
 
 /**
  * The earlier answer the result cache serves a repeat with: a call of cache terms whose identity left nothing out,
@@ -63,33 +63,80 @@ export function answersChanged(ctx: DecideContext, facts: CallFacts, previous: R
 
 // An error that says to try again: "Temporary failure, please retry", "rate limit exceeded, try again later".
 const SAYS_RETRY = /\b(?:retry|retrying|try again|try later|temporar(?:y|ily)|transient|rate[ _-]?limit(?:ed)?)\b/i;
-// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429/502/503/504.
+// An error of the kind that passes: a time-out, a service or connection down, an HTTP 429 or 5xx.
 const TRANSIENT =
-  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|502|503|504)\b)/i;
+  /\b(?:timed? ?out|timeout|unavailable|too many requests|overloaded|bad gateway|internal server error|gateway time-?out|connection (?:reset|refused|error)|network error|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|(?:429|500|502|503|504)\b)/i;
 
 /** How far back the window is read for a tool's recent failures: a decision costs the same at any window size. */
 export const SAME_ERROR_LOOKBACK = 100;
 
+/** The answered records of key `key` (any key: `undefined`), the newest first, within the lookback. */
+export function answeredRecords(repetition: RepetitionState, key?: string): CallRecord[] {
+  const found = repetition.window.slice(-SAME_ERROR_LOOKBACK).reverse();
+  return found.filter((r) => r.result !== undefined && (key === undefined || r.key === key));
+}
+/** A record's answer as the model read it (the exact digest). */
+export const exactOf = (r: CallRecord) => r.result?.exact ?? r.result?.digest;
+
 /**
- * Whether an identical call may run again as a retry of a failure that may pass: its latest identical calls failed
- * (none succeeded since), and the latest error is transient — once for a time-out, a service or connection down or
- * an HTTP 429/5xx (pydantic-ai retries a failing tool once by default), twice when the error says to retry (the AI
- * SDK retries twice). Any other error comes back the same: on the recorded runs such retries are waste.
+ * Whether an identical call may run again as a retry of a failure that may pass: at most twice (the AI SDK's
+ * `maxRetries`) after a time-out, a service or connection down, an HTTP 429/5xx, or an error that says to retry.
+ * Any other error comes back the same: on the recorded runs such retries are waste.
  */
 export function retryMayPass(repetition: RepetitionState, key: string): boolean {
-  let failures = 0;
-  let latest: RecordedResult | undefined;
-  const stop = Math.max(0, repetition.window.length - SAME_ERROR_LOOKBACK);
-  for (let i = repetition.window.length - 1; i >= stop && failures < 3; i -= 1) {
-    const record = repetition.window[i] as (typeof repetition.window)[number];
-    if (record.key !== key || record.result === undefined) continue;
-    if (record.result.ok) break;
-    latest ??= record.result;
-    failures += 1;
+  const records = answeredRecords(repetition, key);
+  const failures = records.findIndex((r) => r.result?.ok);
+  const preview = records[0]?.result?.ok === false ? records[0].result.preview : "";
+  return (failures < 0 ? records.length : failures) <= 2 && (SAYS_RETRY.test(preview) || TRANSIENT.test(preview));
+}
+
+// An answer that says the job it reports on still runs, and not that it ended ("3 passed, 1 failed" ended).
+const RUNNING =
+  /\b(?:queued|pending|running|in[ _-]?progress|processing|starting|not (?:yet )?(?:done|finished|ready|complete))\b/i;
+const ENDED = /(?<!\bnot (?:yet )?)\b(?:completed?|finished|done|succeeded|failed|cancell?ed)\b/i;
+
+/**
+ * Whether the answer a block would quote says the job still runs (`gh run view` answering `in_progress`): polling it
+ * again waits for its end. A file that mentions "pending" says nothing of a job.
+ */
+export function saysRunning(facts: CallFacts, previous: RecordedResult | undefined): boolean {
+  if (previous === undefined || ("paths" in facts.effect && facts.effect.paths.length > 0)) return false;
+  return RUNNING.test(previous.preview) && !ENDED.test(previous.preview);
+}
+
+/** Whether the latest two answers of identical calls differ exactly (a fresh message id): progress, no threshold. */
+export function answeredAnew(repetition: RepetitionState, key: string): boolean {
+  const [latest, before] = answeredRecords(repetition, key);
+  return before !== undefined && exactOf(latest as CallRecord) !== exactOf(before);
+}
+
+const ID_NAME = /^id$|_id$|[a-z]Id$/;
+/**
+ * A poll by its shape: no arguments or only an id (`id`, `job_id`, `runId`), and identical calls that answered
+ * differently (after the normalizer: a new timestamp is no move) with no change by the run in between. Its answers
+ * move by themselves: it is judged by them, as a poll by name.
+ */
+export function pollsByShape(repetition: RepetitionState, facts: CallFacts): boolean {
+  try {
+    const names = Object.keys(facts.args as object);
+    if (names.length > 1 || (names.length === 1 && !ID_NAME.test(names[0] as string))) return false;
+  } catch {
+    return false; // no arguments object, or one that throws when read (a revoked Proxy)
   }
-  if (latest === undefined) return false;
-  const retries = SAYS_RETRY.test(latest.preview) ? 2 : TRANSIENT.test(latest.preview) ? 1 : 0;
-  return failures <= retries;
+  const moved = (r: CallRecord, i: number, all: CallRecord[]) =>
+    i > 0 && r.epoch === all[i - 1]?.epoch && r.result?.digest !== all[i - 1]?.result?.digest;
+  return answeredRecords(repetition, facts.key).some(moved);
+}
+
+/**
+ * The reminder after a shell failure that 4 of the 5 shell commands before it failed with too, byte for byte (AWS
+ * StuckGuard steers at 5 of the last 6): different commands, one cause. Never a block.
+ */
+export function sameFailureNote(state: ToolGuardState, tool: string, outcome: CallOutcome): string | undefined {
+  if (outcome.ok || outcome.text.trim() === "" || !isShellTool(tool)) return undefined;
+  const shells = answeredRecords(state.repetition).filter((r) => isShellTool(r.tool));
+  const same = shells.slice(0, 5).filter((r) => exactOf(r) === resultDigest(false, outcome.text)).length;
+  return same >= 4 ? sameFailureText(same + 1, Math.min(shells.length, 5) + 1) : undefined;
 }
 
 /**

@@ -277,9 +277,9 @@ const guardRulesSchema = z
       .union([z.literal(false), fileEditsSchema], { error: "expected { remindAt, blockAt, blockRewritesAt } or false" })
       .default({ ...FILE_EDITS_DEFAULTS }),
     /**
-     * Repeat ceiling: identical calls in one run, even when their answers change. From the `remindAt`-th the call
-     * runs and its answer carries a reminder after the tool's result; the `blockAt`-th is blocked (a strike), and so
-     * is every later identical call until the count restarts: after a change made by a call new in the run, a
+     * Repeat ceiling: identical calls in one run. From the `remindAt`-th the call runs with a reminder after its
+     * result; the `blockAt`-th is blocked (a strike; a call but a search or a delegation only after that many equal
+     * answers in a row), and so is every later one until the count restarts: after a change by a call new in the run, a
      * call that lets time pass, and a poll whose normalized answer moved; a call whose arguments wait is not
      * counted. `false`: off. Default `{ remindAt: 6, blockAt: 10 }` for a read-only tool or a search, and
      * `changing: { remindAt: 10, blockAt: 20 }` for a call whose answers can change by themselves (a poll, a shell

@@ -1,4 +1,4 @@
-/** The repeat ceiling: identical calls in the current run, whatever they answer (it stops loops of varying answers). */
+/** The repeat ceiling: identical calls in the current run, and their answers equal in a row (see `repeatsOf`). */
 import { nameWords, ownEntry } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -23,8 +23,10 @@ export interface RepeatCount {
   mark: number;
   /** A poll (a stateful call): an answer unlike the one before (after normalization) is progress, and restarts. */
   poll?: true | undefined;
-  /** A poll's latest answer (the digest the rules compare). */
+  /** The latest answer (the digest the rules compare). */
   last?: string | undefined;
+  /** Answers equal to `last` in a row since the count restarted (`last` included). */
+  same?: number | undefined;
   /** Made for the first time in the run and its result not in yet: a successful change by it moves the mark. */
   fresh?: true | undefined;
 }
@@ -73,6 +75,10 @@ function ceilingLimits(
 
 // Words of a tool's name that say it looks something up: its answers to one question change only in wording.
 const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
+// A delegation, a question asked of another agent: `task`, `agent`, `delegate_work`, `call_subagent`.
+const DELEGATES = /^(?:task|agent)$|delegate|sub_?agent/i;
+/** A search or a delegation: a question asked again is waste, whatever the answer's wording. */
+const asks = (call: CallFacts) => DELEGATES.test(call.name) || nameWords(call.name).some((w) => ASKING_WORDS.has(w));
 
 /**
  * Whether identical calls may answer differently by themselves (a poll, a shell command, an unknown non-search tool):
@@ -80,8 +86,7 @@ const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
  */
 function answersMayChange(call: CallFacts): boolean {
   if (call.shell || call.stateful) return true;
-  if (call.effect.kind === "read") return false;
-  return !nameWords(call.name).some((w) => ASKING_WORDS.has(w));
+  return call.effect.kind !== "read" && !asks(call);
 }
 
 /** The position of `key`'s count, searched from the most recent end (the usual place), or -1. */
@@ -91,13 +96,10 @@ function positionOf(calls: readonly RepeatCount[], key: string): number {
   return at;
 }
 
-/** How many identical calls with key `key` were made since their count last restarted (0: none, or restarted). */
-function repeatCountOf(state: RepeatState | undefined, key: string): number {
-  if (state === undefined) return 0;
-  const at = positionOf(state.calls, key);
-  if (at < 0) return 0;
-  const count = state.calls[at] as RepeatCount;
-  return count.mark === state.mark ? count.calls : 0;
+/** The count of key `key` in the current run (since it last restarted), if any. */
+function countOf(state: RepeatState | undefined, key: string): RepeatCount | undefined {
+  const count = state === undefined ? undefined : state.calls[positionOf(state.calls, key)]; // [-1]: none
+  return count?.mark === state?.mark ? count : undefined;
 }
 
 /**
@@ -120,34 +122,32 @@ export function noteRepeatCall(
   else if (before.mark === mark) next.calls = before.calls + 1;
   if (kind === "poll") next.poll = true;
   if (before?.last !== undefined) next.last = before.last;
+  if (before?.mark === mark && before.same !== undefined) next.same = before.same;
   const kept = at < 0 ? calls.slice() : [...calls.slice(0, at), ...calls.slice(at + 1)];
   kept.push(next);
   return { mark, calls: kept.length > REPEATS_LIMIT ? kept.slice(kept.length - REPEATS_LIMIT) : kept };
 }
 
 /**
- * The counts after a counted call's result came in: a poll with a new answer (`digest`) restarts at 1; the first call
- * of a key in the run that `changed` something (a successful change) moves the mark, so every other count restarts.
+ * The counts after a counted call's result came in (`digest`): its equal answers in a row go on or restart, a poll
+ * with a new answer restarts at 1; the first call of a key in the run that `changed` something moves the mark.
  */
 export function noteRepeatResult(state: RepeatState, key: string, digest: string, changed: boolean): RepeatState {
   const at = positionOf(state.calls, key);
   if (at < 0) return state;
   const before = state.calls[at] as RepeatCount;
-  // Nothing to note: not the first call of its key, and not a poll with a new answer.
-  if (before.fresh === undefined && (before.poll !== true || before.last === digest)) return state;
+  const again = before.last === digest;
   const moved = before.fresh === true && changed;
   const mark = moved ? state.mark + 1 : state.mark;
-  const progress = before.poll === true && before.last !== undefined && before.last !== digest;
   const next: RepeatCount = {
     key,
     tool: before.tool,
-    calls: progress ? 1 : before.calls,
+    calls: before.poll === true && before.last !== undefined && !again ? 1 : before.calls,
     mark: moved ? mark : before.mark,
+    last: digest,
+    same: again && before.same !== undefined ? before.same + 1 : 1,
   };
-  if (before.poll === true) {
-    next.poll = true;
-    next.last = digest;
-  }
+  if (before.poll === true) next.poll = true;
   const calls = state.calls.slice();
   calls[at] = next;
   return { mark, calls };
@@ -155,17 +155,23 @@ export function noteRepeatResult(state: RepeatState, key: string, digest: string
 
 /**
  * The ceiling's finding for a call before it runs: its place among identical calls in this run (this one included),
- * once that reaches the tool's `remindAt` or `blockAt`; `undefined` otherwise (too few, ceiling off, or a wait).
+ * once that reaches the tool's `remindAt` or `blockAt`; `undefined` otherwise (too few, ceiling off, or a wait). A
+ * search's, a delegation's, a served call's (`byCalls`) or one under its tool's own limits blocks by that count; any
+ * other only once `blockAt` − 1 answers in a row were the same. `moving` (a running job): the `changing` limits.
  */
 export function repeatsOf(
   state: RepeatState | undefined,
   call: CallFacts,
   options: CeilingOptions,
-): { calls: number; block: boolean; blockAt: number } | undefined {
-  const limits = ceilingLimits(options, call.name, answersMayChange(call));
+  { moving = false, byCalls = false } = {},
+): { calls: number; block: boolean; blockAt: number; byAnswers?: true } | undefined {
+  const limits = ceilingLimits(options, call.name, moving || answersMayChange(call));
   if (limits === false) return undefined;
-  const calls = repeatCountOf(state, call.key) + 1;
+  const count = countOf(state, call.key);
+  const calls = (count?.calls ?? 0) + 1;
   const from = limits.remindAt === false ? limits.blockAt : limits.remindAt;
   if (calls < from || call.repeat === "wait") return undefined;
-  return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };
+  if (byCalls || ownEntry(options.tools, call.name)?.repeatCeiling !== undefined || asks(call))
+    return { calls, block: calls >= limits.blockAt, blockAt: limits.blockAt };
+  return { calls, block: (count?.same ?? 0) + 1 >= limits.blockAt, blockAt: limits.blockAt, byAnswers: true };
 }

@@ -115,9 +115,12 @@ export function fileEditsReminder(
 }
 
 /** The reminder after the answer of an identical call made often in this run (the repeat ceiling, from `remindAt`). */
-export function repeatCeilingReminder(tool: string, calls: number, blockAt: number): string {
+export function repeatCeilingReminder(tool: string, calls: number, blockAt: number, byAnswers = false): string {
+  const limit = byAnswers
+    ? `it runs while its answers change (the ${ordinal(blockAt)} in a row that answers the same is blocked), and the run's limits (steps, time, cost) end a run that only repeats it.`
+    : `the ${ordinal(blockAt)} and later ones are blocked.`;
   return [
-    `[REPEATED CALL] This was the ${ordinal(calls)} identical call of '${tool}' in this run; the ${ordinal(blockAt)} and later ones are blocked.`,
+    `[REPEATED CALL] This was the ${ordinal(calls)} identical call of '${tool}' in this run; ${limit}`,
     "Asking again has not got you what you need. Use the answers you have, change the arguments, or say what you are waiting for.",
   ].join("\n");
 }
@@ -511,6 +514,11 @@ export function missingHookMessage(tool: string, strikes: number, level: number)
 /** Sent instead of a result (or error) exactly like the earlier identical call `callId`'s, still in the thread. */
 export function unchangedResultNote(what: "result" | "error", callId: string, tool: string): string {
   return `Unchanged: exactly the same ${what} as the earlier identical call ${callId} of '${tool}' (its message above). Nothing new since then.`;
+}
+
+/** The reminder after a shell failure that `same` of the last `of` shell commands failed with, byte for byte. */
+export function sameFailureText(same: number, of: number): string {
+  return `[SAME FAILURE] ${same} of your last ${of} shell commands failed with exactly this output.\nChanging the command has not changed the failure: read the error, fix its cause (or ask), then try again.`;
 }
 
 /** A cache-served repeat's answer if its earlier message is not found (a fallback: planning always finds it). */
