@@ -2,10 +2,8 @@
 // results and answers to calls by position, never by an id two calls share.
 
 /**
- * Ids that tell the calls of one response apart, in order: a call's own id where it is non-empty and no other call of
- * the response has it; else `<id>#<position>` (1-based; `#<position>` for a call without an id), with `'` appended
- * until it is unique. The guards' state and events know such a call by this id; its ToolMessage keeps the model's
- * own (`tool_call_id` pairs with the AI message the model sent).
+ * Unique ids for a response's calls (`<id>#<position>` where shared or missing), for the guards' state and events;
+ * the ToolMessage keeps the model's own id, which pairs with its AI message.
  */
 export function distinctCallIds(ids: readonly (string | null | undefined)[]): string[] {
   if (ids.length === 1) return [ids[0] ? ids[0] : "#1"];
@@ -24,11 +22,8 @@ export function distinctCallIds(ids: readonly (string | null | undefined)[]): st
 }
 
 /**
- * Where the call a parallel task runs (a createReactAgent v2 or createAgent task: a copy of one of the response's
- * calls) is among the response's calls: the position whose id is the task's; among calls that share it, the one
- * that is the task's call in substance (`same(i)`, asked only then); among identical calls, the first that no other
- * task of the response claimed (`claim`: the object the response's tasks share, and the task's own call object,
- * which keeps its position when the task is retried). -1: no call has the id.
+ * The position of a parallel task's call (a copy) among the response's calls: by id, then `same(i)`, then the first
+ * unclaimed by another task (a retried task keeps its position); -1: no call has the id.
  */
 export function callPosition(
   ids: readonly (string | null | undefined)[],
@@ -56,5 +51,5 @@ export function callPosition(
   return free;
 }
 
-/** The positions the tasks of a response claimed (see {@link callPosition}), per response, per task's call. */
+/** Claimed positions, per response, per task's call. */
 const claimed = new WeakMap<object, Map<object, number>>();

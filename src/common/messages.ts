@@ -5,7 +5,7 @@ import { isGraphDrained, isGraphInterrupt } from "@langchain/langgraph";
 import { canonicalJson, digest } from "./identity/signature.js";
 import type { GuardArtifact, StopArtifact, StopReason } from "./vocabulary.js";
 
-/** The index of the last AI message in `messages`, or -1 (anything that is not an array has none). */
+/** The index of the last AI message, or -1. */
 export function lastAIMessageIndex(messages: unknown): number {
   if (!Array.isArray(messages)) return -1;
   for (let i = messages.length - 1; i >= 0; i -= 1) {
@@ -24,10 +24,7 @@ export function messageText(message: BaseMessage): string {
     .join("");
 }
 
-/**
- * The calls of `message` that no ToolMessage in `messages` answers yet (another node or middleware may have
- * answered some).
- */
+/** The calls of `message` no ToolMessage answers yet (another node or middleware may have answered some). */
 export function unansweredCalls(message: AIMessage, messages: readonly BaseMessage[]): ToolCall[] {
   const calls = message.tool_calls ?? [];
   if (calls.length === 0) return [];
@@ -48,11 +45,7 @@ export function unansweredCalls(message: AIMessage, messages: readonly BaseMessa
   return calls.filter((c) => c.id == null || !answered.has(c.id));
 }
 
-/**
- * What marks a new run: the id of the person's message (else its position and content) the latest model turn
- * answers, when the person spoke since the model's previous turn; `undefined` otherwise (the run goes on). A summary
- * a middleware puts back into the history mid-run is placed before the turns it keeps: no new run.
- */
+/** The person's message that started a new run, if they spoke since the model's previous turn; else `undefined`. */
 export function runMarker(messages: readonly BaseMessage[]): string | undefined {
   const last = messages.length - 1;
   for (let i = last; i >= 0; i -= 1) {

@@ -1,11 +1,6 @@
-// Which agent a guard's memory belongs to (several agents can share a channel: deepagents' sub-agents, a supervisor's
-// workers). Each value is tagged with the agent that wrote it; see "agent" in notes/architecture.md.
+// Which agent a guard's memory belongs to, when agents share a channel (see "agent" in notes/architecture.md).
 
-/**
- * The agent a node runs in: the names of the graph nodes that enclose it, from its config's `checkpoint_ns` (`""` the
- * outermost graph, `"tools"` a sub-agent started by a tool), the same on every invocation of the thread; `undefined`
- * when the config says nothing (a guard used outside a graph: its memory is nobody's in particular).
- */
+/** The agent a node runs in: its enclosing nodes from `checkpoint_ns`; `undefined` outside a graph. */
 export function agentOf(configurable: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const ns = configurable?.checkpoint_ns;
   if (typeof ns !== "string") return undefined;
@@ -24,11 +19,7 @@ export interface Claim {
   claims?: string | undefined;
 }
 
-/**
- * Whether a whole value written to a channel replaces the channel's `current` value: yes, unless both are tagged with
- * different agents (another agent's state coming back, e.g. a deepagents sub-agent's final state) and the write does
- * not claim the current value for its own agent (an agent's first write over what it was handed).
- */
+/** A whole value replaces `current` unless it is another agent's coming back (a sub-agent's final state) unclaimed. */
 export function wholeValueStands(
   current: { agent?: string | undefined } | null | undefined,
   update: { agent?: string | undefined } & Claim,
@@ -38,7 +29,7 @@ export function wholeValueStands(
   return update.claims === mine;
 }
 
-/** A value of another agent read as none (the guards start afresh), else the value as it is. */
+/** Another agent's value reads as none: the guards start afresh. */
 export function ownValue<T extends { agent?: string | undefined }>(
   value: T | undefined,
   agent: string | undefined,

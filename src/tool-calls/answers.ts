@@ -16,7 +16,7 @@ import { resultDigest } from "./core/repetition.js";
 import type { ToolGuardState } from "./core/state.js";
 import { servedElsewhereText, toolErrorText, toolThrewText, unknownToolText, withNoteAfter } from "./core/texts.js";
 
-/** The artifact of a blocked call's ToolMessage, from its decision. */
+/** A blocked call's `artifact.guard`. */
 export function blockArtifact(decision: ToolCallDecision, extra: Partial<GuardArtifact> = {}): GuardArtifact {
   return {
     blocked: true,
@@ -68,12 +68,7 @@ function outcomeOf(output: ToolMessage | Command, callId: string | undefined): C
   return { ok: true, text: `[Command] ${canonicalJson(output.update ?? null)}` };
 }
 
-/**
- * Result dedupe: a ToolMessage that repeats exactly the result of an earlier identical call still in `messages` is
- * answered with a short note instead (same id, status and artifact); a shell failure of the recent shell commands
- * too gets a reminder after it. Returns the answer, the outcome to record (the real result's, marked `deduped`) and
- * the `unchanged` event. `call.id` is the guards' id, `callId` the model's.
- */
+/** Result dedupe, and the repeated shell failure's reminder; `call.id` is the guards' id, `callId` the model's. */
 export function dedupe(
   state: ToolGuardState | undefined,
   call: { key: string; tool: string; id?: string | undefined },
@@ -125,11 +120,7 @@ export function heldAnswer(messages: readonly BaseMessage[], callId: string, dig
   return undefined;
 }
 
-/**
- * The answer to a repeat served from the result cache: the earlier answer's result as a successful ToolMessage (its
- * artifact kept, with `guard: {@link ServedArtifact}` added to an object), with the repeat ceiling's reminder; to a
- * call id sent twice, the decision's note.
- */
+/** A cached repeat's answer: the earlier result, its artifact kept (with `guard` added to an object). */
 export function servedAnswer(
   call: Pick<ToolCall, "id" | "name">,
   decision: ToolCallDecision,
@@ -173,7 +164,6 @@ export function withNote(answer: ToolMessage | Command, note: string | undefined
   });
 }
 
-/** Runs `read`; `fallback` when it throws (a getter, a Proxy trap, a `toJSON`…). */
 function attempt<T>(read: () => T, fallback: T): T {
   try {
     return read();
@@ -241,10 +231,7 @@ function describeValue(value: unknown, max: number, depth: number): string {
   return typeof shown === "string" && shown !== "" ? shown : "an object that cannot be displayed";
 }
 
-/**
- * Any thrown value as readable text, at most `max` characters: an error as `name: message` (an `AggregateError` with
- * its errors), a string quoted, other values as `util.inspect` shows them on one line. Never throws.
- */
+/** Any thrown value as readable text of at most `max` characters; never throws. */
 export function describeThrown(value: unknown, max = 500): string {
   return capText(
     attempt(() => describeValue(value, max, 0), "a value that cannot be displayed"),
@@ -252,10 +239,7 @@ export function describeThrown(value: unknown, max = 500): string {
   );
 }
 
-/**
- * The content of the error ToolMessage for a tool that threw `error`: `ToolNode`'s own when the value has a
- * non-empty string `message`, else one that names the tool and shows what it threw. Never throws.
- */
+/** `ToolNode`'s own error content when `error` has a message, else one that shows what was thrown; never throws. */
 export function toolErrorContent(toolName: string, error: unknown): string {
   const message = stringProperty(error, "message");
   const text =
@@ -263,30 +247,21 @@ export function toolErrorContent(toolName: string, error: unknown): string {
   return toolErrorText(text);
 }
 
-/**
- * The error ToolMessage for a call the tool did not answer (same `tool_call_id` and `name`): what it threw, or for a
- * tool the agent does not have (`tools` given) the tool probably meant and the agent's tools ({@link unknownToolText}).
- */
+/** The error ToolMessage: what was thrown, or with `tools` the unknown tool's answer ({@link unknownToolText}). */
 function errorAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown, tools?: readonly string[]): ToolMessage {
   const content = tools === undefined ? toolErrorContent(call.name, error) : unknownToolText(call.name, tools);
   return new ToolMessage({ status: "error", content, name: call.name, tool_call_id: call.id ?? "" });
 }
 
-/**
- * The answer to what the tool of `call` threw, for the tool node and the middleware alike: interrupts (and a drained
- * graph) are thrown on; a tool the agent does not have (`unknown`: the agent's tools) is answered with the tool
- * probably meant; anything else with what was thrown, whatever it is (the answer never fails).
- */
+/** The answer to what a tool threw; interrupts (and a drained graph) are thrown on. */
 export function thrownAnswer(call: Pick<ToolCall, "id" | "name">, error: unknown, unknown?: readonly string[]) {
   if (passesThrough(error)) throw error;
   return errorAnswer(call, error, unknown);
 }
 
 /**
- * A tool handler's output under createAgent's `wrapToolCall` (where createAgent no longer turns a throwing tool into
- * an error ToolMessage): what it threw, answered. `tools`, given when the call's tool is not one of the agent's:
- * createAgent's own "is not a valid tool" answer becomes the unknown tool's. The handler runs even then, for a
- * middleware inside may serve a tool the agent does not list.
+ * A handler's output under `wrapToolCall`, where createAgent does not turn a throw into a ToolMessage. The handler runs
+ * even for an unknown tool (`tools` given), since a middleware inside may serve it.
  */
 export async function handlerOutput(
   handler: () => ToolMessage | Command | Promise<ToolMessage | Command>,

@@ -1,7 +1,4 @@
-/**
- * The freshness check of read-only shell commands: files the agent never wrote (a build's log) change, so a re-read
- * of them may be no repeat. Their fingerprint is kept with the recorded result and taken again before a block.
- */
+/** Fingerprints of read-only shell commands' files: files the agent never wrote (a build's log) change too. */
 import { createHash } from "node:crypto";
 import {
   type BigIntStats,
@@ -21,27 +18,18 @@ import type { RecordedResult } from "./core/repetition.js";
 
 /** Files up to this size are fingerprinted by their content too (a same-size rewrite in one timestamp tick). */
 const SMALL_FILE_BYTES = 64 * 1024;
-/**
- * Kernel and device files, by their real path: their stat alone. A `/proc` file says size 0 and may never end or block
- * its reader (`/proc/kmsg`); opening a device may act (a watchdog).
- */
+/** Stat only: a `/proc` file may never end or may block (`/proc/kmsg`); opening a device may act (a watchdog). */
 const KERNEL_FILES = /^\/(?:proc|sys|dev)(?:\/|$)/;
 /** A folder of up to this many entries is fingerprinted with each entry's stat (`ls -l` shows sizes and times). */
 const FOLDER_ENTRIES = 256;
 
-/**
- * The files a shell read depends on, when they are known and all absolute (resolved against `rules.root`, or written
- * so); `undefined` for any other call.
- */
+/** A shell read's files, when known and all absolute. */
 export function shellReadPaths(tool: string, effect: CallEffect): readonly string[] | undefined {
   if (effect.kind !== "read" || effect.paths.length === 0 || !isShellTool(tool)) return undefined;
   return effect.paths.every((path) => isAbsolute(path)) ? effect.paths : undefined;
 }
 
-/**
- * A fingerprint of what `paths` hold now: per path its stat, the content of a regular file up to 64 KiB, each entry's
- * stat in a folder of up to 256; an unreadable path as such; kernel and device files, their stat alone. Never waits.
- */
+/** A fingerprint of what `paths` hold now (stats, small files' content, small folders' entries); never waits. */
 export function readsFingerprint(paths: readonly string[]): string {
   const hash = createHash("sha256");
   for (const path of paths) hash.update(path).update("\0").update(pathStamp(path)).update("\n");
@@ -66,10 +54,7 @@ function pathStamp(path: string): string {
   return own;
 }
 
-/**
- * The hash of a small file's first 64 KiB + 1 bytes, whatever its size says. Opened without waiting (a path swapped
- * for a FIFO since the stat must not block) and checked to be the file that was stat'ed.
- */
+/** Hashes up to 64 KiB + 1 bytes whatever the stat says; non-blocking and re-checked, in case of a swapped-in FIFO. */
 function contentStamp(path: string, stats: BigIntStats): string {
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
@@ -91,7 +76,6 @@ function statStamp(stats: BigIntStats): string {
   return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
-/** A folder's entries: their names, and each one's stat when there are few enough. */
 function folderStamp(path: string): string {
   const names = readdirSync(path).sort();
   if (names.length > FOLDER_ENTRIES) return `${names.length} entries`;
@@ -106,10 +90,7 @@ function folderStamp(path: string): string {
     .join("/");
 }
 
-/**
- * The fingerprint to keep with the result of a shell read of known files about to run; else `undefined`. Taken
- * before: a file written while it runs shows as a change the next time, never the other way round.
- */
+/** Taken before the run, so a file written while it runs shows as a change next time, never the reverse. */
 export function fingerprintBeforeRun(tool: string, effect: CallEffect): string | undefined {
   const paths = shellReadPaths(tool, effect);
   return paths === undefined ? undefined : readsFingerprint(paths);

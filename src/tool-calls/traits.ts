@@ -7,15 +7,11 @@ import type { AnswerNow, DecideContext, ToolCallInput } from "./core/call.js";
 import type { ResolvedToolGuardOptions } from "./core/options.js";
 import { readsChanged } from "./freshness.js";
 
-/**
- * A tool's freshness check, in its metadata (`langgraphGuards.answersNow`): what a call with `args` would answer now,
- * without changing anything, or `undefined` (see `DecideContext.answersNow`).
- */
+/** A tool's own freshness check, `metadata.langgraphGuards.answersNow` (see `DecideContext.answersNow`). */
 type AnswersNowCheck = (args: unknown, state: unknown) => readonly AnswerNow[] | undefined;
 
 type GuardMetadata = { servesRepeats?: boolean; answersNow?: unknown } | undefined;
 
-/** The guards' part of a tool's metadata (`metadata.langgraphGuards`), if any. */
 function guardMetadata(tool: unknown): GuardMetadata {
   if (tool === null || typeof tool !== "object") return undefined;
   return (tool as { metadata?: { langgraphGuards?: GuardMetadata } }).metadata?.langgraphGuards;
@@ -31,14 +27,11 @@ function hintOf(tool: unknown, hint: "readOnlyHint" | "idempotentHint"): boolean
   return typeof annotations?.[hint] === "boolean" ? (annotations[hint] as boolean) : undefined;
 }
 
-/** A tool's settings, with the `args` its schema declares (read by the call's identity). */
 type ToolSettings = ResolvedToolGuardOptions["tools"][string] & Pick<CallTraits, "args">;
 
 /**
- * What a tool says of itself, over the settings `own` for it: the arguments its schema declares (kept in its calls'
- * identity), and, for a tool that serves repeats from its own cache with a freshness check (the file tools), no
- * consecutive or redundant block and its results compared exactly (the threshold rule still stops loops). An explicit
- * per-tool setting wins. `undefined`: the tool says nothing.
+ * What a tool says of itself under `own`: its schema's arguments, and for a tool that serves repeats with a freshness
+ * check, no consecutive or redundant block (the threshold rule still stops loops). Explicit settings win.
  */
 function selfDescribed(tool: unknown, own: ToolSettings | undefined): ToolSettings | undefined {
   const schema = (tool as { schema?: { shape?: unknown; properties?: unknown } } | null)?.schema;
@@ -88,7 +81,7 @@ export type TurnContext = Omit<DecideContext, "response" | "acknowledged">;
 
 /** The traits of an agent's tools, learned from the tool lists an adapter sees (a name: a tool of no traits). */
 export class ToolTraits {
-  /** The options the rules read: the validated ones (never written to) with what the tools say of themselves. */
+  /** The validated options (never written to) with what the tools say of themselves. */
   options: ResolvedToolGuardOptions;
   readonly readOnlyHints: Record<string, boolean> = Object.create(null);
   readonly idempotentHints: Record<string, boolean> = Object.create(null);
@@ -127,7 +120,6 @@ export class ToolTraits {
       this.options = { ...this.options, tools: { ...this.options.tools, ...learned } };
   }
 
-  /** Whether a tool (or a name) has been learned. */
   knows(tool: unknown): boolean {
     const name = typeof tool === "string" ? tool : (tool as { name?: unknown } | null | undefined)?.name;
     return typeof name === "string" && this.#names?.includes(name) === true;
@@ -138,10 +130,7 @@ export class ToolTraits {
     return this.#checks.has(name);
   }
 
-  /**
-   * The decision context of a run: the traits, whether `configurable.guards` switches the guards off, and with the
-   * graph's `state` (a live run), the freshness checks (the tools' own, asked with that state, and the shell reads').
-   */
+  /** The decision context of a run; freshness checks only with the graph's `state` (a live run). */
   context(configurable: Record<string, unknown> | undefined, state?: unknown): TurnContext {
     checkWrittenChannels(state);
     const context: TurnContext = {
@@ -169,10 +158,7 @@ export class ToolTraits {
   }
 }
 
-/**
- * The channels a turn writes besides `toolGuard`, checked when it starts: a damaged `guardLog` or `fileCache` fails
- * the node that reads it, rather than the reducer once its writes are saved (they would fail at every `updateState`).
- */
+/** A damaged `guardLog` or `fileCache` fails the node now, not the reducer at every later `updateState`. */
 function checkWrittenChannels(state: unknown): void {
   if (state === null || typeof state !== "object") return;
   const { guardLog, fileCache } = state as { guardLog?: unknown; fileCache?: unknown };

@@ -31,10 +31,7 @@ export interface TurnEnv {
   plans?: PlannedTurns | undefined;
 }
 
-/**
- * A tool node's plans, by AI message: the tool node (and each v2 task) takes the plan the escalation hook made, for
- * the same state value and the same calls only.
- */
+/** The escalation hook's plans by AI message, reused by the tool node for the same state and calls only. */
 export class PlannedTurns {
   readonly #plans = new WeakMap<object, { from: ToolGuardState; ids: (string | undefined)[]; plan: Plan }>();
 
@@ -67,10 +64,7 @@ interface WrapUpRecord {
   id: string;
 }
 
-/**
- * A turn record as the channel holds it: an instance, which LangGraph's `Send` passes as it is to the tool task
- * instead of deep-copying it (as it does every plain object of the state). Its JSON is a {@link TurnRecord}'s.
- */
+/** A class instance because LangGraph's `Send` deep-copies plain objects, not instances. */
 class ChannelRecord implements TurnRecord {
   constructor(
     public decisions: ToolCallDecision[],
@@ -111,9 +105,7 @@ type Announce = "announce" | "silent";
 
 /** One model response under the guards: open it; unless {@link stop} is set, answer each call; then `update()`. */
 export class GuardedTurn {
-  /** Each call's outcome, indexed like the plan's decisions. */
   readonly #outcomes: (CallOutcome | undefined)[] = [];
-  /** The guard events written to the stream by this turn. */
   readonly log: GuardStreamEvent[] = [];
   #unannounced: boolean;
 
@@ -141,10 +133,7 @@ export class GuardedTurn {
     );
   }
 
-  /**
-   * Opens the turn of the last AI message: its unanswered calls (in a createReactAgent v2 task, `single`, planned with
-   * its siblings), each decided from `state`. Without an AI message, a turn of no calls.
-   */
+  /** Opens the turn of the last AI message's unanswered calls (a v2 task's `single` planned with its siblings). */
   static open(
     state: ToolGuardState,
     messages: readonly BaseMessage[],
@@ -164,10 +153,7 @@ export class GuardedTurn {
     return new GuardedTurn(ground, pending, made, "announce");
   }
 
-  /**
-   * Resumes a turn split across hooks for `call` (see {@link TurnRecord}). A call changed since it was planned
-   * (humanInTheLoopMiddleware's "edit") is decided again. `undefined` when the record does not know the call.
-   */
+  /** Resumes a split turn; a call edited since planned (humanInTheLoopMiddleware) is decided again. */
   static resume(
     record: TurnRecord | undefined,
     call: ToolCall,
@@ -183,8 +169,7 @@ export class GuardedTurn {
       key ??= identifyCall(call, env.options, env.context).key;
       return key;
     };
-    // The planned call, unless it changed since: equal arguments (`Send` hands the tool a copy of the call) need no
-    // key (the call's facts are worked out once).
+    // `Send` hands the tool a copy of the call: equal arguments need no key.
     const plannedAs = (d: ToolCallDecision | undefined) =>
       d?.call.name === call.name && (sameData(d.call.args, call.args) || d.key === keyOf());
     // Calls that share an id are told apart by what they call, then by the task (see callPosition).
@@ -206,10 +191,7 @@ export class GuardedTurn {
     return new GuardedTurn({ state, messages, env }, resumed, { decisions, turnEvents: [] }, "announce");
   }
 
-  /**
-   * Splits the turn across createAgent's hooks: what `afterModel` writes now (the response's events, and the calls
-   * without an id, which no later hook can find), and the record `wrapToolCall` resumes the turn from.
-   */
+  /** Splits the turn across createAgent's hooks: calls without an id are answered now (no later hook finds them). */
   split(): { events: GuardEvent[]; answers: ToolMessage[]; record: TurnRecord } {
     this.#announce();
     const events = [...this.plan.turnEvents];
@@ -228,7 +210,6 @@ export class GuardedTurn {
     return { events, answers, record };
   }
 
-  /** Set when the response reaches escalation level 3 or 4: none of its calls runs. */
   get stop(): TurnStop | undefined {
     return this.plan.stop;
   }
@@ -244,7 +225,6 @@ export class GuardedTurn {
     return indices === undefined ? plan.decisions : indices.map((i) => plan.decisions[i] as ToolCallDecision);
   }
 
-  /** The decision for call `i` of {@link GuardedTurn.calls}. */
   decision(i: number): ToolCallDecision {
     return this.plan.decisions[this.#at(i)] as ToolCallDecision;
   }
@@ -253,10 +233,7 @@ export class GuardedTurn {
     return this.indices?.[i] ?? i;
   }
 
-  /**
-   * Answers call `i`, the whole of a call's protocol: a blocked or served call without `run`; any other has a shell
-   * read's files fingerprinted, runs under the sub-agent watch, and its output settled. What `run` throws is thrown on.
-   */
+  /** Answers call `i`: a stand-in for a blocked or served call, else `run` fingerprinted, watched and settled. */
   answer(i: number, run: () => Promise<ToolMessage | Command>): Promise<ToolMessage | Command> {
     const instead = this.#standIn(i);
     if (instead !== undefined) return Promise.resolve(instead);
@@ -315,9 +292,8 @@ export class GuardedTurn {
 }
 
 /**
- * The turns createAgent splits across hooks (see {@link GuardedTurn.split}). A turn with nothing to write after the
- * model is kept here, by its AI message, and `afterModel` returns nothing: any update makes createAgent write back
- * every channel the hook reads, `messages` included. Any other turn's record is written to the state.
+ * Turns with nothing to write after the model, kept by AI message: any `afterModel` update makes createAgent write
+ * back every channel the hook reads, `messages` included.
  */
 export class SplitTurns {
   readonly #kept = new WeakMap<object, TurnRecord>();
@@ -329,10 +305,7 @@ export class SplitTurns {
     return true;
   }
 
-  /**
-   * The turn of `call` as `afterModel` planned it: kept here, else `stored` when it is the same response's; else
-   * planned again (a resume from a checkpoint between the hooks, or a response replaced under a new id).
-   */
+  /** The turn `afterModel` planned; planned again after a checkpoint resume or a replaced response. */
   resume(
     call: ToolCall,
     stored: TurnRecord | undefined,
@@ -368,7 +341,7 @@ export function openAfterModel(
   return { turn: GuardedTurn.open(guard, messages, env), forgiven };
 }
 
-/** Whether `a` and `b` are deeply equal (`false` when too deep to compare). */
+/** `false` when too deep to compare. */
 function sameData(a: unknown, b: unknown): boolean {
   try {
     return isDeepStrictEqual(a, b);
@@ -377,7 +350,6 @@ function sameData(a: unknown, b: unknown): boolean {
   }
 }
 
-/** The calls a turn answers: none without an AI message or a single call. */
 function pendingCalls(messages: readonly BaseMessage[], single: ToolCall | undefined): Pending {
   const index = lastAIMessageIndex(messages);
   const message = index < 0 ? undefined : (messages[index] as AIMessage);

@@ -35,7 +35,7 @@ const isHex = (c: number) => classOf(c) === 1 || classOf(c) === 2;
 const isKeyChar = (c: number) => classOf(c) !== 0 || c === 95 || c === 45; // letters, digits, _ and -
 const isSpace = (c: number) => c === 32 || c === 9;
 
-/** A volatile part found at a position: where it ends and what replaces it. */
+/** A volatile part found: where it ends and what replaces it. */
 interface Hit {
   end: number;
   text: string;
@@ -87,10 +87,7 @@ function valueEnd(text: string, at: number): number {
   return k > at ? k : -1;
 }
 
-/**
- * A value under a volatile key: `"key": value` (`quoted`, at the opening quote) or `key=value` / `key: value` (at the
- * key's first character). Its value becomes `"<v>"` (JSON) or `<v>`.
- */
+/** A value under a volatile key, `"key": value` (`quoted`) or `key=value` / `key: value`, becomes `<v>`. */
 function keyedValue(text: string, i: number, quoted: boolean): Hit | undefined {
   const n = text.length;
   const from = quoted ? i + 1 : i;
@@ -112,7 +109,6 @@ function keyedValue(text: string, i: number, quoted: boolean): Hit | undefined {
   return { end, text: text.slice(i, k) + placeholder };
 }
 
-/** `re` (sticky) matched at `i`: the hit that replaces the match with `placeholder`. */
 function stickyAt(re: RegExp, text: string, i: number, placeholder: string): Hit | undefined {
   re.lastIndex = i;
   const m = re.exec(text);
@@ -133,10 +129,7 @@ function unitEnd(text: string, u: number): number {
   return w > u && !isAlnum(text.charCodeAt(w)) && UNITS.has(text.slice(u, w)) ? w : -1;
 }
 
-/**
- * A duration that starts with the run `[i, j)` of digits (`digits === j - i`) or of digits and letters: `0.81s`,
- * `12 ms`, `3.2 seconds`, `12µs`, `1m23.4s`, `4h`.
- */
+/** A duration starting at the run `[i, j)`: `0.81s`, `12 ms`, `3.2 seconds`, `12µs`, `1m23.4s`, `4h`. */
 function durationAt(text: string, i: number, j: number, digits: number): Hit | undefined {
   if (digits < j - i) {
     // digits then letters: only a unit's first letter after the leading digits can start a duration
@@ -199,10 +192,7 @@ function volatileAt(text: string, i: number, j: number, digits: number): Hit | u
 /** What follows a duration that is a time left, not a time taken. */
 const COUNTDOWN = /^\s*(?:remaining|left|to go)\b/;
 
-/**
- * Whether a run of letters `[i, j)` can start a volatile part: a key before `:`, `=`, `_` or `-` (`pid:`,
- * `request_id=`, `x-request-id:`), a key before ` =`, `In`/`Out` (counters), a day's name (RFC 2822).
- */
+/** Whether letters `[i, j)` can start a volatile part: a key before `:`, `=`, `_`, `-`, ` =`; `In`/`Out`; a day. */
 function mayStartPart(text: string, i: number, j: number): boolean {
   const next = text.charCodeAt(j);
   if (next === 58 || next === 61 || next === 95 || next === 45) return true;

@@ -35,9 +35,7 @@ export interface ToolCallInput {
  */
 export type RepeatKind = "count" | "poll" | "wait";
 
-/**
- * What the tools' metadata says of them, by tool name: MCP's `readOnlyHint` and `idempotentHint` (a `DecideContext` gives them).
- */
+/** MCP's `readOnlyHint` and `idempotentHint` by tool name (a `DecideContext` gives them). */
 export interface ToolHints {
   /** Metadata `readOnlyHint` by tool name. */
   readOnlyHints?: Readonly<Record<string, boolean | undefined>> | undefined;

@@ -158,10 +158,7 @@ export function decideToolCall(
   return blockCall(state, call, { ...found, rule }, block, options, ctx);
 }
 
-/**
- * The decision that lets a call run and records it as call `seq` (`rule`: the rule observe mode lets it break;
- * `count`: identical calls the window would hold with it).
- */
+/** Lets a call run as call `seq` (`rule`: the one observe mode lets it break). */
 function allowedDecision(
   call: ToolCallInput,
   { key, effect, repeat }: CallFacts,
@@ -191,10 +188,7 @@ function cacheIfGood(
   decision.cache = { until: (ctx.clock ?? Date.now)() + ttl, limit: cache.maxEntries };
 }
 
-/**
- * The decision for a repeat the result cache answers: not run, no strike; counted (and by the repeat ceiling, whose
- * reminder its answer carries from `remindAt`).
- */
+/** A repeat the result cache answers: not run, no strike, but counted by the repeat ceiling. */
 function servedDecision(call: ToolCallInput, facts: CallFacts, found: Detection): ToolCallDecision {
   const { key, effect, count } = found;
   const served: GuardEvent = { type: "served", key, tool: call.name };
@@ -204,10 +198,7 @@ function servedDecision(call: ToolCallInput, facts: CallFacts, found: Detection)
   return withRepeatsReminder(decision, found);
 }
 
-/**
- * A call that runs although it writes a file written often in this run, or repeats a call made often in it: its
- * answer carries a reminder.
- */
+/** A call that runs although near a file-edits or repeat-ceiling limit: its answer carries a reminder. */
 function withReminder(
   decision: ToolCallDecision,
   found: Detection,
@@ -228,7 +219,6 @@ function withReminder(
   return withRepeatsReminder(decision, found);
 }
 
-/** The decision with the repeat ceiling's reminder, when the call is one of an identical call made often. */
 function withRepeatsReminder(decision: ToolCallDecision, { repeats }: Detection): ToolCallDecision {
   if (repeats === undefined) return decision;
   const reminder = repeatCeilingReminder(decision.call.name, repeats.calls, repeats.blockAt, repeats.byAnswers);
@@ -309,12 +299,7 @@ function blockCall(
   return { ...blocked, content, escalation, strikes, events: [block, strike] };
 }
 
-/**
- * The escalation level of a strike: {@link levelFor} its strikes, but asking a person (level 3) waits for the
- * `askFrom`-th identical call, and ending the run (level 4) for as many calls more as `levelStrikes` puts between
- * the two levels (by default the 5th and the 6th identical call: Cline, Qwen Code and deer-flow stop at the 5th,
- * OpenRouter at the 6th). Until then the strike stays at level 2.
- */
+/** The level {@link levelFor} gives, but levels 3 and 4 wait for the `askFrom`-th identical call and the gap after. */
 function heldLevel(
   strikes: number,
   attempts: number,
@@ -344,7 +329,6 @@ function isExactRepeat(
   );
 }
 
-/** The file of a `file_edits` block as its feedback shows it. */
 function fileOf(edits: FileEditsFinding, options: ResolvedToolGuardOptions) {
   const limits = options.rules.fileEdits;
   const path = shownPath(edits.path, options);
@@ -362,12 +346,7 @@ function shownPath(path: string, options: ResolvedToolGuardOptions): string {
   return inside === "" || inside.startsWith("..") || posix.isAbsolute(inside) ? path : inside;
 }
 
-/**
- * Whether this block repeats a call of the current strikes (so the strikes go on rather than start at 1): any call
- * that one of the responses struck since the count last started had blocked, in whatever order the model sends them
- * again — a model alternating two blocked calls, or rotating three, repeats itself as surely as one that sends the
- * same call (the blocked calls remembered, `blockedLimit`, bound how far back this looks).
- */
+/** Whether this block repeats any call of the current strikes, in any order (alternating or rotating calls too). */
 function repeatsLastStrike(
   escState: EscalationState,
   call: ToolCallInput,
@@ -392,7 +371,6 @@ function repeatsLastStrike(
   return struck.some((b) => repeatsStruck(b, call, found, options));
 }
 
-/** Whether this block repeats one call of the last strike. */
 function repeatsStruck(
   struck: BlockedCall,
   call: ToolCallInput,

@@ -111,10 +111,7 @@ export function identifyCall(
   return stripped === undefined ? { key, effect } : { key, effect, stripped };
 }
 
-/**
- * The escalation options with the block rules' view of a call's arguments ({@link identityArgs}), so that "did the
- * model do something different" agrees with what the block rules call a repeat.
- */
+/** Escalation options with the block rules' view of arguments, so "something different" agrees with the rules. */
 export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
   const view: ArgsView = (call) => {
     try {
@@ -127,7 +124,7 @@ export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEs
   return { ...options.escalation, view };
 }
 
-/** The argument names that identify a call of a tool in substance (per-tool `keys`), as a lookup. */
+/** The per-tool `keys` lookup. */
 export function substanceKeys(options: ResolvedToolGuardOptions): (tool: string) => readonly string[] | undefined {
   return (tool) => ownEntry(options.tools, tool)?.keys;
 }
@@ -229,11 +226,7 @@ export function detectCall(
   return found;
 }
 
-/**
- * The file-edits rule: a write of a file written often in this run is noted (from `remindAt`), and blocked at
- * `blockAt` writes, or a rewrite of its whole content at `blockRewritesAt` rewrites (whatever its content: the
- * count is of the file, not of the call).
- */
+/** The file-edits rule: it counts writes of the file, whatever the call's content. */
 function fileEditsRule(state: ToolGuardState, call: CallFacts, found: Detection, options: ResolvedToolGuardOptions) {
   const edits = fileEditsOf(state.fileEdits, call.name, found.effect, options);
   if (edits === undefined || options.rules.fileEdits === false) return;
@@ -244,10 +237,6 @@ function fileEditsRule(state: ToolGuardState, call: CallFacts, found: Detection,
   }
 }
 
-/**
- * The repeat ceiling: an identical call made often in this run is noted (from `remindAt`), and blocked at `blockAt`
- * (by the count of calls, or of equal answers in a row: see `repeatsOf`); the model is shown the latest answer.
- */
 function repeatCeilingRule(
   state: ToolGuardState,
   call: CallFacts,
@@ -285,11 +274,7 @@ function redundancyOf(
   return { rule: "redundant", previous: result };
 }
 
-/**
- * After a block: a response that repeats a blocked call in substance without acknowledging it (near_duplicate),
- * and a tool that keeps failing with one error under changing arguments while the response does not say what
- * changes (repeat_failure).
- */
+/** The after-block rules: near_duplicate (unacknowledged repeat) and repeat_failure (one error, changing args). */
 function afterBlockOf(
   state: ToolGuardState,
   call: CallFacts,
@@ -313,10 +298,7 @@ function afterBlockOf(
   return { rule: "repeat_failure", count: run.count, previous: run.result };
 }
 
-/**
- * How many times in a row (its own recent calls, no successful change since) `tool` failed with one and the same
- * non-empty error (`grep` matching nothing says nothing) under at least two different argument sets, and that error.
- */
+/** `tool`'s latest run of one non-empty error under at least two argument sets (empty: `grep` matching nothing). */
 function sameErrorRun(repetition: RepetitionState, tool: string): { count: number; result?: RecordedResult } {
   const run: CallRecord[] = [];
   for (const record of answeredRecords(repetition)) {
@@ -330,17 +312,10 @@ function sameErrorRun(repetition: RepetitionState, tool: string): { count: numbe
   return run.some((r) => r.key !== run[0]?.key) ? { count: run.length, result: run[0]?.result } : { count: 0 };
 }
 
-/**
- * The longest cycle the cycle rule looks for (ml-intern and Hermes find cycles of 2 to 5 calls). Two rounds of it
- * fit the default window of 10 calls; a smaller window sees cycles of up to half its size.
- */
+/** Two rounds of the longest cycle fit the default window of 10 calls. */
 const LONGEST_CYCLE = 5;
 
-/**
- * The cycle rule: a cycle of 2 to {@link LONGEST_CYCLE} calls, two at least different, that the window holds twice
- * in a row with exactly the same result at every position (A, B, A, B, each answering as before) and no call that lets time
- * pass. The shortest wins; its latest round when `key` is one of its calls. Looks at the last 10 records at most.
- */
+/** The cycle rule: the shortest cycle the window holds twice with exactly the same results (A, B, A, B). */
 function findCycle(state: RepetitionState, key: string): CallRecord[] | undefined {
   const window = state.window;
   const n = window.length;

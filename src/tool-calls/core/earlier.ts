@@ -1,8 +1,4 @@
-/**
- * Earlier answers: what the answers of a call's earlier identical calls say of it. One place decides whether a
- * repeat is served (the result cache), answered with a note (result dedupe), or may be blocked by a repeat rule
- * (the evidence: judged by its answers, a failure that may pass, a change the tool or the files prove).
- */
+/** What a call's earlier identical answers say: served, answered with a note, or open to a repeat rule. */
 import { isRepeatableTool, isShellTool, type ToolTraits } from "../../common/identity/classify.js";
 import type { CallFacts, CallOutcome, DecideContext } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -11,11 +7,7 @@ import type { CacheHit } from "./result-cache.js";
 import { answerFor, type ToolGuardState } from "./state.js";
 import { sameFailureText, unchangedResultNote } from "./texts.js";
 
-/**
- * The earlier answer the result cache serves a repeat with: a call of cache terms whose identity left nothing out,
- * its entry still good at `ctx.clock()` and its message still in the conversation (`ctx.answerPresent`, asked only
- * then). `undefined`: the call runs.
- */
+/** The earlier answer the cache serves, if its entry is still good and its message still in the conversation. */
 export function cachedAnswer(state: ToolGuardState, facts: CallFacts, ctx: DecideContext): CacheHit | undefined {
   // A call whose identity left metadata out may ask something its earlier answer does not answer.
   if (facts.cacheTtlMs === undefined || facts.stripped !== undefined) return undefined;
@@ -30,12 +22,7 @@ export function mayAnswerAnew(facts: CallFacts): boolean {
   return facts.stripped === "unknown" || facts.stateful;
 }
 
-/**
- * Whether a repeat of the call is judged by its answers: a read, or a write of known files, does the same when
- * repeated until something changes; any other call (an unknown tool, a command, a scroll or a poll) may answer
- * differently next time, so the consecutive rule blocks it only once identical calls returned the same twice, and a
- * call of it that lets time pass (a wait, a command that sleeps first) is never a repeat.
- */
+/** Judged by its answers: a call that may answer differently next time (not a read or a write of known files). */
 export function judgedByAnswers(facts: CallFacts, tool: ToolTraits | undefined): boolean {
   const { kind } = facts.effect;
   return tool?.stateful ?? (mayAnswerAnew(facts) || kind === "mutate" || kind === "none" || facts.shell);
@@ -47,10 +34,7 @@ export function doesItAgain(facts: CallFacts, tool: ToolTraits | undefined, prev
   return (kind === "write" || kind === "mutate") && previous?.ok === true && isRepeatableTool(facts.name, tool);
 }
 
-/**
- * Whether the call's tool says it would answer now something other than `previous` (`ctx.answersNow`), or the files
- * it reads changed since `previous` was recorded (`ctx.readsChanged`); `false` when it cannot tell.
- */
+/** Whether the tool or the adapter can tell the answer changed since `previous`; `false` when it cannot tell. */
 export function answersChanged(ctx: DecideContext, facts: CallFacts, previous: RecordedResult | undefined): boolean {
   if (previous === undefined) return false;
   if (ctx.readsChanged?.(facts, previous) === true) return true;
@@ -70,19 +54,15 @@ const TRANSIENT =
 /** How far back the window is read for a tool's recent failures: a decision costs the same at any window size. */
 export const SAME_ERROR_LOOKBACK = 100;
 
-/** The answered records of key `key` (any key: `undefined`), the newest first, within the lookback. */
+/** The answered records of `key` (or any), newest first, within the lookback. */
 export function answeredRecords(repetition: RepetitionState, key?: string): CallRecord[] {
   const found = repetition.window.slice(-SAME_ERROR_LOOKBACK).reverse();
   return found.filter((r) => r.result !== undefined && (key === undefined || r.key === key));
 }
-/** A record's answer as the model read it (the exact digest). */
+/** The exact digest the model read. */
 export const exactOf = (r: CallRecord) => r.result?.exact ?? r.result?.digest;
 
-/**
- * Whether an identical call may run again as a retry of a failure that may pass: at most twice (the AI SDK's
- * `maxRetries`) after a time-out, a service or connection down, an HTTP 429/5xx, or an error that says to retry.
- * Any other error comes back the same: on the recorded runs such retries are waste.
- */
+/** A transient failure may be retried twice (the AI SDK's `maxRetries`); any other error comes back the same. */
 export function retryMayPass(repetition: RepetitionState, key: string): boolean {
   const records = answeredRecords(repetition, key);
   const failures = records.findIndex((r) => r.result?.ok);
@@ -95,10 +75,7 @@ const RUNNING =
   /\b(?:queued|pending|running|in[ _-]?progress|processing|starting|not (?:yet )?(?:done|finished|ready|complete))\b/i;
 const ENDED = /(?<!\bnot (?:yet )?)\b(?:completed?|finished|done|succeeded|failed|cancell?ed)\b/i;
 
-/**
- * Whether the answer a block would quote says the job still runs (`gh run view` answering `in_progress`): polling it
- * again waits for its end. A file that mentions "pending" says nothing of a job.
- */
+/** Whether the quoted answer says a job still runs (a file that mentions "pending" says nothing of a job). */
 export function saysRunning(facts: CallFacts, previous: RecordedResult | undefined): boolean {
   if (previous === undefined || ("paths" in facts.effect && facts.effect.paths.length > 0)) return false;
   return RUNNING.test(previous.preview) && !ENDED.test(previous.preview);
@@ -111,11 +88,7 @@ export function answeredAnew(repetition: RepetitionState, key: string): boolean 
 }
 
 const ID_NAME = /^id$|_id$|[a-z]Id$/;
-/**
- * A poll by its shape: no arguments or only an id (`id`, `job_id`, `runId`), and identical calls that answered
- * differently (after the normalizer: a new timestamp is no move) with no change by the run in between. Its answers
- * move by themselves: it is judged by them, as a poll by name.
- */
+/** A poll by shape: no arguments or only an id, and answers that moved with no change by the run in between. */
 export function pollsByShape(repetition: RepetitionState, facts: CallFacts): boolean {
   try {
     const names = Object.keys(facts.args as object);
@@ -128,10 +101,7 @@ export function pollsByShape(repetition: RepetitionState, facts: CallFacts): boo
   return answeredRecords(repetition, facts.key).some(moved);
 }
 
-/**
- * The reminder after a shell failure that 4 of the 5 shell commands before it failed with too, byte for byte (AWS
- * StuckGuard steers at 5 of the last 6): different commands, one cause. Never a block.
- */
+/** A reminder (never a block) when 4 of the 5 shell commands before failed byte for byte alike: one cause. */
 export function sameFailureNote(state: ToolGuardState, tool: string, outcome: CallOutcome): string | undefined {
   if (outcome.ok || outcome.text.trim() === "" || !isShellTool(tool)) return undefined;
   const shells = answeredRecords(state.repetition).filter((r) => isShellTool(r.tool));

@@ -11,10 +11,7 @@ import type { CallFacts, RepeatKind, ToolCallInput, ToolHints } from "./call.js"
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { isTracked } from "./repeat-ceiling.js";
 
-/**
- * The facts of a call under the options and the tools' metadata hints: worked out once per call and plan, then
- * read by every rule.
- */
+/** A call's facts under the options and metadata hints, read by every rule. */
 export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions, hints: ToolHints = {}): CallFacts {
   const { name, args } = call;
   const tool = ownEntry(options.tools, name);
@@ -32,7 +29,7 @@ export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions
   return { name, args, id: call.id, key, effect, stripped, shell, stateful, waits, repeat, cacheTtlMs };
 }
 
-/** The argument fields ignored for a tool: the global `ignoreArgs` and the tool's own. */
+/** The global `ignoreArgs` and the tool's own. */
 export function ignoredArgs(options: ResolvedToolGuardOptions, tool: string): readonly string[] {
   const own = ownEntry(options.tools, tool)?.ignoreArgs;
   return own ? [...options.ignoreArgs, ...own] : options.ignoreArgs;
@@ -73,11 +70,7 @@ function repeatKindOf(
 // A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
 const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
 
-/**
- * Whether a call lets time pass: a tool that does by its name ({@link letsTimePass}), or a shell command that sleeps
- * before it does anything else (`sleep 60 && gh run view 123`: a poll that waits inside its command). Repeating it is
- * waiting and looking again, never a stuck repeat.
- */
+/** Whether a call lets time pass (by its name, or a command that sleeps first): repeating it is no stuck repeat. */
 export function callWaits(name: string, args: unknown): boolean {
   if (letsTimePass(name)) return true;
   try {
@@ -91,7 +84,6 @@ export function callWaits(name: string, args: unknown): boolean {
 }
 
 // Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
-
 const WAIT_TEXT = /wait|sleep|delay|pause/i;
 const WAIT_WORDS = new Set(["wait", "sleep", "delay", "pause"]);
 

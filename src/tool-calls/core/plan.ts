@@ -200,11 +200,7 @@ export function planTurn(
   return planned;
 }
 
-/**
- * The events that start a new run: when the state is another agent's (`agent`: the responding agent), an `agent`
- * event (the state is forgotten, see `agentOf`); when the response's run marker differs from the state's (none when
- * runs are off, the marker is unknown, or the run goes on), a `run` event.
- */
+/** The `agent` and `run` events a response starts with, when the state is another agent's or another run's. */
 function runEvents(
   state: ToolGuardState,
   run: string | undefined,
@@ -251,7 +247,7 @@ export function commitTurn(
   return events;
 }
 
-/** The block of a response that escalates furthest (reminders left out): what stops the run at level 3 or 4. */
+/** The block that escalates furthest (reminders left out): what stops the run. */
 function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision | undefined {
   let top: ToolCallDecision | undefined;
   for (const d of decisions) {
@@ -260,10 +256,7 @@ function topEscalation(decisions: readonly ToolCallDecision[]): ToolCallDecision
   return top;
 }
 
-/**
- * The event that marks a response as progress, once its calls have run: none of them was blocked or held back,
- * and one succeeded. It sets the strikes back to 0 (escalation counts repeats without progress in between).
- */
+/** Progress (strikes back to 0): no call of the response blocked or held back, and one succeeded. */
 function progressEvents(
   responseDecisions: readonly ToolCallDecision[],
   outcomes: readonly { ok: boolean }[],
@@ -275,7 +268,7 @@ function progressEvents(
 
 type ResultEvent = Extract<GuardEvent, { type: "result" }>;
 
-/** The event that records what an allowed call returned. */
+/** The `result` event of an allowed call. */
 export function outcomeEvents(
   decision: ToolCallDecision,
   outcome: CallOutcome,
@@ -291,11 +284,7 @@ export function outcomeEvents(
   return [event];
 }
 
-/**
- * What is recorded of a call's outcome: the digest the rules compare (of the text after the tool's normalizer, see
- * `rules.normalizeResult`), the exact digest when the normalizer changed the text (result dedupe compares it), and
- * the start of the text.
- */
+/** A call's outcome as recorded: `exact` only when the normalizer changed the text (result dedupe compares it). */
 function recordedResult(tool: string, outcome: CallOutcome, options: ResolvedToolGuardOptions): RecordedResult {
   const { ok, text, reads } = outcome;
   const preview = truncate(text, options.feedback.maxResultChars);

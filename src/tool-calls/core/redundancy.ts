@@ -78,7 +78,6 @@ export function emptyOperationsState(): OperationsState {
   return { ops: {}, files: [] };
 }
 
-/** The file history with a call's paths added (its newest `limit` entries). */
 function pushFiles(
   files: FileOperation[],
   paths: readonly string[],
@@ -96,10 +95,7 @@ function pushFiles(
   return next;
 }
 
-/**
- * Drops the recorded reads that a call may have made stale ({@link staleAfter} a write of known paths; all of them
- * after a change of unknown scope: a command, an unknown tool).
- */
+/** Drops the reads a call may have made stale (all of them after a change of unknown scope). */
 export function invalidateOperations(state: OperationsState, effect: CallEffect): OperationsState {
   if (effect.kind === "read" || effect.kind === "none") return state;
   if (effect.kind === "mutate") return Object.keys(state.ops).length > 0 ? { ...state, ops: {} } : state;
@@ -113,18 +109,12 @@ export function invalidateOperations(state: OperationsState, effect: CallEffect)
   return changed ? { ...state, ops } : state;
 }
 
-/**
- * Whether a result that depends on `paths` (empty: unknown scope) may be stale after a write of `written`: a path
- * written, a folder above one, or a file below one.
- */
+/** Stale after a write of `written`: a path written, a folder above one, a file below one, or unknown scope. */
 export function staleAfter(paths: readonly string[], written: readonly string[]): boolean {
   return paths.length === 0 || paths.some((p) => written.some((w) => isSameOrAncestor(p, w) || isSameOrAncestor(w, p)));
 }
 
-/**
- * Records the outcome of a call that ran: a successful read-only call becomes a known operation (the oldest is
- * evicted beyond `operationsHistoryLimit`); file paths join the file history.
- */
+/** Records a call that ran: a successful read becomes a known operation; its paths join the file history. */
 export function recordOperationResult(
   state: OperationsState,
   call: { key: string; tool: string },
@@ -148,7 +138,7 @@ export function recordOperationResult(
   return ops === state.ops && files === state.files ? state : { ops, files };
 }
 
-/** The recorded successful read-only operation with this key, if the model still has its result. */
+/** The still-valid read with this key, if any. */
 export function findOperation(state: OperationsState, key: string): OperationRecord | undefined {
   return Object.hasOwn(state.ops, key) ? state.ops[key] : undefined;
 }

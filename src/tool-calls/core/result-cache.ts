@@ -1,7 +1,4 @@
-/**
- * The result cache: a repeat of a read-only, idempotent call is answered with its earlier successful result. It keeps
- * only where the result is (the ToolMessage's call id and digest): a result trimmed away is no longer served.
- */
+/** The result cache: it keeps only where a result is (call id, digest), so a result trimmed away is not served. */
 import type { CallEffect } from "../../common/identity/classify.js";
 import { staleAfter } from "./redundancy.js";
 
@@ -59,20 +56,14 @@ export interface CacheTerms {
   limit: number;
 }
 
-/**
- * The entries after a successful result was recorded for `entry.key` (its earlier entry replaced, the newest
- * `limit` kept).
- */
+/** Records `entry`, replacing its key's earlier one; the newest `limit` kept. */
 export function noteCached(entries: readonly CacheEntry[] | undefined, entry: CacheEntry, limit: number): CacheEntry[] {
   const kept = (entries ?? []).filter((e) => e.key !== entry.key);
   kept.push(entry);
   return kept.length > limit ? kept.slice(kept.length - limit) : kept;
 }
 
-/**
- * The entries a change leaves (see the redundant rule's invalidation: a write drops the results of its paths, of
- * the folders above and the files below them, and of unknown scope; a change of unknown scope drops them all).
- */
+/** The entries a change leaves, invalidated as the redundant rule's reads are. */
 export function invalidateCache(entries: CacheEntry[] | undefined, effect: CallEffect): CacheEntry[] | undefined {
   if (entries === undefined || entries.length === 0) return entries;
   if (effect.kind === "read" || effect.kind === "none") return entries;

@@ -142,11 +142,7 @@ export function emptyToolGuardState(): ToolGuardState {
   });
 }
 
-/**
- * The guard state as the reducer makes it: a class instance, not an object literal, because LangGraph's `Send`
- * deep-copies every plain object of the state it hands a tool task and passes an instance as it is. Its fields and
- * its JSON are those of {@link ToolGuardState}.
- */
+/** The reducer's state: a class instance because LangGraph's `Send` deep-copies plain objects, not instances. */
 // biome-ignore lint/correctness/noUnusedVariables: merged into the class below, which assigns every field it declares
 interface ChannelState extends ToolGuardState {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares the fields
@@ -189,13 +185,8 @@ export function answerFor(state: ToolGuardState, key: string): AnswerRecord | un
   return state.answers?.find((a) => a.key === key);
 }
 
-/**
- * A state being updated by a batch of events: the state object (and its counters) is copied once, at the first
- * event that changes it, then updated in place; the parts below it (window, operations, escalation) are replaced,
- * never changed, so the state it started from stays as it was.
- */
+/** Copy-on-first-write over a batch of events; nested parts are replaced, never mutated, so the base stays intact. */
 class StateDraft {
-  /** The state after the events applied so far. */
   current: ToolGuardState;
   private owned = false;
   private statsOwned = false;
@@ -249,7 +240,6 @@ class StateDraft {
     this.own().repeats = noteRepeatResult(repeats, event.key, event.result.digest, changed);
   }
 
-  /** Applies one event: each type by its own method. */
   apply(event: GuardEvent): void {
     if (event.type === "call") this.call(event);
     else if (event.type === "result") this.result(event);
@@ -314,7 +304,6 @@ class StateDraft {
     state.cache = noteCached(state.cache, entry, cache.limit);
   }
 
-  /** The cached results a change may have made stale are dropped. */
   private invalidate(before: ToolGuardState, effect: CallEffect): void {
     const cache = invalidateCache(before.cache, effect);
     if (cache !== before.cache) this.own().cache = cache;
@@ -367,8 +356,7 @@ class StateDraft {
 
   private escalate(event: EscalationEvent): void {
     const before = this.current;
-    // A person who forgives the strikes (a `reset` answer, a message after the run ended) lifts the file limits
-    // and the repeat ceiling.
+    // Forgiving the strikes also lifts the file limits and the repeat ceiling.
     if (event.type === "forgive") this.clearEdits(before);
     const escalation = reduceEscalation(before.escalation, event);
     if (escalation === before.escalation) return;
@@ -393,10 +381,7 @@ const ruleCounts = z.record(z.string(), count);
 const effect = z.looseObject({ kind: z.enum(["read", "write", "mutate"]) });
 const result = z.looseObject({ ok: z.boolean(), digest: text });
 
-/**
- * The `toolGuard` channel's shape as a checkpoint gives it back: what the rules read (the parts an empty state has
- * are required; the package has never stored another shape).
- */
+/** The `toolGuard` shape a checkpoint gives back: the parts the rules read (those of an empty state required). */
 const toolGuardSchema = z.looseObject({
   repetition: z.looseObject({
     nextSeq: count,
@@ -436,10 +421,7 @@ const storedStates = new StoredValues(
   (parsed) => new ChannelState(parsed as unknown as ToolGuardState),
 );
 
-/**
- * The `toolGuard` value as the guards read it: a state the reducer made as it is, a checkpoint's value checked once
- * (a damaged one refused with a `GuardStateError`; `update`: the value is an update a node wrote).
- */
+/** The `toolGuard` value, a checkpoint's checked once (a damaged one throws `GuardStateError`). */
 export function readToolGuard(value: unknown, update = false): ToolGuardState {
   if (value instanceof ChannelState) return value;
   if (value === undefined) return emptyToolGuardState();
@@ -495,10 +477,7 @@ export function reduceToolGuard(
 /** The `toolGuard` channel (see common/channel.ts): the tool-call guards' memory, through its reducer. */
 export const toolGuardChannel = { reduce: reduceToolGuard, empty: emptyToolGuardState };
 
-/**
- * Applies events; `carryIndex` hands the derived call index from each state to the next (the channel reducer
- * does; planning a batch does not, so the channel state keeps its index for the reducer).
- */
+/** Applies events; `carryIndex` is false when planning a batch, so the channel state keeps its index. */
 export function applyEvents(
   state: ToolGuardState | undefined,
   update: GuardEvent | readonly GuardEvent[] | ToolGuardState | undefined | null,
@@ -508,14 +487,11 @@ export function applyEvents(
   if (update === undefined) return state ?? emptyToolGuardState();
   if (!Array.isArray(update)) {
     if (typeof update !== "object") throw new GuardStateError("toolGuard", `${kindOf(update)} (not an event)`, true);
-    // A whole state replaces the current one as it is (createAgent writes each channel's own value back on every
-    // invoke, a damaged one too): it is checked when read. Another agent's state coming back (a deepagents
-    // sub-agent's final state) is not this agent's memory: the current state stays.
+    // createAgent writes each channel back on every invoke (checked when read); a sub-agent's final state is not ours.
     if (!("type" in update)) {
       const whole = wholeState(update);
       if (state === undefined || wholeValueStands(state, whole)) return whole;
-      // What that agent changed (it started afresh from this memory: any change it counts is its own) makes this
-      // agent's reads stale, as a change made by someone else does: a re-read runs, neither served nor blocked.
+      // Whatever that agent changed makes our reads stale, as an external change does.
       const changed = whole.repetition.epoch > 0;
       return changed ? applyEvents(state, { type: "external", effect: { kind: "mutate" } }, carryIndex) : state;
     }
