@@ -500,7 +500,7 @@ export interface LoopTurn {
         free: boolean;
         /** The iteration failed (by default: every tool result was an error); counts toward the failure limit. */
         failed: boolean;
-        /** Its answers ({@link answersSeen}): a turn that saw new answers repeats no earlier one. */
+        /** A digest of its answers (normalized): a turn that saw new answers repeats no earlier one. */
         seen?: string | undefined;
       }
     | undefined;
