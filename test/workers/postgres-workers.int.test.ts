@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digest, toolCallSignature } from "../../src/common/identity/signature.js";
+import { identifyCall, resolveToolGuardOptions } from "../../src/core/index.js";
 import { type GuardKind, script } from "../fixtures/worker-agents.js";
 import type { Request, ThreadState, TurnRequest } from "../fixtures/worker-process.js";
 import { freshDatabase, type PgServer, startPostgres } from "../support/postgres.js";
@@ -366,7 +366,8 @@ describe.skipIf(skip !== undefined)(
         const own = new Set(
           script(t.kind, "short", t.arg)
             .flat()
-            .flatMap(([, calls]) => calls.map((c) => digest(toolCallSignature(c.name, c.args)))),
+            // The guards' identity of each call (a search's question as its words: issue 63).
+            .flatMap(([, calls]) => calls.map((c) => identifyCall(c, resolveToolGuardOptions()).key)),
         );
         const guard = state.toolGuard;
         expect(guard?.repetition.window.length, label).toBeGreaterThan(0);
