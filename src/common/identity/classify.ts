@@ -396,12 +396,14 @@ function identityOf(
 
 // Words of a tool's name that say it looks something up, and the arguments that hold what it looks up.
 const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
+/** Whether a tool's name says it looks something up (`web_search`, `lookupOrder`, `find_files`). */
+export const looksUp = (name: string): boolean => nameWords(name).some((w) => ASKING_WORDS.has(w));
 const QUERY_ARGS = ["query", "q", "search", "search_query", "question"];
 
 /** A search's arguments with its question as lower-cased sorted words: a question reworded by order asks nothing new. */
 function withQueryWords(name: string, args: unknown): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
-  if (!nameWords(name).some((w) => ASKING_WORDS.has(w))) return args;
+  if (!looksUp(name)) return args;
   let copy: Record<string, unknown> | undefined;
   for (const key of QUERY_ARGS) {
     const value = (args as Record<string, unknown>)[key];

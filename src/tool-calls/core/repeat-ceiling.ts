@@ -1,5 +1,5 @@
 /** The repeat ceiling: identical calls in the current run, and their answers equal in a row (see `repeatsOf`). */
-import { nameWords, ownEntry } from "../../common/identity/classify.js";
+import { looksUp, ownEntry } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 
@@ -73,12 +73,10 @@ function ceilingLimits(
   return rules === false ? false : changing ? rules.changing : rules;
 }
 
-// Words of a tool's name that say it looks something up: its answers to one question change only in wording.
-const ASKING_WORDS = new Set(["search", "lookup", "query", "retrieve", "find"]);
 // A delegation, a question asked of another agent: `task`, `agent`, `delegate_work`, `call_subagent`.
 const DELEGATES = /^(?:task|agent)$|delegate|sub_?agent/i;
 /** A search or a delegation: a question asked again is waste, whatever the answer's wording. */
-const asks = (call: CallFacts) => DELEGATES.test(call.name) || nameWords(call.name).some((w) => ASKING_WORDS.has(w));
+const asks = (call: CallFacts) => DELEGATES.test(call.name) || looksUp(call.name);
 
 /**
  * Whether identical calls may answer differently by themselves (a poll, a shell command, an unknown non-search tool):
