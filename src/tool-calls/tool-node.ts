@@ -113,9 +113,11 @@ function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   return combined;
 }
 
-/** The node's update: the calls' (see {@link combineOutputs}) with the guard channels' update added. */
+/** The node's update: the calls' (a new list or object, see {@link combineOutputs}) with the guard channels' added. */
 function withGuardUpdate(output: unknown, own: { toolGuard: unknown; guardLog?: unknown }): unknown {
-  return Array.isArray(output) ? [...output, own] : { ...(output as object), ...own };
+  if (!Array.isArray(output)) return Object.assign(output as object, own);
+  output.push(own);
+  return output;
 }
 
 /**

@@ -19,9 +19,9 @@ import {
   exactOf,
   judgedByAnswers,
   mayAnswerAnew,
-  pollsByShape,
   retryMayPass,
   saysRunning,
+  withEvidence,
 } from "./earlier.js";
 import {
   type ArgsView,
@@ -111,8 +111,18 @@ export function identifyCall(
   return stripped === undefined ? { key, effect } : { key, effect, stripped };
 }
 
-/** Escalation options with the block rules' view of arguments, so "something different" agrees with the rules. */
-export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEscalationOptions & { view: ArgsView } {
+/** What escalation compares calls by: its patterns and threshold, with the block rules' view of arguments. */
+export type EscalationCompare = Pick<
+  ResolvedEscalationOptions,
+  "acknowledgmentPatterns" | "retryPatterns" | "contentThreshold"
+> & { view: ArgsView };
+
+/**
+ * Escalation's comparison with the block rules' view of arguments, so "something different" agrees with the rules.
+ * Named fields, not a spread of the options: a spread costs a microsecond, and every response pays it.
+ */
+export function escalationCompare(options: ResolvedToolGuardOptions): EscalationCompare {
+  const { acknowledgmentPatterns, retryPatterns, contentThreshold } = options.escalation;
   const view: ArgsView = (call) => {
     try {
       const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
@@ -121,7 +131,7 @@ export function escalationCompare(options: ResolvedToolGuardOptions): ResolvedEs
       return call.args; // unreadable arguments: compared as they are
     }
   };
-  return { ...options.escalation, view };
+  return { acknowledgmentPatterns, retryPatterns, contentThreshold, view };
 }
 
 /** The per-tool `keys` lookup. */
@@ -158,7 +168,7 @@ export function detectCall(
   given: CallFacts = callFacts(call, options, ctx),
 ): Detection {
   // A poll by its shape whose answers moved by themselves is judged by them, as a poll by name.
-  const facts = !given.stateful && pollsByShape(state.repetition, given) ? { ...given, stateful: true } : given;
+  const facts = withEvidence(state.repetition, given);
   const { key, effect, stripped } = facts;
   const tool = ownEntry(options.tools, facts.name);
   if (ctx.disabled || tool?.exempt) return { key, effect, count: 1 };
@@ -219,7 +229,7 @@ export function detectCall(
   if (found.rule === undefined) fileEditsRule(state, facts, found, options);
   if (found.rule === undefined) repeatCeilingRule(state, facts, found, options, { moving: running || facts.stateful });
   if (found.rule === undefined && options.escalation.enabled && ctx.response !== undefined) {
-    const after = afterBlockOf(state, facts, options, { ...ctx, response: ctx.response });
+    const after = afterBlockOf(state, facts, options, ctx, ctx.response);
     // A near-repeat of a blocked read whose file has changed since is no repeat either.
     if (after.rule !== "near_duplicate" || !answersChanged(ctx, facts, previous)) Object.assign(found, after);
   }
@@ -279,22 +289,24 @@ function afterBlockOf(
   state: ToolGuardState,
   call: CallFacts,
   options: ResolvedToolGuardOptions,
-  ctx: DecideContext & { response: ResponseInput },
+  ctx: DecideContext,
+  response: ResponseInput,
 ): Partial<Detection> {
   const esc = options.escalation;
-  const compare = escalationCompare(options);
   const escState = state.escalation;
-  const keys = ownEntry(options.tools, call.name)?.keys;
-  const acknowledged =
-    ctx.acknowledged ?? responseAcknowledges(escState, ctx.response, compare, substanceKeys(options));
-  if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, compare, keys)) {
-    return { rule: "near_duplicate" };
+  if (escState.blocked.length > 0) {
+    const compare = escalationCompare(options);
+    const keys = ownEntry(options.tools, call.name)?.keys;
+    const acknowledged = ctx.acknowledged ?? responseAcknowledges(escState, response, compare, substanceKeys(options));
+    if (!acknowledged && repeatsBlocked(escState, { tool: call.name, args: call.args }, compare, keys)) {
+      return { rule: "near_duplicate" };
+    }
   }
   // A shell's "arguments" are whole commands: different commands that fail alike (a `grep` that matches nothing)
   // are not one update retried with other values.
   if (esc.sameErrorThreshold === 0 || call.shell) return {};
   const run = sameErrorRun(state.repetition, call.name);
-  if (run.count < esc.sameErrorThreshold || textAcknowledges(ctx.response.text, esc)) return {};
+  if (run.count < esc.sameErrorThreshold || textAcknowledges(response.text, esc)) return {};
   return { rule: "repeat_failure", count: run.count, previous: run.result };
 }
 

@@ -87,9 +87,14 @@ export function answeredAnew(repetition: RepetitionState, key: string): boolean 
   return before !== undefined && exactOf(latest as CallRecord) !== exactOf(before);
 }
 
+/** The call's facts as its earlier answers show them: a poll by its shape whose answers moved is stateful. */
+export function withEvidence(repetition: RepetitionState, facts: CallFacts): CallFacts {
+  return !facts.stateful && pollsByShape(repetition, facts) ? { ...facts, stateful: true } : facts;
+}
+
 const ID_NAME = /^id$|_id$|[a-z]Id$/;
 /** A poll by shape: no arguments or only an id, and answers that moved with no change by the run in between. */
-export function pollsByShape(repetition: RepetitionState, facts: CallFacts): boolean {
+function pollsByShape(repetition: RepetitionState, facts: CallFacts): boolean {
   try {
     const names = Object.keys(facts.args as object);
     if (names.length > 1 || (names.length === 1 && !ID_NAME.test(names[0] as string))) return false;

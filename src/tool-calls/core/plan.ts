@@ -65,18 +65,31 @@ export function planToolCalls(
     const same = first < i ? sameIdDecision(call, own, first) : undefined;
     decisions.push(same ?? decideToolCall(current, call, options, turnCtx, own));
   });
-  // The state after the last call's events is computed when read (the tool node and the middleware never need it).
-  const last = decisions[decisions.length - 1];
-  const before = current;
-  let after: ToolGuardState | undefined;
-  return {
-    decisions,
-    turnEvents: events,
-    get state() {
-      after ??= last === undefined ? before : applyEvents(before, last.events, false);
-      return after;
-    },
-  };
+  return new Planned(decisions, events, current);
+}
+
+/**
+ * Decisions whose state after the last call's events is computed when read (the tool node and the middleware never
+ * need it). A class: V8 builds an object literal with a getter on a slow path, twice a turn.
+ */
+class Planned implements Pick<TurnPlan, "decisions" | "turnEvents" | "state" | "stop"> {
+  readonly #before: ToolGuardState;
+  #after: ToolGuardState | undefined;
+  stop?: TurnStop | undefined;
+
+  constructor(
+    readonly decisions: ToolCallDecision[],
+    public turnEvents: GuardEvent[],
+    before: ToolGuardState,
+  ) {
+    this.#before = before;
+  }
+
+  get state(): ToolGuardState {
+    const last = this.decisions.at(-1);
+    this.#after ??= last === undefined ? this.#before : applyEvents(this.#before, last.events, false);
+    return this.#after;
+  }
 }
 
 /** A call sent again under the id of call `first` of its response: a provider runs an id once, so it is served. */
@@ -179,14 +192,8 @@ export function planTurn(
   if ((topEscalation(inRun.decisions)?.escalation ?? 0) >= 3 && inRun.decisions.some((d) => d.allowed)) {
     inRun = planToolCalls(afterStart, turn.calls, options, { ...ctx, response, progressing: true }, facts);
   }
-  const turnEvents = started.length === 0 ? inRun.turnEvents : [...started, ...inRun.turnEvents];
-  const planned: TurnPlan = {
-    decisions: inRun.decisions,
-    turnEvents,
-    get state() {
-      return inRun.state;
-    },
-  };
+  const planned: TurnPlan = inRun;
+  if (started.length > 0) planned.turnEvents = [...started, ...inRun.turnEvents];
   const top = topEscalation(planned.decisions);
   const level = top?.escalation ?? 0;
   if (top === undefined || level < 3) return planned;
