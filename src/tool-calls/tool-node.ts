@@ -89,6 +89,10 @@ class RawToolRunner extends ToolNode {
 
 type StateInput = { messages?: unknown; toolGuard?: ToolGuardState; lg_tool_call?: ToolCall } & Record<string, unknown>;
 
+function withoutToolCall({ lg_tool_call: _call, ...state }: StateInput): Record<string, unknown> {
+  return state;
+}
+
 /** The calls' outputs as `ToolNode.run` combines them (with Commands: a list, parent-graph `Send`s merged in one). */
 function combineOutputs(outputs: (ToolMessage | Command)[]): unknown {
   if (!outputs.some(isCommand)) return { messages: outputs };
@@ -203,9 +207,9 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     const turn = this.open(input, config);
     const stop = turn.stop;
     if (stop !== undefined) throw new GuardEscalationError(stop.decision.call.name, stop.strikes, stop.level);
-    // In a createReactAgent v2 task the tools see the state without the call (copied only there).
-    const { lg_tool_call: single, ...rest } = input as StateInput;
-    const state = single === undefined ? input : rest;
+    // In a createReactAgent v2 task the tools see the state without the call (copied only there: a rest spread
+    // copies every channel of the state).
+    const state = (input as StateInput).lg_tool_call === undefined ? input : withoutToolCall(input as StateInput);
     const outputs = await Promise.all(
       turn.calls.map((call, i) => turn.answer(i, () => this.runTool(call, config, state))),
     );

@@ -41,14 +41,18 @@ const status = tool(async ({ id }) => `job ${id}: running`, {
 });
 const tools = () => [readFile, bash, status];
 
-/** The spies' counts: facts worked out, and the classifier's identity and stateful answers. */
+/** The spies' counts: facts worked out, and the classifier's identity and stateful answers (either function). */
 function spies() {
   const counted = [
     vi.spyOn(facts, "callFacts"),
     vi.spyOn(classify, "callIdentity"),
-    vi.spyOn(classify, "isStatefulCall"),
+    vi.spyOn(classify, "statefulCall"),
   ];
-  return () => counted.map((spy) => spy.mock.calls.length);
+  const stateful = vi.spyOn(classify, "isStatefulCall");
+  return () => {
+    const [made, identified, statefulAsked] = counted.map((spy) => spy.mock.calls.length) as [number, number, number];
+    return [made, identified, statefulAsked + stateful.mock.calls.length];
+  };
 }
 afterEach(() => {
   vi.restoreAllMocks();

@@ -164,8 +164,18 @@ export function nameWords(name: string): string[] {
  * ```
  */
 export function isStatefulCall(name: string, args: unknown, traits?: { stateful?: boolean | undefined }): boolean {
+  return statefulCall(name, args, traits);
+}
+
+/** {@link isStatefulCall}, given the words of the tool's name ({@link baseWords}) where a call's facts read them. */
+export function statefulCall(
+  name: string,
+  args: unknown,
+  traits: { stateful?: boolean | undefined } | undefined,
+  words?: readonly string[],
+): boolean {
   if (traits?.stateful !== undefined) return traits.stateful;
-  const byItsName = statefulName(name);
+  const byItsName = statefulName(name, words);
   if (byItsName !== undefined) return byItsName;
   try {
     if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
@@ -181,9 +191,9 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
 }
 
 /** What a name says of statefulness: `false` (whatever its arguments: `bash`, `update_status`), `true`, or not yet. */
-function statefulName(name: string): boolean | undefined {
+function statefulName(name: string, words: readonly string[] = baseWords(name)): boolean | undefined {
   if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
-  return nameWords(baseName(name)).some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
+  return words.some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
 }
 
 const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
@@ -201,8 +211,14 @@ const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
  * ```
  */
 export function letsTimePass(name: string): boolean {
-  return nameWords(baseName(name)).some((w) => TIME_WORDS.has(w));
+  return passesTime(baseWords(name));
 }
+
+/** {@link letsTimePass} by the words of the tool's name ({@link baseWords}). */
+export const passesTime = (words: readonly string[]): boolean => words.some((w) => TIME_WORDS.has(w));
+
+/** The words of a tool's name without its namespace: `mcp__ci__get_job_status` → get, job, status. */
+export const baseWords = (name: string): string[] => nameWords(baseName(name));
 
 const SHELL_TOOLS = new Set(
   (
@@ -214,6 +230,7 @@ const COMMAND_ARGS = ["command", "cmd", "script", "commandLine", "command_line"]
 
 /** The last segment of a namespaced tool name: `filesystem.read_file`, `mcp__fs__read_file`, `fs/read_file`. */
 function baseName(name: string): string {
+  if (!name.includes(".") && !name.includes("/") && !name.includes("__") && !name.includes(":")) return name;
   const parts = name.split(/\.|\/|__|:/);
   return parts[parts.length - 1] ?? name;
 }
@@ -231,7 +248,11 @@ export function isShellTool(name: string): boolean {
 
 /** The shell command of a bash-like tool call, else undefined: `shellCommandOf("bash", { command: "ls" })` is "ls". */
 export function shellCommandOf(name: string, args: unknown): string | undefined {
-  if (!isShellTool(name)) return undefined;
+  return isShellTool(name) ? commandOf(args) : undefined;
+}
+
+/** The command line in a shell tool's arguments. */
+function commandOf(args: unknown): string | undefined {
   if (typeof args === "string") return args;
   if (args === null || typeof args !== "object") return undefined;
   for (const key of COMMAND_ARGS) {
@@ -252,29 +273,40 @@ function isPathText(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !value.includes("\0");
 }
 
-/** The paths in a call's top-level path arguments, normalized: `pathsOf({ path: "a" }, undefined, "/r")`: ["/r/a"]. */
-export function pathsOf(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): string[] {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
-  const paths: string[] = [];
+/** A call's path arguments, read once for its effect and its identity (see {@link readPathArgs}). */
+interface PathArgs {
+  /** Every path in them, normalized, in argument order: what the call reads or writes. */
+  paths: string[];
+  /** The arguments identity normalizes (a path, or a list of paths only): each one's value and its value normalized. */
+  values: { key: string; value: unknown; normalized: unknown }[];
+}
+
+/** A call's top-level path arguments, normalized: `readPathArgs({ path: "a" }, undefined, "/r").paths` is ["/r/a"]. */
+function readPathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): PathArgs {
+  const read: PathArgs = { paths: [], values: [] };
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return read;
   for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
     const value = (args as Record<string, unknown>)[key];
-    if (isPathText(value)) paths.push(normalizePath(value, root));
-    else if (Array.isArray(value)) for (const v of value) if (isPathText(v)) paths.push(normalizePath(v, root));
+    if (isPathText(value)) {
+      const path = normalizePath(value, root);
+      read.paths.push(path);
+      if (path !== value) read.values.push({ key, value, normalized: path });
+    } else if (Array.isArray(value)) {
+      const paths = value.filter(isPathText).map((v) => normalizePath(v, root));
+      read.paths.push(...paths);
+      if (paths.length === value.length) read.values.push({ key, value, normalized: paths });
+    }
   }
-  return paths;
+  return read;
 }
 
 /** The arguments with their paths normalized (a copy when one changed): `x` and `<root>/x` are one signature. */
-function normalizePathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): unknown {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+function normalizePathArgs(args: unknown, read: PathArgs): unknown {
+  if (read.values.length === 0 || args === null || typeof args !== "object") return args;
   let copy: Record<string, unknown> | undefined;
-  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
-    if (!Object.hasOwn(args, key)) continue;
-    const value = (args as Record<string, unknown>)[key];
-    let normalized = value;
-    if (isPathText(value)) normalized = normalizePath(value, root);
-    else if (Array.isArray(value) && value.every(isPathText)) normalized = value.map((v) => normalizePath(v, root));
-    if (normalized === value) continue;
+  for (const { key, value, normalized } of read.values) {
+    // Only what is still the call's own argument (not ignored, not dropped as volatile metadata).
+    if (!Object.hasOwn(args, key) || (args as Record<string, unknown>)[key] !== value) continue;
     copy ??= { ...(args as Record<string, unknown>) };
     copy[key] = normalized;
   }
@@ -294,15 +326,16 @@ function normalizePathArgs(args: unknown, pathArgs: readonly string[] | undefine
  * ```
  */
 export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOptions = {}): boolean {
-  const traits = ownEntry(opts.tools, name);
-  if (traits?.readOnly !== undefined) return traits.readOnly;
-  const hint = ownEntry(opts.readOnlyHints, name);
-  if (hint !== undefined) return hint;
-  if (hasReadOnlyName(name)) return true;
-  const command = shellCommandOf(name, args);
-  if (command !== undefined) return isReadOnlyCommand(command);
-  return false;
+  return readOnlyByName(name, opts, ownEntry(opts.tools, name)) ?? readOnlyCommand(shellCommandOf(name, args));
 }
+
+/** What the tool's traits, its hint or its name say of {@link isReadOnlyCall}; undefined: its command decides. */
+function readOnlyByName(name: string, opts: ClassifyOptions, traits: ToolTraits | undefined): boolean | undefined {
+  if (traits?.readOnly !== undefined) return traits.readOnly;
+  return ownEntry(opts.readOnlyHints, name) ?? (hasReadOnlyName(name) ? true : undefined);
+}
+
+const readOnlyCommand = (command: string | undefined) => command !== undefined && isReadOnlyCommand(command);
 
 /**
  * What a call does to tracked state (see {@link CallEffect}). A shell command is read path-aware: a line that only
@@ -321,11 +354,23 @@ export function isReadOnlyCall(name: string, args: unknown, opts: ClassifyOption
 export function classifyCall(name: string, args: unknown, opts: ClassifyOptions = {}): CallEffect {
   const traits = ownEntry(opts.tools, name);
   const command = shellCommandOf(name, args);
+  const paths = command !== undefined ? [] : readPathArgs(args, traits?.pathArgs, opts.root).paths;
+  return effectOf(name, args, opts, traits, command, paths);
+}
+
+/** {@link classifyCall} given the tool's traits, its command line (a shell's) and the paths in its arguments. */
+function effectOf(
+  name: string,
+  args: unknown,
+  opts: ClassifyOptions,
+  traits: ToolTraits | undefined,
+  command: string | undefined,
+  paths: string[],
+): CallEffect {
   if (command !== undefined && traits?.readOnly === undefined && ownEntry(opts.readOnlyHints, name) === undefined) {
     return shellEffect(command, opts.root);
   }
-  const paths = command !== undefined ? [] : pathsOf(args, traits?.pathArgs, opts.root);
-  if (isReadOnlyCall(name, args, opts)) return { kind: "read", paths };
+  if (readOnlyByName(name, opts, traits) ?? readOnlyCommand(command)) return { kind: "read", paths };
   const invalidates = traits?.invalidates ?? (paths.length > 0 ? "paths" : "all");
   if (invalidates === "none") return { kind: "none" };
   if (invalidates !== "paths" || paths.length === 0) return { kind: "mutate" };
@@ -380,18 +425,20 @@ export function identityArgs(
   return identityOf(name, args, opts).args;
 }
 
-/** {@link identityArgs}, and whether volatile metadata was dropped from them. */
+/** {@link identityArgs}, and whether volatile metadata was dropped from them (`read`: its path arguments, if read). */
 function identityOf(
   name: string,
   args: unknown,
   opts: Pick<ClassifyOptions, "tools" | "root"> & { ignoreArgs?: readonly string[] | undefined },
+  traits = ownEntry(opts.tools, name),
+  read = readPathArgs(args, traits?.pathArgs, opts.root),
+  shell = isShellTool(name),
 ): { args: unknown; stripped: boolean } {
-  const traits = ownEntry(opts.tools, name);
   const given = withoutIgnoredArgs(args, opts.ignoreArgs);
   const kept = withoutVolatileArgs(given, traits?.args);
-  const normalized = normalizePathArgs(kept, traits?.pathArgs, opts.root);
+  const normalized = normalizePathArgs(kept, read);
   const asked = traits?.queryWords === false ? normalized : withQueryWords(name, normalized);
-  return { args: isShellTool(name) ? withSqueezedCommand(asked) : asked, stripped: kept !== given };
+  return { args: shell ? withSqueezedCommand(asked) : asked, stripped: kept !== given };
 }
 
 // Words of a tool's name that say it looks something up, and the arguments that hold what it looks up.
@@ -403,12 +450,12 @@ const QUERY_ARGS = ["query", "q", "search", "search_query", "question"];
 /** A search's arguments with its question as lower-cased sorted words: a question reworded by order asks nothing new. */
 function withQueryWords(name: string, args: unknown): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
-  if (!looksUp(name)) return args;
   let copy: Record<string, unknown> | undefined;
   for (const key of QUERY_ARGS) {
     const value = (args as Record<string, unknown>)[key];
     // A quoted phrase's order is the question.
     if (typeof value !== "string" || value.includes('"') || !Object.hasOwn(args, key)) continue;
+    if (copy === undefined && !looksUp(name)) return args; // the name last: most calls have no question
     copy ??= { ...(args as Record<string, unknown>) };
     copy[key] = value.toLowerCase().split(/\s+/).filter(Boolean).sort().join(" ");
   }
@@ -425,12 +472,17 @@ export function callIdentity(
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
 ): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
   try {
-    const identity = identityOf(name, args, opts);
+    // The name, the traits and the path arguments read once, for the identity and the effect.
+    const traits = ownEntry(opts.tools, name);
+    const shell = isShellTool(name);
+    const read = readPathArgs(args, traits?.pathArgs, opts.root);
+    const identity = identityOf(name, args, opts, traits, read, shell);
     const key = digest(toolCallSignature(name, identity.args));
-    const effect = classifyCall(name, args, opts);
+    const command = shell ? commandOf(args) : undefined;
+    const effect = effectOf(name, args, opts, traits, command, command !== undefined ? [] : read.paths);
     // A shell's arguments are its command line: nothing in them is the call's metadata.
-    if (!identity.stripped || isShellTool(name)) return { key, effect };
-    return { key, effect, stripped: ownEntry(opts.tools, name)?.args === undefined ? "unknown" : "undeclared" };
+    if (!identity.stripped || shell) return { key, effect };
+    return { key, effect, stripped: traits?.args === undefined ? "unknown" : "undeclared" };
   } catch {
     return unreadableIdentity(name, args);
   }

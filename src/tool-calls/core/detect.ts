@@ -123,15 +123,20 @@ export type EscalationCompare = Pick<
  */
 export function escalationCompare(options: ResolvedToolGuardOptions): EscalationCompare {
   const { acknowledgmentPatterns, retryPatterns, contentThreshold } = options.escalation;
-  const view: ArgsView = (call) => {
-    try {
-      const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
-      return identityArgs(call.tool, call.args, opts);
-    } catch {
-      return call.args; // unreadable arguments: compared as they are
-    }
+  return {
+    acknowledgmentPatterns,
+    retryPatterns,
+    contentThreshold,
+    // A method, not a named arrow: tsx names every named closure it makes (`__name`), a cost each response paid.
+    view(call) {
+      try {
+        const opts = { tools: options.tools, root: options.rules.root, ignoreArgs: ignoredArgs(options, call.tool) };
+        return identityArgs(call.tool, call.args, opts);
+      } catch {
+        return call.args; // unreadable arguments: compared as they are
+      }
+    },
   };
-  return { acknowledgmentPatterns, retryPatterns, contentThreshold, view };
 }
 
 /** The per-tool `keys` lookup. */

@@ -56,8 +56,13 @@ export const SAME_ERROR_LOOKBACK = 100;
 
 /** The answered records of `key` (or any), newest first, within the lookback. */
 export function answeredRecords(repetition: RepetitionState, key?: string): CallRecord[] {
-  const found = repetition.window.slice(-SAME_ERROR_LOOKBACK).reverse();
-  return found.filter((r) => r.result !== undefined && (key === undefined || r.key === key));
+  const { window } = repetition;
+  const found: CallRecord[] = [];
+  for (let i = window.length - 1; i >= Math.max(0, window.length - SAME_ERROR_LOOKBACK); i -= 1) {
+    const r = window[i] as CallRecord;
+    if (r.result !== undefined && (key === undefined || r.key === key)) found.push(r);
+  }
+  return found;
 }
 /** The exact digest the model read. */
 export const exactOf = (r: CallRecord) => r.result?.exact ?? r.result?.digest;

@@ -1,11 +1,12 @@
 /** A call's facts, worked out once: the one place the engine asks the classifier about a call. */
 import {
+  baseWords,
   callIdentity,
   isShellTool,
-  isStatefulCall,
-  letsTimePass,
   ownEntry,
+  passesTime,
   shellCommandOf,
+  statefulCall,
 } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind, ToolCallInput, ToolHints } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
@@ -22,8 +23,9 @@ export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions
     ignoreArgs: ignoredArgs(options, name),
   });
   const shell = isShellTool(name);
-  const stateful = isStatefulCall(name, args, tool);
-  const waits = callWaits(name, args);
+  const words = baseWords(name); // the name's words read once, for both
+  const stateful = statefulCall(name, args, tool, words);
+  const waits = callWaits(name, args, words);
   const repeat = repeatKindOf(args, waits, stateful, options);
   const cacheTtlMs = cacheTtl(name, tool, shell || stateful, options, hints);
   return { name, args, id: call.id, key, effect, stripped, shell, stateful, waits, repeat, cacheTtlMs };
@@ -71,8 +73,8 @@ function repeatKindOf(
 const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
 
 /** Whether a call lets time pass (by its name, or a command that sleeps first): repeating it is no stuck repeat. */
-export function callWaits(name: string, args: unknown): boolean {
-  if (letsTimePass(name)) return true;
+export function callWaits(name: string, args: unknown, words = baseWords(name)): boolean {
+  if (passesTime(words)) return true;
   try {
     const command = shellCommandOf(name, args);
     if (command === undefined) return false; // no shell command (another tool): nothing sleeps

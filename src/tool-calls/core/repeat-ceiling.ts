@@ -121,9 +121,11 @@ export function noteRepeatCall(
   if (kind === "poll") next.poll = true;
   if (before?.last !== undefined) next.last = before.last;
   if (before?.mark === mark && before.same !== undefined) next.same = before.same;
-  const kept = at < 0 ? calls.slice() : [...calls.slice(0, at), ...calls.slice(at + 1)];
+  const kept = calls.slice();
+  if (at >= 0) kept.splice(at, 1);
   kept.push(next);
-  return { mark, calls: kept.length > REPEATS_LIMIT ? kept.slice(kept.length - REPEATS_LIMIT) : kept };
+  if (kept.length > REPEATS_LIMIT) kept.splice(0, kept.length - REPEATS_LIMIT);
+  return { mark, calls: kept };
 }
 
 /**

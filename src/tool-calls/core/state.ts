@@ -172,8 +172,9 @@ function noteAnswer(
 ): AnswerRecord[] | undefined {
   if (event.callId === undefined || event.deduped === true) return answers;
   // Oldest first, the call's earlier answer (if any) left out, the newest ANSWERS_LIMIT kept.
-  const kept = (answers ?? []).filter((a) => a.key !== event.key);
-  const next = kept.slice(Math.max(0, kept.length + 1 - ANSWERS_LIMIT));
+  const next: AnswerRecord[] = [];
+  for (const a of answers ?? []) if (a.key !== event.key) next.push(a);
+  if (next.length >= ANSWERS_LIMIT) next.splice(0, next.length + 1 - ANSWERS_LIMIT);
   // Result dedupe compares exact results: the exact digest when the normalizer changed the text.
   const digest = event.result.exact ?? event.result.digest;
   next.push({ key: event.key, tool: event.tool, callId: event.callId, digest });
@@ -182,7 +183,8 @@ function noteAnswer(
 
 /** The latest full answer of an identical earlier call (by call key), if one is kept. */
 export function answerFor(state: ToolGuardState, key: string): AnswerRecord | undefined {
-  return state.answers?.find((a) => a.key === key);
+  for (const a of state.answers ?? []) if (a.key === key) return a;
+  return undefined;
 }
 
 /** Copy-on-first-write over a batch of events; nested parts are replaced, never mutated, so the base stays intact. */
