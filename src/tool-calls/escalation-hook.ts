@@ -92,7 +92,7 @@ async function decide<T>(
   budget: StepBudget,
 ): Promise<StopResult> {
   if (state.toolGuard === undefined) throw new GuardStateMissingError();
-  const env = turnEnvOf(toolNode, config, state);
+  const env = turnEnvOf(toolNode, config, state, true); // the node reads the plan again
   const { turn, forgiven } = openAfterModel(state.toolGuard, state.messages ?? [], env);
   const stop = turn.stop;
   if (stop === undefined) {

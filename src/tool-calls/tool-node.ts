@@ -65,14 +65,23 @@ export interface GuardPlan {
 /** Each node's tool traits and the plans of its turns. */
 const traitsOf = new WeakMap<GuardedToolNode<unknown>, { traits: ToolTraits; plans: PlannedTurns }>();
 
-/** What `node` decides its turns with in a run (the escalation hook and node open the same turn). */
-export function turnEnvOf<T>(node: GuardedToolNode<T>, config: LangGraphRunnableConfig, state: unknown): TurnEnv {
+/**
+ * What `node` decides its turns with in a run (the escalation hook and node open the same turn). `keepPlan`: the
+ * plan is read again (the escalation hook's, by the node; a createReactAgent v2 task's, by its siblings' tasks).
+ */
+export function turnEnvOf<T>(
+  node: GuardedToolNode<T>,
+  config: LangGraphRunnableConfig,
+  state: unknown,
+  keepPlan: boolean,
+): TurnEnv {
   const { traits, plans } = traitsOf.get(node as GuardedToolNode<unknown>) as {
     traits: ToolTraits;
     plans: PlannedTurns;
   };
   traits.learn(node.tools); // learned again when they changed
-  return { options: traits.options, context: traits.context(config.configurable, state), host: config, plans };
+  const context = traits.context(config.configurable, state);
+  return { options: traits.options, context, host: config, plans, keepPlan };
 }
 
 /** A `ToolNode` that lets a throw reach the node as is (its own handling reads `e.message`, even of `undefined`). */
@@ -194,7 +203,8 @@ export class GuardedToolNode<T = Record<string, never>> extends ToolNode<T> {
     if (Array.isArray(input) || input === null || typeof input !== "object") throw new GuardStateMissingError();
     const { lg_tool_call: single, messages, toolGuard } = input as StateInput;
     if (toolGuard === undefined) throw new GuardStateMissingError();
-    const env = turnEnvOf(this, config, input);
+    // A plan is kept only for a v2 task's siblings: nothing after the node reads it.
+    const env = turnEnvOf(this, config, input, single !== undefined);
     const turn = GuardedTurn.open(toolGuard, Array.isArray(messages) ? messages : [], env, single);
     if (turn.message === undefined && single === undefined) {
       throw new Error("GuardedToolNode only accepts AIMessages as input.");

@@ -23,12 +23,16 @@ import { turnInput } from "./inputs.js";
 import { forgiveness, type StopResult, stopResponse } from "./stop.js";
 import type { TurnContext } from "./traits.js";
 
-/** What an adapter gives a turn: the options, the run's context, where stream events go, a tool node's plans. */
+/**
+ * What an adapter gives a turn: the options, the run's context, where stream events go, a tool node's plans (and
+ * whether this turn's plan is kept in them: only where another opening of the same response reads it).
+ */
 export interface TurnEnv {
   options: ResolvedToolGuardOptions;
   context: TurnContext;
   host: WriterHost;
   plans?: PlannedTurns | undefined;
+  keepPlan?: boolean | undefined;
 }
 
 /** The escalation hook's plans by AI message, reused by the tool node for the same state and calls only. */
@@ -149,7 +153,7 @@ export class GuardedTurn {
     const kept = message === undefined ? undefined : env.plans?.find(message, state, planned);
     if (kept !== undefined) return new GuardedTurn(ground, pending, kept, "announce");
     const made = planTurn(state, turnInput(message, planned, messages), env.options, env.context);
-    if (message !== undefined) env.plans?.keep(message, state, planned, made);
+    if (message !== undefined && env.keepPlan) env.plans?.keep(message, state, planned, made);
     return new GuardedTurn(ground, pending, made, "announce");
   }
 

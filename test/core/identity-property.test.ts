@@ -178,8 +178,11 @@ describe("a call's identity, read in one pass", () => {
             root: o.root ?? undefined,
             ignoreArgs: o.ignoreArgs,
           };
-          const { stripped, ...identity } = callIdentity(name, args, opts);
+          const { stripped, shell, command, ...identity } = callIdentity(name, args, opts);
           expect(identity).toEqual(referenceIdentity(name, args, opts));
+          // What the name and arguments said on the way: a shell, and its command line.
+          expect(shell).toBe(isShellTool(name));
+          expect(command).toBe(shellCommandOf(name, args));
           // Stripped: volatile metadata left out of a tool that is no shell (its schema unknown here).
           const given = withoutIgnoredArgs(args, o.ignoreArgs);
           const dropped = !isShellTool(name) && withoutVolatileArgs(given) !== given;

@@ -17,7 +17,8 @@ import { escalationHook, GuardedToolNode, GuardMessagesState } from "../../src/i
 import { guardMiddleware } from "../../src/middleware/index.js";
 import { type ReplayRun, replayGuards } from "../../src/replay/index.js";
 import { ScriptedChatModel, type ScriptStep } from "../../src/testing/index.js";
-import { callWaits } from "../../src/tool-calls/core/facts.js";
+import { callFacts } from "../../src/tool-calls/core/facts.js";
+import { resolveToolGuardOptions } from "../../src/tool-calls/core/options.js";
 
 const POLLS = 8;
 /** A CI run that is in progress for the first 7 polls and done at the 8th. */
@@ -77,8 +78,11 @@ function replayed(command: string) {
   return replayGuards({ id: "ci-poll", steps });
 }
 
+/** Whether a call waits, as its facts say (by its name, or a shell command that sleeps first). */
+const callWaits = (name: string, args: unknown) => callFacts({ name, args }, resolveToolGuardOptions()).waits;
+
 describe("issue 43, class 3: a poll that waits inside its command is a wait", () => {
-  it("callWaits: a wait tool, or a shell command whose first step is a sleep of some time", () => {
+  it("a call waits: a wait tool, or a shell command whose first step is a sleep of some time", () => {
     expect(callWaits("wait_for_build", {})).toBe(true);
     for (const command of [
       "sleep 60 && gh run view 123",

@@ -167,15 +167,18 @@ export function isStatefulCall(name: string, args: unknown, traits?: { stateful?
   return statefulCall(name, args, traits);
 }
 
-/** {@link isStatefulCall}, given the words of the tool's name ({@link baseWords}) where a call's facts read them. */
+/**
+ * {@link isStatefulCall}, given what a call's facts already read: the words of the tool's name ({@link baseWords})
+ * and whether it is a shell.
+ */
 export function statefulCall(
   name: string,
   args: unknown,
   traits: { stateful?: boolean | undefined } | undefined,
-  words?: readonly string[],
+  known?: { words: readonly string[]; shell: boolean },
 ): boolean {
   if (traits?.stateful !== undefined) return traits.stateful;
-  const byItsName = statefulName(name, words);
+  const byItsName = statefulName(name, known);
   if (byItsName !== undefined) return byItsName;
   try {
     if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
@@ -191,9 +194,9 @@ export function statefulCall(
 }
 
 /** What a name says of statefulness: `false` (whatever its arguments: `bash`, `update_status`), `true`, or not yet. */
-function statefulName(name: string, words: readonly string[] = baseWords(name)): boolean | undefined {
-  if (isShellTool(name) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
-  return words.some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
+function statefulName(name: string, known?: { words: readonly string[]; shell: boolean }): boolean | undefined {
+  if ((known?.shell ?? isShellTool(name)) || isIdempotentTool(name) || isRepeatableTool(name)) return false;
+  return (known?.words ?? baseWords(name)).some((w) => STATEFUL_WORDS.has(w)) ? true : undefined;
 }
 
 const TIME_WORDS = new Set(["wait", "sleep", "pause", "delay"]);
@@ -464,26 +467,35 @@ function withQueryWords(name: string, args: unknown): unknown {
 
 /**
  * The digest of a call's {@link identityArgs} and its {@link classifyCall} effect (`stripped`: volatile metadata was
- * dropped, so no cached answer is served). Never throws: unreadable arguments get a fallback, mutating identity.
+ * dropped, so no cached answer is served), and what the name and arguments said on the way: whether the tool is a
+ * shell ({@link isShellTool}) and its command line. Never throws: unreadable arguments get a fallback, mutating
+ * identity.
  */
 export function callIdentity(
   name: string,
   args: unknown,
   opts: ClassifyOptions & { ignoreArgs?: readonly string[] | undefined } = {},
-): { key: string; effect: CallEffect; stripped?: "undeclared" | "unknown" } {
+): {
+  key: string;
+  effect: CallEffect;
+  stripped?: "undeclared" | "unknown";
+  shell: boolean;
+  command?: string | undefined;
+} {
+  const shell = isShellTool(name);
   try {
-    // The name, the traits and the path arguments read once, for the identity and the effect.
+    // The traits and the path arguments read once, for the identity and the effect.
     const traits = ownEntry(opts.tools, name);
-    const shell = isShellTool(name);
     const read = readPathArgs(args, traits?.pathArgs, opts.root);
     const identity = identityOf(name, args, opts, traits, read, shell);
     const key = digest(toolCallSignature(name, identity.args));
     const command = shell ? commandOf(args) : undefined;
     const effect = effectOf(name, args, opts, traits, command, command !== undefined ? [] : read.paths);
     // A shell's arguments are its command line: nothing in them is the call's metadata.
-    if (!identity.stripped || shell) return { key, effect };
-    return { key, effect, stripped: traits?.args === undefined ? "unknown" : "undeclared" };
+    if (!identity.stripped || shell) return { key, effect, shell, command };
+    return { key, effect, stripped: traits?.args === undefined ? "unknown" : "undeclared", shell, command };
   } catch {
-    return unreadableIdentity(name, args);
+    const { key, effect } = unreadableIdentity(name, args);
+    return { key, effect, shell };
   }
 }

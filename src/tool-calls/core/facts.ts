@@ -1,13 +1,5 @@
 /** A call's facts, worked out once: the one place the engine asks the classifier about a call. */
-import {
-  baseWords,
-  callIdentity,
-  isShellTool,
-  ownEntry,
-  passesTime,
-  shellCommandOf,
-  statefulCall,
-} from "../../common/identity/classify.js";
+import { baseWords, callIdentity, ownEntry, passesTime, statefulCall } from "../../common/identity/classify.js";
 import type { CallFacts, RepeatKind, ToolCallInput, ToolHints } from "./call.js";
 import type { ResolvedToolGuardOptions } from "./options.js";
 import { isTracked } from "./repeat-ceiling.js";
@@ -16,16 +8,15 @@ import { isTracked } from "./repeat-ceiling.js";
 export function callFacts(call: ToolCallInput, options: ResolvedToolGuardOptions, hints: ToolHints = {}): CallFacts {
   const { name, args } = call;
   const tool = ownEntry(options.tools, name);
-  const { key, effect, stripped } = callIdentity(name, args, {
+  const { key, effect, stripped, shell, command } = callIdentity(name, args, {
     tools: options.tools,
     readOnlyHints: hints.readOnlyHints,
     root: options.rules.root,
     ignoreArgs: ignoredArgs(options, name),
   });
-  const shell = isShellTool(name);
   const words = baseWords(name); // the name's words read once, for both
-  const stateful = statefulCall(name, args, tool, words);
-  const waits = callWaits(name, args, words);
+  const stateful = statefulCall(name, args, tool, { words, shell });
+  const waits = passesTime(words) || sleepsFirst(command);
   const repeat = repeatKindOf(args, waits, stateful, options);
   const cacheTtlMs = cacheTtl(name, tool, shell || stateful, options, hints);
   return { name, args, id: call.id, key, effect, stripped, shell, stateful, waits, repeat, cacheTtlMs };
@@ -72,17 +63,14 @@ function repeatKindOf(
 // A shell command that sleeps first: `sleep 60 && gh run view 123`, `sleep 2m; kubectl get pods`, `sleep 5`.
 const SLEEPS_FIRST = /^\s*sleep\s+(\d+(?:\.\d+)?)[smhd]?\s*(?:&&|;|\n|$)/;
 
-/** Whether a call lets time pass (by its name, or a command that sleeps first): repeating it is no stuck repeat. */
-export function callWaits(name: string, args: unknown, words = baseWords(name)): boolean {
-  if (passesTime(words)) return true;
-  try {
-    const command = shellCommandOf(name, args);
-    if (command === undefined) return false; // no shell command (another tool): nothing sleeps
-    const match = SLEEPS_FIRST.exec(command);
-    return match !== null && Number(match[1]) > 0;
-  } catch {
-    return false; // arguments that throw when read (a revoked Proxy): no command to read
-  }
+/**
+ * Whether a shell's command line sleeps first; with a name that lets time pass (`passesTime`), what makes a call
+ * wait (`CallFacts.waits`): repeating it is no stuck repeat.
+ */
+function sleepsFirst(command: string | undefined): boolean {
+  if (command === undefined) return false; // no shell command (another tool, or unreadable arguments)
+  const match = SLEEPS_FIRST.exec(command);
+  return match !== null && Number(match[1]) > 0;
 }
 
 // Words of an argument's name that say the call waits (`wait`, `wait_seconds`, `waitMs`, `sleep`, `delay_ms`).
