@@ -25,12 +25,12 @@ type Traits = { readOnly?: boolean; invalidates?: "all" | "paths" | "none"; path
 
 const isPathText = (v: unknown): v is string => typeof v === "string" && v !== "" && !v.includes("\0");
 
-/** The paths of the arguments by the definition: each path argument name asked of `args`, in order. */
+/** The paths of the arguments by the definition: each path argument name asked of `args` (its own), in order. */
 function referencePaths(args: unknown, pathArgs: readonly string[], root: string | undefined): string[] {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
   const out: string[] = [];
   for (const key of pathArgs) {
-    const value = (args as Record<string, unknown>)[key];
+    const value = Object.hasOwn(args, key) ? (args as Record<string, unknown>)[key] : undefined;
     if (value === undefined) continue;
     if (!Array.isArray(value)) {
       if (isPathText(value)) out.push(normalizePath(value, root));

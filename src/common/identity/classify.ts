@@ -182,8 +182,9 @@ export function statefulCall(
   if (byItsName !== undefined) return byItsName;
   try {
     if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
-    for (const key of ACTION_ARGS) {
-      const value = Object.hasOwn(args, key) ? (args as Record<string, unknown>)[key] : undefined;
+    for (const key of Object.getOwnPropertyNames(args)) {
+      if (!ACTION_ARGS.includes(key)) continue;
+      const value = (args as Record<string, unknown>)[key];
       if (typeof value !== "string") continue;
       if (MOVING_VALUES.has(value.toLowerCase()) || nameWords(value).some((w) => STATEFUL_WORDS.has(w))) return true;
     }
@@ -284,11 +285,15 @@ interface PathArgs {
   values: { key: string; value: unknown; normalized: unknown }[];
 }
 
-/** A call's top-level path arguments, normalized: `readPathArgs({ path: "a" }, undefined, "/r").paths` is ["/r/a"]. */
+/** A call's own path arguments, normalized: `readPathArgs({ path: "a" }, undefined, "/r").paths` is ["/r/a"]. */
 function readPathArgs(args: unknown, pathArgs: readonly string[] | undefined, root: string | undefined): PathArgs {
   const read: PathArgs = { paths: [], values: [] };
   if (args === null || typeof args !== "object" || Array.isArray(args)) return read;
-  for (const key of pathArgs ?? DEFAULT_PATH_ARGS) {
+  // The call's own arguments that hold paths (a call has a few arguments, a tool may name many), in `names`' order.
+  const names = pathArgs ?? DEFAULT_PATH_ARGS;
+  const keys = Object.getOwnPropertyNames(args).filter((key) => names.includes(key));
+  if (keys.length > 1) keys.sort((a, b) => names.indexOf(a) - names.indexOf(b));
+  for (const key of keys) {
     const value = (args as Record<string, unknown>)[key];
     if (isPathText(value)) {
       const path = normalizePath(value, root);

@@ -115,7 +115,8 @@ function pollsByShape(repetition: RepetitionState, facts: CallFacts): boolean {
 export function sameFailureNote(state: ToolGuardState, tool: string, outcome: CallOutcome): string | undefined {
   if (outcome.ok || outcome.text.trim() === "" || !isShellTool(tool)) return undefined;
   const shells = answeredRecords(state.repetition).filter((r) => isShellTool(r.tool));
-  const same = shells.slice(0, 5).filter((r) => exactOf(r) === resultDigest(false, outcome.text)).length;
+  const digest = resultDigest(false, outcome.text);
+  const same = shells.slice(0, 5).filter((r) => exactOf(r) === digest).length;
   return same >= 4 ? sameFailureText(same + 1, Math.min(shells.length, 5) + 1) : undefined;
 }
 
