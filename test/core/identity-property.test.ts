@@ -194,4 +194,23 @@ describe("a call's identity, read in one pass", () => {
       { numRuns: 5_000, seed: 2026_11_24 },
     );
   });
+
+  it("never throws: a name that is no string, or arguments that throw when read, get the mutating fallback", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("getter");
+        },
+        ownKeys() {
+          throw new Error("ownKeys");
+        },
+      },
+    );
+    expect(callIdentity(42 as unknown as string, {})).toMatchObject({ effect: { kind: "mutate" }, shell: false });
+    // Unreadable arguments: the name still says whether the tool is a shell; no command line was read.
+    expect(callIdentity("bash", hostile)).toMatchObject({ effect: { kind: "mutate" }, shell: true });
+    expect(callIdentity("bash", hostile).command).toBeUndefined();
+    expect(callIdentity("read_file", hostile)).toMatchObject({ effect: { kind: "mutate" }, shell: false });
+  });
 });

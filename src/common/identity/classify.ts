@@ -487,8 +487,9 @@ export function callIdentity(
   shell: boolean;
   command?: string | undefined;
 } {
-  const shell = isShellTool(name);
+  let shell = false; // inside the try: a name that is no string must not make this throw
   try {
+    shell = isShellTool(name);
     // The traits and the path arguments read once, for the identity and the effect.
     const traits = ownEntry(opts.tools, name);
     const read = readPathArgs(args, traits?.pathArgs, opts.root);
